@@ -1,0 +1,54 @@
+"""Click options shared by every command that annotates (``annotate``, ``compile``,
+``explain``, ``stats`` on ``.ll`` input), so they are spelled one way everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .options import AnnotateOptions
+
+F = Callable[..., Any]
+
+
+def _parse_may_alias(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    groups: list[tuple[int, ...]] = []
+    for spec in value:
+        try:
+            idx = tuple(sorted({int(part) for part in spec.split(",") if part.strip() != ""}))
+        except ValueError:
+            raise click.BadParameter(f"'{spec}' is not a comma-separated list of argument indices") from None
+        if len(idx) < 2 or any(i < 0 for i in idx):
+            raise click.BadParameter(f"'{spec}' must name at least two argument indices (>= 0)")
+        groups.append(idx)
+    return tuple(groups)
+
+
+def annotate_options(func: F) -> F:
+    """Decorate a click command with the annotation options."""
+    decorators = [
+        click.option("--lds", type=click.Choice(["dynamic", "all", "off"]), default="dynamic", show_default=True,
+                     help="Which addrspace(3) globals get scopes: external zero-sized ones, all, or none."),
+        click.option("--args", "args_mode", type=click.Choice(["auto", "noalias", "off"]), default="auto",
+                     show_default=True,
+                     help="Kernel pointer arguments as roots: those already noalias (auto), every one (noalias), none."),
+        click.option("--may-alias", "may_alias", multiple=True, callback=_parse_may_alias, metavar="I,J[,K]",
+                     help="Kernel arguments that may share a buffer: no noalias, one shared scope. Repeatable."),
+        click.option("--regions/--no-regions", default=True, show_default=True,
+                     help="Split one LDS root into byte-range regions, each with its own scope."),
+    ]
+    for deco in reversed(decorators):
+        func = deco(func)
+    return func
+
+
+def options_from_kwargs(kwargs: dict[str, Any]) -> AnnotateOptions:
+    """Pop the annotation options out of a command's keyword arguments."""
+    return AnnotateOptions(
+        lds=kwargs.pop("lds"),
+        args=kwargs.pop("args_mode"),
+        may_alias=kwargs.pop("may_alias"),
+        regions=kwargs.pop("regions"),
+    )

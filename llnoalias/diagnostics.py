@@ -1,0 +1,74 @@
+"""Every message llnoalias prints about the user's input is formatted here.
+
+Errors about input text carry a position and are shown as
+``llnoalias: FILE:LINE:COL: error: MESSAGE`` followed by the source line and a caret,
+the way clang and llc show theirs. Errors without a position (a missing file, an
+unwritable directory) are shown as ``llnoalias: error: MESSAGE``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+PROG = "llnoalias"
+
+#: Exit status for bad input or a failed run (nothing was written).
+EXIT_BAD_INPUT = 2
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based line and column in a named input, with the text of that line."""
+
+    path: str
+    line: int
+    col: int
+    source_line: str = ""
+
+
+class LLNoaliasError(Exception):
+    """An error that stops the run. ``location`` is set when it is about input text."""
+
+    def __init__(self, message: str, location: Location | None = None, exit_code: int = EXIT_BAD_INPUT):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.exit_code = exit_code
+
+    def format(self) -> str:
+        return format_diagnostic("error", self.message, self.location)
+
+
+def _printable(line: str) -> str:
+    # Undecodable bytes are carried as lone surrogates; show them as '?' on a terminal.
+    return line.rstrip("\r\n").encode("utf-8", "replace").decode("utf-8")
+
+
+def format_diagnostic(severity: str, message: str, location: Location | None = None) -> str:
+    """Format one diagnostic; ``severity`` is ``error``, ``warning`` or ``note``."""
+    if location is None:
+        return f"{PROG}: {severity}: {message}\n"
+    head = f"{PROG}: {location.path}:{location.line}:{location.col}: {severity}: {message}\n"
+    if not location.source_line:
+        return head
+    src = _printable(location.source_line)
+    # Keep tabs so the caret lines up under the same column on a terminal.
+    pad = "".join(ch if ch == "\t" else " " for ch in src[: max(location.col - 1, 0)])
+    return f"{head}{src}\n{pad}^\n"
+
+
+def emit(severity: str, message: str, location: Location | None = None, stream: TextIO | None = None) -> None:
+    """Write one diagnostic to stderr (or ``stream``)."""
+    out = stream if stream is not None else sys.stderr
+    out.write(format_diagnostic(severity, message, location))
+    out.flush()
+
+
+def warn(message: str, location: Location | None = None) -> None:
+    emit("warning", message, location)
+
+
+def note(message: str, location: Location | None = None) -> None:
+    emit("note", message, location)
