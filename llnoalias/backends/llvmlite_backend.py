@@ -1,0 +1,251 @@
+"""llvmlite's LLVM, always in a child process.
+
+llvmlite's LLVM aborts the whole process on some inputs (an assertion, an
+``llvm_unreachable``: seen with ``llvm.amdgcn.raw.ptr.buffer.load.async.lds`` on LLVM 22)
+and a module may emit code only once (a second emission from the same parsed module
+aborts). So every use here starts one child (``_llvmlite_child.py``), hands it the text
+through files in a temporary directory, waits with a timeout, and reads back a JSON
+result: a child that aborts, hangs or prints junk never takes llnoalias down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from ..diagnostics import LLNoaliasError
+from . import signal_name
+
+CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmlite_child.py")
+
+
+def _child_command() -> list[str]:
+    """The command that starts the child; tests replace it to simulate a crash or a hang."""
+    return [sys.executable, CHILD_SCRIPT]
+
+
+@dataclass
+class ChildOutcome:
+    """What came back from one child run."""
+
+    #: The child's JSON result (possibly a partial one written before a crash).
+    result: dict[str, Any]
+    #: Emitted bytes (``emit`` only, when the child succeeded).
+    data: bytes | None
+    returncode: int | None
+    timed_out: bool
+    stderr: str
+
+    @property
+    def crashed(self) -> bool:
+        return not self.timed_out and self.returncode != 0
+
+    def death(self) -> str:
+        """How the child ended, in words: 'SIGABRT', 'exit status 1', 'timeout'."""
+        if self.timed_out:
+            return "timed out"
+        if self.returncode is not None and self.returncode < 0:
+            return signal_name(-self.returncode)
+        return f"exit status {self.returncode}"
+
+    def last_words(self) -> str:
+        """What the child said that explains its death (see :func:`key_lines`)."""
+        return key_lines(self.stderr)
+
+
+
+def key_lines(stderr: str) -> str:
+    """The lines of a dying LLVM's stderr worth one message: an unknown CPU warning, then
+    the ``LLVM ERROR``/assertion line; else the last line."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    picked: list[str] = []
+    for needle in ("is not a recognized processor", "LLVM ERROR", "Assertion"):
+        hit = next((ln for ln in lines if needle in ln), None)
+        if hit and hit not in picked:
+            picked.append(hit)
+    if not picked and lines:
+        picked.append(lines[-1])
+    return "; ".join(picked[:2])
+
+
+def _run_child(request: dict[str, Any], files: dict[str, str], timeout: float) -> ChildOutcome:
+    with tempfile.TemporaryDirectory(prefix="llnoalias-llvmlite-") as workdir:
+        for name, text in files.items():
+            with open(os.path.join(workdir, name), "wb") as fh:
+                fh.write(text.encode("utf-8", "surrogateescape"))
+        with open(os.path.join(workdir, "request.json"), "w", encoding="utf-8") as fh:
+            json.dump(request, fh)
+        timed_out = False
+        returncode: int | None
+        try:
+            proc = subprocess.run(
+                [*_child_command(), workdir],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+            )
+            returncode = proc.returncode
+            stderr = proc.stderr
+        except subprocess.TimeoutExpired as exc:
+            # subprocess.run has killed and reaped the child.
+            timed_out = True
+            returncode = None
+            stderr = exc.stderr or b""
+        result: dict[str, Any] = {}
+        try:
+            with open(os.path.join(workdir, "result.json"), encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            if isinstance(loaded, dict):
+                result = loaded
+        except (OSError, ValueError):
+            pass
+        data: bytes | None = None
+        out_path = os.path.join(workdir, "out.bin")
+        if returncode == 0 and result.get("ok") and os.path.exists(out_path):
+            with open(out_path, "rb") as fh:
+                data = fh.read()
+        return ChildOutcome(result=result, data=data, returncode=returncode, timed_out=timed_out,
+                            stderr=stderr.decode("utf-8", "replace"))
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+@dataclass
+class CheckResult:
+    """What llvmlite's LLVM said about an input module and its rewritten output."""
+
+    #: The input parsed. False: llvmlite's LLVM cannot read it (newer or older syntax).
+    input_readable: bool = False
+    #: The input parsed and passed the verifier.
+    input_verified: bool = False
+    #: The output was parsed (it is only tried when the input was readable).
+    output_checked: bool = False
+    #: The output parsed and passed the verifier.
+    output_ok: bool = False
+    #: llvmlite's first line about the output (parse or verifier error), else empty.
+    message: str = ""
+    #: llvmlite's first line about the input (parse or verifier error), else empty.
+    input_message: str = ""
+    #: The child died (signal or non-zero exit) before it finished.
+    crashed: bool = False
+    #: The child ran past the timeout and was killed.
+    timed_out: bool = False
+    #: The child's return code (negative: killed by that signal); None on timeout.
+    returncode: int | None = None
+    #: How the child died, in words ("SIGABRT", "exit status 1", "timed out"), else empty.
+    death: str = ""
+    #: Where the child was when it died ("parse-input", "verify-output", ...).
+    stage: str = ""
+    #: The child's stderr (LLVM's assertion text when it aborted).
+    stderr: str = ""
+
+    @property
+    def verified(self) -> bool:
+        """The check could be made: the child finished and read the input."""
+        return self.input_readable and not self.crashed and not self.timed_out
+
+    @property
+    def regression(self) -> bool:
+        """The input verified and the output did not: llnoalias broke the module."""
+        return self.verified and self.input_verified and not self.output_ok
+
+    def reason(self) -> str:
+        """Why the output could not be verified, for one note on stderr."""
+        if self.timed_out:
+            return f"it took longer than the timeout while at '{self.stage or 'start'}'"
+        if self.crashed:
+            words = key_lines(self.stderr)
+            tail = f": {words}" if words else ""
+            return f"it crashed with {self.death} while at '{self.stage or 'start'}'{tail}"
+        if not self.input_readable:
+            return self.input_message or "it does not parse"
+        return ""
+
+
+def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> CheckResult:
+    """Parse and verify ``input_text``, then ``output_text``, in one child process."""
+    outcome = _run_child({"op": "check", "input": "input.ll", "output": "output.ll"},
+                         {"input.ll": input_text, "output.ll": output_text}, timeout)
+    r = outcome.result
+    res = CheckResult(
+        input_readable=bool(r.get("input_readable", False)),
+        input_verified=bool(r.get("input_verified", False)),
+        output_checked=bool(r.get("output_checked", False)),
+        output_ok=bool(r.get("output_ok", False)),
+        message=_first_line(str(r.get("message", ""))),
+        input_message=_first_line(str(r.get("input_message", ""))),
+        crashed=outcome.crashed or (not outcome.timed_out and r.get("stage") != "done"),
+        timed_out=outcome.timed_out,
+        returncode=outcome.returncode,
+        death=outcome.death() if (outcome.timed_out or outcome.returncode != 0) else "",
+        stage=str(r.get("stage", "")),
+        stderr=outcome.stderr,
+    )
+    if res.crashed and not res.death:
+        res.death = "no result"
+    if res.crashed or res.timed_out:
+        # Whatever the child found out before it died about the output is not trusted.
+        res.output_ok = False
+    return res
+
+
+def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float = 300.0,
+         *, verify: bool = True) -> bytes:
+    """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O3``.
+
+    One child process, one parse, one emission. ``verify=False`` hands the module to the
+    code generator without running the verifier first (LLVM may then abort; the child
+    takes that). Raises ``LLNoaliasError`` for anything that goes wrong.
+    """
+    if kind not in ("asm", "obj"):
+        raise LLNoaliasError(f"unknown output kind '{kind}' (expected asm or obj)")
+    if kind == "obj" and triple.startswith("nvptx"):
+        raise LLNoaliasError(
+            "llvmlite's LLVM cannot write an NVPTX object: PTX is text; write .ptx with --emit asm, "
+            "or ask for a cubin (-o OUT.cubin or --emit obj) which goes through ptxas (--ptxas PATH)")
+    outcome = _run_child({"op": "emit", "input": "input.ll", "triple": triple, "cpu": cpu,
+                          "kind": kind, "verify": verify}, {"input.ll": ir_text}, timeout)
+    r = outcome.result
+    where = f"{triple}{' -mcpu=' + cpu if cpu else ''}"
+    if outcome.timed_out:
+        raise LLNoaliasError(
+            f"llvmlite's LLVM did not finish generating code for {where} within {timeout:g} s "
+            f"(stopped at '{r.get('stage', 'start')}'); try --llc PATH")
+    if outcome.crashed or r.get("stage") != "done":
+        words = outcome.last_words()
+        raise LLNoaliasError(
+            f"llvmlite's LLVM crashed ({outcome.death()}) while generating code for {where} "
+            f"(at '{r.get('stage', 'start')}')" + (f": {words}" if words else "")
+            + "; try an external code generator with --llc PATH")
+    if not r.get("ok") or outcome.data is None:
+        err = r.get("error", "")
+        msg = _first_line(str(r.get("message", ""))) or "no message"
+        if err == "parse":
+            raise LLNoaliasError(
+                f"llvmlite's LLVM cannot read this module: {msg}; try --llc PATH with an LLVM that knows its syntax")
+        if err == "verify":
+            raise LLNoaliasError(f"the module does not pass llvmlite's LLVM verifier: {msg}")
+        if err == "target":
+            raise LLNoaliasError(f"llvmlite's LLVM has no code generator for {where}: {msg}")
+        raise LLNoaliasError(f"llvmlite's LLVM failed to generate code for {where}: {msg}")
+    if outcome.stderr.strip():
+        # LLVM's own warnings ("'gfx9999' is not a recognized processor ...").
+        # LLVM repeats a warning once per function and subtarget: say each line once.
+        seen: list[str] = []
+        for line in outcome.stderr.splitlines():
+            if line.strip() and line not in seen:
+                seen.append(line)
+        sys.stderr.write("".join(f"{line}\n" for line in seen))
+        sys.stderr.flush()
+    return outcome.data
+

@@ -1,0 +1,97 @@
+"""Reading a module's triple and CPU (llnoalias.target)."""
+
+from __future__ import annotations
+
+import pytest
+
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.target import amdgpu_version_to_gfx, detect, normalize_triple, read_cpu, read_triple
+
+AMD_CLANG = """\
+; ModuleID = 'k.hip'
+target datalayout = "e-p:64:64-p1:64:64"
+target triple = "amdgcn-amd-amdhsa"
+
+define amdgpu_kernel void @k(ptr addrspace(1) %p) #0 {
+  ret void
+}
+
+attributes #0 = { mustprogress nounwind "amdgpu-flat-work-group-size"="1,256" "target-cpu"="gfx942" "target-features"="+gfx9-insts" }
+"""
+
+
+def test_clang_module() -> None:
+    t = detect(AMD_CLANG)
+    assert (t.triple, t.cpu, t.family, t.is_amdgpu, t.is_nvptx) == ("amdgcn-amd-amdhsa", "gfx942", "amdgpu", True, False)
+
+
+def test_mcpu_overrides_attribute() -> None:
+    assert detect(AMD_CLANG, mcpu="gfx90a").cpu == "gfx90a"
+
+
+def test_cpu_written_on_the_function_and_crlf() -> None:
+    text = 'target triple = "amdgcn-amd-amdhsa"\r\ndefine void @f() "target-cpu"="gfx1100" {\r\n  ret void\r\n}\r\n'
+    assert read_triple(text) == "amdgcn-amd-amdhsa"
+    assert detect(text).cpu == "gfx1100"
+
+
+def test_most_frequent_cpu_wins() -> None:
+    text = ('attributes #0 = { "target-cpu"="gfx942" }\nattributes #1 = { "target-cpu"="gfx942" }\n'
+            'attributes #2 = { "target-cpu"="gfx90a" }\n')
+    assert read_cpu(text) == "gfx942"
+    assert read_cpu("no cpu here") is None
+
+
+@pytest.mark.parametrize(("version", "gfx"), [
+    ("9.50", "gfx950"), ("9.42", "gfx942"), ("9.0a", "gfx90a"), ("9.08", "gfx908"),
+    ("12.0.1", "gfx1201"), ("9.4.2", "gfx942"), ("10.3.0", "gfx1030"), ("9.0.10", "gfx90a"),
+    ("11.5", "gfx1150"), ("11.00", "gfx1100"),
+])
+def test_amdgpu_version_rule(version: str, gfx: str) -> None:
+    assert amdgpu_version_to_gfx(version) == gfx
+
+
+@pytest.mark.parametrize("version", ["9", "x.50", "9.500", "9.0.99", "9.z0", "9.1.2.3"])
+def test_amdgpu_version_unreadable(version: str) -> None:
+    assert amdgpu_version_to_gfx(version) is None
+
+
+def test_triton_triple_spelling() -> None:
+    text = 'target triple = "amdgpu9.50-amd-amdhsa"\ndefine amdgpu_kernel void @k() { ret void }\n'
+    t = detect(text)
+    assert (t.triple, t.cpu, t.source_triple) == ("amdgcn-amd-amdhsa", "gfx950", "amdgpu9.50-amd-amdhsa")
+    assert normalize_triple("amdgpu12.0.1-amd-amdhsa") == ("amdgcn-amd-amdhsa", "amdgpu", "gfx1201")
+    # An explicit attribute, then --mcpu, take precedence over the version in the triple.
+    assert detect(text + 'attributes #0 = { "target-cpu"="gfx942" }\n').cpu == "gfx942"
+    assert detect(text, mcpu="gfx942").cpu == "gfx942"
+
+
+def test_nvptx() -> None:
+    text = ('target triple = "nvptx64-nvidia-cuda"\ndefine ptx_kernel void @k() #0 { ret void }\n'
+            'attributes #0 = { "target-cpu"="sm_90a" "target-features"="+ptx80" }\n')
+    t = detect(text)
+    assert (t.triple, t.cpu, t.family) == ("nvptx64-nvidia-cuda", "sm_90a", "nvptx")
+    # No CPU is allowed for NVPTX: the code generator's default is used.
+    assert detect('target triple = "nvptx64-nvidia-cuda"\n').cpu == ""
+
+
+def test_no_triple_is_an_error() -> None:
+    with pytest.raises(LLNoaliasError, match="no 'target triple'"):
+        detect('define void @f() #0 { ret void }\nattributes #0 = { "target-cpu"="gfx942" }\n')
+
+
+def test_amdgpu_without_cpu_says_pass_mcpu() -> None:
+    with pytest.raises(LLNoaliasError, match="--mcpu") as info:
+        detect('target triple = "amdgcn-amd-amdhsa"\ndefine void @f() { ret void }\n')
+    assert info.value.exit_code == 2
+    assert detect('target triple = "amdgcn-amd-amdhsa"\n', mcpu="gfx942").cpu == "gfx942"
+
+
+def test_non_gpu_triple_is_an_error() -> None:
+    with pytest.raises(LLNoaliasError, match="not an AMDGPU"):
+        detect('target triple = "x86_64-unknown-linux-gnu"\n', mcpu="znver4")
+
+
+def test_commented_triple_is_ignored() -> None:
+    text = '; target triple = "nvptx64-nvidia-cuda"\ntarget triple = "amdgcn-amd-amdhsa"\n'
+    assert read_triple(text) == "amdgcn-amd-amdhsa"
