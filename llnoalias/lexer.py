@@ -1,0 +1,122 @@
+"""Tokens of LLVM's textual IR, for one instruction or one top-level line at a time.
+
+The lexer is deliberately forgiving: anything it does not recognise becomes an
+``other`` token, so syntax from a newer LLVM never stops the tool; the parser decides
+what such a token means (usually: "this value is unknown").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_NAME = r'(?:"[^"]*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+)'
+
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<local>%""" + _NAME + r""")
+  | (?P<global>@""" + _NAME + r""")
+  | (?P<mdstring>!"[^"]*")
+  | (?P<metadata>![-a-zA-Z$._0-9]+)
+  | (?P<cstring>c"[^"]*")
+  | (?P<string>"[^"]*")
+  | (?P<attrgrp>\#\d+)
+  | (?P<hex>[su]?0x[KLMHR]?[0-9A-Fa-f]+)
+  | (?P<float>[-+]?\d+\.\d*(?:[eE][-+]?\d+)?)
+  | (?P<int>[-+]?\d+)
+  | (?P<ellipsis>\.\.\.)
+  | (?P<label>[-a-zA-Z$._0-9]+:)
+  | (?P<word>[a-zA-Z_$.][-a-zA-Z$._0-9]*)
+  | (?P<comdat>\$""" + _NAME + r""")
+  | (?P<summary>\^\d+)
+  | (?P<punct>[()\[\]{}<>,=*|!:])
+  | (?P<other>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+class Token(NamedTuple):
+    kind: str
+    text: str
+    start: int
+    end: int
+
+
+def tokenize(text: str, base: int = 0) -> list[Token]:
+    """Split ``text`` into tokens; offsets are ``base`` + index into ``text``.
+
+    Comments (``;`` to end of line outside strings) end the token stream.
+    """
+    out: list[Token] = []
+    append = out.append
+    for m in _TOKEN_RE.finditer(text):
+        kind = m.lastgroup
+        if kind == "ws":
+            continue
+        tok = m.group()
+        if kind == "other" and tok == ";":
+            break
+        assert kind is not None
+        append(Token(kind, tok, base + m.start(), base + m.end()))
+    return out
+
+
+def split_comment(line: str) -> str:
+    """The code part of one line: everything before a ``;`` that is not inside a string."""
+    semi = line.find(";")
+    if semi < 0:
+        return line
+    quote = line.find('"')
+    if quote < 0 or quote > semi:
+        return line[:semi]
+    in_str = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            in_str = not in_str
+        elif ch == ";" and not in_str:
+            return line[:i]
+    return line
+
+
+def bracket_balance(code: str) -> int:
+    """Opening minus closing brackets ``( [ {`` outside strings."""
+    if '"' not in code:
+        return (
+            code.count("(") + code.count("[") + code.count("{")
+            - code.count(")") - code.count("]") - code.count("}")
+        )
+    depth = 0
+    in_str = False
+    for ch in code:
+        if ch == '"':
+            in_str = not in_str
+        elif in_str:
+            continue
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+    return depth
+
+
+_LOCAL_REF_RE = re.compile(r'"[^"]*"|%(?:"[^"]*"|[-a-zA-Z$._0-9]+)|@(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
+
+
+def value_refs(code: str) -> list[tuple[str, int]]:
+    """Every ``%local`` and ``@global`` reference in ``code`` (strings skipped), with offsets."""
+    out: list[tuple[str, int]] = []
+    for m in _LOCAL_REF_RE.finditer(code):
+        tok = m.group()
+        if tok[0] != '"':
+            out.append((tok, m.start()))
+    return out
+
+
+def unquote_name(token: str) -> str:
+    """``%"a b"`` -> ``a b``; ``%x`` -> ``x`` (the sigil is dropped)."""
+    body = token[1:]
+    if body.startswith('"') and body.endswith('"') and len(body) >= 2:
+        return body[1:-1]
+    return body

@@ -1,0 +1,254 @@
+"""The model of a module that the parser builds: globals, functions, arguments,
+instructions and operand values, each with the offsets of its text in the source.
+
+Instructions are recorded by one cheap pass over the lines (result name, opcode, span);
+their operands are parsed only when the analysis asks for them (``operands.parse``), so a
+module of a million lines costs one scan plus the instructions that matter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .irtypes import Type
+from .source import SourceFile
+
+# ---------------------------------------------------------------------------- values
+
+
+class Value:
+    """An operand as written in the text."""
+
+    __slots__ = ()
+
+
+class LocalRef(Value):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # with the sigil, as spelled: %x, %"a b", %3
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class GlobalRef(Value):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # with the sigil: @lds_a
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class PlainConst(Value):
+    """An integer, float, null, true/false, zeroinitializer, a string or metadata: no address."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class UndefConst(Value):
+    """``undef`` or ``poison``: ignored where phis and selects join their inputs."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class UnknownValue(Value):
+    """Anything the parser could not read, an inline asm callee, a blockaddress..."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class ConstExpr(Value):
+    __slots__ = ("opcode", "flags", "operands", "indices", "dest")
+
+    def __init__(
+        self,
+        opcode: str,
+        flags: tuple[str, ...],
+        operands: list[TypedValue],
+        indices: tuple[int, ...] = (),
+        dest: Type | None = None,
+    ) -> None:
+        self.opcode = opcode
+        self.flags = flags
+        self.operands = operands
+        self.indices = indices
+        self.dest = dest
+
+
+class AggregateConst(Value):
+    __slots__ = ("kind", "elems")
+
+    def __init__(self, kind: str, elems: list[TypedValue]) -> None:
+        self.kind = kind  # struct array vector splat
+        self.elems = elems
+
+
+TypedValue = tuple[Type, Value]
+
+
+# ------------------------------------------------------------------- instructions
+
+
+class Ops:
+    """The parsed operands of one instruction; which fields are set depends on ``kind``.
+
+    kinds: load store atomicrmw cmpxchg gep cast binop cmp phi select call
+    extractvalue insertvalue freeze alloca other unparsed
+    """
+
+    __slots__ = ("kind", "result_type", "operands", "flags", "ordering", "failure_ordering",
+                 "volatile", "callee", "indices", "incoming", "source_type", "syncscope")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.result_type: Type | None = None
+        self.operands: list[TypedValue] = []
+        self.flags: tuple[str, ...] = ()
+        self.ordering: str | None = None
+        self.failure_ordering: str | None = None
+        self.volatile = False
+        self.callee: Value | None = None
+        self.indices: tuple[int, ...] = ()
+        self.incoming: list[Value] = []
+        self.source_type: Type | None = None
+        self.syncscope: str | None = None
+
+
+class Instruction:
+    __slots__ = ("name", "opcode", "line", "start", "end", "block", "ops", "function")
+
+    def __init__(self, name: str | None, opcode: str, line: int, start: int, end: int, block: int,
+                 function: Function) -> None:
+        self.name = name  # result name with sigil, or None
+        self.opcode = opcode
+        self.line = line  # 1-based line of the first line of the instruction
+        self.start = start  # offset of the first character of the instruction's line
+        self.end = end  # offset of the end of its last line (before '\n')
+        self.block = block
+        self.ops: Ops | None = None
+        self.function = function
+
+    def __repr__(self) -> str:
+        return f"<{self.opcode} {self.name or ''} @{self.line}>"
+
+
+@dataclass
+class Argument:
+    name: str  # with sigil; implicit numbered arguments get %N
+    index: int
+    type: Type
+    attrs: set[str]
+    #: Offset where a new attribute is inserted (before the name, or at the end of an unnamed one).
+    insert_at: int
+    #: Whether the argument's name is spelled in the text (an unnamed one needs a space before).
+    named: bool = True
+
+
+@dataclass
+class Function:
+    name: str  # with sigil
+    line: int
+    start: int
+    cc: str
+    args: list[Argument]
+    header_end: int  # offset just after the header's closing ')' of the argument list
+    fn_attr_groups: tuple[str, ...] = ()
+    fn_attrs_inline: tuple[str, ...] = ()
+    instrs: list[Instruction] = field(default_factory=list)
+    by_name: dict[str, Instruction] = field(default_factory=dict)
+    blocks: list[str] = field(default_factory=list)
+    is_kernel: bool = False
+    header_text: str = ""
+
+    def arg_by_name(self, name: str) -> Argument | None:
+        for a in self.args:
+            if a.name == name:
+                return a
+        return None
+
+
+@dataclass
+class Global:
+    name: str  # with sigil
+    line: int
+    start: int
+    addrspace: int
+    type: Type | None
+    linkage: str
+    has_initializer: bool
+    is_constant: bool
+    initializer_refs_globals: bool = False
+    kind: str = "variable"  # variable alias ifunc
+
+    @property
+    def is_external(self) -> bool:
+        return not self.has_initializer and self.linkage in ("external", "extern_weak", "")
+
+    @property
+    def is_zero_sized(self) -> bool:
+        return self.type is not None and self.type.kind == "array" and self.type.count == 0
+
+
+@dataclass
+class Declaration:
+    name: str
+    line: int
+    ret: Type | None
+
+
+@dataclass
+class MetadataNode:
+    """A numbered metadata definition ``!N = [distinct] !{...}`` (lazily parsed)."""
+
+    id: int
+    line: int
+    start: int
+    end: int
+
+
+@dataclass
+class Module:
+    source: SourceFile
+    globals: dict[str, Global] = field(default_factory=dict)
+    functions: list[Function] = field(default_factory=list)
+    functions_by_name: dict[str, Function] = field(default_factory=dict)
+    declarations: dict[str, Declaration] = field(default_factory=dict)
+    metadata: dict[int, MetadataNode] = field(default_factory=dict)
+    named_metadata: dict[str, tuple[int, int]] = field(default_factory=dict)
+    attribute_groups: dict[str, tuple[int, int]] = field(default_factory=dict)
+    named_types: dict[str, Type] = field(default_factory=dict)
+    triple: str = ""
+    datalayout: str = ""
+    max_metadata_id: int = -1
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def metadata_text(self, mid: int) -> str | None:
+        node = self.metadata.get(mid)
+        if node is None:
+            return None
+        return self.source.text[node.start:node.end]
+
+    def attribute_group_text(self, gid: str) -> str:
+        span = self.attribute_groups.get(gid)
+        return "" if span is None else self.source.text[span[0]:span[1]]
+
+    def is_defined_symbol(self, name: str) -> bool:
+        return name in self.globals or name in self.functions_by_name or name in self.declarations

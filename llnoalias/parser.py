@@ -1,0 +1,519 @@
+"""The module scanner: one pass over the lines builds the ``Module``.
+
+It checks the structure llnoalias relies on (balanced function bodies, no instruction
+outside a function, every ``%value`` and ``@symbol`` used is defined, no value defined
+twice) and reports the first violation as ``FILE:LINE:COL: error:``. Everything inside an
+instruction beyond its result name and opcode is left for ``operands.parse``: an
+instruction llnoalias does not understand is never an error.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .diagnostics import LLNoaliasError
+from .irtypes import Type, TypeParser
+from .lexer import bracket_balance, split_comment, tokenize, value_refs
+from .model import Argument, Declaration, Function, Global, Instruction, MetadataNode, Module
+from .source import BOM, SourceFile
+
+_NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
+_RESULT_RE = re.compile(r"(%" + _NAME + r")\s*=\s*([a-z_]+)")
+_LABEL_RE = re.compile(r'(?:"[^"]*"|[-a-zA-Z$._0-9]+):')
+_OPCODE_RE = re.compile(r"[a-z_]+")
+_MD_DEF_RE = re.compile(r"!(\d+)\s*=")
+_MD_ID_RE = re.compile(r"!(\d+)")
+_NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._][-a-zA-Z$._0-9]*)\s*=")
+_ATTR_GROUP_RE = re.compile(r"attributes\s+(#\d+)\s*=")
+_TRIPLE_RE = re.compile(r'target\s+triple\s*=\s*"([^"]*)"')
+_LAYOUT_RE = re.compile(r'target\s+datalayout\s*=\s*"([^"]*)"')
+_GLOBAL_DEF_RE = re.compile(r"(@" + _NAME + r")\s*=\s*")
+
+TOP_LEVEL_WORDS = {"source_filename", "target", "module", "attributes", "declare", "define",
+                   "uselistorder", "uselistorder_bb", "deplibs"}
+
+INSTRUCTION_WORDS = {
+    "ret", "br", "switch", "indirectbr", "invoke", "resume", "unreachable", "cleanupret", "catchret",
+    "catchswitch", "callbr", "fneg", "add", "fadd", "sub", "fsub", "mul", "fmul", "udiv", "sdiv", "fdiv",
+    "urem", "srem", "frem", "shl", "lshr", "ashr", "and", "or", "xor", "extractelement",
+    "insertelement", "shufflevector", "extractvalue", "insertvalue", "alloca", "load", "store", "fence",
+    "cmpxchg", "atomicrmw", "getelementptr", "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui",
+    "fptosi", "uitofp", "sitofp", "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "icmp", "fcmp",
+    "phi", "select", "freeze", "call", "tail", "musttail", "notail", "va_arg", "landingpad", "catchpad",
+    "cleanuppad",
+}
+
+LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
+            "extern_weak", "linkonce_odr", "weak_odr", "external"}
+
+KERNEL_CCS = {"amdgpu_kernel", "ptx_kernel", "spir_kernel"}
+KERNEL_CC_NUMBERS = {"71": "ptx_kernel", "91": "amdgpu_kernel", "76": "spir_kernel"}
+
+
+class _Lines:
+    """Physical lines with their start offsets; ``\\r`` stays part of the line text."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.starts: list[int] = []
+        pos = 0
+        for line in self.lines:
+            self.starts.append(pos)
+            pos += len(line) + 1
+
+
+def _error(src: SourceFile, offset: int, message: str) -> LLNoaliasError:
+    return LLNoaliasError(message, src.location(offset))
+
+
+def parse_module(src: SourceFile) -> Module:
+    return _ModuleParser(src).run()
+
+
+class _ModuleParser:
+    def __init__(self, src: SourceFile) -> None:
+        self.src = src
+        self.mod = Module(src)
+        self.pending_global_refs: list[tuple[str, int]] = []
+        self.pending_local_refs: list[tuple[str, int]] = []
+
+    # ---------------------------------------------------------------- entry
+    def run(self) -> Module:
+        text = self.src.text
+        if text.startswith("BC\xc0\xde") or text.startswith("\x42\x43\udcc0\udcde"):
+            raise LLNoaliasError(f"{self.src.path}: this is LLVM bitcode; llnoalias reads textual IR "
+                                 "(run llvm-dis first)")
+        if "\x00" in text:
+            raise _error(self.src, text.index("\x00"), "unexpected NUL byte: this is not textual LLVM IR")
+        lines = _Lines(text)
+        self.lines = lines
+        n = len(lines.lines)
+        i = 0
+        while i < n:
+            raw = lines.lines[i]
+            start = lines.starts[i]
+            if i == 0 and raw.startswith(BOM):
+                raw = raw[1:]
+                start += 1
+            stripped = raw.strip()
+            if not stripped or stripped[0] == ";":
+                i += 1
+                continue
+            i = self._top_level(i, raw, start)
+        self._resolve_pending()
+        self._find_kernels()
+        self._max_metadata_id()
+        return self.mod
+
+    # ------------------------------------------------------------ top level
+    def _logical(self, i: int, code: str) -> tuple[str, int]:
+        """Join following lines while brackets are open; returns (code, last line index)."""
+        lines = self.lines
+        bal = bracket_balance(code)
+        j = i
+        while bal > 0 and j + 1 < len(lines.lines):
+            j += 1
+            more = split_comment(lines.lines[j])
+            code = code + "\n" + more
+            bal += bracket_balance(more)
+        return code, j
+
+    def _top_level(self, i: int, raw: str, start: int) -> int:
+        src = self.src
+        code = split_comment(raw)
+        lead = len(code) - len(code.lstrip())
+        s = code.strip()
+        off = start + lead
+        first = s[0]
+        lineno = i + 1
+        if first == "@":
+            code2, j = self._logical(i, code)
+            self._global(code2, off, lineno)
+            return j + 1
+        if first == "!":
+            code2, j = self._logical(i, code)
+            m = _MD_DEF_RE.match(s)
+            if m:
+                mid = int(m.group(1))
+                end = self.lines.starts[j] + len(split_comment(self.lines.lines[j]).rstrip())
+                if mid in self.mod.metadata:
+                    raise _error(src, off, f"redefinition of metadata '!{mid}'")
+                self.mod.metadata[mid] = MetadataNode(mid, lineno, off, end)
+                return j + 1
+            m2 = _NAMED_MD_RE.match(s)
+            if m2:
+                end = self.lines.starts[j] + len(split_comment(self.lines.lines[j]).rstrip())
+                self.mod.named_metadata[m2.group(1)] = (off, end)
+                return j + 1
+            raise _error(src, off, "expected a metadata definition '!N = ...' or '!name = ...'")
+        if first == "%":
+            code2, j = self._logical(i, code)
+            m = re.match(r"(%" + _NAME + r")\s*=\s*type\b", s)
+            if m:
+                toks = tokenize(code2)
+                # tokens: %T = type <type>
+                got = TypeParser(toks).parse(3) if len(toks) > 3 else None
+                self.mod.named_types[m.group(1)] = got[0] if got else Type("other", name="opaque")
+                return j + 1
+            if _RESULT_RE.match(s):
+                raise _error(src, off, "instruction outside of a function")
+            raise _error(src, off, "expected a top-level entity")
+        if first in "$^":
+            code2, j = self._logical(i, code)
+            return j + 1
+        if first == "}":
+            raise _error(src, off, "unexpected '}' outside of a function")
+        if first == "#":
+            raise _error(src, off, "debug record outside of a function")
+        m = _OPCODE_RE.match(s)
+        word = m.group() if m else ""
+        if word == "define":
+            return self._function(i, raw, start, off)
+        if word == "declare":
+            code2, j = self._logical(i, code)
+            self._declare(code2, off, lineno)
+            return j + 1
+        if word == "attributes":
+            code2, j = self._logical(i, code)
+            ma = _ATTR_GROUP_RE.match(s)
+            if ma:
+                end = self.lines.starts[j] + len(split_comment(self.lines.lines[j]).rstrip())
+                self.mod.attribute_groups[ma.group(1)] = (off, end)
+            return j + 1
+        if word == "target":
+            mt = _TRIPLE_RE.match(s)
+            if mt:
+                self.mod.triple = mt.group(1)
+            ml = _LAYOUT_RE.match(s)
+            if ml:
+                self.mod.datalayout = ml.group(1)
+            return i + 1
+        if word in TOP_LEVEL_WORDS:
+            code2, j = self._logical(i, code)
+            return j + 1
+        if word in INSTRUCTION_WORDS:
+            raise _error(src, off, "instruction outside of a function")
+        raise _error(src, off, "expected a top-level entity (this does not look like LLVM IR)")
+
+    def _global(self, code: str, off: int, lineno: int) -> None:
+        toks = tokenize(code.strip(), off)
+        name = toks[0].text
+        if name in self.mod.globals or name in self.mod.functions_by_name:
+            raise _error(self.src, off, f"redefinition of global '{name}'")
+        if len(toks) < 3 or toks[1].text != "=":
+            raise _error(self.src, off, f"expected '=' after '{name}'")
+        pos = 2
+        linkage = ""
+        addrspace = 0
+        kind = "variable"
+        is_constant = False
+        while pos < len(toks):
+            t = toks[pos].text
+            if t in LINKAGES:
+                linkage = t
+            elif t == "addrspace" and pos + 3 < len(toks) and toks[pos + 1].text == "(":
+                try:
+                    addrspace = int(toks[pos + 2].text)
+                except ValueError:
+                    addrspace = -1
+                pos += 3
+            elif t in ("global", "constant"):
+                is_constant = t == "constant"
+                pos += 1
+                break
+            elif t in ("alias", "ifunc"):
+                kind = t
+                pos += 1
+                break
+            pos += 1
+        gty: Type | None = None
+        has_init = False
+        refs_globals = False
+        if kind == "variable":
+            got = TypeParser(toks).parse(pos)
+            if got is not None:
+                gty, pos = got
+                # An initializer follows unless the next token is ',' (section, align...) or the end.
+                has_init = pos < len(toks) and toks[pos].text != ","
+                if has_init:
+                    depth = 0
+                    for t2 in toks[pos:]:
+                        if t2.text in "([{<":
+                            depth += 1
+                        elif t2.text in ")]}>":
+                            depth -= 1
+                        elif t2.text == "," and depth == 0:
+                            break
+                        elif t2.kind == "global":
+                            refs_globals = True
+                            self.pending_global_refs.append((t2.text, t2.start))
+        else:
+            for t2 in toks[pos:]:
+                if t2.kind == "global":
+                    self.pending_global_refs.append((t2.text, t2.start))
+        self.mod.globals[name] = Global(name, lineno, off, addrspace, gty, linkage, has_init, is_constant,
+                                        refs_globals, kind)
+
+    def _declare(self, code: str, off: int, lineno: int) -> None:
+        toks = tokenize(code.strip(), off)
+        for k, t in enumerate(toks):
+            if t.kind == "global" and k + 1 < len(toks) and toks[k + 1].text == "(":
+                ret = None
+                # the return type is the longest type parse that ends right before the name
+                for p in range(1, k):
+                    got = TypeParser(toks).parse(p)
+                    if got is not None and got[1] == k:
+                        ret = got[0]
+                        break
+                if t.text not in self.mod.declarations:
+                    self.mod.declarations[t.text] = Declaration(t.text, lineno, ret)
+                return
+        raise _error(self.src, off, "expected a function name in 'declare'")
+
+    # ------------------------------------------------------------- functions
+    def _function(self, i: int, raw: str, start: int, off: int) -> int:
+        src = self.src
+        lines = self.lines
+        n = len(lines.lines)
+        # The header runs until the '{' that opens the body.
+        code = split_comment(raw)
+        j = i
+        bal = bracket_balance(code)
+        while not (bal == 1 and code.rstrip().endswith("{")):
+            if bal > 1 and code.rstrip().endswith("{"):
+                break
+            j += 1
+            if j >= n:
+                raise _error(src, off, "expected '{' to start the function body")
+            more = split_comment(lines.lines[j])
+            ms = more.strip()
+            if ms.startswith("define") or ms.startswith("declare"):
+                raise _error(src, off, "expected '{' to start the function body")
+            code = code + "\n" + more
+            bal += bracket_balance(more)
+        fn = self._header(code[: code.rstrip().rfind("{")], start, i + 1, off)
+        if fn.name in self.mod.functions_by_name or fn.name in self.mod.globals:
+            raise _error(src, off, f"redefinition of function '{fn.name}'")
+        self.mod.functions.append(fn)
+        self.mod.functions_by_name[fn.name] = fn
+        return self._body(fn, j + 1, off)
+
+    def _header(self, code: str, start: int, lineno: int, off: int) -> Function:
+        toks = tokenize(code, start)
+        name_idx = -1
+        for k, t in enumerate(toks):
+            if t.kind == "global" and k + 1 < len(toks) and toks[k + 1].text == "(":
+                name_idx = k
+                break
+        if name_idx < 0:
+            raise _error(self.src, off, "expected a function name in 'define'")
+        cc = ""
+        for k in range(1, name_idx):
+            t = toks[k].text
+            if t in KERNEL_CCS or (t.endswith("cc") and t != "cc") or t.startswith("amdgpu_") or t.startswith("ptx_"):
+                cc = t if cc == "" else cc
+            elif t == "cc" and k + 1 < name_idx:
+                cc = KERNEL_CC_NUMBERS.get(toks[k + 1].text, "cc " + toks[k + 1].text)
+        # arguments: split between the parens at depth 1
+        k = name_idx + 2
+        depth = 1
+        arg_toks: list[list] = [[]]
+        close_idx = -1
+        while k < len(toks):
+            t = toks[k]
+            if t.text in "([{<":
+                depth += 1
+            elif t.text in ")]}>":
+                depth -= 1
+                if depth == 0:
+                    close_idx = k
+                    break
+            if depth == 1 and t.text == ",":
+                arg_toks.append([])
+            else:
+                arg_toks[-1].append(t)
+            k += 1
+        if close_idx < 0:
+            raise _error(self.src, off, "expected ')' to close the argument list")
+        args: list[Argument] = []
+        implicit = 0
+        for idx, atoks in enumerate(a for a in arg_toks if a):
+            if atoks[0].text == "...":
+                continue
+            got = TypeParser(atoks).parse(0)
+            aty = got[0] if got else Type("other")
+            pos = got[1] if got else 1
+            attrs: set[str] = set()
+            named = atoks[-1].kind == "local" and len(atoks) > pos
+            body = atoks[pos:-1] if named else atoks[pos:]
+            prev = ""
+            for t in body:
+                if t.kind == "word":
+                    attrs.add(t.text)
+                elif t.kind == "string":
+                    attrs.add(t.text)
+                elif t.text == "(" and prev:
+                    pass
+                prev = t.text
+            if named:
+                aname = atoks[-1].text
+                insert_at = atoks[-1].start
+            else:
+                aname = f"%{implicit}"
+                implicit += 1
+                insert_at = atoks[-1].end
+            args.append(Argument(aname, idx, aty, attrs, insert_at, named))
+        groups = tuple(t.text for t in toks[close_idx + 1:] if t.kind == "attrgrp")
+        inline = tuple(t.text for t in toks[close_idx + 1:] if t.kind in ("word", "string"))
+        fn = Function(toks[name_idx].text, lineno, off, cc, args, toks[close_idx].end, groups, inline)
+        fn.header_text = code
+        fn.is_kernel = cc in KERNEL_CCS
+        return fn
+
+    def _body(self, fn: Function, i: int, def_off: int) -> int:
+        src = self.src
+        lines = self.lines.lines
+        starts = self.lines.starts
+        n = len(lines)
+        defined: set[str] = {a.name for a in fn.args}
+        implicit = sum(1 for a in fn.args if not a.named)
+        block = 0
+        local_refs: list[tuple[str, int]] = []
+        instrs = fn.instrs
+        by_name = fn.by_name
+        result_match = _RESULT_RE.match
+        label_match = _LABEL_RE.match
+        opcode_match = _OPCODE_RE.match
+        while i < n:
+            raw = lines[i]
+            start = starts[i]
+            s = raw.strip()
+            if not s or s[0] == ";":
+                i += 1
+                continue
+            code = split_comment(raw) if ";" in raw else raw
+            s = code.strip()
+            if not s:
+                i += 1
+                continue
+            lead = len(code) - len(code.lstrip())
+            off = start + lead
+            first = s[0]
+            if first == "}":
+                if s != "}":
+                    raise _error(src, off, "expected '}' alone on the line that closes the function")
+                fn.blocks = fn.blocks or ["entry"]
+                self._check_locals(fn, defined, local_refs)
+                return i + 1
+            if first == "#":
+                # a debug record: #dbg_value(...) -- its operands are uses too
+                code2, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
+                for ref, pos in value_refs(code2):
+                    if ref[0] == "%":
+                        local_refs.append((ref, start + pos))
+                    else:
+                        self.pending_global_refs.append((ref, start + pos))
+                i = j + 1
+                continue
+            m = label_match(s)
+            if m and m.end() == len(s.rstrip()):
+                label = "%" + s[: m.end() - 1]
+                if label in defined:
+                    raise _error(src, off, f"redefinition of label '{label}'")
+                defined.add(label)
+                fn.blocks.append(label)
+                block = len(fn.blocks) - 1
+                i += 1
+                continue
+            if not fn.blocks:
+                # an unnamed entry block takes the next implicit number
+                fn.blocks.append(f"%{implicit}")
+                defined.add(f"%{implicit}")
+            if first == "%":
+                m2 = result_match(s)
+                if m2 is None:
+                    raise _error(src, off, "expected '%name = instruction'")
+                name = m2.group(1)
+                opcode = m2.group(2)
+                if name in defined:
+                    raise _error(src, off, f"redefinition of value '{name}'")
+                defined.add(name)
+            else:
+                if s.startswith("define") or s.startswith("declare"):
+                    raise _error(src, def_off, "expected '}' to close the function body before this definition")
+                m3 = opcode_match(s)
+                if m3 is None:
+                    raise _error(src, off, "expected an instruction")
+                name = None
+                opcode = m3.group()
+            if opcode in ("tail", "musttail", "notail"):
+                opcode = "call"
+            j = i
+            if "(" in code or "[" in code or "{" in code:
+                bal = bracket_balance(code)
+                while bal > 0 and j + 1 < n:
+                    j += 1
+                    more = split_comment(lines[j])
+                    if more.strip() == "}" and bal > 0 and not more.startswith(" "):
+                        break
+                    bal += bracket_balance(more)
+            if j == i:
+                end = start + len(code.rstrip())
+                body = code
+            else:
+                end = starts[j] + len(split_comment(lines[j]).rstrip())
+                body = self.src.text[start:end]
+                body = "\n".join(split_comment(x).ljust(len(x)) for x in body.split("\n"))
+            if "%" in body or "@" in body:
+                for ref, pos in value_refs(body):
+                    if ref[0] == "%":
+                        local_refs.append((ref, start + pos))
+                    else:
+                        self.pending_global_refs.append((ref, start + pos))
+            inst = Instruction(name, opcode, i + 1, start, end, block, fn)
+            instrs.append(inst)
+            if name is not None:
+                by_name[name] = inst
+            i = j + 1
+        raise _error(src, def_off, "expected '}' to close the function body before the end of the file")
+
+    def _check_locals(self, fn: Function, defined: set[str], refs: list[tuple[str, int]]) -> None:
+        for ref, pos in refs:
+            if ref not in defined:
+                # A named type used in an instruction (%struct.S) is not a value.
+                self.pending_local_refs.append((ref, pos))
+
+    def _resolve_pending(self) -> None:
+        mod = self.mod
+        for ref, pos in self.pending_local_refs:
+            if ref not in mod.named_types:
+                raise _error(self.src, pos, f"use of undefined value '{ref}'")
+        for ref, pos in self.pending_global_refs:
+            if not mod.is_defined_symbol(ref):
+                raise _error(self.src, pos, f"use of undefined value '{ref}'")
+
+    def _find_kernels(self) -> None:
+        mod = self.mod
+        span = mod.named_metadata.get("nvvm.annotations")
+        if span is None:
+            return
+        text = mod.text[span[0]:span[1]]
+        for mid_s in _MD_ID_RE.findall(text[text.find("=") + 1:]):
+            node_text = mod.metadata_text(int(mid_s))
+            if node_text is None or '!"kernel"' not in node_text:
+                continue
+            for tok in tokenize(node_text):
+                if tok.kind == "global":
+                    fn = mod.functions_by_name.get(tok.text)
+                    if fn is not None:
+                        fn.is_kernel = True
+                    break
+
+    def _max_metadata_id(self) -> None:
+        # Every '!N' anywhere (strings included: a superset only raises the bound).
+        best = -1
+        for m in _MD_ID_RE.finditer(self.src.text):
+            v = int(m.group(1))
+            if v > best:
+                best = v
+        self.mod.max_metadata_id = best
