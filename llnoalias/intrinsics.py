@@ -1,0 +1,98 @@
+"""The intrinsic tables, as data.
+
+``MEMORY_INTRINSICS``: calls that llnoalias tags like loads and stores. Each entry names
+what every pointer operand does (read, write) and where the volatile flag lives. Every
+pointer-typed argument of such a call counts as a memory operand when deciding whether
+the call can be tagged, whatever the table says, so a mistake here costs tags, never
+soundness. ``opaque`` lists non-pointer operands that still address memory (the
+``<4 x i32>`` resource of the old buffer intrinsics): they reach kernel-argument buffers
+with unknown provenance.
+
+``PASS_THROUGH``: calls whose result carries one operand's provenance (SPEC section 2).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+#: how a pointer operand is used: r (read), w (write), rw; "lds_w" = the addrspace(3)
+#: operand is written, every other pointer operand is read (the LDS-DMA family).
+Effect = str
+
+
+@dataclass(frozen=True)
+class MemIntrinsic:
+    pattern: str
+    effects: dict[int, Effect]
+    #: which argument says "volatile": "memflag" (an i1 flag at that index) or
+    #: "aux" (the last argument, an immediate whose bit 31 means volatile), or None.
+    volatile: str | None = None
+    volatile_index: int = -1
+    opaque: tuple[int, ...] = ()
+    default_effect: Effect = "rw"
+
+    def effect_of(self, index: int, addrspace: int) -> Effect:
+        if self.default_effect == "lds_w":
+            return "w" if addrspace == 3 else "r"
+        return self.effects.get(index, self.default_effect)
+
+
+def _mem(pattern: str, effects: dict[int, Effect], volatile: str | None = None, volatile_index: int = -1,
+         opaque: tuple[int, ...] = (), default_effect: Effect = "rw") -> MemIntrinsic:
+    return MemIntrinsic(pattern, effects, volatile, volatile_index, opaque, default_effect)
+
+
+MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
+    # generic memory intrinsics: (dst, src, len, isvolatile)
+    _mem(r"llvm\.memcpy(\.inline)?\..*", {0: "w", 1: "r"}, "memflag", 3),
+    _mem(r"llvm\.memmove\..*", {0: "w", 1: "r"}, "memflag", 3),
+    _mem(r"llvm\.memset(\.inline)?\..*", {0: "w"}, "memflag", 3),
+    # AMDGPU LDS DMA: global/buffer side read, LDS side written
+    _mem(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.(async\.)?lds", {}, "aux", default_effect="lds_w"),
+    _mem(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.(async\.)?lds", {}, "aux", default_effect="lds_w"),
+    _mem(r"llvm\.amdgcn\.raw\.buffer\.load\.lds", {}, "aux", opaque=(0,), default_effect="lds_w"),
+    _mem(r"llvm\.amdgcn\.struct\.buffer\.load\.lds", {}, "aux", opaque=(0,), default_effect="lds_w"),
+    _mem(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?", {}, "aux", default_effect="lds_w"),
+    _mem(r"llvm\.amdgcn\.global\.load\.async\.to\.lds\..*", {}, "aux", default_effect="lds_w"),
+    _mem(r"llvm\.amdgcn\.load\.to\.lds(\..*)?", {}, "aux", default_effect="lds_w"),
+    # AMDGPU buffer loads and stores through a buffer resource (ptr addrspace(8))
+    _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.load(\.format)?(\..*)?", {}, "aux", default_effect="r"),
+    _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.store(\.format)?(\..*)?", {}, "aux", default_effect="w"),
+    # AMDGPU transposing LDS reads
+    _mem(r"llvm\.amdgcn\.ds\.(read|load)\.tr[0-9a-z_]*(\..*)?", {}, default_effect="r"),
+    # NVPTX async copies global -> shared, and matrix loads/stores from shared memory
+    _mem(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\..*", {0: "w", 1: "r"}),
+    _mem(r"llvm\.nvvm\.ldmatrix\..*", {}, default_effect="r"),
+    _mem(r"llvm\.nvvm\.stmatrix\..*", {}, default_effect="w"),
+)
+
+_COMPILED = tuple((re.compile(e.pattern), e) for e in MEMORY_INTRINSICS)
+
+
+@functools.lru_cache(maxsize=4096)
+def memory_intrinsic(name: str) -> MemIntrinsic | None:
+    """The table entry for callee ``name`` (without the ``@``), or None."""
+    if not name.startswith("llvm."):
+        return None
+    for rx, entry in _COMPILED:
+        if rx.fullmatch(name):
+            return entry
+    return None
+
+
+#: Calls whose result has the provenance of argument 0 (all other arguments must be none).
+_PASS_THROUGH_RE = re.compile(
+    r"llvm\.(ptrmask|amdgcn\.make\.buffer\.rsrc|amdgcn\.readfirstlane|amdgcn\.readlane"
+    r"|launder\.invariant\.group|strip\.invariant\.group|ssa\.copy|expect"
+    r"|nvvm\.ptr\.(gen\.to\.[a-z]+|[a-z]+\.to\.gen))(\..*)?"
+)
+
+
+def pass_through(name: str) -> bool:
+    return bool(_PASS_THROUGH_RE.fullmatch(name))
+
+
+def is_intrinsic(name: str) -> bool:
+    return name.startswith("llvm.")

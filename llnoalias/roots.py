@@ -1,0 +1,116 @@
+"""Roots (SPEC section 1): the buffers that get scopes.
+
+LDS roots are ``addrspace(3)`` globals chosen by ``--lds``; argument roots are kernel
+pointer arguments chosen by ``--args``, with ``--may-alias`` groups sharing one root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .lattice import Root
+from .lexer import unquote_name
+from .model import Argument, Function, Module
+from .options import AnnotateOptions
+
+LDS_DOMAIN = "llnoalias.lds"
+LDS_ADDRSPACE = 3
+#: pointer attributes that make an argument a pointer to a private copy, not a binding
+NOT_A_BINDING = {"byval", "byref", "sret", "inalloca", "preallocated"}
+
+
+def args_domain(kernel: Function) -> str:
+    return f"llnoalias.args.{unquote_name(kernel.name)}"
+
+
+@dataclass
+class KernelArgs:
+    kernel: Function
+    domain: str
+    #: argument index -> its root (members of a --may-alias group share one)
+    roots: dict[int, Root] = field(default_factory=dict)
+    #: argument index -> why it is not a root (for --stats and explain)
+    not_rooted: dict[int, str] = field(default_factory=dict)
+    #: argument indices in a --may-alias group: never given noalias
+    grouped: set[int] = field(default_factory=set)
+
+
+@dataclass
+class RootSet:
+    lds: dict[str, Root] = field(default_factory=dict)
+    kernels: dict[str, KernelArgs] = field(default_factory=dict)
+    #: addrspace(3) globals that are not roots, and why
+    lds_skipped: dict[str, str] = field(default_factory=dict)
+
+    def arg_root(self, fn: Function, arg: Argument) -> Root | None:
+        ka = self.kernels.get(fn.name)
+        return None if ka is None else ka.roots.get(arg.index)
+
+
+def is_binding_candidate(arg: Argument) -> str | None:
+    """None when ``arg`` can be an argument root; else the reason it cannot."""
+    if not arg.type.is_pointer:
+        return "not a pointer"
+    if arg.type.addrspace in (3, 5):
+        return "points to LDS/private memory"
+    bad = NOT_A_BINDING & {a.split("(")[0] for a in arg.attrs}
+    if bad:
+        return f"{sorted(bad)[0]} argument"
+    return None
+
+
+def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
+    rs = RootSet()
+    if options.lds != "off":
+        for g in mod.globals.values():
+            if g.kind != "variable" or g.addrspace != LDS_ADDRSPACE:
+                continue
+            dynamic = g.is_external and g.is_zero_sized
+            if options.lds == "all" or dynamic:
+                rs.lds[g.name] = Root(LDS_DOMAIN, unquote_name(g.name), "lds", (g.name,))
+            else:
+                rs.lds_skipped[g.name] = "sized (static) LDS global; --lds all includes it"
+    else:
+        for g in mod.globals.values():
+            if g.kind == "variable" and g.addrspace == LDS_ADDRSPACE:
+                rs.lds_skipped[g.name] = "--lds off"
+    for fn in mod.functions:
+        if not fn.is_kernel:
+            continue
+        ka = KernelArgs(fn, args_domain(fn))
+        rs.kernels[fn.name] = ka
+        chosen: dict[int, Argument] = {}
+        for arg in fn.args:
+            why = is_binding_candidate(arg)
+            if why is not None:
+                if arg.type.is_pointer:
+                    ka.not_rooted[arg.index] = why
+                continue
+            if options.args == "off":
+                ka.not_rooted[arg.index] = "--args off"
+            elif options.args == "auto" and "noalias" not in arg.attrs:
+                ka.not_rooted[arg.index] = "not noalias in the input (--args noalias roots it)"
+            else:
+                chosen[arg.index] = arg
+        grouped: dict[int, int] = {}
+        for gi, group in enumerate(options.may_alias):
+            for idx in group:
+                if idx < len(fn.args):
+                    grouped.setdefault(idx, gi)
+                    ka.grouped.add(idx)
+        made: dict[int, Root] = {}
+        for idx, arg in sorted(chosen.items()):
+            gi = grouped.get(idx)
+            if gi is None:
+                ka.roots[idx] = Root(ka.domain, _arg_label(arg), "arg", (arg.name,), idx)
+                continue
+            if gi not in made:
+                members = [a for i, a in sorted(chosen.items()) if grouped.get(i) == gi]
+                label = "+".join(_arg_label(a) for a in members)
+                made[gi] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
+            ka.roots[idx] = made[gi]
+    return rs
+
+
+def _arg_label(arg: Argument) -> str:
+    return unquote_name(arg.name) if arg.named else f"arg{arg.index}"
