@@ -1,0 +1,61 @@
+"""Splicing changes into the original text.
+
+Every change llnoalias makes is an ``Edit`` (replace ``[start, end)`` with ``text``),
+plus lines appended at the end. All other bytes are copied through untouched, so
+comments, debug records, unknown syntax and line endings come out exactly as they went in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .source import SourceFile
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+class Editor:
+    def __init__(self, src: SourceFile) -> None:
+        self.src = src
+        self.edits: list[Edit] = []
+        self.appended: list[str] = []
+
+    def insert(self, offset: int, text: str) -> None:
+        self.edits.append(Edit(offset, offset, text))
+
+    def replace(self, start: int, end: int, text: str) -> None:
+        self.edits.append(Edit(start, end, text))
+
+    def append_line(self, line: str) -> None:
+        self.appended.append(line)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.edits or self.appended)
+
+    def render(self) -> str:
+        text = self.src.text
+        if not self.changed:
+            return text
+        edits = sorted(self.edits, key=lambda e: (e.start, e.end))
+        parts: list[str] = []
+        pos = 0
+        for e in edits:
+            if e.start < pos:
+                raise AssertionError(f"overlapping edits at offset {e.start}")
+            parts.append(text[pos:e.start])
+            parts.append(e.text)
+            pos = e.end
+        parts.append(text[pos:])
+        if self.appended:
+            nl = self.src.newline
+            if text and not text.endswith("\n"):
+                parts.append(nl)
+            parts.append(nl.join(self.appended))
+            parts.append(nl)
+        return "".join(parts)
