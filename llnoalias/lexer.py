@@ -18,7 +18,7 @@ _TOKEN_RE = re.compile(
   | (?P<local>%""" + _NAME + r""")
   | (?P<global>@""" + _NAME + r""")
   | (?P<mdstring>!"[^"]*")
-  | (?P<metadata>![-a-zA-Z$._0-9]+)
+  | (?P<metadata>![-a-zA-Z$._0-9\\]+)
   | (?P<cstring>c"[^"]*")
   | (?P<string>"[^"]*")
   | (?P<attrgrp>\#\d+)
@@ -120,3 +120,15 @@ def unquote_name(token: str) -> str:
     if body.startswith('"') and body.endswith('"') and len(body) >= 2:
         return body[1:-1]
     return body
+
+
+_PLAIN_NAME_RE = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+")
+
+
+def canon_name(token: str) -> str:
+    """One spelling per name: ``@"lds.a"`` and ``@lds.a`` are the same global."""
+    if len(token) > 3 and token[1] == '"' and token[-1] == '"':
+        body = token[2:-1]
+        if _PLAIN_NAME_RE.fullmatch(body) and not body.isdigit():
+            return token[0] + body
+    return token

@@ -8,7 +8,7 @@ analysis reads as "result unknown, access untagged": never an error.
 from __future__ import annotations
 
 from .irtypes import OTHER, Type, TypeParser
-from .lexer import Token, tokenize
+from .lexer import Token, canon_name, tokenize
 from .model import (
     AggregateConst,
     ConstExpr,
@@ -85,9 +85,9 @@ class _P:
         tok = self.t[pos]
         k, t = tok.kind, tok.text
         if k == "local":
-            return LocalRef(t), pos + 1
+            return LocalRef(canon_name(t)), pos + 1
         if k == "global":
-            return GlobalRef(t), pos + 1
+            return GlobalRef(canon_name(t)), pos + 1
         if k in ("int", "float", "hex", "cstring", "mdstring", "metadata"):
             if k == "metadata" and self.text(pos + 1) == "(":
                 return PlainConst(t), self.skip_group(pos + 1)
@@ -507,9 +507,9 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
             break  # attachments
         if tok.kind == "local":
             if not (k > 0 and p.text(k - 1) == "label") and tok.text not in mod.named_types:
-                refs.append((OTHER, LocalRef(tok.text)))
+                refs.append((OTHER, LocalRef(canon_name(tok.text))))
         elif tok.kind == "global":
-            refs.append((OTHER, GlobalRef(tok.text)))
+            refs.append((OTHER, GlobalRef(canon_name(tok.text))))
         elif tok.kind == "word" and tok.text in CONSTEXPR_OPS and p.text(k + 1) in ("(",) or (
                 tok.kind == "word" and tok.text in CONSTEXPR_OPS and p.kind(k + 1) == "word"):
             pass  # the globals and locals inside are collected one by one

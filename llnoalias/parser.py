@@ -13,7 +13,7 @@ import re
 
 from .diagnostics import LLNoaliasError
 from .irtypes import Type, TypeParser
-from .lexer import bracket_balance, split_comment, tokenize, value_refs
+from .lexer import bracket_balance, canon_name, split_comment, tokenize, value_refs
 from .model import Argument, Declaration, Function, Global, Instruction, MetadataNode, Module
 from .source import BOM, SourceFile
 
@@ -23,7 +23,7 @@ _LABEL_RE = re.compile(r'(?:"[^"]*"|[-a-zA-Z$._0-9]+):')
 _OPCODE_RE = re.compile(r"[a-z_]+")
 _MD_DEF_RE = re.compile(r"!(\d+)\s*=")
 _MD_ID_RE = re.compile(r"!(\d+)")
-_NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._][-a-zA-Z$._0-9]*)\s*=")
+_NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
 _ATTR_GROUP_RE = re.compile(r"attributes\s+(#\d+)\s*=")
 _TRIPLE_RE = re.compile(r'target\s+triple\s*=\s*"([^"]*)"')
 _LAYOUT_RE = re.compile(r'target\s+datalayout\s*=\s*"([^"]*)"')
@@ -153,7 +153,7 @@ class _ModuleParser:
                 toks = tokenize(code2)
                 # tokens: %T = type <type>
                 got = TypeParser(toks).parse(3) if len(toks) > 3 else None
-                self.mod.named_types[m.group(1)] = got[0] if got else Type("other", name="opaque")
+                self.mod.named_types[canon_name(m.group(1))] = got[0] if got else Type("other", name="opaque")
                 return j + 1
             if _RESULT_RE.match(s):
                 raise _error(src, off, "instruction outside of a function")
@@ -197,7 +197,7 @@ class _ModuleParser:
 
     def _global(self, code: str, off: int, lineno: int) -> None:
         toks = tokenize(code.strip(), off)
-        name = toks[0].text
+        name = canon_name(toks[0].text)
         if name in self.mod.globals or name in self.mod.functions_by_name:
             raise _error(self.src, off, f"redefinition of global '{name}'")
         if len(toks) < 3 or toks[1].text != "=":
@@ -246,11 +246,11 @@ class _ModuleParser:
                             break
                         elif t2.kind == "global":
                             refs_globals = True
-                            self.pending_global_refs.append((t2.text, t2.start))
+                            self.pending_global_refs.append((canon_name(t2.text), t2.start))
         else:
             for t2 in toks[pos:]:
                 if t2.kind == "global":
-                    self.pending_global_refs.append((t2.text, t2.start))
+                    self.pending_global_refs.append((canon_name(t2.text), t2.start))
         self.mod.globals[name] = Global(name, lineno, off, addrspace, gty, linkage, has_init, is_constant,
                                         refs_globals, kind)
 
@@ -265,8 +265,9 @@ class _ModuleParser:
                     if got is not None and got[1] == k:
                         ret = got[0]
                         break
-                if t.text not in self.mod.declarations:
-                    self.mod.declarations[t.text] = Declaration(t.text, lineno, ret)
+                dname = canon_name(t.text)
+                if dname not in self.mod.declarations:
+                    self.mod.declarations[dname] = Declaration(dname, lineno, ret)
                 return
         raise _error(self.src, off, "expected a function name in 'declare'")
 
@@ -356,7 +357,7 @@ class _ModuleParser:
                     pass
                 prev = t.text
             if named:
-                aname = atoks[-1].text
+                aname = canon_name(atoks[-1].text)
                 insert_at = atoks[-1].start
             else:
                 aname = f"%{implicit}"
@@ -365,7 +366,7 @@ class _ModuleParser:
             args.append(Argument(aname, idx, aty, attrs, insert_at, named))
         groups = tuple(t.text for t in toks[close_idx + 1:] if t.kind == "attrgrp")
         inline = tuple(t.text for t in toks[close_idx + 1:] if t.kind in ("word", "string"))
-        fn = Function(toks[name_idx].text, lineno, off, cc, args, toks[close_idx].end, groups, inline)
+        fn = Function(canon_name(toks[name_idx].text), lineno, off, cc, args, toks[close_idx].end, groups, inline)
         fn.header_text = code
         fn.is_kernel = cc in KERNEL_CCS
         return fn
@@ -376,7 +377,8 @@ class _ModuleParser:
         starts = self.lines.starts
         n = len(lines)
         defined: set[str] = {a.name for a in fn.args}
-        implicit = sum(1 for a in fn.args if not a.named)
+        # the unnamed entry block takes the next number after the numbered arguments
+        implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
         block = 0
         local_refs: list[tuple[str, int]] = []
         instrs = fn.instrs
@@ -410,14 +412,14 @@ class _ModuleParser:
                 code2, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
                 for ref, pos in value_refs(code2):
                     if ref[0] == "%":
-                        local_refs.append((ref, start + pos))
+                        local_refs.append((canon_name(ref), start + pos))
                     else:
-                        self.pending_global_refs.append((ref, start + pos))
+                        self.pending_global_refs.append((canon_name(ref), start + pos))
                 i = j + 1
                 continue
             m = label_match(s)
             if m and m.end() == len(s.rstrip()):
-                label = "%" + s[: m.end() - 1]
+                label = canon_name("%" + s[: m.end() - 1])
                 if label in defined:
                     raise _error(src, off, f"redefinition of label '{label}'")
                 defined.add(label)
@@ -433,7 +435,7 @@ class _ModuleParser:
                 m2 = result_match(s)
                 if m2 is None:
                     raise _error(src, off, "expected '%name = instruction'")
-                name = m2.group(1)
+                name = canon_name(m2.group(1))
                 opcode = m2.group(2)
                 if name in defined:
                     raise _error(src, off, f"redefinition of value '{name}'")
@@ -449,14 +451,18 @@ class _ModuleParser:
             if opcode in ("tail", "musttail", "notail"):
                 opcode = "call"
             j = i
-            if "(" in code or "[" in code or "{" in code:
+            tail = s[-1]
+            if "(" in code or "[" in code or "{" in code or tail == ",":
                 bal = bracket_balance(code)
-                while bal > 0 and j + 1 < n:
-                    j += 1
-                    more = split_comment(lines[j])
-                    if more.strip() == "}" and bal > 0 and not more.startswith(" "):
+                while (bal > 0 or tail == ",") and j + 1 < n:
+                    more = split_comment(lines[j + 1])
+                    ms = more.strip()
+                    if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
                         break
+                    j += 1
                     bal += bracket_balance(more)
+                    if ms:
+                        tail = ms[-1]
             if j == i:
                 end = start + len(code.rstrip())
                 body = code
@@ -467,9 +473,9 @@ class _ModuleParser:
             if "%" in body or "@" in body:
                 for ref, pos in value_refs(body):
                     if ref[0] == "%":
-                        local_refs.append((ref, start + pos))
+                        local_refs.append((canon_name(ref), start + pos))
                     else:
-                        self.pending_global_refs.append((ref, start + pos))
+                        self.pending_global_refs.append((canon_name(ref), start + pos))
             inst = Instruction(name, opcode, i + 1, start, end, block, fn)
             instrs.append(inst)
             if name is not None:
@@ -504,7 +510,7 @@ class _ModuleParser:
                 continue
             for tok in tokenize(node_text):
                 if tok.kind == "global":
-                    fn = mod.functions_by_name.get(tok.text)
+                    fn = mod.functions_by_name.get(canon_name(tok.text))
                     if fn is not None:
                         fn.is_kernel = True
                     break

@@ -1,0 +1,55 @@
+"""Shared helpers for the test suite: running the CLI in-process and finding fixtures."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shlex
+from dataclasses import dataclass
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "fixtures")
+
+
+def all_fixtures() -> list[str]:
+    return sorted(glob.glob(os.path.join(FIXTURES, "**", "*.ll"), recursive=True))
+
+
+def fixture_id(path: str) -> str:
+    return os.path.relpath(path, FIXTURES)
+
+
+def run_lines(path: str) -> list[list[str]]:
+    """The ``; RUN: llnoalias ARGS %s`` lines of a fixture, as argument lists."""
+    out: list[list[str]] = []
+    with open(path, "rb") as fh:
+        for raw in fh.read().decode("utf-8", "surrogateescape").splitlines():
+            line = raw.strip()
+            if line.startswith("; RUN:"):
+                words = shlex.split(line[len("; RUN:"):])
+                assert words and words[0] == "llnoalias", f"{path}: RUN lines start with 'llnoalias'"
+                out.append([path if w == "%s" else w for w in words[1:]])
+    return out
+
+
+@dataclass
+class Result:
+    exit_code: int
+    stdout: bytes
+    stderr: str
+
+
+def run_cli(args: list[str], input_bytes: bytes | None = None) -> Result:
+    from llnoalias.cli import cli
+
+    runner = CliRunner()
+    res = runner.invoke(cli, args, input=input_bytes, catch_exceptions=False)
+    return Result(res.exit_code, res.stdout_bytes, res.stderr)
+
+
+@pytest.fixture
+def cli_run():
+    return run_cli
