@@ -69,9 +69,16 @@ def write_atomic(path: str, data: bytes | str) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
-        # Keep the permissions of the file being replaced, if there is one.
+        # Keep the permissions of the file being replaced; a new file gets the usual
+        # 0666 less the umask (mkstemp's 0600 would surprise a user).
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
         with contextlib.suppress(OSError):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -81,11 +88,26 @@ def write_atomic(path: str, data: bytes | str) -> None:
         raise
 
 
+class StdoutClosed(Exception):
+    """stdout was closed by its reader (``llnoalias in.ll | head``): end quietly.
+
+    Not an ``OSError``, so that click lets it through to ``cli.main``."""
+
+
+def write_stdout(data: bytes | str) -> None:
+    """Write to stdout; a closed pipe raises ``StdoutClosed``."""
+    payload = encode(data) if isinstance(data, str) else data
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise StdoutClosed() from None
+
+
 def write_output(path: str | None, data: bytes | str) -> None:
     """Write to ``path`` atomically, or to stdout when ``path`` is None or ``-``."""
     if path is None or path == "-":
-        payload = encode(data) if isinstance(data, str) else data
-        sys.stdout.buffer.write(payload)
-        sys.stdout.buffer.flush()
+        write_stdout(data)
     else:
         write_atomic(path, data)

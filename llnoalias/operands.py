@@ -7,7 +7,9 @@ analysis reads as "result unknown, access untagged": never an error.
 
 from __future__ import annotations
 
-from .irtypes import OTHER, Type, TypeParser
+import re
+
+from .irtypes import OTHER, VOID, Type, TypeParser
 from .lexer import Token, canon_name, tokenize
 from .model import (
     AggregateConst,
@@ -518,12 +520,167 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
     return ops
 
 
+
+# ------------------------------------------------------------------ fast paths
+# Most instructions are printed in a handful of plain shapes; these regexes read those
+# directly and leave everything else to the tokenizing parser above.
+
+_TY = r"(?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?|<\d+ x (?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?)>)"
+_VAL = r"(?:%[-a-zA-Z$._0-9]+|@[-a-zA-Z$._0-9]+|-?\d+|true|false|null|undef|poison|zeroinitializer)"
+_END = r"\s*(?:,|$)"
+_FAST_BINOP = re.compile(r"(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)((?: (?:nuw|nsw|exact|disjoint))*) ("
+                         + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_CAST = re.compile(r"(trunc|zext|sext|ptrtoint|inttoptr|bitcast|addrspacecast)(?: (?:nuw|nsw|nneg))* ("
+                        + _TY + ") (" + _VAL + ") to (" + _TY + ")" + _END)
+_FAST_GEP = re.compile(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%[-a-zA-Z$._0-9]+|\[\d+ x " + _TY
+                       + r"\]), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + ")*)" + _END)
+_FAST_IDX = re.compile(", (" + _TY + ") (" + _VAL + ")")
+_FAST_LOAD = re.compile(r"load (" + _TY + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_FAST_STORE = re.compile(r"store (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_FAST_CMP = re.compile(r"icmp(?: samesign)? [a-z]+ (" + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_PHI = re.compile(r"phi (" + _TY + r") ((?:\[ " + _VAL + r", %[-a-zA-Z$._0-9]+ \](?:, )?)+)\s*(?:,\s*!|$)")
+_FAST_PHI_IN = re.compile(r"\[ (" + _VAL + r"), %[-a-zA-Z$._0-9]+ \]")
+_FAST_SELECT = re.compile(r"select i1 (" + _VAL + "), (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_ARG_ATTRS = r"(?: (?:noundef|nonnull|immarg|nocapture|readonly|writeonly|noalias|inreg|zeroext|signext|align \d+))*"
+_FAST_CALL = re.compile(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroext|signext|range\([^()]*\)|fastcc|[a-z_]+cc|nonnull) )*("
+                        + _TY + r"|void) (@[-a-zA-Z$._0-9]+)\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
+                        + r"(?: #\d+)?\s*(?:,|$)")
+_FAST_ARG = re.compile("(" + _TY + ")" + _ARG_ATTRS + " (" + _VAL + ")")
+_RESULT_PREFIX = re.compile(r"\s*(?:%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*")
+
+_TYPE_CACHE: dict[str, Type] = {}
+
+
+def _type_of(text: str) -> Type:
+    ty = _TYPE_CACHE.get(text)
+    if ty is None:
+        got = TypeParser(tokenize(text)).parse(0)
+        ty = got[0] if got is not None else OTHER
+        _TYPE_CACHE[text] = ty
+    return ty
+
+
+def _val(text: str) -> Value:
+    c = text[0]
+    if c == "%":
+        return LocalRef(text)
+    if c == "@":
+        return GlobalRef(text)
+    if text == "undef" or text == "poison":
+        return UndefConst(text)
+    return PlainConst(text)
+
+
+def _fast(mod: Module, inst: Instruction) -> Ops | None:
+    text = mod.text
+    start = inst.start
+    if inst.name is not None:
+        m0 = _RESULT_PREFIX.match(text, start, inst.end)
+        if m0 is None:
+            return None
+        pos = m0.end()
+    else:
+        pos = start
+        while text[pos] in " \t":
+            pos += 1
+    op = inst.opcode
+    end = inst.end
+    if op in BINARY_OPS:
+        m = _FAST_BINOP.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("binop")
+        flags = m.group(2)
+        ops.flags = (m.group(1), *flags.split()) if flags else (m.group(1),)
+        ty = _type_of(m.group(3))
+        ops.operands = [(ty, _val(m.group(4))), (ty, _val(m.group(5)))]
+        ops.result_type = ty
+        return ops
+    if op in CAST_OPS:
+        m = _FAST_CAST.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("cast")
+        ops.flags = (m.group(1),)
+        ops.operands = [(_type_of(m.group(2)), _val(m.group(3)))]
+        ops.result_type = _type_of(m.group(4))
+        return ops
+    if op == "getelementptr":
+        m = _FAST_GEP.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("gep")
+        ops.flags = tuple(m.group(1).split())
+        ops.source_type = _type_of(m.group(2))
+        bty = _type_of(m.group(3))
+        operands: list[TypedValue] = [(bty, _val(m.group(4)))]
+        for im in _FAST_IDX.finditer(m.group(5)):
+            operands.append((_type_of(im.group(1)), _val(im.group(2))))
+        ops.operands = operands
+        ops.result_type = bty
+        return ops
+    if op == "load":
+        m = _FAST_LOAD.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("load")
+        ops.result_type = _type_of(m.group(1))
+        ops.operands = [(_type_of(m.group(2)), _val(m.group(3)))]
+        return ops
+    if op == "store":
+        m = _FAST_STORE.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("store")
+        ops.operands = [(_type_of(m.group(1)), _val(m.group(2))), (_type_of(m.group(3)), _val(m.group(4)))]
+        return ops
+    if op == "icmp":
+        m = _FAST_CMP.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("cmp")
+        ty = _type_of(m.group(1))
+        ops.operands = [(ty, _val(m.group(2))), (ty, _val(m.group(3)))]
+        ops.result_type = Type("int", bits=1)
+        return ops
+    if op == "phi":
+        m = _FAST_PHI.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("phi")
+        ty = _type_of(m.group(1))
+        ops.result_type = ty
+        ops.incoming = [_val(v) for v in _FAST_PHI_IN.findall(m.group(2))]
+        ops.operands = [(ty, v) for v in ops.incoming]
+        return ops
+    if op == "call":
+        m = _FAST_CALL.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("call")
+        ops.result_type = VOID if m.group(1) == "void" else _type_of(m.group(1))
+        ops.callee = GlobalRef(m.group(2))
+        ops.operands = [(_type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
+        return ops
+    if op == "select":
+        m = _FAST_SELECT.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("select")
+        a_ty = _type_of(m.group(2))
+        ops.operands = [(Type("int", bits=1), _val(m.group(1))), (a_ty, _val(m.group(3))),
+                        (_type_of(m.group(4)), _val(m.group(5)))]
+        ops.result_type = a_ty
+        return ops
+    return None
+
+
 def parse(mod: Module, inst: Instruction) -> Ops:
     """The operands of ``inst`` (cached on the instruction)."""
     ops = inst.ops
     if ops is None:
         try:
-            ops = _parse(mod, inst)
+            ops = _fast(mod, inst) or _parse(mod, inst)
         except (_Fail, IndexError, ValueError):
             ops = Ops("unparsed")
         inst.ops = ops

@@ -13,7 +13,7 @@ import re
 
 from .diagnostics import LLNoaliasError
 from .irtypes import Type, TypeParser
-from .lexer import bracket_balance, canon_name, split_comment, tokenize, value_refs
+from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .model import Argument, Declaration, Function, Global, Instruction, MetadataNode, Module
 from .source import BOM, SourceFile
 
@@ -21,6 +21,7 @@ _NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
 _RESULT_RE = re.compile(r"(%" + _NAME + r")\s*=\s*([a-z_]+)")
 _LABEL_RE = re.compile(r'(?:"[^"]*"|[-a-zA-Z$._0-9]+):')
 _OPCODE_RE = re.compile(r"[a-z_]+")
+_REF_SCAN_RE = re.compile(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
 _MD_DEF_RE = re.compile(r"!(\d+)\s*=")
 _MD_ID_RE = re.compile(r"!(\d+)")
 _NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
@@ -76,6 +77,7 @@ class _ModuleParser:
         self.mod = Module(src)
         self.pending_global_refs: list[tuple[str, int]] = []
         self.pending_local_refs: list[tuple[str, int]] = []
+        self.pending_globals: dict[str, tuple[int, int, str]] = {}
 
     # ---------------------------------------------------------------- entry
     def run(self) -> Module:
@@ -380,7 +382,7 @@ class _ModuleParser:
         # the unnamed entry block takes the next number after the numbered arguments
         implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
         block = 0
-        local_refs: list[tuple[str, int]] = []
+        body_start = starts[i] if i < n else len(self.src.text)
         instrs = fn.instrs
         by_name = fn.by_name
         result_match = _RESULT_RE.match
@@ -405,16 +407,11 @@ class _ModuleParser:
                 if s != "}":
                     raise _error(src, off, "expected '}' alone on the line that closes the function")
                 fn.blocks = fn.blocks or ["entry"]
-                self._check_locals(fn, defined, local_refs)
+                self._check_refs(body_start, start, defined)
                 return i + 1
             if first == "#":
                 # a debug record: #dbg_value(...) -- its operands are uses too
-                code2, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
-                for ref, pos in value_refs(code2):
-                    if ref[0] == "%":
-                        local_refs.append((canon_name(ref), start + pos))
-                    else:
-                        self.pending_global_refs.append((canon_name(ref), start + pos))
+                _, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
                 i = j + 1
                 continue
             m = label_match(s)
@@ -465,17 +462,8 @@ class _ModuleParser:
                         tail = ms[-1]
             if j == i:
                 end = start + len(code.rstrip())
-                body = code
             else:
                 end = starts[j] + len(split_comment(lines[j]).rstrip())
-                body = self.src.text[start:end]
-                body = "\n".join(split_comment(x).ljust(len(x)) for x in body.split("\n"))
-            if "%" in body or "@" in body:
-                for ref, pos in value_refs(body):
-                    if ref[0] == "%":
-                        local_refs.append((canon_name(ref), start + pos))
-                    else:
-                        self.pending_global_refs.append((canon_name(ref), start + pos))
             inst = Instruction(name, opcode, i + 1, start, end, block, fn)
             instrs.append(inst)
             if name is not None:
@@ -483,11 +471,24 @@ class _ModuleParser:
             i = j + 1
         raise _error(src, def_off, "expected '}' to close the function body before the end of the file")
 
-    def _check_locals(self, fn: Function, defined: set[str], refs: list[tuple[str, int]]) -> None:
-        for ref, pos in refs:
-            if ref not in defined:
-                # A named type used in an instruction (%struct.S) is not a value.
-                self.pending_local_refs.append((ref, pos))
+    def _check_refs(self, start: int, end: int, defined: set[str]) -> None:
+        """Every %value and @symbol used in the body [start, end) must be defined (one
+        regex pass over the body; positions are looked up only for an error)."""
+        refs = set(_REF_SCAN_RE.findall(self.src.text, start, end))
+        refs.discard("")
+        for ref in refs:
+            name = canon_name(ref)
+            if ref[0] == "%":
+                if name not in defined:
+                    self.pending_local_refs.append((name, self._ref_position(ref, start, end)))
+            elif name not in self.pending_globals:
+                self.pending_globals[name] = (start, end, ref)
+
+    def _ref_position(self, ref: str, start: int, end: int) -> int:
+        for m in _REF_SCAN_RE.finditer(self.src.text, start, end):
+            if m.group(1) == ref:
+                return m.start(1)
+        return start
 
     def _resolve_pending(self) -> None:
         mod = self.mod
@@ -497,6 +498,9 @@ class _ModuleParser:
         for ref, pos in self.pending_global_refs:
             if not mod.is_defined_symbol(ref):
                 raise _error(self.src, pos, f"use of undefined value '{ref}'")
+        for name, (start, end, ref) in self.pending_globals.items():
+            if not mod.is_defined_symbol(name):
+                raise _error(self.src, self._ref_position(ref, start, end), f"use of undefined value '{name}'")
 
     def _find_kernels(self) -> None:
         mod = self.mod

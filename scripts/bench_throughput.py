@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Throughput: annotate a large generated AMDGPU module and compare with the time
+``opt -passes=verify`` takes to read the same file on this machine.
+
+    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH]
+
+Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt.
+The issue's bar: a 240k-line module within 2x of opt-19's verify.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HEADER = """target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
+target triple = "amdgcn-amd-amdhsa"
+
+@lds_a = external addrspace(3) global [0 x i8], align 16
+@lds_b = external addrspace(3) global [0 x i8], align 16
+@lds_c = external addrspace(3) global [0 x i8], align 16
+
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+declare void @llvm.amdgcn.s.barrier()
+"""
+
+KERNEL = """
+; kernel {k}: DMA into one buffer while another is read, in a pipelined loop
+define amdgpu_kernel void @kernel_{k}(ptr addrspace(8) %rsrc, ptr addrspace(1) %out, i32 %n) #0 {{
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %off = shl i32 %tid, 4
+  %a = ptrtoint ptr addrspace(3) @lds_a to i32
+  %b = ptrtoint ptr addrspace(3) @lds_b to i32
+  br label %loop
+
+loop:                                             ; preds = %loop, %entry
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %acc = phi <4 x i32> [ zeroinitializer, %entry ], [ %acc.next, %loop ]
+  %pc = phi ptr addrspace(3) [ @lds_c, %entry ], [ %pc.next, %loop ]
+{body}
+  %pc.next = getelementptr inbounds i8, ptr addrspace(3) %pc, i32 16
+  %i.next = add nuw nsw i32 %i, 1
+  %cond = icmp ult i32 %i.next, %n
+  br i1 %cond, label %loop, label %exit
+
+exit:                                             ; preds = %loop
+  %o = getelementptr inbounds <4 x i32>, ptr addrspace(1) %out, i32 %tid
+  store <4 x i32> %acc.next, ptr addrspace(1) %o, align 16
+  ret void
+}}
+"""
+
+STEP = """  %s{j}.x = mul i32 %i, {stride}
+  %s{j}.o = add i32 %off, %s{j}.x
+  %s{j}.ai = add i32 %a, %s{j}.o
+  %s{j}.pa = inttoptr i32 %s{j}.ai to ptr addrspace(3)
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %rsrc, ptr addrspace(3) %s{j}.pa, i32 16, i32 %s{j}.o, i32 0, i32 0, i32 0)
+  %s{j}.bi = add i32 %b, %s{j}.o
+  %s{j}.pb = inttoptr i32 %s{j}.bi to ptr addrspace(3)
+  %s{j}.v = load <4 x i32>, ptr addrspace(3) %s{j}.pb, align 16
+  %s{j}.w = load <4 x i32>, ptr addrspace(3) %pc, align 16
+  %s{j}.t = add <4 x i32> %s{j}.v, %s{j}.w
+  call void @llvm.amdgcn.s.barrier()"""
+
+
+def build(lines: int) -> str:
+    parts = [HEADER]
+    count = HEADER.count("\n")
+    k = 0
+    steps = 24
+    while count < lines:
+        body = []
+        prev = "%acc"
+        for j in range(steps):
+            body.append(STEP.format(j=j, stride=16 * (j + 1)))
+            body.append(f"  %acc{j} = add <4 x i32> {prev}, %s{j}.t")
+            prev = f"%acc{j}"
+        body.append(f"  %acc.next = add <4 x i32> {prev}, zeroinitializer")
+        text = KERNEL.format(k=k, body="\n".join(body))
+        parts.append(text)
+        count += text.count("\n")
+        k += 1
+    parts.append('\nattributes #0 = { "amdgpu-flat-work-group-size"="1,256" "target-cpu"="gfx942" }\n')
+    return "".join(parts)
+
+
+def best_of(cmd: list[str], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        dt = time.perf_counter() - t0
+        if proc.returncode != 0:
+            sys.exit(f"{cmd[0]} failed: {proc.stderr.decode(errors='replace')[:2000]}")
+        best = min(best, dt)
+    return best
+
+
+def find_opt(explicit: str | None) -> str | None:
+    for cand in [explicit, "opt-19", "/usr/lib/llvm-19/bin/opt", "opt"]:
+        if cand and (shutil.which(cand) or os.path.exists(cand)):
+            return shutil.which(cand) or cand
+    return None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lines", type=int, default=240_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--opt", default=None)
+    args = ap.parse_args()
+    text = build(args.lines)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "big.ll")
+        with open(path, "w") as fh:
+            fh.write(text)
+        n_lines = text.count("\n")
+        print(f"module: {n_lines} lines, {len(text) / 1e6:.1f} MB")
+        ours = best_of([sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")],
+                       args.repeat)
+        print(f"llnoalias (annotate, no verify): {ours:.2f} s")
+        opt = find_opt(args.opt)
+        if opt is None:
+            print("opt not found: no reference run (install llvm-19)")
+            return
+        ref = best_of([opt, "-passes=verify", "-disable-output", path], args.repeat)
+        print(f"{opt} -passes=verify: {ref:.2f} s")
+        print(f"ratio llnoalias / opt: {ours / ref:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
