@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .arguments import apply_arguments
 from .editor import Editor
 from .lexer import split_comment
 from .metadata import MetadataWriter
@@ -46,7 +47,10 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     editor = Editor(src)
     writer = MetadataWriter(mod, editor)
     _write_scopes(p, writer)
+    args = apply_arguments(mod, ma, roots, options, editor, writer)
     report = _report(mod, p, roots, ma)
+    report.args.extend(args.records)
+    report.invariant_loads = args.invariant_loads
     return AnnotateResult(editor.render(), report, mod)
 
 

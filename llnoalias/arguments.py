@@ -1,0 +1,264 @@
+"""Kernel arguments (SPEC section 1, issue 3): what a kernel does through each pointer
+argument, the attributes that follow, and ``!invariant.load``.
+
+Effects are found by a forward taint analysis over the kernel: every value computed from
+an argument (through any instruction, so a ``select`` of two arguments taints both) is
+followed to the accesses and calls that use it.
+
+* readonly: nothing stores through it, updates it atomically, or hands it to a call that
+  may write;
+* writeonly: nothing loads through it;
+* escaped (stored to memory, passed to an unknown call, returned, used by an instruction
+  llnoalias cannot read): nothing is decided.
+
+With ``--args noalias`` every pointer argument outside a ``--may-alias`` group gets
+``noalias``; proved ``readonly``/``writeonly`` is added where missing. A load traced to an
+argument that is both noalias and readonly gets ``!invariant.load !{}``: nothing writes
+that buffer while the kernel runs, which is what lets NVPTX emit ``ld.global.nc``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import operands as opparse
+from .editor import Editor
+from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
+from .lattice import Root
+from .metadata import MetadataWriter
+from .model import Function, GlobalRef, Instruction, LocalRef, Module, Value
+from .options import AnnotateOptions
+from .provenance import ModuleAnalysis
+from .report import ArgRecord
+from .roots import KernelArgs, RootSet
+
+#: intrinsics that neither read nor write memory through their pointer operands
+_NO_MEMORY_RE = re.compile(
+    r"llvm\.(amdgcn\.(workitem|workgroup)\.id\..*|amdgcn\.readfirstlane.*|amdgcn\.readlane.*|ptrmask\..*"
+    r"|amdgcn\.make\.buffer\.rsrc.*|nvvm\.read\.ptx\.sreg\..*|[us](min|max)\..*|abs\..*|expect\..*|assume"
+    r"|dbg\..*|lifetime\.(start|end).*|nvvm\.ptr\..*|launder\.invariant\.group.*|strip\.invariant\.group.*"
+    r"|ssa\.copy.*|objectsize\..*|amdgcn\.s\.barrier.*|nvvm\.barrier.*|amdgcn\.wave\.barrier)"
+)
+_LOCAL_RE = re.compile(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
+
+
+@dataclass
+class Effects:
+    read: int = 0  # line of the first read through it, 0 if none
+    write: int = 0
+    escape: int = 0
+    escape_how: str = ""
+
+
+@dataclass
+class ArgumentsResult:
+    records: list[ArgRecord] = field(default_factory=list)
+    invariant_loads: int = 0
+
+
+def _values(ops: opparse.Ops) -> list[Value]:
+    if ops.kind == "phi":
+        return list(ops.incoming)
+    return [v for _, v in ops.operands]
+
+
+def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
+    """Per pointer argument index, what the kernel does through it."""
+    index = {a.name: a.index for a in fn.args if a.type.is_pointer}
+    effects = {i: Effects() for i in index.values()}
+    if not index:
+        return effects
+    taint: dict[str, int] = {name: 1 << i for name, i in index.items()}
+
+    def t(v: Value) -> int:
+        return taint.get(v.name, 0) if isinstance(v, LocalRef) else 0
+
+    def mark(bits: int, kind: str, inst: Instruction, how: str = "") -> None:
+        for i in index.values():
+            if bits >> i & 1:
+                e = effects[i]
+                if kind == "read" and not e.read:
+                    e.read = inst.line
+                elif kind == "write" and not e.write:
+                    e.write = inst.line
+                elif kind == "escape" and not e.escape:
+                    e.escape = inst.line
+                    e.escape_how = how
+
+    changed = True
+    rounds = 0
+    while changed and rounds < 64:
+        changed = False
+        rounds += 1
+        for inst in fn.instrs:
+            ops = opparse.parse(mod, inst)
+            kind = ops.kind
+            if kind == "unparsed":
+                bits = 0
+                for ref in _LOCAL_RE.findall(mod.text, inst.start, inst.end):
+                    bits |= taint.get(ref, 0)
+                if bits:
+                    mark(bits, "escape", inst, "used by an instruction llnoalias cannot read")
+                continue
+            result = 0
+            if kind == "load":
+                mark(t(ops.operands[0][1]), "read", inst)
+            elif kind == "store":
+                mark(t(ops.operands[1][1]), "write", inst)
+                mark(t(ops.operands[0][1]), "escape", inst, "stored to memory")
+            elif kind in ("atomicrmw", "cmpxchg"):
+                bits = t(ops.operands[0][1])
+                mark(bits, "read", inst)
+                mark(bits, "write", inst)
+                for _, v in ops.operands[1:]:
+                    mark(t(v), "escape", inst, "stored to memory by an atomic")
+            elif kind == "call":
+                result = _call_effects(ops, inst, t, mark)
+            elif inst.opcode == "ret":
+                bits = 0
+                for v in _values(ops):
+                    bits |= t(v)
+                mark(bits, "escape", inst, "returned")
+            elif kind == "alloca":
+                pass
+            else:
+                for v in _values(ops):
+                    result |= t(v)
+                if result and inst.opcode in ("resume", "invoke", "callbr", "indirectbr", "va_arg"):
+                    mark(result, "escape", inst, f"used by '{inst.opcode}'")
+            if inst.name is not None and result and taint.get(inst.name, 0) | result != taint.get(inst.name, 0):
+                taint[inst.name] = taint.get(inst.name, 0) | result
+                changed = True
+    if changed:  # did not settle: decide nothing
+        for i, e in effects.items():
+            e.escape = e.escape or fn.line
+            e.escape_how = e.escape_how or "analysis did not converge"
+    return effects
+
+
+def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type: ignore[no-untyped-def]
+    callee = ops.callee
+    name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
+    entry = memory_intrinsic(name) if name else None
+    result = 0
+    if entry is not None:
+        writes = False
+        for i, (ty, v) in enumerate(ops.operands):
+            bits = t(v)
+            if ty.is_pointer:
+                eff = entry.effect_of(i, ty.addrspace)
+                if "r" in eff:
+                    mark(bits, "read", inst)
+                if "w" in eff:
+                    mark(bits, "write", inst)
+                    writes = True
+        for ty, v in ops.operands:
+            if not ty.is_pointer and t(v) and writes:
+                mark(t(v), "escape", inst, f"written to memory by {name}")
+        return 0
+    if name and is_intrinsic(name) and (_NO_MEMORY_RE.fullmatch(name) or pass_through(name)):
+        for _, v in ops.operands:
+            result |= t(v)
+        return result
+    bits = 0
+    for _, v in ops.operands:
+        bits |= t(v)
+    if isinstance(callee, LocalRef):
+        bits |= t(callee)
+    if bits:
+        what = f"@{name}" if name else "an indirect or inline-asm callee"
+        mark(bits, "escape", inst, f"passed to {what}")
+    return bits
+
+
+def apply_arguments(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                    editor: Editor, writer: MetadataWriter) -> ArgumentsResult:
+    out = ArgumentsResult()
+    for fn in mod.functions:
+        ka = roots.kernels.get(fn.name)
+        if ka is None:
+            continue
+        _kernel(mod, ma, fn, ka, options, editor, writer, out)
+    return out
+
+
+def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
+            editor: Editor, writer: MetadataWriter, out: ArgumentsResult) -> None:
+    effects = analyse_effects(mod, fn) if ka.roots else {}
+    invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
+    for arg in fn.args:
+        if not arg.type.is_pointer:
+            continue
+        rec = ArgRecord(fn.name, arg.index, arg.name, arg.index in ka.roots, ka.not_rooted.get(arg.index, ""))
+        out.records.append(rec)
+        if not rec.rooted:
+            continue
+        root = ka.roots[arg.index]
+        e = effects.get(arg.index, Effects())
+        attrs = arg.attrs
+        add: list[str] = []
+        grouped = arg.index in ka.grouped
+        has_noalias = "noalias" in attrs
+        if options.args == "noalias" and not grouped and not has_noalias:
+            add.append("noalias")
+            has_noalias = True
+        readonly = "readonly" in attrs or "readnone" in attrs
+        if "readonly" in attrs or "readnone" in attrs:
+            rec.readonly = "already in the input"
+        elif e.escape:
+            rec.readonly = f"no: escapes at line {e.escape} ({e.escape_how})"
+        elif e.write:
+            rec.readonly = f"no: written at line {e.write}"
+        elif "writeonly" in attrs:
+            rec.readonly = "no: the input says writeonly"
+        else:
+            rec.readonly = "proved"
+            add.append("readonly")
+            readonly = True
+        if "writeonly" in attrs or "readnone" in attrs:
+            rec.writeonly = "already in the input"
+        elif e.escape:
+            rec.writeonly = f"no: escapes at line {e.escape} ({e.escape_how})"
+        elif e.read:
+            rec.writeonly = f"no: read at line {e.read}"
+        elif readonly:
+            rec.writeonly = "no: proved readonly"
+        else:
+            rec.writeonly = "proved"
+            add.append("writeonly")
+        if add:
+            text = " ".join(add)
+            editor.insert(arg.insert_at, f"{text} " if arg.named else f" {text}")
+            rec.added = add
+        if has_noalias and readonly and not grouped and len(root.members) == 1:
+            invariant_roots.add(id(root))
+    if invariant_roots:
+        out.invariant_loads += _invariant_loads(mod, ma, fn, invariant_roots, editor, writer)
+
+
+def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int], editor: Editor,
+                     writer: MetadataWriter) -> int:
+    fa = ma.function(fn)
+    loads: list[tuple[Instruction, Value]] = []
+    for inst in fn.instrs:
+        if inst.opcode != "load":
+            continue
+        ops = opparse.parse(mod, inst)
+        if ops.kind != "load" or ops.volatile or ops.ordering is not None:
+            continue
+        loads.append((inst, ops.operands[0][1]))
+    fa.solve(v.name for _, v in loads if isinstance(v, LocalRef))
+    count = 0
+    empty: int | None = None
+    for inst, ptr in loads:
+        value = fa.value(ptr)
+        if not (isinstance(value, Root) and id(value) in roots):
+            continue
+        if "!invariant.load" in mod.text[inst.start:inst.end]:
+            continue
+        if empty is None:
+            empty = writer.list_node(())
+        editor.insert(inst.end, f", !invariant.load !{empty}")
+        count += 1
+    return count
