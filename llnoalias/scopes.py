@@ -66,6 +66,8 @@ class Decision:
     roots: list[Root] = field(default_factory=list)
     keys: list[ScopeKey] = field(default_factory=list)
     reason: str = ""
+    #: with --regions: the access's byte range and region, or why it has no range
+    range_note: str = ""
 
     @property
     def tagged(self) -> bool:
@@ -97,7 +99,17 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str) -> De
     """Tag ``access`` in ``domain``? None when none of its operands can reach the domain."""
     is_lds = domain == LDS_DOMAIN
     reach = reaches_lds if is_lds else reaches_global
-    relevant = [p for p in access.pointers if p.type.addrspace < 0 or reach(family, p.type.addrspace)]
+    own_kind = "lds" if is_lds else "arg"
+    relevant = []
+    for p in access.pointers:
+        if p.type.addrspace >= 0 and not reach(family, p.type.addrspace):
+            continue
+        value = fa.value(p.value)
+        # A pointer traced to an LDS buffer cannot reach a kernel argument's buffer, and
+        # the other way round: such an operand does not concern this domain.
+        if isinstance(value, Root) and value.kind != own_kind:
+            continue
+        relevant.append((p, value))
     opaque = [] if is_lds else access.opaque
     if not relevant and not opaque:
         return None
@@ -106,8 +118,7 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str) -> De
         d.reason = access.blocked
         return d
     roots: list[Root] = []
-    for p in relevant:
-        value = fa.value(p.value)
+    for p, value in relevant:
         if isinstance(value, Root) and value.domain == domain:
             if value not in roots:
                 roots.append(value)
