@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -15,8 +16,8 @@ import click
 
 from . import __version__
 from .cli_common import annotate_options, options_from_kwargs
-from .diagnostics import LLNoaliasError, note
-from .fileio import display_name, read_input, write_atomic, write_output
+from .diagnostics import EXIT_BAD_INPUT, LLNoaliasError, note
+from .fileio import StdoutClosed, display_name, read_input, write_atomic, write_output
 from .options import AnnotateOptions
 from .pipeline import AnnotateResult, annotate_text
 from .source import BOM
@@ -73,9 +74,13 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True)
 
 
 @cli.command("annotate", context_settings=CONTEXT)
-@click.argument("input_path", metavar="IN", default="-")
-@click.option("-o", "--output", default="-", metavar="OUT", show_default=True,
-              help="Where to write the annotated IR; '-' is stdout. Replaced atomically.")
+@click.argument("inputs", metavar="IN...", nargs=-1)
+@click.option("-o", "--output", default=None, metavar="OUT",
+              help="Where to write the annotated IR (one input); '-' is stdout (the default). Replaced atomically.")
+@click.option("--out-dir", "out_dir", default=None, metavar="DIR",
+              help="Write each input to DIR/<basename> (needed with several inputs).")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="Annotate several inputs in N worker processes (0: one per CPU).")
 @annotate_options
 @click.option("--stats", "show_stats", is_flag=True, help="Print roots, tagged accesses and reasons on stderr.")
 @click.option("--report", "report_path", metavar="FILE", default=None,
@@ -83,19 +88,24 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True)
 @click.option("--remarks", "remarks_path", metavar="FILE", default=None,
               help="Write LLVM optimization remarks (YAML) for every access to FILE.")
 @click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
-def annotate_command(input_path: str, output: str, show_stats: bool, report_path: str | None,
-                     remarks_path: str | None, no_verify: bool, **kwargs: Any) -> None:
-    """Annotate IN ('-' for stdin) and write the result to OUT."""
+def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int, show_stats: bool,
+                     report_path: str | None, remarks_path: str | None, no_verify: bool, **kwargs: Any) -> None:
+    """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
+    inputs, annotate each into --out-dir (in parallel with -j N)."""
     options = options_from_kwargs(kwargs)
+    paths = list(inputs) or ["-"]
+    if len(paths) > 1 or out_dir is not None:
+        _annotate_many(paths, output, out_dir, jobs, show_stats, report_path, remarks_path, no_verify, options)
+        return
     try:
-        _, result = run_annotate(input_path, options, verify=not no_verify)
+        _, result = run_annotate(paths[0], options, verify=not no_verify)
         if report_path:
             write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
         if remarks_path:
             from .remarks import remarks_yaml
 
-            write_atomic(remarks_path, remarks_yaml(result.report))
-        write_output(output, result.text)
+            write_atomic(remarks_path, remarks_yaml(result.report, result.module))
+        write_output(output or "-", result.text)
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
@@ -105,16 +115,64 @@ def annotate_command(input_path: str, output: str, show_stats: bool, report_path
         print_stats(result.report)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry: quiet on a closed pipe and on Ctrl-C."""
+def _usage_error(message: str) -> None:
+    sys.stderr.write(LLNoaliasError(message).format())
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _annotate_many(paths: list[str], output: str | None, out_dir: str | None, jobs: int, show_stats: bool,
+                   report_path: str | None, remarks_path: str | None, no_verify: bool,
+                   options: AnnotateOptions) -> None:
+    from .batch import exit_status, print_summary, run_batch
+
+    if output is not None:
+        _usage_error("-o/--output takes a single input; use --out-dir DIR for several")
+    if out_dir is None:
+        _usage_error(f"{len(paths)} inputs need --out-dir DIR (each is written to DIR/<basename>)")
+    if report_path or remarks_path:
+        _usage_error("--report and --remarks take a single input")
+    assert out_dir is not None
     try:
-        cli.main(args=argv, prog_name="llnoalias", standalone_mode=True)
-    except BrokenPipeError:
+        results = run_batch(paths, out_dir, options, verify=not no_verify, jobs=jobs)
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    if len(paths) > 1 or show_stats or any(not r.ok for r in results):
+        print_summary(results)
+    code = exit_status(results)
+    if code:
+        sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry: quiet on a closed pipe and on Ctrl-C.
+
+    Click's own handling would exit 1 on a closed pipe and print "Aborted!" on Ctrl-C,
+    so the command runs in non-standalone mode and both are handled here: a closed
+    stdout ends the run quietly (status 0), Ctrl-C with status 130 (no output file is
+    left half-written: every file is written to a temporary and renamed).
+    """
+    try:
+        try:
+            rv = cli.main(args=argv, prog_name="llnoalias", standalone_mode=False)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            _interrupted()
+        sys.exit(rv if isinstance(rv, int) else 0)
+    except (BrokenPipeError, StdoutClosed):
         _silence_stdout()
         sys.exit(0)
     except KeyboardInterrupt:
+        _interrupted()
+
+
+def _interrupted() -> None:
+    with contextlib.suppress(OSError):
         sys.stderr.write("llnoalias: interrupted\n")
-        sys.exit(130)
+        sys.stderr.flush()
+    sys.exit(130)
 
 
 def _silence_stdout() -> None:
@@ -127,10 +185,11 @@ def _silence_stdout() -> None:
 
 def _register() -> None:
     from .cli_compile import compile_command
-
+    from .cli_explain import explain_command
     from .cli_reports import gate_command, stats_command
 
     cli.add_command(compile_command)
+    cli.add_command(explain_command)
     cli.add_command(stats_command)
     cli.add_command(gate_command)
 

@@ -85,15 +85,17 @@ class MetadataWriter:
         return nid
 
     def domain(self, name: str) -> int:
-        did = self.domains.get(name)
+        # Keyed by the escaped spelling: that is what _find_existing reads back from the text.
+        key = md_escape(name)
+        did = self.domains.get(key)
         if did is None:
             did = self._new_id()
-            self.domains[name] = did
-            self.editor.append_line(f'!{did} = distinct !{{!{did}, !"{md_escape(name)}"}}')
+            self.domains[key] = did
+            self.editor.append_line(f'!{did} = distinct !{{!{did}, !"{key}"}}')
         return did
 
     def scope(self, domain: str, name: str) -> int:
-        key = (domain, md_escape(name))
+        key = (md_escape(domain), md_escape(name))
         sid = self.scopes.get(key)
         if sid is None:
             did = self.domain(domain)

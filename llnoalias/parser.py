@@ -29,6 +29,8 @@ _ATTR_GROUP_RE = re.compile(r"attributes\s+(#\d+)\s*=")
 _TRIPLE_RE = re.compile(r'target\s+triple\s*=\s*"([^"]*)"')
 _LAYOUT_RE = re.compile(r'target\s+datalayout\s*=\s*"([^"]*)"')
 _GLOBAL_DEF_RE = re.compile(r"(@" + _NAME + r")\s*=\s*")
+# A line that can only start a new top-level entity (never continue an open bracket).
+_NEW_ENTITY_RE = re.compile(r"\s*(?:![-a-zA-Z$._0-9\\]+\s*=|@" + _NAME + r"\s*=|(?:define|declare|attributes)\b)")
 
 TOP_LEVEL_WORDS = {"source_filename", "target", "module", "attributes", "declare", "define",
                    "uselistorder", "uselistorder_bb", "deplibs"}
@@ -109,11 +111,18 @@ class _ModuleParser:
 
     # ------------------------------------------------------------ top level
     def _logical(self, i: int, code: str) -> tuple[str, int]:
-        """Join following lines while brackets are open; returns (code, last line index)."""
+        """Join following lines while brackets are open; returns (code, last line index).
+
+        A bracket left open until the end of the file, or until a line that starts a new
+        top-level entity, is an error (else it would swallow every line after it, and the
+        lines llnoalias appends with them)."""
         lines = self.lines
         bal = bracket_balance(code)
         j = i
-        while bal > 0 and j + 1 < len(lines.lines):
+        while bal > 0:
+            if j + 1 >= len(lines.lines) or _NEW_ENTITY_RE.match(lines.lines[j + 1]):
+                off = lines.starts[i] + len(code) - len(code.lstrip())
+                raise _error(self.src, off, "unbalanced brackets: a '(', '[' or '{' opened here is never closed")
             j += 1
             more = split_comment(lines.lines[j])
             code = code + "\n" + more
