@@ -21,6 +21,7 @@ class AccessRecord:
     scopes: list[str] = field(default_factory=list)  # scope names it was given
     reason: str = ""  # why not, when not tagged
     dbg: int | None = None  # the !dbg attachment's id, if any
+    range_note: str = ""  # with --regions: the access's byte range, or why it has none
 
 
 @dataclass

@@ -1,0 +1,290 @@
+"""The integer range analysis and the data layout (SPEC section 2b): unit tests, and a
+property test that brute-forces every thread id and loop value of random offset programs."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from offset_programs import M32, Program, programs, s32
+
+from llnoalias.irtypes import Type
+from llnoalias.layout import DataLayout
+from llnoalias.model import LocalRef
+from llnoalias.options import AnnotateOptions
+from llnoalias.parser import parse_module
+from llnoalias.provenance import ModuleAnalysis
+from llnoalias.ranges import FunctionRanges, Off, Range, fit, srange, urange, work_group
+from llnoalias.roots import find_roots
+from llnoalias.source import SourceFile
+
+I32 = Type("int", bits=32)
+P3 = Type("ptr", addrspace=3)
+
+
+def analyse(text: str) -> tuple[FunctionRanges, object]:
+    mod = parse_module(SourceFile("t.ll", text))
+    roots = find_roots(mod, AnnotateOptions())
+    ma = ModuleAnalysis(mod, roots)
+    fn = mod.functions[0]
+    fa = ma.function(fn)
+    fa.solve(list(fn.by_name))
+    family = "nvptx" if "nvptx" in mod.triple else "amdgpu"
+    return FunctionRanges(mod, fn, fa, family), mod
+
+
+def kernel(body: str, attrs: str = "", header: str = "", triple: str = "amdgcn-amd-amdhsa",
+           tail: str = "") -> str:
+    return (f'target triple = "{triple}"\n@smem = external addrspace(3) global [0 x i8], align 16\n'
+            f"define amdgpu_kernel void @k(i32 %n){' #0' if attrs else ''}{header} {{\n"
+            f"entry:\n{body}\n  ret void\n}}\n"
+            + DECLS
+            + (f"attributes #0 = {{ {attrs} }}\n" if attrs else "") + tail)
+
+
+DECLS = "".join(f"declare i32 @llvm.{n}()\n" for n in (
+    "amdgcn.workitem.id.x", "amdgcn.workitem.id.y", "nvvm.read.ptx.sreg.tid.x", "nvvm.read.ptx.sreg.tid.z")) + \
+    "declare i32 @llvm.umin.i32(i32, i32)\ndeclare i32 @llvm.smax.i32(i32, i32)\n"
+
+
+def rng(fr: FunctionRanges, name: str) -> object:
+    return fr.int_range(I32, LocalRef(name))
+
+
+# ------------------------------------------------------------------ helpers
+
+def test_fit_and_readings() -> None:
+    assert fit(0, 10, 8) == Range(0, 10)
+    assert fit(-5, 5, 8) == Range(-5, 5)
+    assert fit(200, 255, 8) == Range(200, 255)  # unsigned only
+    assert fit(-5, 200, 8) is None  # no single reading holds it
+    assert fit(0, 256, 8) is None
+    assert urange(Range(-3, -1), 8) == Range(253, 255)
+    assert srange(Range(200, 255), 8) == Range(-56, -1)
+    assert urange(Range(-1, 1), 8) == Range(0, 255)  # straddles: the full range
+    assert urange("unknown", 4) == Range(0, 15)
+
+
+# --------------------------------------------------------------- operations
+
+def test_masks_shifts_and_remainders_bound_unknown_values() -> None:
+    fr, _ = analyse(kernel("  %a = and i32 %n, 255\n  %b = urem i32 %n, 3\n  %c = lshr i32 %n, 24\n"
+                           "  %d = udiv i32 %n, 65536\n  %e = and i32 %n, -16\n  %f = mul i32 %b, 4096\n"
+                           "  %g = or i32 %a, 256\n  %h = xor i32 %a, %b\n"))
+    assert rng(fr, "%a") == Range(0, 255)
+    assert rng(fr, "%b") == Range(0, 2)
+    assert rng(fr, "%c") == Range(0, 255)
+    assert rng(fr, "%d") == Range(0, 65535)
+    assert rng(fr, "%e") == Range(0, M32 - 15)
+    assert rng(fr, "%f") == Range(0, 8192)
+    assert rng(fr, "%g") == Range(256, 511)
+    assert rng(fr, "%h") == Range(0, 255)
+
+
+def test_wraps_give_no_range() -> None:
+    fr, _ = analyse(kernel("  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+                           "  %a = mul nuw nsw i32 %t, 8388608\n"  # 1023 * 2^23 > 2^32
+                           "  %b = shl nuw i32 %t, 23\n"
+                           "  %c = add nuw i32 %n, 1\n"
+                           "  %d = sub i32 %t, 2000\n"  # negative: a signed reading
+                           "  %e = trunc i32 %t to i8\n"))
+    assert isinstance(rng(fr, "%a"), str)
+    assert isinstance(rng(fr, "%b"), str)
+    assert isinstance(rng(fr, "%c"), str)  # nuw is no proof
+    assert rng(fr, "%d") == Range(-2000, -977)
+    assert isinstance(fr.int_range(Type("int", bits=8), LocalRef("%e")), str)
+
+
+def test_min_max_select_and_casts() -> None:
+    fr, _ = analyse(kernel("  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+                           "  %a = call i32 @llvm.umin.i32(i32 %n, i32 100)\n"
+                           "  %b = call i32 @llvm.smax.i32(i32 %t, i32 5)\n"
+                           "  %c = icmp ult i32 %t, 7\n"
+                           "  %s = select i1 %c, i32 %a, i32 300\n"
+                           "  %z = zext i1 %c to i32\n"
+                           "  %q = trunc i32 %n to i16\n  %w = zext i16 %q to i32\n"
+                           "  %v = sext i16 %q to i32"))
+    assert rng(fr, "%a") == Range(0, 100)
+    assert rng(fr, "%b") == Range(5, 1023)
+    assert rng(fr, "%s") == Range(0, 300)
+    assert rng(fr, "%z") == Range(0, 1)
+    assert rng(fr, "%w") == Range(0, 65535)
+    assert rng(fr, "%v") == Range(-32768, 32767)
+
+
+# --------------------------------------------------------------------- loops
+
+def _loop(cmp: str, step: int = 1, init: str = "0", inc_on: str = "%i.next") -> str:
+    return ("  br label %loop\nloop:\n"
+            f"  %i = phi i32 [ {init}, %entry ], [ %i.next, %loop ]\n"
+            f"  %i.next = add nuw nsw i32 %i, {step}\n"
+            f"  %c = icmp {cmp.replace('X', 'i32 ' + inc_on)}\n"
+            "  br i1 %c, label %loop, label %exit\nexit:")
+
+
+def test_counted_loops() -> None:
+    fr, _ = analyse(kernel(_loop("ult X, 64")))
+    assert rng(fr, "%i") == Range(0, 63)
+    fr, _ = analyse(kernel(_loop("slt X, 10", step=3, init="1")))
+    assert rng(fr, "%i") == Range(1, 9)
+    fr, _ = analyse(kernel(_loop("ne X, 12", step=4)))
+    assert rng(fr, "%i") == Range(0, 8)
+    fr, _ = analyse(kernel(_loop("ult X, 16", inc_on="%i")))  # compare of i, not i + 1
+    assert rng(fr, "%i") == Range(0, 16)
+    fr, _ = analyse(kernel(_loop("ne X, 13", step=4)))  # never hits 13 exactly: wraps
+    assert isinstance(rng(fr, "%i"), str)
+    fr, _ = analyse(kernel(_loop("ult X, %n")))
+    assert rng(fr, "%i") == Range(0, M32 - 1)  # bounded by i32's range only
+    fr, _ = analyse(kernel(_loop("sgt X, 5")))  # not a bound from above
+    assert isinstance(rng(fr, "%i"), str)
+
+
+def test_loop_carried_remainder() -> None:
+    fr, _ = analyse(kernel("  br label %loop\nloop:\n"
+                           "  %s = phi i32 [ 0, %entry ], [ %s.next, %loop ]\n"
+                           "  %s1 = add i32 %s, 1\n  %s.next = urem i32 %s1, 3\n"
+                           "  %c = icmp ult i32 %s1, %n\n  br i1 %c, label %loop, label %exit\nexit:"))
+    assert rng(fr, "%s") == Range(0, 2)
+
+
+# ---------------------------------------------------------------- thread ids
+
+def _tid_bound(text: str, dim: str = "x") -> object:
+    fr, _ = analyse(text)
+    return rng(fr, "%t")
+
+
+def test_thread_id_bounds_from_every_source() -> None:
+    call = "  %t = call i32 @llvm.amdgcn.workitem.id.x()"
+    assert _tid_bound(kernel(call)) == Range(0, 1023)
+    assert _tid_bound(kernel(call, '"amdgpu-flat-work-group-size"="1,256"')) == Range(0, 255)
+    assert _tid_bound(kernel(call, header=" !reqd_work_group_size !0",
+                             tail="!0 = !{i32 32, i32 2, i32 1}\n")) == Range(0, 31)
+    assert _tid_bound(kernel(call + ", !range !0", tail="!0 = !{i32 0, i32 100}\n")) == Range(0, 99)
+    assert _tid_bound(kernel("  %t = call range(i32 0, 48) i32 @llvm.amdgcn.workitem.id.x()")) == Range(0, 47)
+    # a wrapped !range says nothing usable
+    assert _tid_bound(kernel(call + ", !range !0", tail="!0 = !{i32 100, i32 10}\n")) == Range(0, 1023)
+    nv = "nvptx64-nvidia-cuda"
+    ncall = "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.z()"
+    assert _tid_bound(kernel(ncall, triple=nv)) == Range(0, 63)
+    assert _tid_bound(kernel(ncall, '"nvvm.maxntid"="16,4,2"', triple=nv)) == Range(0, 63)
+    ncall = "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()"
+    assert _tid_bound(kernel(ncall, '"nvvm.maxntid"="16,4,2"', triple=nv)) == Range(0, 127)
+    assert _tid_bound(kernel(ncall, '"nvvm.reqntid"="16,4,2"', triple=nv)) == Range(0, 15)
+    ann = ('!nvvm.annotations = !{!0}\n'
+           '!0 = !{ptr @k, !"kernel", i32 1, !"reqntidx", i32 8, !"reqntidy", i32 8}\n')
+    assert _tid_bound(kernel(ncall, triple=nv, tail=ann)) == Range(0, 7)
+
+
+def test_work_group_records_its_source() -> None:
+    _, mod = analyse(kernel("", '"amdgpu-flat-work-group-size"="1,64"'))
+    wg = work_group(mod, mod.functions[0], "amdgpu")  # type: ignore[attr-defined]
+    assert wg.bounds == [64, 64, 64]
+    assert wg.sources[0] == "amdgpu-flat-work-group-size"
+
+
+# ------------------------------------------------------------------ addresses
+
+def test_offsets_through_geps_structs_and_integer_round_trips() -> None:
+    body = ("  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+            "  %g = getelementptr { i8, i32, [4 x i64] }, ptr addrspace(3) @smem, i32 1, i32 2, i32 %t\n"
+            "  %b = ptrtoint ptr addrspace(3) @smem to i32\n"
+            "  %a = add i32 %b, 8192\n  %a2 = add i32 %a, %t\n"
+            "  %p = inttoptr i32 %a2 to ptr addrspace(3)\n"
+            "  %c = getelementptr i8, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem, i32 52160), i32 16\n"
+            "  %u = and i32 %t, 3\n  %pk = getelementptr <{ i8, i32 }>, ptr addrspace(3) @smem, i32 %u, i32 1\n"
+            "  %tr = ptrtoint ptr addrspace(3) @smem to i16\n  %tp = inttoptr i16 %tr to ptr addrspace(3)")
+    fr, _ = analyse(kernel(body, '"amdgpu-flat-work-group-size"="1,4"'))
+    g = fr.offset(P3, LocalRef("%g"))
+    # { i8, i32, [4 x i64] }: i32 at 4, array at 8 (i64 aligned to 4 by LLVM's default), size 40
+    assert isinstance(g, Off) and (g.lo, g.hi) == (40 + 8, 40 + 8 + 3 * 8)
+    p = fr.offset(P3, LocalRef("%p"))
+    assert isinstance(p, Off) and (p.lo, p.hi) == (8192, 8195)
+    c = fr.offset(P3, LocalRef("%c"))
+    assert isinstance(c, Off) and (c.lo, c.hi) == (52176, 52176)
+    pk = fr.offset(P3, LocalRef("%pk"))
+    assert isinstance(pk, Off) and (pk.lo, pk.hi) == (1, 16)  # packed: stride 5, field at 1
+    assert isinstance(fr.offset(P3, LocalRef("%tp")), str)  # i16 drops address bits
+
+
+def test_layout() -> None:
+    dl = DataLayout("e-p:64:64-p3:32:32-i64:64-v96:128")
+    i64 = Type("int", bits=64)
+    i8 = Type("int", bits=8)
+    st = Type("struct", fields=(i8, i64, i8))
+    assert dl.alloc_size(st) == 24
+    assert dl.struct_layout(st) == ([0, 8, 16], 24)
+    assert dl.alloc_size(Type("struct", fields=(i8, i64, i8), packed=True)) == 10
+    v3 = Type("vector", count=3, elem=Type("int", bits=32))
+    assert dl.store_size(v3) == 12 and dl.alloc_size(v3) == 16
+    assert dl.alloc_size(Type("array", count=5, elem=v3)) == 80
+    assert dl.pointer_bits(3) == 32 and dl.pointer_bits(0) == 64 and dl.index_bits(3) == 32
+    assert dl.alloc_size(Type("named", name="%T"), {"%T": Type("array", count=2, elem=i64)}) == 16
+    assert dl.alloc_size(Type("named", name="%U"), {}) is None
+    default = DataLayout("")
+    assert default.struct_layout(st) == ([0, 4, 12], 16)  # LLVM's default i64:32:64
+    amd = DataLayout("", "amdgcn-amd-amdhsa")
+    assert amd.struct_layout(st) == ([0, 8, 16], 24) and amd.pointer_bits(3) == 32
+    assert DataLayout("", "nvptx64-nvidia-cuda").pointer_bits(3) == 64
+
+
+# ------------------------------------------------------------------ property
+
+def _analyse_program(prog: Program) -> tuple[FunctionRanges, int]:
+    fr, _ = analyse(prog.text())
+    return fr, prog.n_base()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_brute_force_values_land_in_their_ranges(prog: Program) -> None:
+    fr, nb = _analyse_program(prog)
+    n_vals = nb + len(prog.ops)
+    ranges = [fr.int_range(I32, LocalRef(f"%v{k}")) for k in range(n_vals)]
+    offs = [fr.offset(P3, LocalRef(f"%p{j}")) for j in range(len(prog.accesses))]
+    for tid, i in prog.executions():
+        vals = prog.evaluate(tid, i)
+        if vals is None:
+            continue
+        for k, r in enumerate(ranges):
+            if isinstance(r, Range):
+                u, s = vals[k], s32(vals[k])
+                assert r.lo <= u <= r.hi or r.lo <= s <= r.hi, (k, r, u, s, prog.text())
+        for acc, off in zip(prog.accesses, offs, strict=True):
+            if isinstance(off, Off):
+                addr = prog.address(acc, vals)
+                assert (addr - off.lo) % (1 << 32) <= off.hi - off.lo, (acc, off, addr, prog.text())
+
+
+def test_exact_exit_needs_a_single_back_edge() -> None:
+    # Two latches stepping by 2 and 3 can step past 6: no bound from 'ne'.
+    body = ("  br label %loop\nloop:\n"
+            "  %i = phi i32 [ 0, %entry ], [ %a, %l1 ], [ %b, %l2 ]\n"
+            "  %c0 = icmp ult i32 %n, 5\n  br i1 %c0, label %l1, label %l2\n"
+            "l1:\n  %a = add i32 %i, 2\n  %c1 = icmp ne i32 %a, 6\n  br i1 %c1, label %loop, label %exit\n"
+            "l2:\n  %b = add i32 %i, 3\n  %c2 = icmp ne i32 %b, 6\n  br i1 %c2, label %loop, label %exit\nexit:")
+    fr, _ = analyse(kernel(body))
+    assert isinstance(rng(fr, "%i"), str)
+    # the same loop bounded by 'ult' on both latches is fine
+    fr, _ = analyse(kernel(body.replace("icmp ne", "icmp ult")))
+    assert rng(fr, "%i") == Range(0, 5)
+
+
+def test_stage_counter_wrapped_by_select_is_an_inductive_invariant() -> None:
+    # Triton's pipeline stage: s = (s + 1 < 3) ? s + 1 : 0
+    body = ("  br label %loop\nloop:\n"
+            "  %s = phi i32 [ 0, %entry ], [ %s.next, %loop ]\n"
+            "  %s1 = add i32 %s, 1\n  %lt = icmp slt i32 %s1, 3\n"
+            "  %s.next = select i1 %lt, i32 %s1, i32 0\n"
+            "  %c = icmp ult i32 %s1, %n\n  br i1 %c, label %loop, label %exit\nexit:")
+    fr, _ = analyse(kernel(body))
+    assert rng(fr, "%s") == Range(0, 2)
+    assert rng(fr, "%s.next") == Range(0, 2)
+    # without the clamp the counter grows: no bound
+    fr, _ = analyse(kernel(body.replace("i32 %s1, i32 0", "i32 %s1, i32 %s1")))
+    assert isinstance(rng(fr, "%s"), str)
+
+
+def test_select_narrows_by_its_condition() -> None:
+    fr, _ = analyse(kernel("  %lt = icmp ult i32 %n, 100\n  %a = select i1 %lt, i32 %n, i32 7\n"
+                           "  %ge = icmp sge i32 %n, 10\n  %b = select i1 %ge, i32 0, i32 %n\n"))
+    assert rng(fr, "%a") == Range(0, 99)
+    assert rng(fr, "%b") == Range(-(1 << 31), 9)
