@@ -131,7 +131,7 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                 taint[inst.name] = taint.get(inst.name, 0) | result
                 changed = True
     if changed:  # did not settle: decide nothing
-        for i, e in effects.items():
+        for e in effects.values():
             e.escape = e.escape or fn.line
             e.escape_how = e.escape_how or "analysis did not converge"
     return effects

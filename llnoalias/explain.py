@@ -67,7 +67,10 @@ def explain(report: Report, module: Module | None = None, untagged_only: bool = 
             src = f"{loc[0]}:{loc[1]}:{loc[2]}" if loc else None
             ea = by_inst[key] = ExplainedAccess(a.line, a.col, a.opcode, a.text, src)
             ef.accesses.append(ea)
-        ea.domains.append((a.domain, a.tagged, list(a.scopes), "" if a.tagged else reason_of(a)))
+        scopes = list(a.scopes)
+        if a.range_note and a.tagged and not any("[" in sc for sc in scopes):
+            scopes = [f"{sc} ({a.range_note})" for sc in scopes]
+        ea.domains.append((a.domain, a.tagged, scopes, "" if a.tagged else reason_of(a)))
     out = [f for f in funcs.values() if f.accesses]
     for f in out:
         f.accesses.sort(key=lambda x: (x.line, x.col))

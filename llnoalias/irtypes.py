@@ -169,10 +169,10 @@ class TypeParser:
             return self._sequence(pos, "array", "]")
         if t == "<":
             if self._text(pos + 1) == "{":
-                got = self._struct(pos + 1, packed=True)
-                if got is None or self._text(got[1]) != ">":
+                sgot = self._struct(pos + 1, packed=True)
+                if sgot is None or self._text(sgot[1]) != ">":
                     return None
-                return got[0], got[1] + 1
+                return sgot[0], sgot[1] + 1
             return self._sequence(pos, "vector", ">")
         if t == "{":
             return self._struct(pos, packed=False)

@@ -8,8 +8,6 @@ Roots are interned objects: equal roots are the same object.
 
 from __future__ import annotations
 
-from typing import Union
-
 
 class _Sentinel:
     __slots__ = ("label",)
@@ -89,7 +87,7 @@ class Agg:
         return Agg(self.default, fields)
 
 
-Lat = Union[_Sentinel, Root, Agg]
+Lat = _Sentinel | Root | Agg
 
 
 def join(a: Lat, b: Lat) -> Lat:

@@ -454,13 +454,13 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
         ops.kind = "select"
         while p.text(pos) in FMF:
             pos += 1
-        c, pos = p.typed_value(pos)
+        tc, pos = p.typed_value(pos)
         pos = p.expect(pos, ",")
-        a, pos = p.typed_value(pos)
+        ta, pos = p.typed_value(pos)
         pos = p.expect(pos, ",")
-        b, pos = p.typed_value(pos)
-        ops.operands = [c, a, b]
-        ops.result_type = a[0]
+        tb, pos = p.typed_value(pos)
+        ops.operands = [tc, ta, tb]
+        ops.result_type = ta[0]
         return ops
     if op == "call":
         ops.kind = "call"
@@ -491,9 +491,9 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
         return ops
     if op == "freeze":
         ops.kind = "freeze"
-        v, pos = p.typed_value(pos)
-        ops.operands = [v]
-        ops.result_type = v[0]
+        tv0, pos = p.typed_value(pos)
+        ops.operands = [tv0]
+        ops.result_type = tv0[0]
         return ops
     if op == "alloca":
         ops.kind = "alloca"

@@ -10,6 +10,7 @@ instruction llnoalias does not understand is never an error.
 from __future__ import annotations
 
 import re
+from array import array
 
 from .diagnostics import LLNoaliasError
 from .irtypes import Type, TypeParser
@@ -21,6 +22,27 @@ _NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
 _RESULT_RE = re.compile(r"(%" + _NAME + r")\s*=\s*([a-z_]+)")
 _LABEL_RE = re.compile(r'(?:"[^"]*"|[-a-zA-Z$._0-9]+):')
 _OPCODE_RE = re.compile(r"[a-z_]+")
+_BODY_LINE_RE = re.compile(
+    r'[ \t]*(?:'
+    r'(?P<blank>(?:;[^\n]*)?\r?$)'
+    r'|(?P<end>\}[ \t\r]*(?:;[^\n]*)?$)'
+    r'|(?P<dbg>\#)'
+    r'|(?P<label>(?:"[^"]*"|[-a-zA-Z$._0-9]+):)(?=[ \t\r]*(?:;|$))'
+    r'|(?:(?P<res>%(?:"[^"]*"|[-a-zA-Z$._0-9]+))[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?(?P<op>[a-z_][a-z_0-9]*)'
+    r'(?=[ \t\r,(]|$)(?<!define)(?<!declare)'
+    r'|(?P<bad>\S+))',
+    re.M,
+)
+_OPCODES: dict[str, str] = {}
+
+
+def _intern_opcode(op: str) -> str:
+    got = _OPCODES.get(op)
+    if got is None:
+        got = _OPCODES[op] = op
+    return got
+
+
 _REF_SCAN_RE = re.compile(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
 _MD_DEF_RE = re.compile(r"!(\d+)\s*=")
 _MD_ID_RE = re.compile(r"!(\d+)")
@@ -54,15 +76,29 @@ KERNEL_CC_NUMBERS = {"71": "ptx_kernel", "91": "amdgpu_kernel", "76": "spir_kern
 
 
 class _Lines:
-    """Physical lines with their start offsets; ``\\r`` stays part of the line text."""
+    """Line start offsets of a text, kept in an array (no copy of the lines themselves:
+    a line's text is sliced when it is needed). ``line(j)`` keeps a trailing ``\r``."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.split("\n")
-        self.starts: list[int] = []
-        pos = 0
-        for line in self.lines:
-            self.starts.append(pos)
-            pos += len(line) + 1
+        self.text = text
+        starts = array("q", [0])
+        append = starts.append
+        find = text.find
+        pos = find("\n")
+        while pos >= 0:
+            append(pos + 1)
+            pos = find("\n", pos + 1)
+        self.starts = starts
+        self.n = len(starts)
+
+    def line(self, j: int) -> str:
+        start = self.starts[j]
+        end = self.starts[j + 1] - 1 if j + 1 < self.n else len(self.text)
+        return self.text[start:end]
+
+    def end(self, j: int) -> int:
+        """Offset of the '\n' that ends line ``j`` (or the end of the text)."""
+        return self.starts[j + 1] - 1 if j + 1 < self.n else len(self.text)
 
 
 def _error(src: SourceFile, offset: int, message: str) -> LLNoaliasError:
@@ -91,10 +127,10 @@ class _ModuleParser:
             raise _error(self.src, text.index("\x00"), "unexpected NUL byte: this is not textual LLVM IR")
         lines = _Lines(text)
         self.lines = lines
-        n = len(lines.lines)
+        n = lines.n
         i = 0
         while i < n:
-            raw = lines.lines[i]
+            raw = lines.line(i)
             start = lines.starts[i]
             if i == 0 and raw.startswith(BOM):
                 raw = raw[1:]
@@ -120,11 +156,11 @@ class _ModuleParser:
         bal = bracket_balance(code)
         j = i
         while bal > 0:
-            if j + 1 >= len(lines.lines) or _NEW_ENTITY_RE.match(lines.lines[j + 1]):
+            if j + 1 >= lines.n or _NEW_ENTITY_RE.match(lines.line(j + 1)):
                 off = lines.starts[i] + len(code) - len(code.lstrip())
                 raise _error(self.src, off, "unbalanced brackets: a '(', '[' or '{' opened here is never closed")
             j += 1
-            more = split_comment(lines.lines[j])
+            more = split_comment(lines.line(j))
             code = code + "\n" + more
             bal += bracket_balance(more)
         return code, j
@@ -146,14 +182,14 @@ class _ModuleParser:
             m = _MD_DEF_RE.match(s)
             if m:
                 mid = int(m.group(1))
-                end = self.lines.starts[j] + len(split_comment(self.lines.lines[j]).rstrip())
+                end = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
                 if mid in self.mod.metadata:
                     raise _error(src, off, f"redefinition of metadata '!{mid}'")
                 self.mod.metadata[mid] = MetadataNode(mid, lineno, off, end)
                 return j + 1
             m2 = _NAMED_MD_RE.match(s)
             if m2:
-                end = self.lines.starts[j] + len(split_comment(self.lines.lines[j]).rstrip())
+                end = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
                 self.mod.named_metadata[m2.group(1)] = (off, end)
                 return j + 1
             raise _error(src, off, "expected a metadata definition '!N = ...' or '!name = ...'")
@@ -188,7 +224,7 @@ class _ModuleParser:
             code2, j = self._logical(i, code)
             ma = _ATTR_GROUP_RE.match(s)
             if ma:
-                end = self.lines.starts[j] + len(split_comment(self.lines.lines[j]).rstrip())
+                end = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
                 self.mod.attribute_groups[ma.group(1)] = (off, end)
             return j + 1
         if word == "target":
@@ -286,7 +322,7 @@ class _ModuleParser:
     def _function(self, i: int, raw: str, start: int, off: int) -> int:
         src = self.src
         lines = self.lines
-        n = len(lines.lines)
+        n = lines.n
         # The header runs until the '{' that opens the body.
         code = split_comment(raw)
         j = i
@@ -297,7 +333,7 @@ class _ModuleParser:
             j += 1
             if j >= n:
                 raise _error(src, off, "expected '{' to start the function body")
-            more = split_comment(lines.lines[j])
+            more = split_comment(lines.line(j))
             ms = more.strip()
             if ms.startswith("define") or ms.startswith("declare"):
                 raise _error(src, off, "expected '{' to start the function body")
@@ -321,10 +357,11 @@ class _ModuleParser:
             raise _error(self.src, off, "expected a function name in 'define'")
         cc = ""
         for k in range(1, name_idx):
-            t = toks[k].text
-            if t in KERNEL_CCS or (t.endswith("cc") and t != "cc") or t.startswith("amdgpu_") or t.startswith("ptx_"):
-                cc = t if cc == "" else cc
-            elif t == "cc" and k + 1 < name_idx:
+            word = toks[k].text
+            if word in KERNEL_CCS or (word.endswith("cc") and word != "cc") or word.startswith("amdgpu_") \
+                    or word.startswith("ptx_"):
+                cc = word if cc == "" else cc
+            elif word == "cc" and k + 1 < name_idx:
                 cc = KERNEL_CC_NUMBERS.get(toks[k + 1].text, "cc " + toks[k + 1].text)
         # arguments: split between the parens at depth 1
         k = name_idx + 2
@@ -383,85 +420,92 @@ class _ModuleParser:
         return fn
 
     def _body(self, fn: Function, i: int, def_off: int) -> int:
+        """Record the instructions of a body starting at line ``i``; returns the line after
+        its closing '}'. One regex match per line reads the label, result name and opcode."""
         src = self.src
-        lines = self.lines.lines
-        starts = self.lines.starts
-        n = len(lines)
+        text = src.text
+        lines = self.lines
+        starts = lines.starts
+        n = lines.n
+        tlen = len(text)
+        count = text.count
+        find = text.find
         defined: set[str] = {a.name for a in fn.args}
         # the unnamed entry block takes the next number after the numbered arguments
         implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
         block = 0
-        body_start = starts[i] if i < n else len(self.src.text)
+        body_start = starts[i] if i < n else tlen
         instrs = fn.instrs
         by_name = fn.by_name
-        result_match = _RESULT_RE.match
-        label_match = _LABEL_RE.match
-        opcode_match = _OPCODE_RE.match
+        blocks = fn.blocks
+        line_match = _BODY_LINE_RE.match
+        intern = _intern_opcode
         while i < n:
-            raw = lines[i]
             start = starts[i]
-            s = raw.strip()
-            if not s or s[0] == ";":
+            eol = starts[i + 1] - 1 if i + 1 < n else tlen
+            m = line_match(text, start, eol)
+            if m is None:
+                off = start + len(text[start:eol]) - len(text[start:eol].lstrip())
+                raise _error(src, off, "expected an instruction")
+            kind = m.lastgroup
+            if kind == "blank":
                 i += 1
                 continue
-            code = split_comment(raw) if ";" in raw else raw
-            s = code.strip()
-            if not s:
-                i += 1
-                continue
-            lead = len(code) - len(code.lstrip())
-            off = start + lead
-            first = s[0]
-            if first == "}":
-                if s != "}":
-                    raise _error(src, off, "expected '}' alone on the line that closes the function")
-                fn.blocks = fn.blocks or ["entry"]
+            if kind == "end":
+                fn.blocks = blocks or ["entry"]
                 self._check_refs(body_start, start, defined)
                 return i + 1
-            if first == "#":
-                # a debug record: #dbg_value(...) -- its operands are uses too
+            if kind == "dbg":
+                # a debug record: #dbg_value(...), possibly continued over lines
+                code = split_comment(text[start:eol])
                 _, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
                 i = j + 1
                 continue
-            m = label_match(s)
-            if m and m.end() == len(s.rstrip()):
-                label = canon_name("%" + s[: m.end() - 1])
+            if kind == "label":
+                label = canon_name("%" + m.group("label")[:-1])
                 if label in defined:
-                    raise _error(src, off, f"redefinition of label '{label}'")
+                    raise _error(src, m.start("label"), f"redefinition of label '{label}'")
                 defined.add(label)
-                fn.blocks.append(label)
-                block = len(fn.blocks) - 1
+                blocks.append(label)
+                block = len(blocks) - 1
                 i += 1
                 continue
-            if not fn.blocks:
-                # an unnamed entry block takes the next implicit number
-                fn.blocks.append(f"%{implicit}")
-                defined.add(f"%{implicit}")
-            if first == "%":
-                m2 = result_match(s)
-                if m2 is None:
-                    raise _error(src, off, "expected '%name = instruction'")
-                name = canon_name(m2.group(1))
-                opcode = m2.group(2)
-                if name in defined:
-                    raise _error(src, off, f"redefinition of value '{name}'")
-                defined.add(name)
-            else:
-                if s.startswith("define") or s.startswith("declare"):
+            if kind == "bad":
+                off = m.start("bad")
+                word = m.group("bad")
+                if word.startswith("define") or word.startswith("declare"):
                     raise _error(src, def_off, "expected '}' to close the function body before this definition")
-                m3 = opcode_match(s)
-                if m3 is None:
-                    raise _error(src, off, "expected an instruction")
+                raise _error(src, off, "expected an instruction")
+            # an instruction
+            if not blocks:
+                blocks.append(f"%{implicit}")
+                defined.add(f"%{implicit}")
+            res = m.group("res")
+            opcode = intern(m.group("op"))
+            if res is not None:
+                name: str | None = canon_name(res)
+                if name in defined:
+                    raise _error(src, m.start("res"), f"redefinition of value '{name}'")
+                defined.add(name)  # type: ignore[arg-type]
+            else:
                 name = None
-                opcode = m3.group()
-            if opcode in ("tail", "musttail", "notail"):
-                opcode = "call"
+            # where the code ends: before a comment and trailing blanks
+            semi = find(";", start, eol)
+            if semi >= 0:
+                code_end = start + len(split_comment(text[start:eol]))
+            else:
+                code_end = eol
+            while code_end > start and text[code_end - 1] in " \t\r":
+                code_end -= 1
             j = i
-            tail = s[-1]
-            if "(" in code or "[" in code or "{" in code or tail == ",":
-                bal = bracket_balance(code)
+            last = text[code_end - 1]
+            if last == "," or (
+                    count("(", start, code_end) + count("[", start, code_end) + count("{", start, code_end)
+                    != count(")", start, code_end) + count("]", start, code_end) + count("}", start, code_end)):
+                bal = bracket_balance(text[start:code_end])
+                tail = last
                 while (bal > 0 or tail == ",") and j + 1 < n:
-                    more = split_comment(lines[j + 1])
+                    more = split_comment(lines.line(j + 1))
                     ms = more.strip()
                     if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
                         break
@@ -469,11 +513,9 @@ class _ModuleParser:
                     bal += bracket_balance(more)
                     if ms:
                         tail = ms[-1]
-            if j == i:
-                end = start + len(code.rstrip())
-            else:
-                end = starts[j] + len(split_comment(lines[j]).rstrip())
-            inst = Instruction(name, opcode, i + 1, start, end, block, fn)
+                if j != i:
+                    code_end = starts[j] + len(split_comment(lines.line(j)).rstrip())
+            inst = Instruction(name, opcode, i + 1, start, code_end, block, fn)
             instrs.append(inst)
             if name is not None:
                 by_name[name] = inst

@@ -16,7 +16,7 @@ from .parser import parse_module
 from .provenance import ModuleAnalysis
 from .report import AccessRecord, Report, RootRecord
 from .roots import find_roots
-from .scopes import Decision, Plan, finish, noalias_keys, plan
+from .scopes import Decision, Plan, Region, finish, noalias_keys, plan
 from .source import SourceFile
 
 _DBG_RE = re.compile(r"!dbg\s+!(\d+)")
@@ -90,8 +90,8 @@ def _report(mod: Module, p: Plan, roots: object, ma: ModuleAnalysis) -> Report:
                 rep.roots.append(RootRecord(r.domain, r.name, "arg"))
     for keys in p.domain_keys.values():
         for k in keys:
-            if hasattr(k, "lo"):
-                rep.roots.append(RootRecord(k.domain, k.name, "region"))
+            if isinstance(k, Region):
+                rep.roots.append(RootRecord(k.domain, k.name, "region", f"bytes [{k.lo}, {k.hi}) of {k.root.name}"))
     rep.skipped_globals = dict(roots.lds_skipped)
     text = mod.text
     for d in p.decisions:
@@ -104,7 +104,7 @@ def _report(mod: Module, p: Plan, roots: object, ma: ModuleAnalysis) -> Report:
         rep.accesses.append(AccessRecord(
             inst.function.name, inst.line, col, opname, code if len(code) <= 160 else code[:157] + "...",
             d.domain, bool(d.keys), [k.name for k in d.keys], d.reason,
-            int(m.group(1)) if m else None))
+            int(m.group(1)) if m else None, d.range_note))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
     return rep

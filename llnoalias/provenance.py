@@ -358,9 +358,9 @@ class FunctionAnalysis:
             n = work.pop()
             queued.discard(n)
             inst = slice_[n]
-            ops = inst.ops
-            assert ops is not None
-            new, _ = transfer(inst, ops, env)
+            iops = inst.ops
+            assert iops is not None
+            new, _ = transfer(inst, iops, env)
             old = env[n]
             if new is old:
                 continue
@@ -381,13 +381,13 @@ class FunctionAnalysis:
         vals.update(env)
         for n, v in env.items():
             if v is UNKNOWN:
-                ops = slice_[n].ops
-                assert ops is not None
-                if ops.kind in OWN_CAUSE or not any(self.value(dv) is UNKNOWN for dv in _operand_values(ops)):
-                    why = transfer(slice_[n], ops, vals)[1]
+                sops = slice_[n].ops
+                assert sops is not None
+                if sops.kind in OWN_CAUSE or not any(self.value(dv) is UNKNOWN for dv in _operand_values(sops)):
+                    why = transfer(slice_[n], sops, vals)[1]
                     if why:
                         self.cause[n] = why
-                    elif ops.kind not in OWN_CAUSE:
+                    elif sops.kind not in OWN_CAUSE:
                         self.cause[n] = "unknown"
 
     # ------------------------------------------------------- explaining

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from rich.console import Console
@@ -20,10 +21,11 @@ def print_stats(report: Report, console: Console | None = None) -> None:
     roots.add_column("domain")
     roots.add_column("root")
     roots.add_column("kind")
+    roots.add_column("detail")
     for r in report.roots:
-        roots.add_row(r.domain, r.name, r.kind)
+        roots.add_row(r.domain, r.name, r.kind, r.detail)
     for name, why in sorted(report.skipped_globals.items()):
-        roots.add_row("-", name, f"not a root: {why}")
+        roots.add_row("-", name, "-", f"not a root: {why}")
     con.print(roots)
 
     per_domain: Counter[tuple[str, bool]] = Counter((a.domain, a.tagged) for a in report.accesses)
@@ -39,12 +41,22 @@ def print_stats(report: Report, console: Console | None = None) -> None:
 
     reasons = report.reasons()
     if reasons:
-        why = Table(title="untagged accesses by reason", title_justify="left")
-        why.add_column("count", justify="right")
-        why.add_column("reason")
+        by_reason = Table(title="untagged accesses by reason", title_justify="left")
+        by_reason.add_column("count", justify="right")
+        by_reason.add_column("reason")
         for reason, n in reasons.most_common():
-            why.add_row(str(n), reason)
-        con.print(why)
+            by_reason.add_row(str(n), reason)
+        con.print(by_reason)
+
+    no_range = Counter(re.sub(r" \(line \d+\)", "", a.range_note) for a in report.accesses
+                       if a.tagged and a.range_note.startswith("no range"))
+    if no_range:
+        nr = Table(title="tagged with the whole root's scope (no byte range)", title_justify="left")
+        nr.add_column("count", justify="right")
+        nr.add_column("why no range")
+        for why_not, n in no_range.most_common():
+            nr.add_row(str(n), why_not)
+        con.print(nr)
 
     if report.args:
         args = Table(title="kernel arguments", title_justify="left")
@@ -56,5 +68,5 @@ def print_stats(report: Report, console: Console | None = None) -> None:
         con.print(args)
     if report.invariant_loads:
         con.print(f"!invariant.load added to {report.invariant_loads} load(s)")
-    for n in report.notes:
-        con.print(f"note: {n}")
+    for note_text in report.notes:
+        con.print(f"note: {note_text}")

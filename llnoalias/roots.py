@@ -100,15 +100,15 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
                     ka.grouped.add(idx)
         made: dict[int, Root] = {}
         for idx, arg in sorted(chosen.items()):
-            gi = grouped.get(idx)
-            if gi is None:
+            group_of = grouped.get(idx)
+            if group_of is None:
                 ka.roots[idx] = Root(ka.domain, _arg_label(arg), "arg", (arg.name,), idx)
                 continue
-            if gi not in made:
-                members = [a for i, a in sorted(chosen.items()) if grouped.get(i) == gi]
+            if group_of not in made:
+                members = [a for i, a in sorted(chosen.items()) if grouped.get(i) == group_of]
                 label = "+".join(_arg_label(a) for a in members)
-                made[gi] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
-            ka.roots[idx] = made[gi]
+                made[group_of] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
+            ka.roots[idx] = made[group_of]
     return rs
 
 

@@ -8,6 +8,7 @@ import os
 import re
 
 import pytest
+from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,8 +17,6 @@ from llnoalias.options import AnnotateOptions
 from llnoalias.parser import parse_module
 from llnoalias.pipeline import annotate_text
 from llnoalias.source import SourceFile
-
-from conftest import FIXTURES
 
 NOALIAS = AnnotateOptions(args="noalias")
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from conftest import run_cli
 
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.pipeline import annotate_text
-
-from conftest import run_cli
 
 GOOD_HEAD = "target triple = \"amdgcn-amd-amdhsa\"\n@lds_a = external addrspace(3) global [0 x i8]\n"
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import all_fixtures, fixture_id, run_cli, run_lines
 
 CHECKED = [p for p in all_fixtures() if re.search(r"^\s*; CHECK", open(p, "rb").read().decode("utf-8", "replace"), re.M)]

@@ -10,7 +10,6 @@ import os
 import sys
 
 import pytest
-
 from conftest import ROOT, run_cli
 
 _spec = importlib.util.spec_from_file_location("bench_waitcnt", os.path.join(ROOT, "scripts", "bench_waitcnt.py"))
