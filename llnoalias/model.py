@@ -130,10 +130,10 @@ class Ops:
 
 
 class Instruction:
-    __slots__ = ("name", "opcode", "line", "start", "end", "block", "ops", "function")
+    __slots__ = ("name", "opcode", "line", "start", "end", "block", "ops", "function", "opstart")
 
     def __init__(self, name: str | None, opcode: str, line: int, start: int, end: int, block: int,
-                 function: Function) -> None:
+                 function: Function, opstart: int = -1) -> None:
         self.name = name  # result name with sigil, or None
         self.opcode = opcode
         self.line = line  # 1-based line of the first line of the instruction
@@ -142,6 +142,7 @@ class Instruction:
         self.block = block
         self.ops: Ops | None = None
         self.function = function
+        self.opstart = opstart  # offset of the opcode word (after '%x = ' and 'tail '), or -1
 
     def __repr__(self) -> str:
         return f"<{self.opcode} {self.name or ''} @{self.line}>"

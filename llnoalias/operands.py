@@ -574,7 +574,9 @@ def _val(text: str) -> Value:
 def _fast(mod: Module, inst: Instruction) -> Ops | None:
     text = mod.text
     start = inst.start
-    if inst.name is not None:
+    if inst.opstart >= 0:
+        pos = inst.opstart
+    elif inst.name is not None:
         m0 = _RESULT_PREFIX.match(text, start, inst.end)
         if m0 is None:
             return None
@@ -590,10 +592,10 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         if m is None:
             return None
         ops = Ops("binop")
-        flags = m.group(2)
-        ops.flags = (m.group(1), *flags.split()) if flags else (m.group(1),)
-        ty = _type_of(m.group(3))
-        ops.operands = [(ty, _val(m.group(4))), (ty, _val(m.group(5)))]
+        g_op, flags, g_ty, g_a, g_b = m.groups()
+        ops.flags = (g_op, *flags.split()) if flags else (g_op,)
+        ty = _type_of(g_ty)
+        ops.operands = [(ty, _val(g_a)), (ty, _val(g_b))]
         ops.result_type = ty
         return ops
     if op in CAST_OPS:
@@ -601,9 +603,10 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         if m is None:
             return None
         ops = Ops("cast")
-        ops.flags = (m.group(1),)
-        ops.operands = [(_type_of(m.group(2)), _val(m.group(3)))]
-        ops.result_type = _type_of(m.group(4))
+        g_op, g_sty, g_v, g_dty = m.groups()
+        ops.flags = (g_op,)
+        ops.operands = [(_type_of(g_sty), _val(g_v))]
+        ops.result_type = _type_of(g_dty)
         return ops
     if op == "getelementptr":
         m = _FAST_GEP.match(text, pos, end)
@@ -624,15 +627,17 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         if m is None:
             return None
         ops = Ops("load")
-        ops.result_type = _type_of(m.group(1))
-        ops.operands = [(_type_of(m.group(2)), _val(m.group(3)))]
+        g_ty, g_pty, g_p = m.groups()
+        ops.result_type = _type_of(g_ty)
+        ops.operands = [(_type_of(g_pty), _val(g_p))]
         return ops
     if op == "store":
         m = _FAST_STORE.match(text, pos, end)
         if m is None:
             return None
         ops = Ops("store")
-        ops.operands = [(_type_of(m.group(1)), _val(m.group(2))), (_type_of(m.group(3)), _val(m.group(4)))]
+        g_vty, g_v, g_pty, g_p = m.groups()
+        ops.operands = [(_type_of(g_vty), _val(g_v)), (_type_of(g_pty), _val(g_p))]
         return ops
     if op == "icmp":
         m = _FAST_CMP.match(text, pos, end)

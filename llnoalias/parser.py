@@ -428,7 +428,6 @@ class _ModuleParser:
         starts = lines.starts
         n = lines.n
         tlen = len(text)
-        count = text.count
         find = text.find
         defined: set[str] = {a.name for a in fn.args}
         # the unnamed entry block takes the next number after the numbered arguments
@@ -440,6 +439,7 @@ class _ModuleParser:
         blocks = fn.blocks
         line_match = _BODY_LINE_RE.match
         intern = _intern_opcode
+        opcodes = _OPCODES
         while i < n:
             start = starts[i]
             eol = starts[i + 1] - 1 if i + 1 < n else tlen
@@ -481,9 +481,10 @@ class _ModuleParser:
                 blocks.append(f"%{implicit}")
                 defined.add(f"%{implicit}")
             res = m.group("res")
-            opcode = intern(m.group("op"))
+            op = m.group("op")
+            opcode = opcodes.get(op) or intern(op)
             if res is not None:
-                name: str | None = canon_name(res)
+                name: str | None = canon_name(res) if res[1] == '"' else res
                 if name in defined:
                     raise _error(src, m.start("res"), f"redefinition of value '{name}'")
                 defined.add(name)  # type: ignore[arg-type]
@@ -498,10 +499,10 @@ class _ModuleParser:
             while code_end > start and text[code_end - 1] in " \t\r":
                 code_end -= 1
             j = i
+            # An instruction continues on the next line only after an opening bracket or a
+            # comma (switch tables, hand-split calls and phis).
             last = text[code_end - 1]
-            if last == "," or (
-                    count("(", start, code_end) + count("[", start, code_end) + count("{", start, code_end)
-                    != count(")", start, code_end) + count("]", start, code_end) + count("}", start, code_end)):
+            if last in "[({," and (last == "," or bracket_balance(text[start:code_end]) > 0):
                 bal = bracket_balance(text[start:code_end])
                 tail = last
                 while (bal > 0 or tail == ",") and j + 1 < n:
@@ -515,7 +516,7 @@ class _ModuleParser:
                         tail = ms[-1]
                 if j != i:
                     code_end = starts[j] + len(split_comment(lines.line(j)).rstrip())
-            inst = Instruction(name, opcode, i + 1, start, code_end, block, fn)
+            inst = Instruction(name, opcode, i + 1, start, code_end, block, fn, m.start("op"))
             instrs.append(inst)
             if name is not None:
                 by_name[name] = inst

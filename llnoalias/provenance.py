@@ -36,6 +36,7 @@ from .roots import RootSet
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
 #: kinds whose unknown result does not come from an unknown operand
 OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}
+_NO_DEPS = {"load", "atomicrmw", "cmpxchg", "alloca"}
 GENERIC_OPS = {"fneg", "extractelement", "insertelement", "shufflevector", "fadd", "fsub", "fmul", "fdiv",
                "frem", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "xor", "or",
                "icmp", "fcmp", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp"}
@@ -437,6 +438,9 @@ def _operand_values(ops: Ops) -> list[Value]:
 
 
 def _local_deps(ops: Ops) -> list[str]:
+    # What a load or an atomic reads does not depend on the provenance of its address.
+    if ops.kind in _NO_DEPS:
+        return []
     out: list[str] = []
     stack: list[Value] = list(_operand_values(ops))
     while stack:
