@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .arguments import apply_arguments
+from .arguments import ArgumentsResult, apply_arguments
 from .editor import Editor
 from .lexer import split_comment
 from .metadata import MetadataWriter
@@ -15,7 +15,8 @@ from .options import AnnotateOptions
 from .parser import parse_module
 from .provenance import ModuleAnalysis
 from .report import AccessRecord, Report, RootRecord
-from .roots import find_roots
+from .regions import split_regions
+from .roots import RootSet, find_roots
 from .scopes import Decision, Plan, Region, finish, noalias_keys, plan
 from .source import SourceFile
 
@@ -38,20 +39,32 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     mod = parse_module(src)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
-    p = plan(mod, ma, roots)
-    if options.regions:
-        from .regions import split_regions
-
-        split_regions(mod, p)
-    finish(p)
-    editor = Editor(src)
-    writer = MetadataWriter(mod, editor)
-    _write_scopes(p, writer)
-    args = apply_arguments(mod, ma, roots, options, editor, writer)
+    p, editor, args = _analyse(mod, ma, roots, options)
+    if ma.settle():
+        # Some store writes an address: integers loaded from memory are not plain values,
+        # and everything that assumed they were is done again.
+        for fn in mod.functions:
+            for inst in fn.instrs:
+                inst.ops = None
+        p, editor, args = _analyse(mod, ma, roots, options)
     report = _report(mod, p, roots, ma)
     report.args.extend(args.records)
     report.invariant_loads = args.invariant_loads
     return AnnotateResult(editor.render(), report, mod)
+
+
+def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions
+             ) -> tuple[Plan, Editor, ArgumentsResult]:
+    """Everything that reads provenance: scopes, regions, arguments; edits in an editor."""
+    p = plan(mod, ma, roots)
+    if options.regions:
+        split_regions(mod, p)
+    finish(p)
+    editor = Editor(mod.source)
+    writer = MetadataWriter(mod, editor)
+    _write_scopes(p, writer)
+    args = apply_arguments(mod, ma, roots, options, editor, writer)
+    return p, editor, args
 
 
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
@@ -75,10 +88,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
 
 
-def _report(mod: Module, p: Plan, roots: object, ma: ModuleAnalysis) -> Report:
-    from .roots import RootSet
-
-    assert isinstance(roots, RootSet)
+def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
     rep = Report(mod.source.path)
     for r in roots.lds.values():
         rep.roots.append(RootRecord(r.domain, r.name, "lds"))

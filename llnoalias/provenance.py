@@ -50,9 +50,21 @@ class ModuleAnalysis:
         self.roots = roots
         self.functions: dict[str, FunctionAnalysis] = {}
         #: Can an integer loaded from memory carry an address? (SPEC: loaded integer)
+        #: Assumed not until ``settle`` has looked, which it only does when some result
+        #: relied on a loaded integer being a plain value.
         self.memory_holds_addresses = False
         self.memory_reason = ""
+        self.memory_decided = False
+        self.loaded_int_used = False
+
+    def settle(self) -> bool:
+        """Decide whether memory may hold addresses, if any result so far assumed it does
+        not. True when it may: every result computed so far is void and must be redone."""
+        if self.memory_decided or not self.loaded_int_used:
+            return False
         self._decide_memory()
+        self.memory_decided = True
+        return self.memory_holds_addresses
 
     def function(self, fn: Function) -> FunctionAnalysis:
         fa = self.functions.get(fn.name)
@@ -227,7 +239,12 @@ class FunctionAnalysis:
     def _memory_result(self, ty: Type | None) -> Lat:
         if ty is None or ty.contains_pointer(self.mod.named_types):
             return UNKNOWN
-        return UNKNOWN if self.ma.memory_holds_addresses else NONE
+        ma = self.ma
+        if ma.memory_holds_addresses:
+            return UNKNOWN
+        if not ma.memory_decided:
+            ma.loaded_int_used = True
+        return NONE
 
     def transfer(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
         """The instruction's value and, when it makes UNKNOWN itself, why."""
