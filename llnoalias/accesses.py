@@ -15,7 +15,7 @@ ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}
 _CALLEE_RE = re.compile(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
 
 
-@dataclass
+@dataclass(slots=True)
 class PointerOperand:
     index: int
     type: Type
@@ -23,7 +23,7 @@ class PointerOperand:
     effect: str  # r, w, rw
 
 
-@dataclass
+@dataclass(slots=True)
 class Access:
     inst: Instruction
     kind: str  # load store atomicrmw cmpxchg call

@@ -176,11 +176,16 @@ def apply_arguments(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: An
                     editor: Editor, writer: MetadataWriter) -> ArgumentsResult:
     out = ArgumentsResult()
     for fn in mod.functions:
-        ka = roots.kernels.get(fn.name)
-        if ka is None:
-            continue
-        _kernel(mod, ma, fn, ka, options, editor, writer, out)
+        apply_arguments_of(mod, ma, roots, options, editor, writer, fn, out)
     return out
+
+
+def apply_arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                       editor: Editor, writer: MetadataWriter, fn: Function, out: ArgumentsResult) -> None:
+    """The arguments of one kernel (nothing for other functions)."""
+    ka = roots.kernels.get(fn.name)
+    if ka is not None:
+        _kernel(mod, ma, fn, ka, options, editor, writer, out)
 
 
 def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
@@ -258,7 +263,8 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
         if "!invariant.load" in mod.text[inst.start:inst.end]:
             continue
         if empty is None:
-            empty = writer.list_node(())
-        editor.insert(inst.end, f", !invariant.load !{empty}")
+            empty = writer.empty_node()
+        # after the scopes that are written for the same line later
+        editor.insert(inst.end, f", !invariant.load !{empty}", order=1)
         count += 1
     return count

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from .source import SourceFile
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edit:
     start: int
     end: int
     text: str
+    #: among edits at the same place, lower orders come first
+    order: int = 0
 
 
 class Editor:
@@ -25,8 +27,8 @@ class Editor:
         self.edits: list[Edit] = []
         self.appended: list[str] = []
 
-    def insert(self, offset: int, text: str) -> None:
-        self.edits.append(Edit(offset, offset, text))
+    def insert(self, offset: int, text: str, order: int = 0) -> None:
+        self.edits.append(Edit(offset, offset, text, order))
 
     def replace(self, start: int, end: int, text: str) -> None:
         self.edits.append(Edit(start, end, text))
@@ -42,7 +44,7 @@ class Editor:
         text = self.src.text
         if not self.changed:
             return text
-        edits = sorted(self.edits, key=lambda e: (e.start, e.end))
+        edits = sorted(self.edits, key=lambda e: (e.start, e.end, e.order))
         parts: list[str] = []
         pos = 0
         for e in edits:

@@ -41,6 +41,8 @@ class MetadataWriter:
         self.scopes: dict[tuple[str, str], int] = {}
         self.lists: dict[tuple[int, ...], int] = {}
         self._existing_lists: dict[int, tuple[int, ...] | None] = {}
+        self._empty: int | None = None
+        self._empty_written = False
         self._find_existing()
 
     # ------------------------------------------------------------ reuse
@@ -103,6 +105,18 @@ class MetadataWriter:
             self.scopes[key] = sid
             self.editor.append_line(f'!{sid} = distinct !{{!{sid}, !{did}, !"{key[1]}"}}')
         return sid
+
+    def empty_node(self) -> int:
+        """The id of an empty node ``!{}`` (for ``!invariant.load``); its line is written
+        by ``flush`` after the scopes, so the new lines read domains first."""
+        if self._empty is None:
+            self._empty = self._new_id()
+        return self._empty
+
+    def flush(self) -> None:
+        if self._empty is not None and not self._empty_written:
+            self.editor.append_line(f"!{self._empty} = !{{}}")
+            self._empty_written = True
 
     def list_node(self, ids: tuple[int, ...]) -> int:
         lid = self.lists.get(ids)

@@ -130,19 +130,36 @@ class Ops:
 
 
 class Instruction:
-    __slots__ = ("name", "opcode", "line", "start", "end", "block", "ops", "function", "opstart")
+    """One instruction: its result name, opcode and where its text is. Kept small (a
+    module of a million lines has about a million of these): the end, the opcode's
+    position and the line number are derived from the start on demand."""
+
+    __slots__ = ("name", "opcode", "start", "_len", "_op", "block", "ops", "function")
 
     def __init__(self, name: str | None, opcode: str, line: int, start: int, end: int, block: int,
                  function: Function, opstart: int = -1) -> None:
         self.name = name  # result name with sigil, or None
         self.opcode = opcode
-        self.line = line  # 1-based line of the first line of the instruction
         self.start = start  # offset of the first character of the instruction's line
-        self.end = end  # offset of the end of its last line (before '\n')
+        self._len = end - start  # the text runs to its last line's code (before '\n')
+        self._op = opstart - start if opstart >= 0 else -1
         self.block = block
         self.ops: Ops | None = None
         self.function = function
-        self.opstart = opstart  # offset of the opcode word (after '%x = ' and 'tail '), or -1
+
+    @property
+    def end(self) -> int:
+        return self.start + self._len
+
+    @property
+    def opstart(self) -> int:
+        """Offset of the opcode word (after '%x = ' and 'tail '), or -1."""
+        return self.start + self._op if self._op >= 0 else -1
+
+    @property
+    def line(self) -> int:
+        """1-based line of the instruction's first line."""
+        return self.function.line_of(self.start)
 
     def __repr__(self) -> str:
         return f"<{self.opcode} {self.name or ''} @{self.line}>"
@@ -175,6 +192,10 @@ class Function:
     blocks: list[str] = field(default_factory=list)
     is_kernel: bool = False
     header_text: str = ""
+    source: SourceFile | None = None
+
+    def line_of(self, offset: int) -> int:
+        return self.source.line_col(offset)[0] if self.source is not None else 0
 
     def arg_by_name(self, name: str) -> Argument | None:
         for a in self.args:

@@ -127,6 +127,7 @@ class _ModuleParser:
             raise _error(self.src, text.index("\x00"), "unexpected NUL byte: this is not textual LLVM IR")
         lines = _Lines(text)
         self.lines = lines
+        self.src.adopt_line_starts(lines.starts)
         n = lines.n
         i = 0
         while i < n:
@@ -417,6 +418,7 @@ class _ModuleParser:
         fn = Function(canon_name(toks[name_idx].text), lineno, off, cc, args, toks[close_idx].end, groups, inline)
         fn.header_text = code
         fn.is_kernel = cc in KERNEL_CCS
+        fn.source = self.src
         return fn
 
     def _body(self, fn: Function, i: int, def_off: int) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .arguments import ArgumentsResult, apply_arguments
+from .arguments import ArgumentsResult, apply_arguments_of
 from .editor import Editor
 from .lexer import split_comment
 from .metadata import MetadataWriter
@@ -15,9 +15,9 @@ from .options import AnnotateOptions
 from .parser import parse_module
 from .provenance import ModuleAnalysis
 from .report import AccessRecord, Report, RootRecord
-from .regions import split_regions
+from .regions import RegionSplitter, merge_regions
 from .roots import RootSet, find_roots
-from .scopes import Decision, Plan, Region, finish, noalias_keys, plan
+from .scopes import Decision, Plan, Region, finish, noalias_keys, plan_function
 from .source import SourceFile
 
 _DBG_RE = re.compile(r"!dbg\s+!(\d+)")
@@ -43,9 +43,6 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
-        for fn in mod.functions:
-            for inst in fn.instrs:
-                inst.ops = None
         p, editor, args = _analyse(mod, ma, roots, options)
     report = _report(mod, p, roots, ma)
     report.args.extend(args.records)
@@ -55,15 +52,29 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
 
 def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions
              ) -> tuple[Plan, Editor, ArgumentsResult]:
-    """Everything that reads provenance: scopes, regions, arguments; edits in an editor."""
-    p = plan(mod, ma, roots)
-    if options.regions:
-        split_regions(mod, p)
-    finish(p)
+    """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
+
+    Functions are analysed one at a time and their parsed operands and provenance are
+    released afterwards, so memory holds one function's analysis at a time."""
+    p = Plan()
     editor = Editor(mod.source)
     writer = MetadataWriter(mod, editor)
+    args = ArgumentsResult()
+    splitter = RegionSplitter(mod) if options.regions else None
+    for fn in mod.functions:
+        made = plan_function(mod, ma, roots, fn, p)
+        if splitter is not None:
+            splitter.measure(made)
+            splitter.release(fn)
+        apply_arguments_of(mod, ma, roots, options, editor, writer, fn, args)
+        for d in made:
+            d.fa = None
+        ma.release(fn)
+    if splitter is not None:
+        merge_regions(p)
+    finish(p)
     _write_scopes(p, writer)
-    args = apply_arguments(mod, ma, roots, options, editor, writer)
+    writer.flush()
     return p, editor, args
 
 

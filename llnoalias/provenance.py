@@ -66,6 +66,12 @@ class ModuleAnalysis:
         self.memory_decided = True
         return self.memory_holds_addresses
 
+    def release(self, fn: Function) -> None:
+        """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed)."""
+        self.functions.pop(fn.name, None)
+        for inst in fn.instrs:
+            inst.ops = None
+
     def function(self, fn: Function) -> FunctionAnalysis:
         fa = self.functions.get(fn.name)
         if fa is None:
@@ -107,6 +113,7 @@ class ModuleAnalysis:
                         self.memory_holds_addresses = True
                         self.memory_reason = f"{fn.name} line {inst.line} writes an address to memory"
                         break
+                self.release(fn)
                 if self.memory_holds_addresses:
                     break
         if self.memory_holds_addresses:

@@ -21,7 +21,7 @@ from .accesses import Access, PointerOperand, reaches_lds, target_family
 from .irtypes import Type
 from .lattice import Root
 from .layout import DataLayout, layout_of
-from .model import Module
+from .model import Function, Module
 from .ranges import FunctionRanges, Off, Range, int_const, urange
 from .roots import LDS_DOMAIN
 from .scopes import Decision, Plan, Region
@@ -110,7 +110,10 @@ def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
     return f"bytes touched by {name or acc.kind} not known"
 
 
-class _Split:
+class RegionSplitter:
+    """Measures the byte ranges of tagged LDS accesses, one function at a time (so a
+    function's analysis can be released once it has been measured)."""
+
     def __init__(self, mod: Module) -> None:
         self.mod = mod
         self.family = target_family(mod.triple)
@@ -121,9 +124,13 @@ class _Split:
         fn = d.access.inst.function
         fr = self.ranges.get(fn.name)
         if fr is None:
+            assert d.fa is not None, "a decision is measured before its function is released"
             fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl)
             self.ranges[fn.name] = fr
         return fr
+
+    def release(self, fn: Function) -> None:
+        self.ranges.pop(fn.name, None)
 
     def byte_range(self, d: Decision, root: Root) -> tuple[int, int] | str:
         fr = self.function_ranges(d)
@@ -149,33 +156,38 @@ class _Split:
             return "no pointer operand"
         return lo, hi
 
+    def measure(self, decisions: list[Decision]) -> None:
+        """Give every tagged single-root LDS decision its byte range, or the reason it has none."""
+        old = sys.getrecursionlimit()
+        if old < 20000:
+            sys.setrecursionlimit(20000)
+        try:
+            for d in decisions:
+                if d.domain != LDS_DOMAIN or not d.keys or not all(isinstance(k, Root) for k in d.keys):
+                    continue
+                if len(d.roots) != 1:
+                    d.range_note = "reaches several roots: keeps their scopes"
+                    continue
+                got = self.byte_range(d, d.roots[0])
+                if isinstance(got, str):
+                    d.range_note = "no range: " + got
+                else:
+                    d.byte_range = got
+        finally:
+            sys.setrecursionlimit(old)
 
-def split_regions(mod: Module, plan: Plan) -> None:
-    split = _Split(mod)
-    per_root: dict[int, tuple[Root, list[tuple[Decision, int, int]], list[Decision]]] = {}
-    old = sys.getrecursionlimit()
-    if old < 20000:
-        sys.setrecursionlimit(20000)
-    try:
-        for d in plan.decisions:
-            if d.domain != LDS_DOMAIN or not d.keys or not all(isinstance(k, Root) for k in d.keys):
-                continue
-            if len(d.roots) != 1:
-                d.range_note = "reaches several roots: keeps their scopes"
-                continue
-            root = d.roots[0]
-            entry = per_root.setdefault(id(root), (root, [], []))
-            got = split.byte_range(d, root)
-            if isinstance(got, str):
-                d.range_note = "no range: " + got
-                entry[2].append(d)
-            else:
-                entry[1].append((d, got[0], got[1]))
-    finally:
-        sys.setrecursionlimit(old)
-    for root, ranged, _unknown in per_root.values():
-        if not ranged:
+
+def merge_regions(plan: Plan) -> None:
+    """Form each root's regions from the measured ranges of all its accesses: ranges that
+    overlap (directly or through a chain) make one region; a root with one region keeps
+    its own scope."""
+    per_root: dict[int, tuple[Root, list[tuple[Decision, int, int]]]] = {}
+    for d in plan.decisions:
+        if d.byte_range is None or not d.keys:
             continue
+        root = d.roots[0]
+        per_root.setdefault(id(root), (root, []))[1].append((d, *d.byte_range))
+    for root, ranged in per_root.values():
         ranged.sort(key=lambda t: (t[1], t[2]))
         merged: list[list[int]] = []
         for _, lo, hi in ranged:
@@ -197,4 +209,10 @@ def split_regions(mod: Module, plan: Plan) -> None:
             d.range_note = f"bytes [{lo}, {hi}) in region {region.name}"
 
 
-__all__ = ["extent", "split_regions"]
+def split_regions(mod: Module, plan: Plan) -> None:
+    """Measure every decision of ``plan`` and form the regions (all functions at once)."""
+    RegionSplitter(mod).measure(plan.decisions)
+    merge_regions(plan)
+
+
+__all__ = ["RegionSplitter", "extent", "merge_regions", "split_regions"]

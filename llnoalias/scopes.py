@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from .accesses import Access, find_accesses, reaches_global, reaches_lds, target_family
 from .lattice import BOTTOM, NONE, UNKNOWN, Root
-from .model import LocalRef, Module, Value
+from .model import Function, LocalRef, Module, Value
 from .provenance import FunctionAnalysis, ModuleAnalysis
 from .roots import LDS_DOMAIN, RootSet
 
@@ -56,18 +56,21 @@ def may_overlap(a: ScopeKey, b: ScopeKey) -> bool:
     return True
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     """One access in one domain."""
 
     access: Access
-    fa: FunctionAnalysis
+    #: the function's analysis while it is being planned (released afterwards)
+    fa: FunctionAnalysis | None
     domain: str
     roots: list[Root] = field(default_factory=list)
     keys: list[ScopeKey] = field(default_factory=list)
     reason: str = ""
     #: with --regions: the access's byte range and region, or why it has no range
     range_note: str = ""
+    #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
+    byte_range: tuple[int, int] | None = None
 
     @property
     def tagged(self) -> bool:
@@ -79,7 +82,6 @@ class Plan:
     decisions: list[Decision] = field(default_factory=list)
     #: domain -> every scope key used by a tagged access, in first-use order
     domain_keys: dict[str, list[ScopeKey]] = field(default_factory=dict)
-    accesses: dict[str, list[Access]] = field(default_factory=dict)
 
     def tagged(self) -> Iterable[Decision]:
         return (d for d in self.decisions if d.keys)
@@ -133,36 +135,43 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str) -> De
     return d
 
 
-def plan(mod: Module, ma: ModuleAnalysis, roots: RootSet) -> Plan:
+def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function, out: Plan) -> list[Decision]:
+    """Decide every access of ``fn`` in every domain that concerns it; the decisions are
+    appended to ``out`` and returned."""
+    domains: list[str] = []
+    if roots.lds:
+        domains.append(LDS_DOMAIN)
+    ka = roots.kernels.get(fn.name)
+    if ka is not None and ka.roots:
+        domains.append(ka.domain)
+    if not domains:
+        return []
+    accesses = find_accesses(mod, fn)
+    if not accesses:
+        return []
     family = target_family(mod.triple)
+    fa = ma.function(fn)
+    names: list[str] = []
+    for acc in accesses:
+        for p in acc.pointers:
+            if isinstance(p.value, LocalRef):
+                names.append(p.value.name)
+        names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
+    fa.solve(names)
+    made: list[Decision] = []
+    for acc in accesses:
+        for domain in domains:
+            d = decide(acc, fa, domain, family)
+            if d is not None:
+                made.append(d)
+    out.decisions.extend(made)
+    return made
+
+
+def plan(mod: Module, ma: ModuleAnalysis, roots: RootSet) -> Plan:
     out = Plan()
     for fn in mod.functions:
-        domains: list[str] = []
-        if roots.lds:
-            domains.append(LDS_DOMAIN)
-        ka = roots.kernels.get(fn.name)
-        if ka is not None and ka.roots:
-            domains.append(ka.domain)
-        accesses = find_accesses(mod, fn)
-        out.accesses[fn.name] = accesses
-        if not domains or not accesses:
-            if accesses:
-                fa = ma.function(fn)
-                # no domain concerns these accesses; nothing to solve
-            continue
-        fa = ma.function(fn)
-        names: list[str] = []
-        for acc in accesses:
-            for p in acc.pointers:
-                if isinstance(p.value, LocalRef):
-                    names.append(p.value.name)
-            names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
-        fa.solve(names)
-        for acc in accesses:
-            for domain in domains:
-                d = decide(acc, fa, domain, family)
-                if d is not None:
-                    out.decisions.append(d)
+        plan_function(mod, ma, roots, fn, out)
     return out
 
 

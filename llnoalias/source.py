@@ -7,6 +7,7 @@ them into 1-based line and column numbers for diagnostics.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 
 from .diagnostics import Location
 
@@ -19,13 +20,17 @@ class SourceFile:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
-        self._line_starts: list[int] | None = None
+        self._line_starts: Sequence[int] | None = None
         # The line ending new lines are written with: the file's own (CRLF stays CRLF).
         first = text.find("\n")
         self.newline = "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
+    def adopt_line_starts(self, starts: Sequence[int]) -> None:
+        """Use a line-start index someone already built (the parser's)."""
+        self._line_starts = starts
+
     @property
-    def line_starts(self) -> list[int]:
+    def line_starts(self) -> Sequence[int]:
         if self._line_starts is None:
             starts = [0]
             find = self.text.find
