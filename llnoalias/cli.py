@@ -64,11 +64,12 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
         note(f"{path}: the output was not verified: {res.reason()}")
 
 
-def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True) -> tuple[str, AnnotateResult]:
+def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
+                 want_report: bool = True) -> tuple[str, AnnotateResult]:
     text = read_input(input_path)
     name = display_name(input_path)
-    result = annotate_text(text, name, options)
-    if verify and result.text != text:
+    result = annotate_text(text, name, options, want_report=want_report)
+    if verify and result.changed:
         verify_output(text, result.text, name)
     return text, result
 
@@ -98,14 +99,15 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
         _annotate_many(paths, output, out_dir, jobs, show_stats, report_path, remarks_path, no_verify, options)
         return
     try:
-        _, result = run_annotate(paths[0], options, verify=not no_verify)
+        want_report = bool(show_stats or report_path or remarks_path)
+        _, result = run_annotate(paths[0], options, verify=not no_verify, want_report=want_report)
         if report_path:
             write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
         if remarks_path:
             from .remarks import remarks_yaml
 
             write_atomic(remarks_path, remarks_yaml(result.report, result.module))
-        write_output(output or "-", result.text)
+        write_output(output or "-", result.chunks())
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

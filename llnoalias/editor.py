@@ -7,6 +7,7 @@ comments, debug records, unknown syntax and line endings come out exactly as the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .source import SourceFile
@@ -41,23 +42,28 @@ class Editor:
         return bool(self.edits or self.appended)
 
     def render(self) -> str:
+        if not self.changed:
+            return self.src.text
+        return "".join(self.chunks())
+
+    def chunks(self) -> Iterator[str]:
+        """The output in pieces: unchanged stretches of the input and the edits between them."""
         text = self.src.text
         if not self.changed:
-            return text
-        edits = sorted(self.edits, key=lambda e: (e.start, e.end, e.order))
-        parts: list[str] = []
+            yield text
+            return
+        self.edits.sort(key=lambda e: (e.start, e.end, e.order))
         pos = 0
-        for e in edits:
+        for e in self.edits:
             if e.start < pos:
                 raise AssertionError(f"overlapping edits at offset {e.start}")
-            parts.append(text[pos:e.start])
-            parts.append(e.text)
+            yield text[pos:e.start]
+            yield e.text
             pos = e.end
-        parts.append(text[pos:])
+        yield text[pos:]
         if self.appended:
             nl = self.src.newline
             if text and not text.endswith("\n"):
-                parts.append(nl)
-            parts.append(nl.join(self.appended))
-            parts.append(nl)
-        return "".join(parts)
+                yield nl
+            yield nl.join(self.appended)
+            yield nl

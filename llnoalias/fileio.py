@@ -12,6 +12,7 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 
 from .diagnostics import LLNoaliasError
 
@@ -50,13 +51,25 @@ def read_input(path: str) -> str:
     return decode(data)
 
 
-def write_atomic(path: str, data: bytes | str) -> None:
+Data = bytes | str | Iterable[str]
+
+
+def _payloads(data: Data) -> Iterator[bytes]:
+    if isinstance(data, bytes):
+        yield data
+    elif isinstance(data, str):
+        yield encode(data)
+    else:
+        for chunk in data:
+            yield encode(chunk)
+
+
+def write_atomic(path: str, data: Data) -> None:
     """Replace ``path`` with ``data`` atomically: a temporary file, then a rename.
 
     On any failure (or Ctrl-C) the temporary file is removed and an existing ``path``
     is left exactly as it was.
     """
-    payload = encode(data) if isinstance(data, str) else data
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".llnoalias-", suffix=".tmp", dir=directory)
@@ -68,7 +81,8 @@ def write_atomic(path: str, data: bytes | str) -> None:
         raise LLNoaliasError(f"cannot write '{path}': {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            for payload in _payloads(data):
+                fh.write(payload)
         # Keep the permissions of the file being replaced; a new file gets the usual
         # 0666 less the umask (mkstemp's 0600 would surprise a user).
         try:
@@ -94,18 +108,18 @@ class StdoutClosed(Exception):
     Not an ``OSError``, so that click lets it through to ``cli.main``."""
 
 
-def write_stdout(data: bytes | str) -> None:
+def write_stdout(data: Data) -> None:
     """Write to stdout; a closed pipe raises ``StdoutClosed``."""
-    payload = encode(data) if isinstance(data, str) else data
     try:
         sys.stdout.flush()
-        sys.stdout.buffer.write(payload)
+        for payload in _payloads(data):
+            sys.stdout.buffer.write(payload)
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         raise StdoutClosed() from None
 
 
-def write_output(path: str | None, data: bytes | str) -> None:
+def write_output(path: str | None, data: Data) -> None:
     """Write to ``path`` atomically, or to stdout when ``path`` is None or ``-``."""
     if path is None or path == "-":
         write_stdout(data)

@@ -42,6 +42,8 @@ class MetadataWriter:
         self.lists: dict[tuple[int, ...], int] = {}
         self._existing_lists: dict[int, tuple[int, ...] | None] = {}
         self._empty: int | None = None
+        #: one string object per distinct attachment text (thousands of lines share one)
+        self._pieces: dict[str, str] = {}
         self._empty_written = False
         self._find_existing()
 
@@ -156,5 +158,6 @@ class MetadataWriter:
         for start, end, merged in replaces:
             self.editor.replace(start, end, f"!{self.list_node(merged)}")
         if appends:
-            self.editor.insert(inst.end, "".join(f", !{kind} !{self.list_node(ids)}" for kind, ids in appends))
+            piece = "".join(f", !{kind} !{self.list_node(ids)}" for kind, ids in appends)
+            self.editor.insert(inst.end, self._pieces.setdefault(piece, piece))
         return True

@@ -4,18 +4,18 @@ The library's entry point (the CLI only wires files to it)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
 from .arguments import ArgumentsResult, apply_arguments_of
 from .editor import Editor
 from .lexer import split_comment
 from .metadata import MetadataWriter
-from .model import Instruction, Module
+from .model import Module
 from .options import AnnotateOptions
 from .parser import parse_module
 from .provenance import ModuleAnalysis
+from .regions import RegionSplitter, merge_regions, range_note
 from .report import AccessRecord, Report, RootRecord
-from .regions import RegionSplitter, merge_regions
 from .roots import RootSet, find_roots
 from .scopes import Decision, Plan, Region, finish, noalias_keys, plan_function
 from .source import SourceFile
@@ -23,35 +23,72 @@ from .source import SourceFile
 _DBG_RE = re.compile(r"!dbg\s+!(\d+)")
 
 
-@dataclass
 class AnnotateResult:
-    #: The rewritten module text (equal to the input when nothing was tagged).
-    text: str
-    #: What was found and tagged, for ``--stats``, ``explain``, remarks and ``--json``.
-    report: Report = field(default_factory=lambda: Report(""))
-    module: Module | None = None
+    """The rewritten module (``text``, or ``chunks()`` to stream it) and the run's report."""
+
+    def __init__(self, editor: Editor | None = None, report: Report | None = None,
+                 module: Module | None = None, *, text: str | None = None) -> None:
+        self._editor = editor
+        self._text = text
+        #: What was found and tagged, for ``--stats``, ``explain``, remarks and ``--json``.
+        self.report = report if report is not None else Report("")
+        self.module = module
+
+    @property
+    def text(self) -> str:
+        """The rewritten module text (equal to the input when nothing was tagged)."""
+        if self._text is None:
+            assert self._editor is not None
+            self._text = self._editor.render()
+        return self._text
+
+    @property
+    def changed(self) -> bool:
+        """Did the run change anything (without rendering the text)?"""
+        if self._editor is not None and self._text is None:
+            return self._editor.changed
+        return self._editor is None or self.text != self._editor.src.text
+
+    def chunks(self) -> Iterator[str]:
+        """The rewritten text in pieces, without building it whole."""
+        if self._text is not None or self._editor is None:
+            yield self.text
+        else:
+            yield from self._editor.chunks()
 
 
-def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | None = None) -> AnnotateResult:
-    """Annotate one module's text. Raises ``LLNoaliasError`` on bad input."""
+def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | None = None,
+                  want_report: bool = True) -> AnnotateResult:
+    """Annotate one module's text. Raises ``LLNoaliasError`` on bad input.
+
+    With ``want_report=False`` only the report's summary is kept, and the parsed function
+    bodies are released before the result is returned (for large modules on the command
+    line, where nobody asked for ``--stats``)."""
     options = options or AnnotateOptions()
     src = SourceFile(path, text)
     mod = parse_module(src)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
-    p, editor, args = _analyse(mod, ma, roots, options)
+    p, editor, args = _analyse(mod, ma, roots, options, want_report)
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
-        p, editor, args = _analyse(mod, ma, roots, options)
-    report = _report(mod, p, roots, ma)
+        p, editor, args = _analyse(mod, ma, roots, options, want_report)
+    if want_report:
+        report = _report(mod, p, roots, ma)
+    else:
+        report = Report(src.path)
+        del p
+        for fn in mod.functions:
+            fn.instrs = []
+            fn.by_name = {}
     report.args.extend(args.records)
     report.invariant_loads = args.invariant_loads
-    return AnnotateResult(editor.render(), report, mod)
+    return AnnotateResult(editor, report, mod)
 
 
-def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions
-             ) -> tuple[Plan, Editor, ArgumentsResult]:
+def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+             detail: bool = True) -> tuple[Plan, Editor, ArgumentsResult]:
     """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
 
     Functions are analysed one at a time and their parsed operands and provenance are
@@ -60,15 +97,18 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     editor = Editor(mod.source)
     writer = MetadataWriter(mod, editor)
     args = ArgumentsResult()
-    splitter = RegionSplitter(mod) if options.regions else None
+    splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
     for fn in mod.functions:
-        made = plan_function(mod, ma, roots, fn, p)
+        made = plan_function(mod, ma, roots, fn, p, brief=not detail)
         if splitter is not None:
             splitter.measure(made)
             splitter.release(fn)
         apply_arguments_of(mod, ma, roots, options, editor, writer, fn, args)
         for d in made:
+            # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
+            d.access.pointers = []
+            d.access.opaque = []
         ma.release(fn)
     if splitter is not None:
         merge_regions(p)
@@ -84,19 +124,37 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     for domain, keys in p.domain_keys.items():
         for key in keys:
             ids[id(key)] = writer.scope(domain, key.name)
-    per_inst: dict[int, tuple[Instruction, dict[str, list[int]], list[Decision]]] = {}
-    for d in p.tagged():
-        keys = p.domain_keys[d.domain]
-        inst = d.access.inst
-        entry = per_inst.setdefault(id(inst), (inst, {"alias.scope": [], "noalias": []}, []))
-        entry[1]["alias.scope"].extend(ids[id(k)] for k in d.keys)
-        entry[1]["noalias"].extend(ids[id(k)] for k in noalias_keys(d, keys))
-        entry[2].append(d)
-    for inst, kinds, decisions in per_inst.values():
-        if not writer.attach(inst, kinds):
-            for d in decisions:
+    # The decisions of one instruction (one per domain) are adjacent in the plan.
+    noalias_of: dict[tuple[str, tuple[int, ...]], list[int]] = {}
+    seen: set[int] = set()
+    group: list[Decision] = []
+
+    def attach(group: list[Decision]) -> None:
+        inst = group[0].access.inst
+        assert id(inst) not in seen, "decisions of one instruction are not adjacent"
+        seen.add(id(inst))
+        scopes: list[int] = []
+        noalias: list[int] = []
+        for d in group:
+            own = tuple(ids[id(k)] for k in d.keys)
+            key = (d.domain, own)
+            na = noalias_of.get(key)
+            if na is None:
+                na = noalias_of[key] = [ids[id(k)] for k in noalias_keys(d, p.domain_keys[d.domain])]
+            scopes.extend(own)
+            noalias.extend(na)
+        if not writer.attach(inst, {"alias.scope": scopes, "noalias": noalias}):
+            for d in group:
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
+
+    for d in p.tagged():
+        if group and d.access.inst is not group[0].access.inst:
+            attach(group)
+            group = []
+        group.append(d)
+    if group:
+        attach(group)
 
 
 def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
@@ -125,7 +183,7 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
         rep.accesses.append(AccessRecord(
             inst.function.name, inst.line, col, opname, code if len(code) <= 160 else code[:157] + "...",
             d.domain, bool(d.keys), [k.name for k in d.keys], d.reason,
-            int(m.group(1)) if m else None, d.range_note))
+            int(m.group(1)) if m else None, range_note(d)))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
     return rep

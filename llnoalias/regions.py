@@ -114,8 +114,10 @@ class RegionSplitter:
     """Measures the byte ranges of tagged LDS accesses, one function at a time (so a
     function's analysis can be released once it has been measured)."""
 
-    def __init__(self, mod: Module) -> None:
+    def __init__(self, mod: Module, keep_notes: bool = True) -> None:
         self.mod = mod
+        #: keep why an access has no range (for reports); else one shared note
+        self.keep_notes = keep_notes
         self.family = target_family(mod.triple)
         self.dl = layout_of(mod)
         self.ranges: dict[str, FunctionRanges] = {}
@@ -170,7 +172,7 @@ class RegionSplitter:
                     continue
                 got = self.byte_range(d, d.roots[0])
                 if isinstance(got, str):
-                    d.range_note = "no range: " + got
+                    d.range_note = "no range: " + got if self.keep_notes else "no range"
                 else:
                     d.byte_range = got
         finally:
@@ -196,17 +198,23 @@ def merge_regions(plan: Plan) -> None:
             else:
                 merged.append([lo, hi])
         if len(merged) < 2:
-            for d, lo, hi in ranged:
-                d.range_note = f"bytes [{lo}, {hi}): the root's only region"
             continue
         regions = [Region(root, lo, hi) for lo, hi in merged]
         idx = 0
         for d, lo, hi in ranged:
             while not (regions[idx].lo <= lo and hi <= regions[idx].hi):
                 idx += 1
-            region = regions[idx]
-            d.keys = [region]
-            d.range_note = f"bytes [{lo}, {hi}) in region {region.name}"
+            d.keys = [regions[idx]]
+
+
+def range_note(d: Decision) -> str:
+    """What ``--stats``, explain and remarks say of a decision's byte range."""
+    if d.byte_range is None:
+        return d.range_note
+    lo, hi = d.byte_range
+    if d.keys and isinstance(d.keys[0], Region):
+        return f"bytes [{lo}, {hi}) in region {d.keys[0].name}"
+    return f"bytes [{lo}, {hi}): the root's only region"
 
 
 def split_regions(mod: Module, plan: Plan) -> None:
@@ -215,4 +223,4 @@ def split_regions(mod: Module, plan: Plan) -> None:
     merge_regions(plan)
 
 
-__all__ = ["RegionSplitter", "extent", "merge_regions", "split_regions"]
+__all__ = ["RegionSplitter", "extent", "merge_regions", "range_note", "split_regions"]

@@ -13,7 +13,7 @@ every region of its root.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .accesses import Access, find_accesses, reaches_global, reaches_lds, target_family
@@ -65,7 +65,7 @@ class Decision:
     fa: FunctionAnalysis | None
     domain: str
     roots: list[Root] = field(default_factory=list)
-    keys: list[ScopeKey] = field(default_factory=list)
+    keys: Sequence[ScopeKey] = field(default_factory=list)
     reason: str = ""
     #: with --regions: the access's byte range and region, or why it has no range
     range_note: str = ""
@@ -87,17 +87,19 @@ class Plan:
         return (d for d in self.decisions if d.keys)
 
 
-def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str) -> str:
+def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str, brief: bool) -> str:
     if value is NONE:
         return "pointer is a raw integer address (traced to no buffer)"
     if value is BOTTOM:
         return "pointer is undef/poison"
     if isinstance(value, Root):
         return f"pointer traced to {value.name}, which is not a buffer of this domain"
+    if brief:  # nobody will read it: skip the walk back through the slice
+        return "unknown provenance"
     return "unknown provenance: " + fa.explain_unknown(v)
 
 
-def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str) -> Decision | None:
+def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief: bool = False) -> Decision | None:
     """Tag ``access`` in ``domain``? None when none of its operands can reach the domain."""
     is_lds = domain == LDS_DOMAIN
     reach = reaches_lds if is_lds else reaches_global
@@ -125,19 +127,20 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str) -> De
             if value not in roots:
                 roots.append(value)
             continue
-        d.reason = _operand_reason(fa, p.value, value, domain)
+        d.reason = _operand_reason(fa, p.value, value, domain, brief)
         return d
     if opaque:
         d.reason = "buffer resource given as <4 x i32>, not traced"
         return d
     d.roots = roots
-    d.keys = list(roots)
+    d.keys = roots  # shared until regions or finish() rebind keys (never mutated in place)
     return d
 
 
-def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function, out: Plan) -> list[Decision]:
+def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function, out: Plan,
+                  brief: bool = False) -> list[Decision]:
     """Decide every access of ``fn`` in every domain that concerns it; the decisions are
-    appended to ``out`` and returned."""
+    appended to ``out`` and returned. ``brief``: reasons without their explanation."""
     domains: list[str] = []
     if roots.lds:
         domains.append(LDS_DOMAIN)
@@ -161,7 +164,7 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     made: list[Decision] = []
     for acc in accesses:
         for domain in domains:
-            d = decide(acc, fa, domain, family)
+            d = decide(acc, fa, domain, family, brief)
             if d is not None:
                 made.append(d)
     out.decisions.extend(made)
