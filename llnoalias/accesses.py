@@ -23,6 +23,10 @@ class PointerOperand:
     effect: str  # r, w, rw
 
 
+#: what an access's operand lists become once its function is done (shared; never mutated)
+RELEASED: list = []
+
+
 @dataclass(slots=True)
 class Access:
     inst: Instruction
@@ -33,6 +37,11 @@ class Access:
     intrinsic: str | None = None
     #: why the access can never be tagged (volatile, ordered atomic, not understood)
     blocked: str | None = None
+
+    def release(self) -> None:
+        """Drop the operands (parsed values) once the access's function is done."""
+        self.pointers = RELEASED
+        self.opaque = RELEASED
 
 
 def target_family(triple: str) -> str:

@@ -51,6 +51,8 @@ class MetadataWriter:
     def _find_existing(self) -> None:
         mod = self.mod
         domain_ids: dict[int, str] = {}
+        if '"llnoalias.' not in mod.text:
+            return
         candidates = [mid for mid in mod.metadata if "llnoalias." in (mod.metadata_text(mid) or "")]
         for mid in candidates:
             m = _DOMAIN_RE.match(mod.metadata_text(mid) or "")
@@ -59,8 +61,8 @@ class MetadataWriter:
                 self.domains.setdefault(m.group(3), mid)
         if not domain_ids:
             return
-        for mid, node in mod.metadata.items():
-            text = mod.text[node.start:node.end]
+        for mid in mod.metadata:
+            text = mod.metadata_text(mid) or ""
             if "distinct" not in text:
                 continue
             m = _SCOPE_RE.match(text)

@@ -8,9 +8,11 @@ module of a million lines costs one scan plus the instructions that matter.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from .irtypes import Type
+from .lexer import split_comment
 from .source import SourceFile
 
 # ---------------------------------------------------------------------------- values
@@ -134,7 +136,7 @@ class Instruction:
     module of a million lines has about a million of these): the end, the opcode's
     position and the line number are derived from the start on demand."""
 
-    __slots__ = ("name", "opcode", "start", "_len", "_op", "block", "ops", "function")
+    __slots__ = ("name", "opcode", "start", "_len", "_op", "ops", "function")
 
     def __init__(self, name: str | None, opcode: str, line: int, start: int, end: int, block: int,
                  function: Function, opstart: int = -1) -> None:
@@ -143,7 +145,6 @@ class Instruction:
         self.start = start  # offset of the first character of the instruction's line
         self._len = end - start  # the text runs to its last line's code (before '\n')
         self._op = opstart - start if opstart >= 0 else -1
-        self.block = block
         self.ops: Ops | None = None
         self.function = function
 
@@ -155,6 +156,11 @@ class Instruction:
     def opstart(self) -> int:
         """Offset of the opcode word (after '%x = ' and 'tail '), or -1."""
         return self.start + self._op if self._op >= 0 else -1
+
+    @property
+    def block(self) -> int:
+        """Index of the instruction's block in ``function.blocks``."""
+        return self.function.block_at(self.start)
 
     @property
     def line(self) -> int:
@@ -193,6 +199,11 @@ class Function:
     is_kernel: bool = False
     header_text: str = ""
     source: SourceFile | None = None
+    #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
+    block_offsets: list[int] = field(default_factory=list)
+
+    def block_at(self, offset: int) -> int:
+        return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)
 
     def line_of(self, offset: int) -> int:
         return self.source.line_col(offset)[0] if self.source is not None else 0
@@ -235,10 +246,9 @@ class Declaration:
 
 @dataclass
 class MetadataNode:
-    """A numbered metadata definition ``!N = [distinct] !{...}`` (lazily parsed)."""
+    """A numbered metadata definition ``!N = [distinct] !{...}`` (see ``Module.metadata``)."""
 
     id: int
-    line: int
     start: int
     end: int
 
@@ -250,7 +260,10 @@ class Module:
     functions: list[Function] = field(default_factory=list)
     functions_by_name: dict[str, Function] = field(default_factory=dict)
     declarations: dict[str, Declaration] = field(default_factory=dict)
-    metadata: dict[int, MetadataNode] = field(default_factory=dict)
+    #: numbered metadata: id -> offset of its definition (a million !DILocation lines cost
+    #: one int each); ``metadata_ends`` holds the end of the few that span several lines
+    metadata: dict[int, int] = field(default_factory=dict)
+    metadata_ends: dict[int, int] = field(default_factory=dict)
     named_metadata: dict[str, tuple[int, int]] = field(default_factory=dict)
     attribute_groups: dict[str, tuple[int, int]] = field(default_factory=dict)
     named_types: dict[str, Type] = field(default_factory=dict)
@@ -262,11 +275,20 @@ class Module:
     def text(self) -> str:
         return self.source.text
 
-    def metadata_text(self, mid: int) -> str | None:
-        node = self.metadata.get(mid)
-        if node is None:
+    def metadata_node(self, mid: int) -> MetadataNode | None:
+        start = self.metadata.get(mid)
+        if start is None:
             return None
-        return self.source.text[node.start:node.end]
+        end = self.metadata_ends.get(mid)
+        if end is None:
+            text = self.source.text
+            eol = text.find("\n", start)
+            end = start + len(split_comment(text[start:] if eol < 0 else text[start:eol]).rstrip())
+        return MetadataNode(mid, start, end)
+
+    def metadata_text(self, mid: int) -> str | None:
+        node = self.metadata_node(mid)
+        return None if node is None else self.source.text[node.start:node.end]
 
     def attribute_group_text(self, gid: str) -> str:
         span = self.attribute_groups.get(gid)

@@ -15,7 +15,7 @@ from array import array
 from .diagnostics import LLNoaliasError
 from .irtypes import Type, TypeParser
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
-from .model import Argument, Declaration, Function, Global, Instruction, MetadataNode, Module
+from .model import Argument, Declaration, Function, Global, Instruction, Module
 from .source import BOM, SourceFile
 
 _NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
@@ -183,10 +183,11 @@ class _ModuleParser:
             m = _MD_DEF_RE.match(s)
             if m:
                 mid = int(m.group(1))
-                end = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
                 if mid in self.mod.metadata:
                     raise _error(src, off, f"redefinition of metadata '!{mid}'")
-                self.mod.metadata[mid] = MetadataNode(mid, lineno, off, end)
+                self.mod.metadata[mid] = off
+                if j != i:
+                    self.mod.metadata_ends[mid] = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
                 return j + 1
             m2 = _NAMED_MD_RE.match(s)
             if m2:
@@ -439,6 +440,7 @@ class _ModuleParser:
         instrs = fn.instrs
         by_name = fn.by_name
         blocks = fn.blocks
+        block_offsets = fn.block_offsets
         line_match = _BODY_LINE_RE.match
         intern = _intern_opcode
         opcodes = _OPCODES
@@ -469,6 +471,7 @@ class _ModuleParser:
                     raise _error(src, m.start("label"), f"redefinition of label '{label}'")
                 defined.add(label)
                 blocks.append(label)
+                block_offsets.append(start)
                 block = len(blocks) - 1
                 i += 1
                 continue
@@ -481,6 +484,7 @@ class _ModuleParser:
             # an instruction
             if not blocks:
                 blocks.append(f"%{implicit}")
+                block_offsets.append(start)
                 defined.add(f"%{implicit}")
             res = m.group("res")
             op = m.group("op")

@@ -107,8 +107,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
         for d in made:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
-            d.access.pointers = []
-            d.access.opaque = []
+            d.access.release()
         ma.release(fn)
     if splitter is not None:
         merge_regions(p)

@@ -64,8 +64,8 @@ class Decision:
     #: the function's analysis while it is being planned (released afterwards)
     fa: FunctionAnalysis | None
     domain: str
-    roots: list[Root] = field(default_factory=list)
-    keys: Sequence[ScopeKey] = field(default_factory=list)
+    roots: Sequence[Root] = ()
+    keys: Sequence[ScopeKey] = ()
     reason: str = ""
     #: with --regions: the access's byte range and region, or why it has no range
     range_note: str = ""
