@@ -137,6 +137,12 @@ class MetadataWriter:
         existing attachment is not a plain list llnoalias can merge with."""
         text = self.mod.text
         code = text[inst.start:inst.end]
+        if "!alias.scope" not in code and "!noalias" not in code:
+            piece = "".join(f", !{kind} !{self.list_node(tuple(dict.fromkeys(ours)))}"
+                            for kind, ours in kinds.items() if ours)
+            if piece:
+                self.editor.insert(inst.end, self._pieces.setdefault(piece, piece))
+            return True
         replaces: list[tuple[int, int, tuple[int, ...]]] = []  # start, end, merged ids
         appends: list[tuple[str, tuple[int, ...]]] = []
         for kind, ours in kinds.items():

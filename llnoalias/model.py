@@ -113,22 +113,23 @@ class Ops:
     extractvalue insertvalue freeze alloca other unparsed
     """
 
-    __slots__ = ("kind", "result_type", "operands", "flags", "ordering", "failure_ordering",
-                 "volatile", "callee", "indices", "incoming", "source_type", "syncscope")
+    # Defaults live on the class: an instance only stores what its kind sets (Ops are
+    # made for most instructions of a function and released with it, so making one is
+    # what matters, not its size).
+    result_type: Type | None = None
+    operands: list[TypedValue] = []  # shared default, never mutated in place
+    flags: tuple[str, ...] = ()
+    ordering: str | None = None
+    failure_ordering: str | None = None
+    volatile = False
+    callee: Value | None = None
+    indices: tuple[int, ...] = ()
+    incoming: list[Value] = []  # shared default, never mutated in place
+    source_type: Type | None = None
+    syncscope: str | None = None
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        self.result_type: Type | None = None
-        self.operands: list[TypedValue] = []
-        self.flags: tuple[str, ...] = ()
-        self.ordering: str | None = None
-        self.failure_ordering: str | None = None
-        self.volatile = False
-        self.callee: Value | None = None
-        self.indices: tuple[int, ...] = ()
-        self.incoming: list[Value] = []
-        self.source_type: Type | None = None
-        self.syncscope: str | None = None
 
 
 class Instruction:
