@@ -78,6 +78,6 @@ def test_output_verifies_where_input_did(path: str, results) -> None:
 
     _, text, out = results[(path, "all-noalias")]
     if out == text:
-        pytest.skip("nothing changed")
+        return  # nothing changed: the output is the input, which verifies or not as it did
     res = check_module(text.removeprefix(BOM), out.removeprefix(BOM), timeout=60)
     assert not res.regression, f"the input verified and the output does not: {res.message}"
