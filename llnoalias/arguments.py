@@ -37,7 +37,7 @@ from .roots import KernelArgs, RootSet
 _NO_MEMORY_RE = re.compile(
     r"llvm\.(amdgcn\.(workitem|workgroup)\.id\..*|amdgcn\.readfirstlane.*|amdgcn\.readlane.*|ptrmask\..*"
     r"|amdgcn\.make\.buffer\.rsrc.*|nvvm\.read\.ptx\.sreg\..*|[us](min|max)\..*|abs\..*|expect\..*|assume"
-    r"|dbg\..*|lifetime\.(start|end).*|nvvm\.ptr\..*|launder\.invariant\.group.*|strip\.invariant\.group.*"
+    r"|dbg\..*|nvvm\.ptr\..*|launder\.invariant\.group.*|strip\.invariant\.group.*"
     r"|ssa\.copy.*|objectsize\..*|amdgcn\.s\.barrier.*|nvvm\.barrier.*|amdgcn\.wave\.barrier)"
 )
 _LOCAL_RE = re.compile(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
@@ -146,6 +146,8 @@ def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type:
         writes = False
         for i, (ty, v) in enumerate(ops.operands):
             bits = t(v)
+            if i in entry.data:
+                mark(bits, "escape", inst, f"written to memory by {name}")
             if ty.is_pointer:
                 eff = entry.effect_of(i, ty.addrspace)
                 if "r" in eff:

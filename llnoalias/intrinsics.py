@@ -32,6 +32,9 @@ class MemIntrinsic:
     volatile_index: int = -1
     opaque: tuple[int, ...] = ()
     default_effect: Effect = "rw"
+    #: operands whose value is written to memory (the data of a buffer store, which may
+    #: itself be a pointer): they escape, whatever their type
+    data: tuple[int, ...] = ()
 
     def effect_of(self, index: int, addrspace: int) -> Effect:
         if self.default_effect == "lds_w":
@@ -40,8 +43,8 @@ class MemIntrinsic:
 
 
 def _mem(pattern: str, effects: dict[int, Effect], volatile: str | None = None, volatile_index: int = -1,
-         opaque: tuple[int, ...] = (), default_effect: Effect = "rw") -> MemIntrinsic:
-    return MemIntrinsic(pattern, effects, volatile, volatile_index, opaque, default_effect)
+         opaque: tuple[int, ...] = (), default_effect: Effect = "rw", data: tuple[int, ...] = ()) -> MemIntrinsic:
+    return MemIntrinsic(pattern, effects, volatile, volatile_index, opaque, default_effect, data)
 
 
 MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
@@ -59,7 +62,8 @@ MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
     _mem(r"llvm\.amdgcn\.load\.to\.lds(\..*)?", {}, "aux", default_effect="lds_w"),
     # AMDGPU buffer loads and stores through a buffer resource (ptr addrspace(8))
     _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.load(\.format)?(\..*)?", {}, "aux", default_effect="r"),
-    _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.store(\.format)?(\..*)?", {}, "aux", default_effect="w"),
+    _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.store(\.format)?(\..*)?", {}, "aux", default_effect="w",
+         data=(0,)),
     # AMDGPU transposing LDS reads
     _mem(r"llvm\.amdgcn\.ds\.(read|load)\.tr[0-9a-z_]*(\..*)?", {}, default_effect="r"),
     # NVPTX async copies global -> shared, and matrix loads/stores from shared memory
@@ -88,6 +92,15 @@ _PASS_THROUGH_RE = re.compile(
     r"|launder\.invariant\.group|strip\.invariant\.group|ssa\.copy|expect"
     r"|nvvm\.ptr\.(gen\.to\.[a-z]+|[a-z]+\.to\.gen))(\..*)?"
 )
+
+
+#: Intrinsics outside the table that may write their non-address operands to memory.
+_MAY_STORE_RE = re.compile(r"atomic|store|\.st\.|scatter|swap|bvh|\.ds\.(append|consume|ordered|gws)|cp\.|bulk|stmatrix")
+
+
+def may_store_operands(name: str) -> bool:
+    """Can the intrinsic ``name`` write some of its operands' values to memory?"""
+    return memory_intrinsic(name) is not None or bool(_MAY_STORE_RE.search(name))
 
 
 def pass_through(name: str) -> bool:

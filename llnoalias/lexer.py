@@ -30,6 +30,7 @@ _TOKEN_RE = re.compile(
   | (?P<word>[a-zA-Z_$.][-a-zA-Z$._0-9]*)
   | (?P<comdat>\$""" + _NAME + r""")
   | (?P<summary>\^\d+)
+  | (?P<comment>;[^\n]*)
   | (?P<punct>[()\[\]{}<>,=*|!:])
   | (?P<other>.)
     """,
@@ -47,17 +48,16 @@ class Token(NamedTuple):
 def tokenize(text: str, base: int = 0) -> list[Token]:
     """Split ``text`` into tokens; offsets are ``base`` + index into ``text``.
 
-    Comments (``;`` to end of line outside strings) end the token stream.
+    Comments (``;`` to end of line outside strings) are skipped: an instruction split over
+    lines may carry a comment on every line but its last, and what follows is still code.
     """
     out: list[Token] = []
     append = out.append
     for m in _TOKEN_RE.finditer(text):
         kind = m.lastgroup
-        if kind == "ws":
+        if kind == "ws" or kind == "comment":
             continue
         tok = m.group()
-        if kind == "other" and tok == ";":
-            break
         assert kind is not None
         append(Token(kind, tok, base + m.start(), base + m.end()))
     return out

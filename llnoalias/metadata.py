@@ -148,7 +148,8 @@ class MetadataWriter:
         for kind, ours in kinds.items():
             if not ours:
                 continue
-            m = re.search(r",\s*!" + re.escape(kind) + r"\s+(!\S+)", code)
+            # '!noalias!3' is valid too (no blank), but '!noalias.addrspace' is another kind
+            m = re.search(r",\s*!" + re.escape(kind) + r"(?![-a-zA-Z$._0-9])\s*(![^\s,]+)", code)
             if m is None:
                 appends.append((kind, tuple(dict.fromkeys(ours))))
                 continue

@@ -532,8 +532,11 @@ _FAST_BINOP = re.compile(r"(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or
                          + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
 _FAST_CAST = re.compile(r"(trunc|zext|sext|ptrtoint|inttoptr|bitcast|addrspacecast)(?: (?:nuw|nsw|nneg))* ("
                         + _TY + ") (" + _VAL + ") to (" + _TY + ")" + _END)
+# The indices must run to the end of the instruction (or its attachments): an index the
+# regex cannot read (a constant expression, a quoted name, odd spacing, a line break) must
+# not end the match early, or its provenance would be dropped.
 _FAST_GEP = re.compile(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%[-a-zA-Z$._0-9]+|\[\d+ x " + _TY
-                       + r"\]), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + ")*)" + _END)
+                       + r"\]), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + r")*)\s*(?:,\s*!|$)")
 _FAST_IDX = re.compile(", (" + _TY + ") (" + _VAL + ")")
 _FAST_LOAD = re.compile(r"load (" + _TY + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _FAST_STORE = re.compile(r"store (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from .arguments import ArgumentsResult, apply_arguments_of
 from .editor import Editor
 from .lexer import split_comment
-from .metadata import MetadataWriter
+from .metadata import MetadataWriter, md_escape
 from .model import Module
 from .options import AnnotateOptions
 from .parser import parse_module
@@ -121,8 +121,19 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # Domains and scopes first, in a stable order, so the new lines read top-down.
     ids: dict[int, int] = {}
     for domain, keys in p.domain_keys.items():
+        # Scopes are found again by name, so two keys of one domain must never share a
+        # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
+        # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
+        # scope in its !noalias list.
+        used: set[str] = set()
         for key in keys:
-            ids[id(key)] = writer.scope(domain, key.name)
+            name = key.name
+            n = 1
+            while md_escape(name) in used:
+                n += 1
+                name = f"{key.name}#{n}"
+            used.add(md_escape(name))
+            ids[id(key)] = writer.scope(domain, name)
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], list[int]] = {}
     seen: set[int] = set()

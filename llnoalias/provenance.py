@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from . import operands as opparse
-from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
+from .intrinsics import is_intrinsic, may_store_operands, memory_intrinsic, pass_through
 from .irtypes import Type
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
 from .model import (
@@ -126,8 +126,10 @@ class ModuleAnalysis:
         callee = ops.callee
         name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
         if name and is_intrinsic(name):
-            if memory_intrinsic(name) is not None or any(w in name for w in ("atomic", "store", ".st.")):
-                return [v for ty, v in ops.operands if not ty.is_pointer]
+            if may_store_operands(name):
+                entry = memory_intrinsic(name)
+                data = entry.data if entry is not None else ()
+                return [v for i, (ty, v) in enumerate(ops.operands) if not ty.is_pointer or i in data]
             return []
         if name and ("@" + name) in self.mod.functions_by_name:
             return []  # its own stores are looked at where they are
@@ -290,7 +292,12 @@ class FunctionAnalysis:
             what = "phi" if k == "phi" else "select"
             return out, f"{what} joins values from different buffers (or a raw integer with a buffer)"
         if k == "freeze":
-            return ev(ops.operands[0][1], env), ""
+            src = ops.operands[0][1]
+            if isinstance(src, UndefConst):
+                # freeze undef is some fixed value, not undef: a raw integer, not ignorable
+                return (NONE if not ops.operands[0][0].contains_pointer(self.mod.named_types) else UNKNOWN), \
+                    "freeze of undef (an arbitrary value)"
+            return ev(src, env), ""
         if k == "extractvalue":
             a = ev(ops.operands[0][1], env)
             if isinstance(a, Agg):

@@ -20,7 +20,7 @@ import difflib
 import re
 
 _ID_RE = re.compile(r"!(\d+)")
-_ATTACH_RE = re.compile(r",\s*!(alias\.scope|noalias|invariant\.load)\s+!(\d+)")
+_ATTACH_RE = re.compile(r",\s*!(alias\.scope|noalias|invariant\.load)(?![-a-zA-Z$._0-9])\s*!(\d+)")
 _MD_LINE_RE = re.compile(r"!(\d+) = (?:distinct )?!\{(.*)\}\Z")
 ARG_ATTRS = {"noalias", "readonly", "writeonly", "readnone", "nocapture", "captures(none)", "noundef", "nonnull"}
 

@@ -1,0 +1,171 @@
+"""Adversarial shapes: each test names the claim llnoalias must not make. The failing
+ones found by review are FileCheck fixtures (fixtures/lds/gep_index_unread.ll,
+hidden_address_writes.ll, scope_name_collision.ll, attachment_no_blank.ll,
+fixtures/args/pointer_data_escapes.ll, scope_name_collision.ll); these keep the attacks
+that held."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from llnoalias.options import AnnotateOptions
+from llnoalias.pipeline import annotate_text
+
+LDS_HEAD = """target triple = "amdgcn-amd-amdhsa"
+
+@lds_a = external addrspace(3) global [0 x i8], align 16
+@lds_b = external addrspace(3) global [0 x i8], align 16
+"""
+
+
+def _line(text: str, needle: str) -> str:
+    return next(line for line in text.splitlines() if needle in line)
+
+
+def _tagged(text: str, needle: str) -> bool:
+    return "!alias.scope" in _line(text, needle)
+
+
+def _run(src: str, **opts: object) -> str:
+    out = annotate_text(src, options=AnnotateOptions(**opts)).text  # type: ignore[arg-type]
+    assert annotate_text(out, options=AnnotateOptions(**opts)).text == out  # type: ignore[arg-type]
+    return out
+
+
+UNKNOWN_SHAPES = {
+    "constexpr_sub": "%p = inttoptr i32 sub (i32 ptrtoint (ptr addrspace(3) @lds_b to i32), "
+                     "i32 ptrtoint (ptr addrspace(3) @lds_a to i32)) to ptr addrspace(3)",
+    "add_chain": "%t = add i32 %ia, 0\n  %u = add i32 %t, %n\n  %w = add i32 %u, %ib\n"
+                 "  %p = inttoptr i32 %w to ptr addrspace(3)",
+    "inline_asm": "%r = call i32 asm \"v_mov_b32 $0, 0\", \"=v\"()\n  %s = add i32 %ia, %r\n"
+                  "  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "defined_call": "%r = call i32 @dev(i32 0)\n  %s = add i32 %ia, %r\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "ptrmask_address_mask": "%p = call ptr addrspace(3) @llvm.ptrmask.p3.i32(ptr addrspace(3) @lds_a, i32 %ib)",
+    "readfirstlane_two": "%w = add i32 %ia, %ib\n  %rf = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %w)\n"
+                         "  %p = inttoptr i32 %rf to ptr addrspace(3)",
+    "select_root_int": "%sel = select i1 %c, i32 %ia, i32 64\n  %p = inttoptr i32 %sel to ptr addrspace(3)",
+    "vector_extract": "%v0 = insertelement <2 x ptr addrspace(3)> undef, ptr addrspace(3) @lds_a, i32 0\n"
+                      "  %p = extractelement <2 x ptr addrspace(3)> %v0, i32 %n",
+    "narrow_then_add": "%t9 = ptrtoint ptr addrspace(3) @lds_b to i16\n  %z9 = zext i16 %t9 to i32\n"
+                       "  %a9 = add i32 %z9, %ia\n  %p = inttoptr i32 %a9 to ptr addrspace(3)",
+    "struct_overwritten_field": "%s0 = insertvalue { i32, i32 } undef, i32 %ia, 0\n"
+                                "  %s1 = insertvalue { i32, i32 } %s0, i32 %n, 0\n"
+                                "  %f0 = extractvalue { i32, i32 } %s1, 0\n  %p = inttoptr i32 %f0 to ptr addrspace(3)",
+}
+
+
+@pytest.mark.parametrize("regions", [True, False])
+@pytest.mark.parametrize("shape", sorted(UNKNOWN_SHAPES))
+def test_unknown_shapes_stay_untagged(shape: str, regions: bool) -> None:
+    src = LDS_HEAD + f"""
+define i32 @dev(i32 %x) {{
+  ret i32 %x
+}}
+
+define amdgpu_kernel void @k(i1 %c, i32 %n) {{
+  %ia = ptrtoint ptr addrspace(3) @lds_a to i32
+  %ib = ptrtoint ptr addrspace(3) @lds_b to i32
+  {UNKNOWN_SHAPES[shape]}
+  store i32 1, ptr addrspace(3) %p, align 4
+  store i32 2, ptr addrspace(3) @lds_a, align 4
+  store i32 3, ptr addrspace(3) @lds_b, align 4
+  ret void
+}}
+declare ptr addrspace(3) @llvm.ptrmask.p3.i32(ptr addrspace(3), i32)
+declare i32 @llvm.amdgcn.readfirstlane.i32(i32)
+"""
+    out = _run(src, regions=regions)
+    assert _tagged(out, "store i32 2,") and _tagged(out, "store i32 3,")
+    assert not _tagged(out, "store i32 1, ptr addrspace(3) %p")
+
+
+def test_ordered_and_volatile_accesses_are_never_tagged() -> None:
+    src = LDS_HEAD + """
+define amdgpu_kernel void @k(ptr addrspace(8) %rsrc) {
+  %l1 = load atomic volatile i32, ptr addrspace(3) @lds_a monotonic, align 4
+  %l2 = load atomic i32, ptr addrspace(3) @lds_a syncscope("agent-one-as") seq_cst, align 4
+  %l3 = load atomic i32, ptr addrspace(3) @lds_a syncscope("workgroup") unordered, align 4
+  %x1 = cmpxchg weak volatile ptr addrspace(3) @lds_a, i32 0, i32 1 monotonic monotonic, align 4
+  %x2 = cmpxchg ptr addrspace(3) @lds_a, i32 0, i32 1 monotonic acquire, align 4
+  %x3 = cmpxchg weak ptr addrspace(3) @lds_a, i32 0, i32 1 syncscope("wavefront") monotonic monotonic, align 4
+  %r1 = atomicrmw volatile add ptr addrspace(3) @lds_a, i32 1 monotonic, align 4
+  %r2 = atomicrmw fadd ptr addrspace(3) @lds_a, float 1.0 syncscope("agent") acq_rel, align 4
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %rsrc, ptr addrspace(3) @lds_a, i32 4, i32 0, i32 0, i32 0, i32 -2147483648)
+  call void @llvm.memcpy.p3.p3.i32(ptr addrspace(3) @lds_a, ptr addrspace(3) @lds_b, i32 16, i1 true)
+  call void @llvm.memcpy.p3.p3.i32(ptr addrspace(3) @lds_a, ptr addrspace(3) @lds_b, i32 16, i1 false)
+  store i32 0, ptr addrspace(3) @lds_b, align 4
+  ret void
+}
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+declare void @llvm.memcpy.p3.p3.i32(ptr addrspace(3), ptr addrspace(3), i32, i1)
+"""
+    out = _run(src)
+    for name in ("%l1", "%l2", "%x1", "%x2", "%r1", "%r2", "i32 -2147483648)", "i1 true)"):
+        assert not _tagged(out, name), name
+    for name in ("%l3", "%x3", "store i32 0"):
+        assert _tagged(out, name), name
+    # a call reaching two roots claims both and excludes neither
+    both = _line(out, "i1 false)")
+    assert "!alias.scope" in both and "!noalias" not in both
+
+
+def test_argument_effects_through_derived_pointers() -> None:
+    src = """target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d, ptr addrspace(1) %e, ptr addrspace(1) %f, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %p = phi ptr addrspace(1) [ %a, %entry ], [ %p.next, %loop ]
+  %v = load float, ptr addrspace(1) %p, align 4
+  %p.next = getelementptr float, ptr addrspace(1) %p, i64 1
+  %i.next = add i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  %ai = ptrtoint ptr addrspace(1) %a to i64
+  %agg = insertvalue { i64, i64 } undef, i64 %ai, 1
+  %x = extractvalue { i64, i64 } %agg, 1
+  %q = inttoptr i64 %x to ptr addrspace(1)
+  store float %v, ptr addrspace(1) %q, align 4
+  %bi = ptrtoint ptr addrspace(1) %b to i64
+  store i64 %bi, ptr addrspace(1) %f, align 8
+  %vb = load float, ptr addrspace(1) %b, align 4
+  %cg = getelementptr i32, ptr addrspace(1) %c, i64 4
+  %r = cmpxchg weak ptr addrspace(1) %cg, i32 0, i32 1 syncscope("agent-one-as") monotonic monotonic
+  %dg = addrspacecast ptr addrspace(1) %d to ptr
+  call void @llvm.memcpy.p0.p1.i64(ptr %dg, ptr addrspace(1) %e, i64 16, i1 false)
+  %vd = load float, ptr addrspace(1) %d, align 4
+  %ve = load float, ptr addrspace(1) %e, align 4
+  ret void
+}
+declare void @llvm.memcpy.p0.p1.i64(ptr, ptr addrspace(1), i64, i1)
+"""
+    out = _run(src, args="noalias")
+    define = _line(out, "define ptx_kernel")
+    attrs = {m.group(2): m.group(1).split() for m in re.finditer(r"ptr addrspace\(1\) ([a-z ]*)%(\w+)", define)}
+    assert attrs == {"a": ["noalias"], "b": ["noalias"], "c": ["noalias"], "d": ["noalias"],
+                     "e": ["noalias", "readonly"], "f": ["noalias", "writeonly"]}
+    invariant = [line for line in out.splitlines() if "!invariant.load" in line]
+    assert len(invariant) == 1 and "%ve = load" in invariant[0]
+
+
+def test_may_alias_group_gets_no_noalias_and_no_invariant_load() -> None:
+    src = """target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c) {
+  %va = load float, ptr addrspace(1) %a, align 4
+  %vb = load float, ptr addrspace(1) %b, align 4
+  store float %va, ptr addrspace(1) %c, align 4
+  ret void
+}
+"""
+    out = _run(src, args="noalias", may_alias=((0, 2),))
+    define = _line(out, "define ptx_kernel")
+    assert "readonly %a" in define and "noalias readonly %a" not in define
+    assert "noalias readonly %b" in define
+    assert "noalias %c" not in define
+    assert "!invariant.load" in _line(out, "%vb = load") and "!invariant.load" not in _line(out, "%va = load")
