@@ -31,7 +31,10 @@ class DataLayout:
     """Sizes in bytes, alignments in bytes."""
 
     def __init__(self, text: str = "", triple: str = "") -> None:
+        #: the layout is the target's, as llnoalias knows it; a newer LLVM may add to it
+        self.target_default = False
         if not text:
+            self.target_default = True
             t = triple.lower()
             if t.startswith("amdgcn"):
                 text = AMDGPU_LAYOUT
@@ -80,9 +83,13 @@ class DataLayout:
         return self.pointers.get(addrspace, self.pointers.get(0, (64, 8, 64)))[2]
 
     # ------------------------------------------------------------------ types
-    def _int_align(self, bits: int) -> int:
+    def _int_align(self, bits: int) -> int | None:
         if bits in self.ints:
             return self.ints[bits]
+        if self.target_default and bits > max(self.ints):
+            # e.g. i128: the layout a newer LLVM gives the target may list it (with
+            # "i128:128") and align it other than the largest integer listed here
+            return None
         larger = sorted(b for b in self.ints if b > bits)
         if larger:
             return self.ints[larger[0]]

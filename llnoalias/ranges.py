@@ -79,6 +79,10 @@ _TID_RE = re.compile(r"llvm\.(?:amdgcn\.workitem\.id|nvvm\.read\.ptx\.sreg\.tid)
 _RANGE_ATTR_RE = re.compile(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
 _RANGE_MD_RE = re.compile(r"!range\s+!(\d+)")
 _INT_PAIR_RE = re.compile(r"\bi(\d+)\s+(-?\d+)")
+_QUOTED_RE = re.compile(r'"[^"]*"')
+#: what makes a value poison (or undef) where LLVM's own rules would make it wrap or fail
+_POISON_RE = re.compile(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
+                        r"|!range\b|\brange\(")
 
 
 # ------------------------------------------------------------------ interval helpers
@@ -173,8 +177,26 @@ class WorkGroup:
         self.sources = sources
 
 
+def _fn_attr_header(header: str) -> str:
+    """The part of a function header after its parameter list: a parameter (or the
+    return value) may carry string attributes too, and only the function's own count."""
+    toks = tokenize(header)
+    i = next((n for n, t in enumerate(toks) if t.kind == "global"), -1)
+    if i < 0 or i + 1 >= len(toks) or toks[i + 1].text != "(":
+        return ""
+    depth = 0
+    for t in toks[i + 1:]:
+        if t.text == "(":
+            depth += 1
+        elif t.text == ")":
+            depth -= 1
+            if depth == 0:
+                return header[t.end:]
+    return ""
+
+
 def _attr_texts(mod: Module, fn: Function) -> str:
-    parts = [fn.header_text]
+    parts = [_fn_attr_header(fn.header_text)]
     for g in fn.fn_attr_groups:
         parts.append(mod.attribute_group_text(g))
     return "\n".join(parts)
@@ -205,7 +227,7 @@ def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
     if m:
         for d in range(3):
             cap(d, int(m.group(2)), "amdgpu-flat-work-group-size")
-    m = re.search(r"!reqd_work_group_size\s+!(\d+)", fn.header_text)
+    m = re.search(r"!reqd_work_group_size\s+!(\d+)", _fn_attr_header(fn.header_text))
     if m:
         node = mod.metadata_text(int(m.group(1))) or ""
         vals = [int(x) for x in _INT_PAIR_RE_VALUES(node)]
@@ -414,7 +436,8 @@ class FunctionRanges:
             return Range(0, 1)
         if k == "freeze":
             ty, v = ops.operands[0]
-            return self.int_range(ty, v)
+            why = self._may_be_poison(inst)
+            return why if why is not None else self.int_range(ty, v)
         if k == "select":
             return self._select(ops, w)
         if k == "phi" and inst is not None:
@@ -528,6 +551,42 @@ class FunctionRanges:
             return Range(0, top)
         return f"'{op}' not followed by the range analysis{where}"
 
+    def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
+        """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.
+
+        Ranges lean on facts whose violation gives poison, not undefined behaviour
+        (``!range``, ``range()``, ``or disjoint``, ``icmp samesign``, ``exact``, ...), and
+        phis and selects skip ``undef``: an access through poison is undefined, so those
+        ranges hold wherever an access is defined. ``freeze`` turns poison into an arbitrary
+        value, so its range is the operand's only when no such fact is on the way."""
+        if freeze is None:
+            return "freeze in a constant expression"
+        todo = [freeze]
+        seen: set[str] = set()
+        while todo:
+            inst = todo.pop()
+            raw = self.mod.text[inst.start:inst.end]
+            text = _QUOTED_RE.sub('""', raw)
+            m = _POISON_RE.search(text)
+            if m:
+                return f"freeze of a value that may be poison ('{m.group()}', line {inst.line})"
+            if inst.opcode == "call":
+                cm = re.search(r"@([-a-zA-Z$._0-9]+)\s*\(", text)
+                if cm and self._decl_range(cm.group(1)) is not None:
+                    return f"freeze of a value that may be poison (range() of @{cm.group(1)}, line {inst.line})"
+            for t in tokenize(raw):
+                if t.kind == "local" and inst.name is not None and canon_name(t.text) == inst.name:
+                    continue
+                if t.kind != "local" or t.text in seen:
+                    continue
+                seen.add(t.text)
+                dep = self.fn.by_name.get(canon_name(t.text))
+                if dep is not None:
+                    if len(seen) > 1000:
+                        return "freeze of a value computed by too many instructions to check"
+                    todo.append(dep)
+        return None
+
     # ---------------------------------------------------------------- calls
     def _call(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
         callee = ops.callee
@@ -575,13 +634,14 @@ class FunctionRanges:
         ``range()``): every source LLVM itself trusts. Their intersection, or None."""
         out: Range | None = None
         cut = text.find("@" + name + "(") if name else -1
-        head = text[:cut] if cut >= 0 else ""
+        # quoted text (a result name, a string attribute) is not an attribute of the call
+        head = _QUOTED_RE.sub('""', text[:cut]) if cut >= 0 else ""
         found: list[Range] = []
         for m in _RANGE_ATTR_RE.finditer(head):
             r = _half_open(int(m.group(2)), int(m.group(3)), int(m.group(1)))
             if r is not None:
                 found.append(r)
-        m2 = _RANGE_MD_RE.search(text)
+        m2 = _RANGE_MD_RE.search(_QUOTED_RE.sub('""', text))
         if m2:
             node = self.mod.metadata_text(int(m2.group(1))) or ""
             vals = [int(x) for x in _INT_PAIR_RE_VALUES(node)]
@@ -609,7 +669,7 @@ class FunctionRanges:
         if decl is not None:
             line = self.mod.source.line_text(decl.line)
             cut = line.find("@" + name)
-            m = _RANGE_ATTR_RE.search(line[:cut] if cut >= 0 else "")
+            m = _RANGE_ATTR_RE.search(_QUOTED_RE.sub('""', line[:cut]) if cut >= 0 else "")
             if m:
                 got = _half_open(int(m.group(2)), int(m.group(3)), int(m.group(1)))
         self._decl_ranges[name] = got
@@ -945,9 +1005,11 @@ class FunctionRanges:
         return f"constant expression '{op}' on an address"
 
     def _off_inst(self, inst: Instruction) -> OffResult:
+        where = f" (line {inst.line})"
+        if "vscale" in self.mod.text[inst.start:inst.end]:
+            return "scalable vector type: its size is not known" + where
         ops = opparse.parse(self.mod, inst)
         k = ops.kind
-        where = f" (line {inst.line})"
         if k == "gep":
             if ops.source_type is None:
                 return "getelementptr not understood" + where
@@ -957,7 +1019,8 @@ class FunctionRanges:
         if k == "binop":
             return self._add_off(ops.flags[0], ops.flags[1:], ops.operands)
         if k == "freeze":
-            return self.offset(*ops.operands[0])
+            why = self._may_be_poison(inst)
+            return why if why is not None else self.offset(*ops.operands[0])
         if k in ("phi", "select"):
             vals = ops.incoming if k == "phi" else [ops.operands[1][1], ops.operands[2][1]]
             ty = ops.result_type
@@ -1026,7 +1089,11 @@ class FunctionRanges:
         base = self.offset(bty, bv)
         if not isinstance(base, Off):
             return base
-        iw = self.dl.index_bits(bty.addrspace if bty.addrspace >= 0 else 0)
+        space = bty.addrspace if bty.addrspace >= 0 else 0
+        iw = self.dl.index_bits(space)
+        if iw < self.dl.pointer_bits(space):
+            # the offset is added to the low index-width bits only: it wraps there
+            return f"getelementptr index width ({iw}) narrower than the pointer"
         named = self.mod.named_types
         lo, hi = base.lo, base.hi
         cur: Type | None = source

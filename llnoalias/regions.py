@@ -136,6 +136,11 @@ class RegionSplitter:
 
     def byte_range(self, d: Decision, root: Root) -> tuple[int, int] | str:
         fr = self.function_ranges(d)
+        inst = d.access.inst
+        if "vscale" in self.mod.text[inst.start:inst.end]:
+            return "scalable vector type: its size is not known"
+        # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
+        limit = min(ADDRESS_LIMIT, 1 << self.dl.pointer_bits(3))
         lo: int | None = None
         hi: int | None = None
         for p in d.access.pointers:
@@ -150,7 +155,7 @@ class RegionSplitter:
             if isinstance(ext, str):
                 return ext
             a, b = off.lo + ext[0], off.hi + ext[1]
-            if a < 0 or b > ADDRESS_LIMIT:
+            if a < 0 or b > limit:
                 return f"offsets [{a}, {b}) leave the buffer's address range"
             lo = a if lo is None else min(lo, a)
             hi = b if hi is None else max(hi, b)
