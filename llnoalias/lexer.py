@@ -125,10 +125,26 @@ def unquote_name(token: str) -> str:
 _PLAIN_NAME_RE = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+")
 
 
+_ESCAPE_RE = re.compile(r"\\([0-9A-Fa-f]{2})")
+
+
+def _escape_name(body: str) -> str:
+    return "".join(ch if 0x20 <= ord(ch) < 0x7F and ch not in '"\\' else f"\\{ord(ch):02X}" for ch in body)
+
+
 def canon_name(token: str) -> str:
-    """One spelling per name: ``@"lds.a"`` and ``@lds.a`` are the same global."""
+    """One spelling per name: ``@"lds.a"``, ``@lds.a`` and ``@"lds\2Ea"`` are the same
+    global; a name that needs quotes keeps them, with only the escapes it needs."""
     if len(token) > 3 and token[1] == '"' and token[-1] == '"':
         body = token[2:-1]
+        if "\\" in body:
+            try:
+                raw = _ESCAPE_RE.sub(lambda m: chr(int(m.group(1), 16)), body)
+            except ValueError:
+                return token
+            body = raw
+            if not (_PLAIN_NAME_RE.fullmatch(body) and not body.isdigit()):
+                return f'{token[0]}"{_escape_name(body)}"'
         if _PLAIN_NAME_RE.fullmatch(body) and not body.isdigit():
             return token[0] + body
     return token
