@@ -64,6 +64,9 @@ class UndefConst(Value):
     def __init__(self, text: str) -> None:
         self.text = text
 
+    def __repr__(self) -> str:
+        return self.text
+
 
 class UnknownValue(Value):
     """Anything the parser could not read, an inline asm callee, a blockaddress..."""
@@ -72,6 +75,9 @@ class UnknownValue(Value):
 
     def __init__(self, text: str) -> None:
         self.text = text
+
+    def __repr__(self) -> str:
+        return f"<unknown {self.text}>"
 
 
 class ConstExpr(Value):

@@ -526,17 +526,25 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
 # directly and leave everything else to the tokenizing parser above.
 
 _TY = r"(?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?|<\d+ x (?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?)>)"
-_VAL = r"(?:%[-a-zA-Z$._0-9]+|@[-a-zA-Z$._0-9]+|-?\d+|true|false|null|undef|poison|zeroinitializer)"
+_VAL = (r"(?:%[-a-zA-Z$._0-9]+|@[-a-zA-Z$._0-9]+|-?\d+\.\d+(?:e[-+]?\d+)?|0x[KLMHR]?[0-9A-Fa-f]+|-?\d+"
+        r"|true|false|null|undef|poison|zeroinitializer)")
 _END = r"\s*(?:,|$)"
 _FAST_BINOP = re.compile(r"(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)((?: (?:nuw|nsw|exact|disjoint))*) ("
                          + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_FBINOP = re.compile(r"(fadd|fsub|fmul|fdiv|frem)((?: (?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))*) ("
+                          + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_BR = re.compile(r"br (?:i1 (" + _VAL + r"), label %[-a-zA-Z$._0-9]+, label %[-a-zA-Z$._0-9]+|label %[-a-zA-Z$._0-9]+)"
+                      + r"\s*(?:,\s*!|$)")
+_FAST_RET = re.compile(r"ret (?:void|(" + _TY + ") (" + _VAL + "))" + r"\s*(?:,\s*!|$)")
+_FAST_NO_OPERANDS = re.compile(r"(?:fence(?: syncscope\(\"[^\"]*\"\))? [a-z_]+|unreachable)\s*(?:,\s*!|$)")
 _FAST_CAST = re.compile(r"(trunc|zext|sext|ptrtoint|inttoptr|bitcast|addrspacecast)(?: (?:nuw|nsw|nneg))* ("
                         + _TY + ") (" + _VAL + ") to (" + _TY + ")" + _END)
 # The indices must run to the end of the instruction (or its attachments): an index the
 # regex cannot read (a constant expression, a quoted name, odd spacing, a line break) must
 # not end the match early, or its provenance would be dropped.
-_FAST_GEP = re.compile(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%[-a-zA-Z$._0-9]+|\[\d+ x " + _TY
-                       + r"\]), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + r")*)\s*(?:,\s*!|$)")
+_ARRAY_TY = r"\[\d+ x (?:\[\d+ x (?:\[\d+ x " + _TY + r"\]|" + _TY + r")\]|" + _TY + r")\]"
+_FAST_GEP = re.compile(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%[-a-zA-Z$._0-9]+|" + _ARRAY_TY
+                       + r"), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + r")*)\s*(?:,\s*!|$)")
 _FAST_IDX = re.compile(", (" + _TY + ") (" + _VAL + ")")
 _FAST_LOAD = re.compile(r"load (" + _TY + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _FAST_STORE = re.compile(r"store (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
@@ -591,7 +599,7 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
     op = inst.opcode
     end = inst.end
     if op in BINARY_OPS:
-        m = _FAST_BINOP.match(text, pos, end)
+        m = (_FAST_FBINOP if op[0] == "f" else _FAST_BINOP).match(text, pos, end)
         if m is None:
             return None
         ops = Ops("binop")
@@ -600,6 +608,28 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         ty = _type_of(g_ty)
         ops.operands = [(ty, _val(g_a)), (ty, _val(g_b))]
         ops.result_type = ty
+        return ops
+    if op == "br":
+        m = _FAST_BR.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("other")
+        ops.flags = ("br",)
+        ops.operands = [] if m.group(1) is None else [(_type_of("i1"), _val(m.group(1)))]
+        return ops
+    if op == "ret":
+        m = _FAST_RET.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("other")
+        ops.flags = ("ret",)
+        ops.operands = [] if m.group(1) is None else [(_type_of(m.group(1)), _val(m.group(2)))]
+        return ops
+    if op == "fence" or op == "unreachable":
+        if _FAST_NO_OPERANDS.match(text, pos, end) is None:
+            return None
+        ops = Ops("other")
+        ops.flags = (op,)
         return ops
     if op in CAST_OPS:
         m = _FAST_CAST.match(text, pos, end)
