@@ -174,14 +174,6 @@ def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type:
     return bits
 
 
-def apply_arguments(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                    editor: Editor, writer: MetadataWriter) -> ArgumentsResult:
-    out = ArgumentsResult()
-    for fn in mod.functions:
-        apply_arguments_of(mod, ma, roots, options, editor, writer, fn, out)
-    return out
-
-
 def apply_arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                        editor: Editor, writer: MetadataWriter, fn: Function, out: ArgumentsResult) -> None:
     """The arguments of one kernel (nothing for other functions)."""

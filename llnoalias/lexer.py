@@ -101,19 +101,6 @@ def bracket_balance(code: str) -> int:
     return depth
 
 
-_LOCAL_REF_RE = re.compile(r'"[^"]*"|%(?:"[^"]*"|[-a-zA-Z$._0-9]+)|@(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
-
-
-def value_refs(code: str) -> list[tuple[str, int]]:
-    """Every ``%local`` and ``@global`` reference in ``code`` (strings skipped), with offsets."""
-    out: list[tuple[str, int]] = []
-    for m in _LOCAL_REF_RE.finditer(code):
-        tok = m.group()
-        if tok[0] != '"':
-            out.append((tok, m.start()))
-    return out
-
-
 def unquote_name(token: str) -> str:
     """``%"a b"`` -> ``a b``; ``%x`` -> ``x`` (the sigil is dropped)."""
     body = token[1:]

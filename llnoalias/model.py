@@ -145,8 +145,8 @@ class Instruction:
 
     __slots__ = ("name", "opcode", "start", "_len", "_op", "ops", "function")
 
-    def __init__(self, name: str | None, opcode: str, line: int, start: int, end: int, block: int,
-                 function: Function, opstart: int = -1) -> None:
+    def __init__(self, name: str | None, opcode: str, start: int, end: int, function: Function,
+                 opstart: int = -1) -> None:
         self.name = name  # result name with sigil, or None
         self.opcode = opcode
         self.start = start  # offset of the first character of the instruction's line

@@ -20,7 +20,6 @@ from .source import BOM, SourceFile
 
 _NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
 _RESULT_RE = re.compile(r"(%" + _NAME + r")\s*=\s*([a-z_]+)")
-_LABEL_RE = re.compile(r'(?:"[^"]*"|[-a-zA-Z$._0-9]+):')
 _OPCODE_RE = re.compile(r"[a-z_]+")
 _BODY_LINE_RE = re.compile(
     r'[ \t]*(?:'
@@ -50,7 +49,6 @@ _NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
 _ATTR_GROUP_RE = re.compile(r"attributes\s+(#\d+)\s*=")
 _TRIPLE_RE = re.compile(r'target\s+triple\s*=\s*"([^"]*)"')
 _LAYOUT_RE = re.compile(r'target\s+datalayout\s*=\s*"([^"]*)"')
-_GLOBAL_DEF_RE = re.compile(r"(@" + _NAME + r")\s*=\s*")
 # A line that can only start a new top-level entity (never continue an open bracket).
 _NEW_ENTITY_RE = re.compile(r"\s*(?:![-a-zA-Z$._0-9\\]+\s*=|@" + _NAME + r"\s*=|(?:define|declare|attributes)\b)")
 
@@ -95,10 +93,6 @@ class _Lines:
         start = self.starts[j]
         end = self.starts[j + 1] - 1 if j + 1 < self.n else len(self.text)
         return self.text[start:end]
-
-    def end(self, j: int) -> int:
-        """Offset of the '\n' that ends line ``j`` (or the end of the text)."""
-        return self.starts[j + 1] - 1 if j + 1 < self.n else len(self.text)
 
 
 def _error(src: SourceFile, offset: int, message: str) -> LLNoaliasError:
@@ -435,7 +429,6 @@ class _ModuleParser:
         defined: set[str] = {a.name for a in fn.args}
         # the unnamed entry block takes the next number after the numbered arguments
         implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
-        block = 0
         body_start = starts[i] if i < n else tlen
         instrs = fn.instrs
         by_name = fn.by_name
@@ -472,7 +465,6 @@ class _ModuleParser:
                 defined.add(label)
                 blocks.append(label)
                 block_offsets.append(start)
-                block = len(blocks) - 1
                 i += 1
                 continue
             if kind == "bad":
@@ -522,7 +514,7 @@ class _ModuleParser:
                         tail = ms[-1]
                 if j != i:
                     code_end = starts[j] + len(split_comment(lines.line(j)).rstrip())
-            inst = Instruction(name, opcode, i + 1, start, code_end, block, fn, m.start("op"))
+            inst = Instruction(name, opcode, start, code_end, fn, m.start("op"))
             instrs.append(inst)
             if name is not None:
                 by_name[name] = inst

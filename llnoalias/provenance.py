@@ -423,7 +423,7 @@ class FunctionAnalysis:
                         self.cause[n] = "unknown"
 
     # ------------------------------------------------------- explaining
-    def explain_unknown(self, v: Value, depth: int = 0) -> str:
+    def explain_unknown(self, v: Value) -> str:
         """Follow unknown operands back to the value that made them unknown."""
         seen: set[str] = set()
         cur = v

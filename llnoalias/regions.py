@@ -222,10 +222,4 @@ def range_note(d: Decision) -> str:
     return f"bytes [{lo}, {hi}): the root's only region"
 
 
-def split_regions(mod: Module, plan: Plan) -> None:
-    """Measure every decision of ``plan`` and form the regions (all functions at once)."""
-    RegionSplitter(mod).measure(plan.decisions)
-    merge_regions(plan)
-
-
-__all__ = ["RegionSplitter", "extent", "merge_regions", "range_note", "split_regions"]
+__all__ = ["RegionSplitter", "extent", "merge_regions", "range_note"]

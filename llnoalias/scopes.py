@@ -171,13 +171,6 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     return made
 
 
-def plan(mod: Module, ma: ModuleAnalysis, roots: RootSet) -> Plan:
-    out = Plan()
-    for fn in mod.functions:
-        plan_function(mod, ma, roots, fn, out)
-    return out
-
-
 def finish(p: Plan) -> None:
     """Collect each domain's scopes and withdraw the claims of domains with fewer than two."""
     keys: dict[str, list[ScopeKey]] = {}
@@ -203,4 +196,4 @@ def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
 
 
 __all__ = ["Decision", "Plan", "Region", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
-           "noalias_keys", "plan", "root_of"]
+           "noalias_keys", "plan_function", "root_of"]
