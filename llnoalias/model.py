@@ -276,6 +276,8 @@ class Module:
     named_types: dict[str, Type] = field(default_factory=dict)
     triple: str = ""
     datalayout: str = ""
+    #: parsed operands by instruction text (see ``operands.parse``)
+    ops_cache: dict[str, Ops] = field(default_factory=dict)
     max_metadata_id: int = -1
 
     @property

@@ -713,14 +713,29 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
     return None
 
 
+#: distinct instruction texts remembered per module (Ops are never changed once made, so
+#: instructions spelled the same way, which recur across functions, share one)
+OPS_CACHE_LIMIT = 1 << 14
+
+
 def parse(mod: Module, inst: Instruction) -> Ops:
-    """The operands of ``inst`` (cached on the instruction)."""
+    """The operands of ``inst`` (cached on the instruction, and by text in the module)."""
     ops = inst.ops
     if ops is None:
-        try:
-            ops = _fast(mod, inst) or _parse(mod, inst)
-        except (_Fail, IndexError, ValueError):
-            ops = Ops("unparsed")
+        op = inst.opstart
+        key = mod.text[op:inst.end] if op >= 0 else None
+        cache = mod.ops_cache
+        if key is not None:
+            ops = cache.get(key)
+        if ops is None:
+            try:
+                ops = _fast(mod, inst) or _parse(mod, inst)
+            except (_Fail, IndexError, ValueError):
+                ops = Ops("unparsed")
+            if key is not None:
+                if len(cache) >= OPS_CACHE_LIMIT:
+                    cache.clear()
+                cache[key] = ops
         inst.ops = ops
     return ops
 

@@ -110,6 +110,7 @@ class _ModuleParser:
         self.pending_global_refs: list[tuple[str, int]] = []
         self.pending_local_refs: list[tuple[str, int]] = []
         self.pending_globals: dict[str, tuple[int, int, str]] = {}
+        self.names: dict[str, str] = {}
 
     # ---------------------------------------------------------------- entry
     def run(self) -> Module:
@@ -437,6 +438,7 @@ class _ModuleParser:
         line_match = _BODY_LINE_RE.match
         intern = _intern_opcode
         opcodes = _OPCODES
+        names = self.names
         while i < n:
             start = starts[i]
             eol = starts[i + 1] - 1 if i + 1 < n else tlen
@@ -460,6 +462,7 @@ class _ModuleParser:
                 continue
             if kind == "label":
                 label = canon_name("%" + m.group("label")[:-1])
+                label = names.setdefault(label, label)
                 if label in defined:
                     raise _error(src, m.start("label"), f"redefinition of label '{label}'")
                 defined.add(label)
@@ -481,13 +484,15 @@ class _ModuleParser:
             res = m.group("res")
             op = m.group("op")
             opcode = opcodes.get(op) or intern(op)
+            name: str | None = None
             if res is not None:
-                name: str | None = canon_name(res) if res[1] == '"' else res
-                if name in defined:
-                    raise _error(src, m.start("res"), f"redefinition of value '{name}'")
-                defined.add(name)  # type: ignore[arg-type]
-            else:
-                name = None
+                rname = canon_name(res) if res[1] == '"' else res
+                # one string per distinct name: %5 recurs in every function
+                rname = names.setdefault(rname, rname)
+                if rname in defined:
+                    raise _error(src, m.start("res"), f"redefinition of value '{rname}'")
+                defined.add(rname)
+                name = rname
             # where the code ends: before a comment and trailing blanks
             semi = find(";", start, eol)
             if semi >= 0:
