@@ -29,7 +29,13 @@ class DefaultGroup(click.Group):
     """A group whose first argument, when it is not a subcommand, goes to ``annotate``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
+        if not args:
+            if sys.stdin is not None and not sys.stdin.isatty():
+                args = ["annotate"]  # a filter in a pipeline: clang ... | llnoalias | llc ...
+            else:
+                click.echo(ctx.get_help())
+                ctx.exit(0)
+        elif args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
 
