@@ -199,10 +199,8 @@ def test_one_megabyte_comment_line(tmp_path) -> None:
     data = b"; " + b"x\xe9{(" * 262_144 + b"\n" + src
     p = tmp_path / "long.ll"
     p.write_bytes(data)
-    t0 = time.perf_counter()
-    res = run(["--no-verify", str(p)])
+    res = run(["--no-verify", str(p)])  # run()'s timeout is the guard against a hang
     assert res.returncode == 0, res.stderr
-    assert time.perf_counter() - t0 < 30
     assert_preserved(decode(data), decode(res.stdout))
     assert res.stdout != data
 
@@ -227,10 +225,8 @@ def test_instruction_with_100k_operands(tmp_path) -> None:
     )
     p = tmp_path / "wide.ll"
     p.write_bytes(text.encode())
-    t0 = time.perf_counter()
-    res = run(["--no-verify", str(p)])
+    res = run(["--no-verify", str(p)])  # run()'s timeout is the guard against a hang
     assert res.returncode == 0, res.stderr.decode()[-2000:]
-    assert time.perf_counter() - t0 < 30
     assert_preserved(text, decode(res.stdout))
     assert b"!alias.scope" in res.stdout
 
