@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 
 import pytest
 from conftest import ROOT, run_cli
+
+from llnoalias.options import AnnotateOptions
 
 _spec = importlib.util.spec_from_file_location("bench_waitcnt", os.path.join(ROOT, "scripts", "bench_waitcnt.py"))
 assert _spec and _spec.loader
@@ -42,3 +45,27 @@ def test_compile_reaches_ideal_and_beats_static(tmp_path, n: int, shape: str) ->
     assert ours == ideal, (ours, ideal, plain, static)
     assert ours <= static
     assert ours <= plain
+
+
+def _single_buffer(text: str) -> str:
+    """The same kernel with one dynamic LDS buffer carved by a constant offset: @lds_0 at
+    @smem + 0, @lds_1 at @smem + 32768 (issue 6's shape)."""
+    text = text.replace("@lds_0 = external", "@smem = external").replace("@lds_0", "@smem")
+    text = re.sub(r"@lds_1 = external[^\n]*\n", "", text)
+    return text.replace("@lds_1", "getelementptr (i8, ptr addrspace(3) @smem, i32 32768)")
+
+
+@pytest.mark.parametrize("shape", ["gep", "int"])
+def test_regions_reach_the_waits_of_named_buffers(shape: str) -> None:
+    """Issue 6's bar: LDS-DMA into one region of a single buffer while another region is
+    read gets the vmcnt waits that separately named buffers get."""
+    from llnoalias.pipeline import annotate_text
+
+    named = bench.kernel_text(bench.Kernel(2, shape))
+    single = _single_buffer(named)
+    assert "@lds_1" not in single
+    ours = _vmcnt(annotate_text(single, "single.ll").text)
+    assert ours == _vmcnt(annotate_text(named, "named.ll").text)
+    assert ours < _vmcnt(single)
+    without_regions = _vmcnt(annotate_text(single, "single.ll", AnnotateOptions(regions=False)).text)
+    assert ours < without_regions
