@@ -138,10 +138,7 @@ class MetadataWriter:
         text = self.mod.text
         code = text[inst.start:inst.end]
         if "!alias.scope" not in code and "!noalias" not in code:
-            piece = "".join(f", !{kind} !{self.list_node(tuple(dict.fromkeys(ours)))}"
-                            for kind, ours in kinds.items() if ours)
-            if piece:
-                self.editor.insert(inst.end, self._pieces.setdefault(piece, piece))
+            self._append(inst, [(kind, tuple(dict.fromkeys(ours))) for kind, ours in kinds.items() if ours])
             return True
         replaces: list[tuple[int, int, tuple[int, ...]]] = []  # start, end, merged ids
         appends: list[tuple[str, tuple[int, ...]]] = []
@@ -166,7 +163,11 @@ class MetadataWriter:
             replaces.append((start, start + len(ref), merged))
         for start, end, merged in replaces:
             self.editor.replace(start, end, f"!{self.list_node(merged)}")
+        self._append(inst, appends)
+        return True
+
+    def _append(self, inst: Instruction, appends: list[tuple[str, tuple[int, ...]]]) -> None:
+        """Add new attachments at the end of ``inst``'s code."""
         if appends:
             piece = "".join(f", !{kind} !{self.list_node(ids)}" for kind, ids in appends)
             self.editor.insert(inst.end, self._pieces.setdefault(piece, piece))
-        return True

@@ -89,6 +89,10 @@ class _Lines:
         self.starts = starts
         self.n = len(starts)
 
+    def code_end(self, j: int) -> int:
+        """Offset just after the code of line ``j`` (before a comment and trailing blanks)."""
+        return self.starts[j] + len(split_comment(self.line(j)).rstrip())
+
     def line(self, j: int) -> str:
         start = self.starts[j]
         end = self.starts[j + 1] - 1 if j + 1 < self.n else len(self.text)
@@ -182,11 +186,11 @@ class _ModuleParser:
                     raise _error(src, off, f"redefinition of metadata '!{mid}'")
                 self.mod.metadata[mid] = off
                 if j != i:
-                    self.mod.metadata_ends[mid] = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
+                    self.mod.metadata_ends[mid] = self.lines.code_end(j)
                 return j + 1
             m2 = _NAMED_MD_RE.match(s)
             if m2:
-                end = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
+                end = self.lines.code_end(j)
                 self.mod.named_metadata[m2.group(1)] = (off, end)
                 return j + 1
             raise _error(src, off, "expected a metadata definition '!N = ...' or '!name = ...'")
@@ -221,7 +225,7 @@ class _ModuleParser:
             code2, j = self._logical(i, code)
             ma = _ATTR_GROUP_RE.match(s)
             if ma:
-                end = self.lines.starts[j] + len(split_comment(self.lines.line(j)).rstrip())
+                end = self.lines.code_end(j)
                 self.mod.attribute_groups[ma.group(1)] = (off, end)
             return j + 1
         if word == "target":
@@ -518,7 +522,7 @@ class _ModuleParser:
                     if ms:
                         tail = ms[-1]
                 if j != i:
-                    code_end = starts[j] + len(split_comment(lines.line(j)).rstrip())
+                    code_end = lines.code_end(j)
             inst = Instruction(name, opcode, start, code_end, fn, m.start("op"))
             instrs.append(inst)
             if name is not None:
