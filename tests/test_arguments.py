@@ -212,3 +212,15 @@ def test_args_noalias_matches_restrict_build() -> None:
     assert sum(ref.values()) > 0
     for kernel, n in ref.items():
         assert ours.get(kernel, 0) >= n, (kernel, ours, ref)
+
+
+def test_opaque_buffer_resource_is_untagged_in_the_argument_domain() -> None:
+    """A <4 x i32> resource reaches global memory untraced: the call is decided (and left
+    untagged) in the argument domain, with the reason, while its LDS operand is tagged."""
+    text = open(os.path.join(FIXTURES, "args", "opaque_buffer_resource.ll")).read()
+    rep = annotate_text(text, "t.ll", NOALIAS).report
+    calls = [a for a in rep.accesses if a.opcode.startswith("llvm.amdgcn.raw.buffer.load.lds")]
+    by_domain = {a.domain: a for a in calls}
+    assert by_domain["llnoalias.lds"].tagged
+    args = by_domain["llnoalias.args.k"]
+    assert not args.tagged and "<4 x i32>" in args.reason
