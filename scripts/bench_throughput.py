@@ -2,7 +2,11 @@
 """Throughput: annotate a large generated AMDGPU module and compare with the time
 ``opt -passes=verify`` takes to read the same file on this machine.
 
-    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH]
+    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE]
+
+With ``--from FILE`` the module is real compiler output instead: FILE's function
+definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
+``--from fixtures/corpus/clang19/hip_gemm_O3.ll``.
 
 Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt.
 The issue's bar: a 240k-line module within 2x of opt-19's verify.
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -91,6 +96,37 @@ def build(lines: int) -> str:
     return "".join(parts)
 
 
+_DEFINE_RE = re.compile(r'^define [^\n]*?@("[^"]*"|[-a-zA-Z$._0-9]+)\(', re.M)
+
+
+def _renamed(name: str, k: int) -> str:
+    return f'@"{name[1:-1]}.r{k}"' if name.startswith('"') else f"@{name}.r{k}"
+
+
+def replicate(path: str, lines: int) -> str:
+    """``path``'s function definitions repeated, renamed ``@f.rN``, up to ``lines`` lines."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+        text = fh.read()
+    first = _DEFINE_RE.search(text)
+    last = text.rfind("\n}\n")
+    if first is None or last < 0:
+        sys.exit(f"{path}: no function definitions to repeat")
+    head, body, tail = text[:first.start()], text[first.start():last + 3], text[last + 3:]
+    names = [m.group(1) for m in _DEFINE_RE.finditer(body)]
+    ref = re.compile("@(" + "|".join(re.escape(n) for n in names) + r")(?![-a-zA-Z$._0-9])")
+    parts = [head]
+    count = head.count("\n") + tail.count("\n")
+    per_copy = body.count("\n") + 1
+    k = 0
+    while count < lines:
+        parts.append(ref.sub(lambda m, k=k: _renamed(m.group(1), k), body))
+        parts.append("\n")
+        count += per_copy
+        k += 1
+    parts.append(tail)
+    return "".join(parts)
+
+
 def best_of(cmd: list[str], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -115,8 +151,9 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=240_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--opt", default=None)
+    ap.add_argument("--from", dest="source", default=None, help="repeat this module's functions instead")
     args = ap.parse_args()
-    text = build(args.lines)
+    text = replicate(args.source, args.lines) if args.source else build(args.lines)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "big.ll")
         with open(path, "w") as fh:
