@@ -32,6 +32,20 @@ _BODY_LINE_RE = re.compile(
     r'|(?P<bad>\S+))',
     re.M,
 )
+# One row per line of a function body, for the fast path of ``_body``: every line
+# matches exactly one alternative (the last takes anything), so row k is line k. Only
+# the common shapes are read here; a row in ``other`` sends the whole body to the
+# line-by-line scanner, which handles (or reports) everything else.
+_BODY_ROW_RE = re.compile(
+    r'[ \t]*(?:;[^\n]*)?\r?\n'
+    r'|(?P<label>[ \t]*[-a-zA-Z$._0-9]+):[ \t\r]*(?:;[^\n]*)?\n'
+    r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
+    r'|(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
+    r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
+    r'(?P<tail>(?:[^\n;]*[^\n;\[({, \t\r])?)[ \t\r]*\n'
+    r'|(?P<other>[^\n]*)\n',
+)
+_BODY_END_RE = re.compile(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
 _OPCODES: dict[str, str] = {}
 
 
@@ -43,6 +57,7 @@ def _intern_opcode(op: str) -> str:
 
 
 _REF_SCAN_RE = re.compile(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
+_PLAIN_REF_RE = re.compile(r"[%@][-a-zA-Z$._0-9]+")
 _MD_DEF_RE = re.compile(r"!(\d+)\s*=")
 _MD_ID_RE = re.compile(r"!(\d+)")
 _NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
@@ -114,6 +129,7 @@ class _ModuleParser:
         self.pending_global_refs: list[tuple[str, int]] = []
         self.pending_local_refs: list[tuple[str, int]] = []
         self.pending_globals: dict[str, tuple[int, int, str]] = {}
+        self.pending_plain: dict[str, list[tuple[int, int]]] = {}
         self.names: dict[str, str] = {}
 
     # ---------------------------------------------------------------- entry
@@ -423,7 +439,83 @@ class _ModuleParser:
 
     def _body(self, fn: Function, i: int, def_off: int) -> int:
         """Record the instructions of a body starting at line ``i``; returns the line after
-        its closing '}'. One regex match per line reads the label, result name and opcode."""
+        its closing '}'."""
+        done = self._body_fast(fn, i)
+        return done if done is not None else self._body_lines(fn, i, def_off)
+
+    def _body_fast(self, fn: Function, i: int) -> int | None:
+        """The common case in one ``findall``: a body up to the first line that is a
+        '}' in column 0, made only of blank and comment lines, unquoted labels, debug
+        records and one-line instructions without a ';' (no comment, and no string that holds one). Returns the line
+        after the '}', or None (nothing recorded) for any other body."""
+        text = self.src.text
+        lines = self.lines
+        starts = lines.starts
+        if i >= lines.n:
+            return None
+        body_start = starts[i]
+        nl = text.find("\n}", body_start - 1)
+        if nl < 0:
+            return None
+        end_start = nl + 1
+        if not _BODY_END_RE.match(text, end_start):
+            return None
+        rows = _BODY_ROW_RE.findall(text, body_start, end_start)
+        end_line = i + len(rows)
+        if end_line >= lines.n or starts[end_line] != end_start:
+            return None
+        defined: set[str] = {a.name for a in fn.args}
+        implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
+        instrs: list[Instruction] = []
+        by_name: dict[str, Instruction] = {}
+        blocks: list[str] = []
+        block_offsets: list[int] = []
+        names = self.names
+        opcodes = _OPCODES
+        intern = _intern_opcode
+        for k, (label, dbg, pre, res, op, tail, other) in enumerate(rows):
+            if op:
+                start = starts[i + k]
+                if not blocks:
+                    blocks.append(f"%{implicit}")
+                    block_offsets.append(start)
+                    defined.add(f"%{implicit}")
+                name: str | None = None
+                if res:
+                    name = names.setdefault(res, res)
+                    if name in defined:
+                        return None
+                    defined.add(name)
+                opstart = start + len(pre)
+                inst = Instruction(name, opcodes.get(op) or intern(op), start, opstart + len(op) + len(tail), fn,
+                                   opstart)
+                instrs.append(inst)
+                if name is not None:
+                    by_name[name] = inst
+            elif dbg:
+                code = dbg if ";" not in dbg else split_comment(dbg)
+                if bracket_balance(code) > 0:
+                    return None
+            elif label:
+                lname = "%" + label.lstrip(" \t")
+                lname = names.setdefault(lname, lname)
+                if lname in defined:
+                    return None
+                defined.add(lname)
+                blocks.append(lname)
+                block_offsets.append(starts[i + k])
+            elif other:
+                return None
+        fn.instrs.extend(instrs)
+        fn.by_name.update(by_name)
+        fn.blocks = blocks or ["entry"]
+        fn.block_offsets.extend(block_offsets)
+        self._check_refs(body_start, end_start, defined)
+        return end_line + 1
+
+    def _body_lines(self, fn: Function, i: int, def_off: int) -> int:
+        """The general scanner: one regex match per line reads the label, result name and
+        opcode; continued instructions, quoted names and errors are handled here."""
         src = self.src
         text = src.text
         lines = self.lines
@@ -533,7 +625,19 @@ class _ModuleParser:
     def _check_refs(self, start: int, end: int, defined: set[str]) -> None:
         """Every %value and @symbol used in the body [start, end) must be defined (one
         regex pass over the body; positions are looked up only for an error)."""
-        refs = set(_REF_SCAN_RE.findall(self.src.text, start, end))
+        text = self.src.text
+        if text.find('%"', start, end) < 0 and text.find('@"', start, end) < 0:
+            # No quoted name: every plain-looking name (comments and strings included, a
+            # superset of the uses) is checked at once, and only a miss is looked at closely.
+            plain = set(_PLAIN_REF_RE.findall(text, start, end))
+            plain.difference_update(defined)
+            named_types = self.mod.named_types
+            if all(p[0] == "@" or p in named_types for p in plain):
+                for p in plain:
+                    # confirmed by the exact scan at the end, only if still undefined
+                    self.pending_plain.setdefault(p, []).append((start, end))
+                return
+        refs = set(_REF_SCAN_RE.findall(text, start, end))
         refs.discard("")
         for ref in refs:
             name = canon_name(ref)
@@ -542,6 +646,11 @@ class _ModuleParser:
                     self.pending_local_refs.append((name, self._ref_position(ref, start, end)))
             elif name not in self.pending_globals:
                 self.pending_globals[name] = (start, end, ref)
+
+    def _exact_globals(self, start: int, end: int) -> dict[str, str]:
+        """The @symbols that the body [start, end) uses, by canonical name."""
+        refs = set(_REF_SCAN_RE.findall(self.src.text, start, end))
+        return {canon_name(r): r for r in refs if r.startswith("@")}
 
     def _ref_position(self, ref: str, start: int, end: int) -> int:
         for m in _REF_SCAN_RE.finditer(self.src.text, start, end):
@@ -557,9 +666,24 @@ class _ModuleParser:
         for ref, pos in self.pending_global_refs:
             if not mod.is_defined_symbol(ref):
                 raise _error(self.src, pos, f"use of undefined value '{ref}'")
+        undefined: list[tuple[int, str]] = []
         for name, (start, end, ref) in self.pending_globals.items():
             if not mod.is_defined_symbol(name):
-                raise _error(self.src, self._ref_position(ref, start, end), f"use of undefined value '{name}'")
+                undefined.append((self._ref_position(ref, start, end), name))
+                break
+        for name, spans in self.pending_plain.items():
+            if mod.is_defined_symbol(name):
+                continue
+            # seen by the plain scan of a body, which also reads comments and strings:
+            # an error only where the exact scan finds it used
+            for start, end in spans:
+                used = self._exact_globals(start, end).get(name)
+                if used is not None:
+                    undefined.append((self._ref_position(used, start, end), name))
+                    break
+        if undefined:
+            pos, name = min(undefined)
+            raise _error(self.src, pos, f"use of undefined value '{name}'")
 
     def _find_kernels(self) -> None:
         mod = self.mod

@@ -25,6 +25,11 @@ CASES = [
      5, 3, "redefinition of value '%x'"),
     ("define_in_define", GOOD_HEAD + "define void @f() {\n  ret void\ndefine void @g() {\n  ret void\n}\n", 3, 1,
      "expected '}'"),
+    ("undefined_global_after_comment", GOOD_HEAD + "define void @f() {\n  ret void ; not a use: @nope\n}\n"
+     "define void @g() {\n  store i8 0, ptr addrspace(3) @nope\n  ret void\n}\n", 7, 32,
+     "use of undefined value '@nope'"),
+    ("redefined_label", GOOD_HEAD + "define void @f() {\nbb:\n  br label %bb\nbb:\n  ret void\n}\n", 6, 1,
+     "redefinition of label '%bb'"),
     ("nul_byte", GOOD_HEAD + "define void @f() {\x00\n}\n", 3, 19, "NUL byte"),
 ]
 
@@ -79,3 +84,12 @@ def test_unknown_instructions_and_attributes_are_not_errors() -> None:
         "attributes #0 = { \"whatever\"=\"1\" newattr(3) }\n!0 = !{}\n")
     res = annotate_text(text, "in.ll")
     assert res.text == text
+
+
+def test_names_in_comments_and_strings_are_not_uses() -> None:
+    text = GOOD_HEAD + (
+        "define void @f() {\n"
+        "entry:                ; preds = %nowhere, uses @nothing\n"
+        "  call void asm sideeffect \"s_nop 0 ; @asm_text %asm_text\", \"\"()\n"
+        "  ret void ; @nope %nope\n}\n")
+    assert annotate_text(text, "in.ll").text == text
