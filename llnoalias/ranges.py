@@ -27,6 +27,7 @@ by the back edge's compare) get the compare's bound.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -305,6 +306,11 @@ def _nvvm_annotations(mod: Module, fn: Function, cap: Callable[[int, int, str], 
 
 # ------------------------------------------------------------------ the analysis
 
+def _at(inst: Instruction | None) -> str:
+    """`` (line N)`` for a reason, built only when a reason is returned."""
+    return f" (line {inst.line})" if inst is not None else ""
+
+
 class FunctionRanges:
     """Demand-driven ranges for the values of one function (cached)."""
 
@@ -321,7 +327,6 @@ class FunctionRanges:
         self._low = 1 << 30
         self._depth = 0
         self._budget = BUDGET
-        self._blocks_last: dict[int, Instruction] | None = None
         self._decl_ranges: dict[str, Range | None] = {}
         #: loop phis being solved: the range assumed for them while their loop is evaluated
         self._assume: dict[str, Range] = {}
@@ -414,9 +419,8 @@ class FunctionRanges:
 
     def _int_ops(self, ops: Ops, w: int, inst: Instruction | None) -> IntResult:
         k = ops.kind
-        where = f" (line {inst.line})" if inst is not None else ""
         if k == "binop":
-            return self._binop(ops, w, where)
+            return self._binop(ops, w, inst)
         if k == "cast":
             cast = ops.flags[0]
             sty, sv = ops.operands[0]
@@ -430,8 +434,8 @@ class FunctionRanges:
                 if not isinstance(r, Range):
                     return r
                 got = fit(r.lo, r.hi, w)
-                return got if got is not None else f"trunc may drop bits{where}"
-            return f"{cast} result{where}"
+                return got if got is not None else f"trunc may drop bits{_at(inst)}"
+            return f"{cast} result{_at(inst)}"
         if k == "cmp":
             return Range(0, 1)
         if k == "freeze":
@@ -445,14 +449,14 @@ class FunctionRanges:
         if k == "call" and inst is not None:
             return self._call(inst, ops, w)
         if k == "load":
-            return f"value loaded from memory{where}"
+            return f"value loaded from memory{_at(inst)}"
         if k in ("atomicrmw", "cmpxchg", "extractvalue"):
-            return f"{k} result{where}"
+            return f"{k} result{_at(inst)}"
         if k == "unparsed":
-            return f"instruction not understood{where}"
-        return f"'{ops.flags[0] if ops.flags else k}' not followed by the range analysis{where}"
+            return f"instruction not understood{_at(inst)}"
+        return f"'{ops.flags[0] if ops.flags else k}' not followed by the range analysis{_at(inst)}"
 
-    def _binop(self, ops: Ops, w: int, where: str) -> IntResult:
+    def _binop(self, ops: Ops, w: int, inst: Instruction | None) -> IntResult:
         op = ops.flags[0]
         (ta, va), (tb, vb) = ops.operands
         ca = const_range(va, w)
@@ -462,75 +466,74 @@ class FunctionRanges:
             va, vb, ca, cb = vb, va, cb, ca
         a = ca if ca is not None else self.int_range(ta, va)
         b = cb if cb is not None else self.int_range(tb, vb)
-        wrap = f"{op} may wrap around{where}"
         if op == "add" or (op == "or" and "disjoint" in ops.flags):
             if not isinstance(a, Range):
                 return a
             if not isinstance(b, Range):
                 return b
-            return fit(a.lo + b.lo, a.hi + b.hi, w) or wrap
+            return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{_at(inst)}"
         if op == "sub":
             if not isinstance(a, Range):
                 return a
             if not isinstance(b, Range):
                 return b
-            return fit(a.lo - b.hi, a.hi - b.lo, w) or wrap
+            return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{_at(inst)}"
         if op == "mul":
             if not isinstance(a, Range):
                 return a
             if not isinstance(b, Range):
                 return b
             prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
-            return fit(min(prods), max(prods), w) or wrap
+            return fit(min(prods), max(prods), w) or f"{op} may wrap around{_at(inst)}"
         if op == "shl":
             if cb is None or not (0 <= cb.lo < w):
-                return f"shl by a non-constant amount{where}"
+                return f"shl by a non-constant amount{_at(inst)}"
             if not isinstance(a, Range):
                 return a
-            return fit(a.lo << cb.lo, a.hi << cb.lo, w) or wrap
+            return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{_at(inst)}"
         if op == "lshr":
             if cb is None or not (0 <= cb.lo < w):
-                return f"lshr by a non-constant amount{where}"
+                return f"lshr by a non-constant amount{_at(inst)}"
             u = urange(a, w)
             return Range(u.lo >> cb.lo, u.hi >> cb.lo)
         if op == "ashr":
             if cb is None or not (0 <= cb.lo < w):
-                return f"ashr by a non-constant amount{where}"
+                return f"ashr by a non-constant amount{_at(inst)}"
             s = srange(a, w)
             return Range(s.lo >> cb.lo, s.hi >> cb.lo)
         if op == "udiv":
             if cb is None:
-                return f"udiv by a non-constant{where}"
+                return f"udiv by a non-constant{_at(inst)}"
             d = urange(cb, w).lo
             if d <= 0:
-                return f"udiv by zero{where}"
+                return f"udiv by zero{_at(inst)}"
             u = urange(a, w)
             return Range(u.lo // d, u.hi // d)
         if op == "urem":
             if cb is None:
-                return f"urem by a non-constant{where}"
+                return f"urem by a non-constant{_at(inst)}"
             d = urange(cb, w).lo
             if d <= 0:
-                return f"urem by zero{where}"
+                return f"urem by zero{_at(inst)}"
             u = urange(a, w)
             if u.hi < d:
                 return u
             return Range(0, d - 1)
         if op == "srem":
             if cb is None or not isinstance(a, Range):
-                return f"srem{where}"
+                return f"srem{_at(inst)}"
             d = abs(srange(cb, w).lo)
             s = srange(a, w)
             if d == 0 or s.lo < 0:
-                return f"srem of a value that may be negative{where}"
+                return f"srem of a value that may be negative{_at(inst)}"
             return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
         if op == "sdiv":
             if cb is None:
-                return f"sdiv by a non-constant{where}"
+                return f"sdiv by a non-constant{_at(inst)}"
             d = srange(cb, w).lo
             s = srange(a, w)
             if d <= 0 or s.lo < 0:
-                return f"sdiv of a value that may be negative{where}"
+                return f"sdiv of a value that may be negative{_at(inst)}"
             return Range(s.lo // d, s.hi // d)
         if op == "and":
             if cb is not None:
@@ -549,7 +552,7 @@ class FunctionRanges:
             if op == "or":
                 return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
             return Range(0, top)
-        return f"'{op}' not followed by the range analysis{where}"
+        return f"'{op}' not followed by the range analysis{_at(inst)}"
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
         """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.
@@ -591,7 +594,6 @@ class FunctionRanges:
     def _call(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
         callee = ops.callee
         name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
-        where = f" (line {inst.line})"
         text = self.mod.text[inst.start:inst.end]
         known = self._call_annotations(text, name, w)
         m = _TID_RE.fullmatch(name) if name else None
@@ -627,7 +629,7 @@ class FunctionRanges:
                 or name.startswith("llvm.ssa.copy") or name.startswith("llvm.expect"):
             if ops.operands:
                 return self.int_range(ops.operands[0][0], ops.operands[0][1])
-        return f"result of a call to {('@' + name) if name else 'an indirect callee'}{where}"
+        return f"result of a call to {('@' + name) if name else 'an indirect callee'}{_at(inst)}"
 
     def _call_annotations(self, text: str, name: str, w: int) -> Range | None:
         """``range(iW a, b)`` on the call's return and ``!range`` metadata (and the declaration's
@@ -814,16 +816,18 @@ class FunctionRanges:
         return labels
 
     def _terminator(self, label: str) -> Instruction | None:
-        if self._blocks_last is None:
-            last: dict[int, Instruction] = {}
-            for i in self.fn.instrs:
-                last[i.block] = i
-            self._blocks_last = last
+        """The last instruction of block ``label`` (instructions are in text order)."""
+        fn = self.fn
         try:
-            idx = self.fn.blocks.index(label)
+            idx = fn.blocks.index(label)
         except ValueError:
             return None
-        return self._blocks_last.get(idx)
+        offsets = fn.block_offsets
+        nxt = offsets[idx + 1] if idx + 1 < len(offsets) else len(self.mod.text) + 1
+        k = bisect.bisect_left(fn.instrs, nxt, key=lambda i: i.start) - 1
+        if k < 0 or fn.instrs[k].block != idx:
+            return None
+        return fn.instrs[k]
 
     def _counted_loop(self, inst: Instruction, ops: Ops, w: int) -> IntResult | None:
         """``i = phi [init, ...], [i + c, latch]`` whose back edge is taken only while a
@@ -1005,14 +1009,13 @@ class FunctionRanges:
         return f"constant expression '{op}' on an address"
 
     def _off_inst(self, inst: Instruction) -> OffResult:
-        where = f" (line {inst.line})"
         if "vscale" in self.mod.text[inst.start:inst.end]:
-            return "scalable vector type: its size is not known" + where
+            return "scalable vector type: its size is not known" + _at(inst)
         ops = opparse.parse(self.mod, inst)
         k = ops.kind
         if k == "gep":
             if ops.source_type is None:
-                return "getelementptr not understood" + where
+                return "getelementptr not understood" + _at(inst)
             return self._gep(ops.source_type, ops.operands)
         if k == "cast":
             return self._cast_off(ops.flags[0], ops.operands[0], ops.result_type)
@@ -1032,20 +1035,20 @@ class FunctionRanges:
                 r = self.offset(ty, v)
                 if not isinstance(r, Off):
                     if "itself" in r:
-                        return f"address advanced around a loop by a phi{where}"
+                        return f"address advanced around a loop by a phi{_at(inst)}"
                     return r
                 if out is not None and out.root is not r.root:
-                    return f"{k} of two roots{where}"
+                    return f"{k} of two roots{_at(inst)}"
                 out = r if out is None else Off(r.root, min(out.lo, r.lo), max(out.hi, r.hi))
-            return out if out is not None else f"{k} of undef values only{where}"
+            return out if out is not None else f"{k} of undef values only{_at(inst)}"
         if k == "call":
             callee = ops.callee
             name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
             if (name.startswith("llvm.amdgcn.readfirstlane") or name.startswith("llvm.amdgcn.readlane")
                     or name.startswith("llvm.ssa.copy")) and ops.operands:
                 return self.offset(*ops.operands[0])
-            return f"address returned by a call to {('@' + name) if name else 'an indirect callee'}{where}"
-        return f"address computed by '{ops.flags[0] if ops.flags else k}'{where}"
+            return f"address returned by a call to {('@' + name) if name else 'an indirect callee'}{_at(inst)}"
+        return f"address computed by '{ops.flags[0] if ops.flags else k}'{_at(inst)}"
 
     def _cast_off(self, cast: str, src: tuple[Type, Value], dest: Type | None) -> OffResult:
         sty, sv = src
