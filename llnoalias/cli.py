@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -35,9 +36,31 @@ class DefaultGroup(click.Group):
             else:
                 click.echo(ctx.get_help())
                 ctx.exit(0)
-        elif args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
+        elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
+
+    # The subcommands are imported when they are used: annotating (the common run, in
+    # a pipeline) does not pay for rich, codegen and the assembly counters.
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and cmd_name in _LAZY_COMMANDS:
+            module, attr = _LAZY_COMMANDS[cmd_name]
+            cmd = getattr(importlib.import_module(module, __package__), attr)
+            assert isinstance(cmd, click.Command)
+            self.add_command(cmd, cmd_name)
+        return cmd
+
+
+_LAZY_COMMANDS = {
+    "compile": (".cli_compile", "compile_command"),
+    "explain": (".cli_explain", "explain_command"),
+    "stats": (".cli_reports", "stats_command"),
+    "gate": (".cli_reports", "gate_command"),
+}
 
 
 @click.group(cls=DefaultGroup, context_settings=CONTEXT, invoke_without_command=False)
@@ -190,19 +213,6 @@ def _silence_stdout() -> None:
     except OSError:
         pass
 
-
-def _register() -> None:
-    from .cli_compile import compile_command
-    from .cli_explain import explain_command
-    from .cli_reports import gate_command, stats_command
-
-    cli.add_command(compile_command)
-    cli.add_command(explain_command)
-    cli.add_command(stats_command)
-    cli.add_command(gate_command)
-
-
-_register()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -256,7 +256,8 @@ class FunctionAnalysis:
         return NONE
 
     def transfer(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
-        """The instruction's value and, when it makes UNKNOWN itself, why."""
+        """The instruction's value and, when it makes UNKNOWN itself, why (the reason is
+        only read for an UNKNOWN value, and may be left empty for any other)."""
         k = ops.kind
         ev = self._const
         if k == "gep":
@@ -269,19 +270,23 @@ class FunctionAnalysis:
             a = ev(src, env)
             if cast in KEEP_CASTS or (cast == "bitcast" and src_ty.is_pointer):
                 return a, ""
-            return self._generic([a]), f"{cast} of an address"
+            out = self._generic([a])
+            return out, (f"{cast} of an address" if out is UNKNOWN else "")
         if k == "binop":
             op = ops.flags[0]
             a = ev(ops.operands[0][1], env)
             b = ev(ops.operands[1][1], env)
             if op == "add" or (op == "or" and "disjoint" in ops.flags):
                 out = self._add(a, b)
-                return out, f"{op} of two values that both carry an address"
+                return out, (f"{op} of two values that both carry an address" if out is UNKNOWN else "")
+            out = self._generic([a, b])
+            if out is not UNKNOWN:
+                return out, ""
             if op == "or":
-                return self._generic([a, b]), "or without 'disjoint' on an address"
+                return out, "or without 'disjoint' on an address"
             if op == "sub":
-                return self._generic([a, b]), "sub on an address"
-            return self._generic([a, b]), f"{op} on an address"
+                return out, "sub on an address"
+            return out, f"{op} on an address"
         if k == "cmp":
             return self._generic([ev(v, env) for _, v in ops.operands]), "comparison of addresses"
         if k in ("phi", "select"):
@@ -289,8 +294,9 @@ class FunctionAnalysis:
             out = BOTTOM
             for v in incoming:
                 out = join(out, ev(v, env))
-            what = "phi" if k == "phi" else "select"
-            return out, f"{what} joins values from different buffers (or a raw integer with a buffer)"
+            if out is not UNKNOWN:
+                return out, ""
+            return out, f"{k} joins values from different buffers (or a raw integer with a buffer)"
         if k == "freeze":
             src = ops.operands[0][1]
             if isinstance(src, UndefConst):
