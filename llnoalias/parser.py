@@ -35,14 +35,15 @@ _BODY_LINE_RE = re.compile(
 # One row per line of a function body, for the fast path of ``_body``: every line
 # matches exactly one alternative (the last takes anything), so row k is line k. Only
 # the common shapes are read here; a row in ``other`` sends the whole body to the
-# line-by-line scanner, which handles (or reports) everything else.
+# line-by-line scanner, which handles (or reports) everything else. The instruction comes
+# first because it is the common row; no blank, label or debug line can match it.
 _BODY_ROW_RE = re.compile(
-    r'[ \t]*(?:;[^\n]*)?\r?\n'
-    r'|(?P<label>[ \t]*[-a-zA-Z$._0-9]+):[ \t\r]*(?:;[^\n]*)?\n'
-    r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
-    r'|(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
+    r'(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
     r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
     r'(?P<tail>(?:[^\n;]*[^\n;\[({, \t\r])?)[ \t\r]*\n'
+    r'|[ \t]*(?:;[^\n]*)?\r?\n'
+    r'|(?P<label>[ \t]*[-a-zA-Z$._0-9]+):[ \t\r]*(?:;[^\n]*)?\n'
+    r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
     r'|(?P<other>[^\n]*)\n',
 )
 _BODY_END_RE = re.compile(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
@@ -473,25 +474,23 @@ class _ModuleParser:
         names = self.names
         opcodes = _OPCODES
         intern = _intern_opcode
-        for k, (label, dbg, pre, res, op, tail, other) in enumerate(rows):
+        for (pre, res, op, tail, label, dbg, other), start in zip(rows, starts[i:end_line]):
             if op:
-                start = starts[i + k]
                 if not blocks:
                     blocks.append(f"%{implicit}")
                     block_offsets.append(start)
                     defined.add(f"%{implicit}")
-                name: str | None = None
+                opstart = start + len(pre)
+                opcode = opcodes.get(op) or intern(op)
+                end = opstart + len(op) + len(tail)
                 if res:
                     name = names.setdefault(res, res)
-                    if name in defined:
+                    if name in by_name:
                         return None
-                    defined.add(name)
-                opstart = start + len(pre)
-                inst = Instruction(name, opcodes.get(op) or intern(op), start, opstart + len(op) + len(tail), fn,
-                                   opstart)
+                    inst = by_name[name] = Instruction(name, opcode, start, end, fn, opstart)
+                else:
+                    inst = Instruction(None, opcode, start, end, fn, opstart)
                 instrs.append(inst)
-                if name is not None:
-                    by_name[name] = inst
             elif dbg:
                 code = dbg if ";" not in dbg else split_comment(dbg)
                 if bracket_balance(code) > 0:
@@ -503,9 +502,13 @@ class _ModuleParser:
                     return None
                 defined.add(lname)
                 blocks.append(lname)
-                block_offsets.append(starts[i + k])
+                block_offsets.append(start)
             elif other:
                 return None
+        # a value may not share a name with an argument or a label either
+        if not defined.isdisjoint(by_name):
+            return None
+        defined.update(by_name)
         fn.instrs.extend(instrs)
         fn.by_name.update(by_name)
         fn.blocks = blocks or ["entry"]

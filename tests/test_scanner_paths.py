@@ -53,6 +53,11 @@ TRICKY = [
     "  br label %next\n  }\nnext:\n  ret void\n",
     '"quoted label":\n  ret void\n',
     "  ret void\n  %x = add i32 1, 2\n",
+    # redefinitions: both scanners must report the same one
+    "  %bb = add i32 1, 2\n  br label %bb\nbb:\n  ret void\n",
+    "bb:\n  %bb = add i32 1, 2\n  ret void\n",
+    "  %x = add i32 1, 2\n  %x = add i32 3, 4\n  ret void\n",
+    "  %0 = add i32 1, 2\n  ret void\n",
 ]
 
 
