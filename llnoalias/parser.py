@@ -474,7 +474,7 @@ class _ModuleParser:
         names = self.names
         opcodes = _OPCODES
         intern = _intern_opcode
-        for (pre, res, op, tail, label, dbg, other), start in zip(rows, starts[i:end_line]):
+        for (pre, res, op, tail, label, dbg, other), start in zip(rows, starts[i:end_line], strict=True):
             if op:
                 if not blocks:
                     blocks.append(f"%{implicit}")
