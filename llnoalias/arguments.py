@@ -70,9 +70,20 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
     if not index:
         return effects
     taint: dict[str, int] = {name: 1 << i for name, i in index.items()}
+    # Names read in a round before their definition was visited (phis on back edges,
+    # blocks out of order), with the taint they had then: only such a read can be stale,
+    # so a round in which none was is the last.
+    visited: set[str] = set(index)
+    early: dict[str, int] = {}
 
     def t(v: Value) -> int:
-        return taint.get(v.name, 0) if isinstance(v, LocalRef) else 0
+        if not isinstance(v, LocalRef):
+            return 0
+        name = v.name
+        bits = taint.get(name, 0)
+        if name not in visited:
+            early[name] = bits
+        return bits
 
     def mark(bits: int, kind: str, inst: Instruction, how: str = "") -> None:
         for i in index.values():
@@ -89,8 +100,9 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
     changed = True
     rounds = 0
     while changed and rounds < 64:
-        changed = False
         rounds += 1
+        visited.intersection_update(index)
+        early.clear()
         for inst in fn.instrs:
             ops = opparse.parse(mod, inst)
             kind = ops.kind
@@ -127,9 +139,11 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                     result |= t(v)
                 if result and inst.opcode in ("resume", "invoke", "callbr", "indirectbr", "va_arg"):
                     mark(result, "escape", inst, f"used by '{inst.opcode}'")
-            if inst.name is not None and result and taint.get(inst.name, 0) | result != taint.get(inst.name, 0):
-                taint[inst.name] = taint.get(inst.name, 0) | result
-                changed = True
+            if inst.name is not None:
+                if result and taint.get(inst.name, 0) | result != taint.get(inst.name, 0):
+                    taint[inst.name] = taint.get(inst.name, 0) | result
+                visited.add(inst.name)
+        changed = any(taint.get(name, 0) != bits for name, bits in early.items())
     if changed:  # did not settle: decide nothing
         for e in effects.values():
             e.escape = e.escape or fn.line

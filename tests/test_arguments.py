@@ -73,6 +73,38 @@ end:"""
     assert eff[0].write
 
 
+def test_taint_that_arrives_over_a_back_edge_is_followed() -> None:
+    # %p carries %a only through the back edge, and the store through %p comes first in
+    # the text: a single pass in text order would miss the write (and call %a readonly).
+    body = """  br label %loop
+loop:
+  %p = phi ptr addrspace(1) [ %b, %0 ], [ %q, %loop ]
+  store i32 0, ptr addrspace(1) %p, align 4
+  %c0 = icmp eq i32 %n, 0
+  %q = select i1 %c0, ptr addrspace(1) %a, ptr addrspace(1) %p
+  br i1 %c0, label %loop, label %end
+end:"""
+    eff = _effects(KERNEL.format(body=body))
+    assert eff[0].write and eff[1].write
+    out = annotate_text(KERNEL.format(body=body), "t.ll", NOALIAS).text
+    line = _define_line(out, "k")
+    assert "readonly %a" not in line and "readonly %b" not in line
+
+
+def test_blocks_out_of_text_order_are_followed() -> None:
+    # the block that defines %q is printed after the block that uses it
+    body = """  br label %def
+use:
+  store i32 0, ptr addrspace(1) %q, align 4
+  br label %end
+def:
+  %q = getelementptr i32, ptr addrspace(1) %a, i64 1
+  br label %use
+end:"""
+    eff = _effects(KERNEL.format(body=body))
+    assert eff[0].write and not eff[0].read
+
+
 def test_auto_does_not_touch_plain_arguments() -> None:
     text = KERNEL.format(body="  %v = load i32, ptr addrspace(1) %a, align 4\n  store i32 %v, ptr addrspace(1) %b, align 4")
     out = annotate_text(text, "t.ll").text
