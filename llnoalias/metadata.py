@@ -44,6 +44,7 @@ class MetadataWriter:
         self._empty: int | None = None
         #: one string object per distinct attachment text (thousands of lines share one)
         self._pieces: dict[str, str] = {}
+        self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
         self._empty_written = False
         self._find_existing()
 
@@ -131,6 +132,25 @@ class MetadataWriter:
         return lid
 
     # ---------------------------------------------------------- attach
+    def attach_scopes(self, inst: Instruction, scopes: tuple[int, ...], noalias: tuple[int, ...]) -> bool:
+        """``attach`` for the one pair of kinds scopes use; an instruction with none of
+        its own gets the text made once for each distinct pair of lists."""
+        if self.mod.text.find("!", inst.start, inst.end) < 0 or not self._has_scopes(inst):
+            piece = self._scope_pieces.get((scopes, noalias))
+            if piece is None:
+                appends = [(kind, tuple(dict.fromkeys(ours)))
+                           for kind, ours in (("alias.scope", scopes), ("noalias", noalias)) if ours]
+                piece = "".join(f", !{kind} !{self.list_node(ids)}" for kind, ids in appends)
+                self._scope_pieces[(scopes, noalias)] = piece
+            if piece:
+                self.editor.insert(inst.end, piece)
+            return True
+        return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
+
+    def _has_scopes(self, inst: Instruction) -> bool:
+        code = self.mod.text[inst.start:inst.end]
+        return "!alias.scope" in code or "!noalias" in code
+
     def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:
         """Give ``inst`` the scopes in ``kinds`` (``alias.scope``/``noalias`` -> scope ids),
         merged with what it already has. Returns False (and changes nothing) when an

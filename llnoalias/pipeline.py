@@ -153,7 +153,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 na = noalias_of[key] = [ids[id(k)] for k in noalias_keys(d, p.domain_keys[d.domain])]
             scopes.extend(own)
             noalias.extend(na)
-        if not writer.attach(inst, {"alias.scope": scopes, "noalias": noalias}):
+        if not writer.attach_scopes(inst, tuple(scopes), tuple(noalias)):
             for d in group:
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
