@@ -196,8 +196,8 @@ def _fn_attr_header(header: str) -> str:
     return ""
 
 
-def _attr_texts(mod: Module, fn: Function) -> str:
-    parts = [_fn_attr_header(fn.header_text)]
+def _attr_texts(mod: Module, fn: Function, own: str) -> str:
+    parts = [own]
     for g in fn.fn_attr_groups:
         parts.append(mod.attribute_group_text(g))
     return "\n".join(parts)
@@ -223,12 +223,13 @@ def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
             bounds[dim] = n
             sources[dim] = src
 
-    text = _attr_texts(mod, fn)
+    own = _fn_attr_header(fn.header_text)
+    text = _attr_texts(mod, fn, own)
     m = re.search(r'"amdgpu-flat-work-group-size"\s*=\s*"\s*(\d+)\s*,\s*(\d+)\s*"', text)
     if m:
         for d in range(3):
             cap(d, int(m.group(2)), "amdgpu-flat-work-group-size")
-    m = re.search(r"!reqd_work_group_size\s+!(\d+)", _fn_attr_header(fn.header_text))
+    m = re.search(r"!reqd_work_group_size\s+!(\d+)", own)
     if m:
         node = mod.metadata_text(int(m.group(1))) or ""
         vals = [int(x) for x in _INT_PAIR_RE_VALUES(node)]
