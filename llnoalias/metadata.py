@@ -22,6 +22,8 @@ _ID_RE = re.compile(r"!(\d+)")
 
 def md_escape(name: str) -> str:
     """Escape a name for a metadata string the way LLVM prints it."""
+    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+        return name  # the common name: nothing to escape
     out = []
     for ch in name:
         if ch == '"' or ch == "\\" or not (0x20 <= ord(ch) < 0x7F):
