@@ -371,24 +371,35 @@ class FunctionAnalysis:
             return
         slice_: dict[str, Instruction] = {}
         users: dict[str, list[str]] = {}
-        stack = list(todo)
-        while stack:
-            n = stack.pop()
-            if n in slice_ or n in vals:
-                continue
-            inst = by_name.get(n)
-            if inst is None:
-                continue
+        # The slice in post-order (every value after the values it reads, loops aside),
+        # so that the worklist meets most values once.
+        order: list[str] = []
+        mod = self.mod
+
+        def enter(n: str) -> list[str]:
+            inst = by_name[n]
             slice_[n] = inst
-            ops = opparse.parse(self.mod, inst)
-            for dep in _local_deps(ops):
-                if dep in vals:
-                    continue
+            deps = [dep for dep in _local_deps(opparse.parse(mod, inst)) if dep not in vals]
+            for dep in deps:
                 users.setdefault(dep, []).append(n)
-                if dep not in slice_:
-                    stack.append(dep)
+            return deps
+
+        for top in todo:
+            if top in slice_:
+                continue
+            stack = [(top, enter(top), 0)]
+            while stack:
+                n, deps, k = stack[-1]
+                if k < len(deps):
+                    stack[-1] = (n, deps, k + 1)
+                    dep = deps[k]
+                    if dep not in slice_ and dep in by_name:
+                        stack.append((dep, enter(dep), 0))
+                else:
+                    stack.pop()
+                    order.append(n)
         env: dict[str, Lat] = dict.fromkeys(slice_, BOTTOM)
-        work = list(slice_)
+        work = order[::-1]
         queued = set(work)
         budget = 64 * len(work) + 1000
         transfer = self.transfer
