@@ -179,13 +179,17 @@ def finish(p: Plan) -> None:
         for k in d.keys:
             if k not in lst:
                 lst.append(k)
-    for domain, lst in list(keys.items()):
-        if len(lst) < 2:
-            only = lst[0].name if lst else "nothing"
-            for d in p.decisions:
-                if d.domain == domain and d.keys:
-                    d.keys = []
-                    d.reason = f"single scope in the domain ({only}): no claim to make"
+    lonely = {domain for domain, lst in keys.items() if len(lst) < 2}
+    if lonely:
+        # one pass over the decisions (a module has a domain per kernel: one pass per
+        # domain would be quadratic)
+        for d in p.decisions:
+            if d.keys and d.domain in lonely:
+                lst = keys[d.domain]
+                only = lst[0].name if lst else "nothing"
+                d.keys = []
+                d.reason = f"single scope in the domain ({only}): no claim to make"
+        for domain in lonely:
             del keys[domain]
     p.domain_keys = keys
 

@@ -104,26 +104,40 @@ def _renamed(name: str, k: int) -> str:
 
 
 def replicate(path: str, lines: int) -> str:
-    """``path``'s function definitions repeated, renamed ``@f.rN``, up to ``lines`` lines."""
+    """``path``'s function definitions repeated, renamed ``@f.rN``, up to ``lines`` lines
+    (everything else in the module is kept once). A module compiled with ``-g`` cannot be
+    repeated: a subprogram belongs to one function only."""
     with open(path, encoding="utf-8", errors="surrogateescape") as fh:
         text = fh.read()
-    first = _DEFINE_RE.search(text)
-    last = text.rfind("\n}\n")
-    if first is None or last < 0:
+    bodies: list[str] = []
+    rest: list[str] = []
+    pos = 0
+    for m in _DEFINE_RE.finditer(text):
+        end = text.find("\n}\n", m.start())
+        if m.start() < pos or end < 0:
+            sys.exit(f"{path}: a function body that does not end with a '}}' line")
+        rest.append(text[pos:m.start()])
+        bodies.append(text[m.start():end + 3])
+        pos = end + 3
+    rest.append(text[pos:])
+    if not bodies:
         sys.exit(f"{path}: no function definitions to repeat")
-    head, body, tail = text[:first.start()], text[first.start():last + 3], text[last + 3:]
+    if any(re.search(r"\)[^\n]*!dbg !\d+[^\n]*\{$", b.split("\n", 1)[0]) for b in bodies):
+        sys.exit(f"{path}: built with -g: its functions cannot be repeated (use a module without debug info)")
+    body = "".join(bodies)
     names = [m.group(1) for m in _DEFINE_RE.finditer(body)]
     ref = re.compile("@(" + "|".join(re.escape(n) for n in names) + r")(?![-a-zA-Z$._0-9])")
+    head = "".join(rest)
     parts = [head]
-    count = head.count("\n") + tail.count("\n")
+    count = head.count("\n")
     per_copy = body.count("\n") + 1
     k = 0
     while count < lines:
-        parts.append(ref.sub(lambda m, k=k: _renamed(m.group(1), k), body))
+        # the first copy keeps its names (metadata such as !nvvm.annotations names them)
+        parts.append(body if k == 0 else ref.sub(lambda m, k=k: _renamed(m.group(1), k), body))
         parts.append("\n")
         count += per_copy
         k += 1
-    parts.append(tail)
     return "".join(parts)
 
 
