@@ -205,6 +205,9 @@ class Function:
     blocks: list[str] = field(default_factory=list)
     is_kernel: bool = False
     header_text: str = ""
+    #: the header after the parameter list: the function's own attributes (a parameter
+    #: or the return value may carry string attributes too)
+    own_attrs_text: str = ""
     source: SourceFile | None = None
     #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
     block_offsets: list[int] = field(default_factory=list)

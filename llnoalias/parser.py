@@ -434,6 +434,7 @@ class _ModuleParser:
         inline = tuple(t.text for t in toks[close_idx + 1:] if t.kind in ("word", "string"))
         fn = Function(canon_name(toks[name_idx].text), lineno, off, cc, args, toks[close_idx].end, groups, inline)
         fn.header_text = code
+        fn.own_attrs_text = code[toks[close_idx].end - start:]
         fn.is_kernel = cc in KERNEL_CCS
         fn.source = self.src
         return fn

@@ -178,24 +178,6 @@ class WorkGroup:
         self.sources = sources
 
 
-def _fn_attr_header(header: str) -> str:
-    """The part of a function header after its parameter list: a parameter (or the
-    return value) may carry string attributes too, and only the function's own count."""
-    toks = tokenize(header)
-    i = next((n for n, t in enumerate(toks) if t.kind == "global"), -1)
-    if i < 0 or i + 1 >= len(toks) or toks[i + 1].text != "(":
-        return ""
-    depth = 0
-    for t in toks[i + 1:]:
-        if t.text == "(":
-            depth += 1
-        elif t.text == ")":
-            depth -= 1
-            if depth == 0:
-                return header[t.end:]
-    return ""
-
-
 def _attr_texts(mod: Module, fn: Function, own: str) -> str:
     parts = [own]
     for g in fn.fn_attr_groups:
@@ -223,7 +205,7 @@ def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
             bounds[dim] = n
             sources[dim] = src
 
-    own = _fn_attr_header(fn.header_text)
+    own = fn.own_attrs_text
     text = _attr_texts(mod, fn, own)
     m = re.search(r'"amdgpu-flat-work-group-size"\s*=\s*"\s*(\d+)\s*,\s*(\d+)\s*"', text)
     if m:
