@@ -9,6 +9,7 @@ instruction llnoalias does not understand is never an error.
 
 from __future__ import annotations
 
+import bisect
 import re
 from array import array
 
@@ -104,6 +105,10 @@ class _Lines:
             pos = find("\n", pos + 1)
         self.starts = starts
         self.n = len(starts)
+
+    def line_of(self, offset: int) -> int:
+        """Index of the line that holds ``offset``."""
+        return bisect.bisect_right(self.starts, offset) - 1
 
     def code_end(self, j: int) -> int:
         """Offset just after the code of line ``j`` (before a comment and trailing blanks)."""
@@ -442,14 +447,18 @@ class _ModuleParser:
     def _body(self, fn: Function, i: int, def_off: int) -> int:
         """Record the instructions of a body starting at line ``i``; returns the line after
         its closing '}'."""
-        done = self._body_fast(fn, i)
+        done = self._body_fast(fn, i, def_off)
         return done if done is not None else self._body_lines(fn, i, def_off)
 
-    def _body_fast(self, fn: Function, i: int) -> int | None:
-        """The common case in one ``findall``: a body up to the first line that is a
-        '}' in column 0, made only of blank and comment lines, unquoted labels, debug
-        records and one-line instructions without a ';' (no comment, and no string that holds one). Returns the line
-        after the '}', or None (nothing recorded) for any other body."""
+    def _body_fast(self, fn: Function, i: int, def_off: int) -> int | None:
+        """The common case in one ``findall``: the lines up to the first line that is a
+        '}' in column 0 are read from one row each when they are blank or comment lines,
+        unquoted labels, debug records or one-line instructions without a ';' (no
+        comment, and no string that holds one); any other line (and the lines that
+        continue it) goes to the line-by-line scanner. Returns the line after the
+        function's '}', or None (nothing recorded) when the body needs the line-by-line
+        scanner from its start (a name defined twice, an unclosed debug record, no '}'
+        line), which then finds (and reports) the same as it would have."""
         text = self.src.text
         lines = self.lines
         starts = lines.starts
@@ -468,15 +477,18 @@ class _ModuleParser:
             return None
         defined: set[str] = {a.name for a in fn.args}
         implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
-        instrs: list[Instruction] = []
-        by_name: dict[str, Instruction] = {}
-        blocks: list[str] = []
-        block_offsets: list[int] = []
+        instrs = fn.instrs
+        by_name = fn.by_name
+        blocks = fn.blocks
+        block_offsets = fn.block_offsets
         names = self.names
         opcodes = _OPCODES
         intern = _intern_opcode
+        skip_to = -1  # the rows of lines the line-by-line scanner has read
         for (pre, res, op, tail, label, dbg, other), start in zip(rows, starts[i:end_line], strict=True):
             if op:
+                if start < skip_to:
+                    continue
                 if not blocks:
                     blocks.append(f"%{implicit}")
                     block_offsets.append(start)
@@ -486,40 +498,55 @@ class _ModuleParser:
                 end = opstart + len(op) + len(tail)
                 if res:
                     name = names.setdefault(res, res)
-                    if name in by_name:
-                        return None
+                    if name in defined:
+                        return self._undo_fast(fn)
+                    defined.add(name)
                     inst = by_name[name] = Instruction(name, opcode, start, end, fn, opstart)
                 else:
                     inst = Instruction(None, opcode, start, end, fn, opstart)
                 instrs.append(inst)
+            elif start < skip_to:
+                continue
             elif dbg:
                 code = dbg if ";" not in dbg else split_comment(dbg)
                 if bracket_balance(code) > 0:
-                    return None
+                    return self._undo_fast(fn)
             elif label:
                 lname = "%" + label.lstrip(" \t")
                 lname = names.setdefault(lname, lname)
                 if lname in defined:
-                    return None
+                    return self._undo_fast(fn)
                 defined.add(lname)
                 blocks.append(lname)
                 block_offsets.append(start)
             elif other:
-                return None
-        # a value may not share a name with an argument or a label either
-        if not defined.isdisjoint(by_name):
-            return None
-        defined.update(by_name)
-        fn.instrs.extend(instrs)
-        fn.by_name.update(by_name)
-        fn.blocks = blocks or ["entry"]
-        fn.block_offsets.extend(block_offsets)
+                nxt, ended = self._scan_lines(fn, lines.line_of(start), def_off, defined, body_start, True)
+                if ended:
+                    return nxt
+                skip_to = starts[nxt] if nxt < lines.n else len(text)
+        if not blocks:
+            fn.blocks = ["entry"]
         self._check_refs(body_start, end_start, defined)
         return end_line + 1
 
+    @staticmethod
+    def _undo_fast(fn: Function) -> None:
+        fn.instrs.clear()
+        fn.by_name.clear()
+        fn.blocks.clear()
+        fn.block_offsets.clear()
+        return None
+
     def _body_lines(self, fn: Function, i: int, def_off: int) -> int:
+        return self._scan_lines(fn, i, def_off)[0]
+
+    def _scan_lines(self, fn: Function, i: int, def_off: int, defined: set[str] | None = None,
+                    body_start: int | None = None, single: bool = False) -> tuple[int, bool]:
         """The general scanner: one regex match per line reads the label, result name and
-        opcode; continued instructions, quoted names and errors are handled here."""
+        opcode; continued instructions, quoted names and errors are handled here. It
+        reads a body from line ``i`` to its '}', or with ``single`` one line (with the
+        lines that continue it) of a body that starts at ``body_start``, whose names so
+        far are ``defined``. Returns the next line and whether the body ended."""
         src = self.src
         text = src.text
         lines = self.lines
@@ -527,10 +554,12 @@ class _ModuleParser:
         n = lines.n
         tlen = len(text)
         find = text.find
-        defined: set[str] = {a.name for a in fn.args}
+        if defined is None:
+            defined = {a.name for a in fn.args}
         # the unnamed entry block takes the next number after the numbered arguments
         implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
-        body_start = starts[i] if i < n else tlen
+        if body_start is None:
+            body_start = starts[i] if i < n else tlen
         instrs = fn.instrs
         by_name = fn.by_name
         blocks = fn.blocks
@@ -549,16 +578,20 @@ class _ModuleParser:
             kind = m.lastgroup
             if kind == "blank":
                 i += 1
+                if single:
+                    return i, False
                 continue
             if kind == "end":
                 fn.blocks = blocks or ["entry"]
                 self._check_refs(body_start, start, defined)
-                return i + 1
+                return i + 1, True
             if kind == "dbg":
                 # a debug record: #dbg_value(...), possibly continued over lines
                 code = split_comment(text[start:eol])
                 _, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
                 i = j + 1
+                if single:
+                    return i, False
                 continue
             if kind == "label":
                 label = canon_name("%" + m.group("label")[:-1])
@@ -569,6 +602,8 @@ class _ModuleParser:
                 blocks.append(label)
                 block_offsets.append(start)
                 i += 1
+                if single:
+                    return i, False
                 continue
             if kind == "bad":
                 off = m.start("bad")
@@ -624,6 +659,8 @@ class _ModuleParser:
             if name is not None:
                 by_name[name] = inst
             i = j + 1
+            if single:
+                return i, False
         raise _error(src, def_off, "expected '}' to close the function body before the end of the file")
 
     def _check_refs(self, start: int, end: int, defined: set[str]) -> None:
