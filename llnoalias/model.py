@@ -282,6 +282,8 @@ class Module:
     #: parsed operands by instruction text (see ``operands.parse``)
     ops_cache: dict[str, Ops] = field(default_factory=dict)
     max_metadata_id: int = -1
+    #: ``!nvvm.annotations`` thread-count extents by kernel (read once, by ``ranges``)
+    nvvm_thread_bounds: dict[str, dict[str, dict[str, int]]] | None = None
 
     @property
     def text(self) -> str:

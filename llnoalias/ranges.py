@@ -250,20 +250,26 @@ def _nv_bounds(vals: list[int], exact: bool, src: str, cap: Callable[[int, int, 
         cap(d, total, src)
 
 
-def _nvvm_annotations(mod: Module, fn: Function, cap: Callable[[int, int, str], None]) -> None:
+def _nvvm_thread_bounds(mod: Module) -> dict[str, dict[str, dict[str, int]]]:
+    """``maxntid``/``reqntid`` extents by kernel name, read from ``!nvvm.annotations``
+    once per module (a module lists every kernel there)."""
+    if mod.nvvm_thread_bounds is not None:
+        return mod.nvvm_thread_bounds
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    mod.nvvm_thread_bounds = out
     span = mod.named_metadata.get("nvvm.annotations")
     if span is None:
-        return
+        return out
     text = mod.text[span[0]:span[1]]
-    found: dict[str, dict[str, int]] = {"maxntid": {}, "reqntid": {}}
     for mid_s in re.findall(r"!(\d+)", text[text.find("=") + 1:]):
         node = mod.metadata_text(int(mid_s))
         if node is None or ("maxntid" not in node and "reqntid" not in node):
             continue
         toks = [t for t in tokenize(node[node.find("!{"):] if "!{" in node else node)]
         fname = next((canon_name(t.text) for t in toks if t.kind == "global"), None)
-        if fname != fn.name:
+        if fname is None:
             continue
+        found = out.setdefault(fname, {"maxntid": {}, "reqntid": {}})
         for i, t in enumerate(toks):
             if t.kind == "mdstring":
                 key = t.text[2:-1]
@@ -274,6 +280,13 @@ def _nvvm_annotations(mod: Module, fn: Function, cap: Callable[[int, int, str], 
                     if t2.kind == "int":
                         found[km.group(1)][km.group(2)] = int(t2.text)
                         break
+    return out
+
+
+def _nvvm_annotations(mod: Module, fn: Function, cap: Callable[[int, int, str], None]) -> None:
+    found = _nvvm_thread_bounds(mod).get(fn.name)
+    if found is None:
+        return
     for kind, dims in found.items():
         if not dims:
             continue
