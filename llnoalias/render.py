@@ -7,6 +7,7 @@ from collections import Counter
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .report import Report
 
@@ -15,18 +16,29 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=False)
 
 
-def print_stats(report: Report, console: Console | None = None) -> None:
+#: Rows shown of a table with a row per root or per argument; a module with thousands
+#: of kernels gets the first ones and a count (all of them: ``--report FILE``, ``explain``).
+MAX_ROWS = 40
+
+
+def _print_rows(con: Console, table: Table, rows: list[tuple[str, ...]], limit: int, what: str) -> None:
+    for row in rows[:limit]:
+        table.add_row(*row)
+    con.print(table)
+    if len(rows) > limit:
+        con.print(Text(f"... and {len(rows) - limit} more {what} (--report FILE writes all of them)", style="dim"))
+
+
+def print_stats(report: Report, console: Console | None = None, max_rows: int = MAX_ROWS) -> None:
     con = console or stderr_console()
     roots = Table(title=f"llnoalias: roots in {report.path}", title_justify="left")
     roots.add_column("domain")
     roots.add_column("root")
     roots.add_column("kind")
     roots.add_column("detail")
-    for r in report.roots:
-        roots.add_row(r.domain, r.name, r.kind, r.detail)
-    for name, why in sorted(report.skipped_globals.items()):
-        roots.add_row("-", name, "-", f"not a root: {why}")
-    con.print(roots)
+    rows = [(r.domain, r.name, r.kind, r.detail) for r in report.roots]
+    rows += [("-", name, "-", f"not a root: {why}") for name, why in sorted(report.skipped_globals.items())]
+    _print_rows(con, roots, rows, max_rows, "roots")
 
     per_domain: Counter[tuple[str, bool]] = Counter((a.domain, a.tagged) for a in report.accesses)
     domains = sorted({a.domain for a in report.accesses})
@@ -62,10 +74,9 @@ def print_stats(report: Report, console: Console | None = None) -> None:
         args = Table(title="kernel arguments", title_justify="left")
         for col in ("kernel", "#", "argument", "root", "readonly", "writeonly", "added"):
             args.add_column(col)
-        for a in report.args:
-            args.add_row(a.kernel, str(a.index), a.name, "yes" if a.rooted else f"no: {a.reason}",
-                         a.readonly, a.writeonly, " ".join(a.added))
-        con.print(args)
+        _print_rows(con, args, [(a.kernel, str(a.index), a.name, "yes" if a.rooted else f"no: {a.reason}",
+                                 a.readonly, a.writeonly, " ".join(a.added)) for a in report.args],
+                    max_rows, "arguments")
     if report.invariant_loads:
         con.print(f"!invariant.load added to {report.invariant_loads} load(s)")
     for note_text in report.notes:
