@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -21,7 +22,7 @@ def stderr_console() -> Console:
 MAX_ROWS = 40
 
 
-def _print_rows(con: Console, table: Table, rows: list[tuple[str, ...]], limit: int, what: str) -> None:
+def _print_rows(con: Console, table: Table, rows: Sequence[tuple[str, ...]], limit: int, what: str) -> None:
     for row in rows[:limit]:
         table.add_row(*row)
     con.print(table)
