@@ -120,6 +120,11 @@ class _Lines:
         return self.text[start:end]
 
 
+def _entry_number(fn: Function) -> int:
+    """The number an unnamed entry block takes: the next after the numbered arguments."""
+    return sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
+
+
 def _error(src: SourceFile, offset: int, message: str) -> LLNoaliasError:
     return LLNoaliasError(message, src.location(offset))
 
@@ -476,7 +481,7 @@ class _ModuleParser:
         if end_line >= lines.n or starts[end_line] != end_start:
             return None
         defined: set[str] = {a.name for a in fn.args}
-        implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
+        implicit = _entry_number(fn)
         instrs = fn.instrs
         by_name = fn.by_name
         blocks = fn.blocks
@@ -556,8 +561,7 @@ class _ModuleParser:
         find = text.find
         if defined is None:
             defined = {a.name for a in fn.args}
-        # the unnamed entry block takes the next number after the numbered arguments
-        implicit = sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
+        implicit = _entry_number(fn)
         if body_start is None:
             body_start = starts[i] if i < n else tlen
         instrs = fn.instrs
