@@ -120,6 +120,45 @@ class _Lines:
         return self.text[start:end]
 
 
+def _calling_convention(words: list[str]) -> str:
+    """The calling convention among the words between ``define`` and the name."""
+    cc = ""
+    for k, word in enumerate(words):
+        if word in KERNEL_CCS or (word.endswith("cc") and word != "cc") or word.startswith("amdgpu_") \
+                or word.startswith("ptx_"):
+            cc = word if cc == "" else cc
+        elif word == "cc" and k + 1 < len(words):
+            cc = KERNEL_CC_NUMBERS.get(words[k + 1], "cc " + words[k + 1])
+    return cc
+
+
+# The common function header: a plain name, and parameters that are each a simple type,
+# attribute words (with a parenthesised argument at most) and a plain name.
+_HEADER_RE = re.compile(
+    r'(?P<pre>define\b[^"@;(]*(?:\([^"@;()]*\)[^"@;(]*)*)@(?P<name>[-a-zA-Z$._][-a-zA-Z$._0-9]*)'
+    r'\((?P<args>[^()"]*(?:\([^()"]*\)[^()"]*)*)\)[^"();]*\Z')
+_PARAM_RE = re.compile(r"(?:[^,()]|\([^()]*\))+")
+_SIMPLE_TYPE = r"(?:ptr(?:[ \t]+addrspace\(\d+\))?|i\d+|half|bfloat|float|double)"
+_SIMPLE_PARAM_RE = re.compile(
+    r"[ \t\n]*(?P<type>" + _SIMPLE_TYPE + r"|<\d+[ \t]+x[ \t]+" + _SIMPLE_TYPE + r">)"
+    r"(?P<attrs>(?:[ \t\n]+[a-z_][a-z_0-9]*(?:\([a-z_0-9 ,]*\))?(?:[ \t]+\d+)?)*)"
+    r"[ \t\n]+(?P<name>%[-a-zA-Z$._0-9]+)[ \t\n]*")
+# the words the lexer makes of such attributes (ints and parentheses are not words)
+_ATTR_WORD_RE = re.compile(r"[a-z_][a-z_0-9]*")
+_DIGIT_LETTER_RE = re.compile(r"[0-9][a-z_]")
+_SIMPLE_TYPES: dict[str, Type] = {}
+
+
+def _simple_type(text: str) -> Type:
+    """The type of a ``_SIMPLE_TYPE`` text, as ``TypeParser`` reads it (made once per text)."""
+    got = _SIMPLE_TYPES.get(text)
+    if got is None:
+        parsed = TypeParser(tokenize(text)).parse(0)
+        got = parsed[0] if parsed is not None else Type("other")
+        _SIMPLE_TYPES[text] = got
+    return got
+
+
 def _entry_number(fn: Function) -> int:
     """The number an unnamed entry block takes: the next after the numbered arguments."""
     return sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
@@ -375,6 +414,9 @@ class _ModuleParser:
         return self._body(fn, j + 1, off)
 
     def _header(self, code: str, start: int, lineno: int, off: int) -> Function:
+        fast = self._header_fast(code, start, lineno, off)
+        if fast is not None:
+            return fast
         toks = tokenize(code, start)
         name_idx = -1
         for k, t in enumerate(toks):
@@ -383,14 +425,7 @@ class _ModuleParser:
                 break
         if name_idx < 0:
             raise _error(self.src, off, "expected a function name in 'define'")
-        cc = ""
-        for k in range(1, name_idx):
-            word = toks[k].text
-            if word in KERNEL_CCS or (word.endswith("cc") and word != "cc") or word.startswith("amdgpu_") \
-                    or word.startswith("ptx_"):
-                cc = word if cc == "" else cc
-            elif word == "cc" and k + 1 < name_idx:
-                cc = KERNEL_CC_NUMBERS.get(toks[k + 1].text, "cc " + toks[k + 1].text)
+        cc = _calling_convention([t.text for t in toks[1:name_idx]])
         # arguments: split between the parens at depth 1
         k = name_idx + 2
         depth = 1
@@ -445,6 +480,41 @@ class _ModuleParser:
         fn = Function(canon_name(toks[name_idx].text), lineno, off, cc, args, toks[close_idx].end, groups, inline)
         fn.header_text = code
         fn.own_attrs_text = code[toks[close_idx].end - start:]
+        fn.is_kernel = cc in KERNEL_CCS
+        fn.source = self.src
+        return fn
+
+    def _header_fast(self, code: str, start: int, lineno: int, off: int) -> Function | None:
+        """``_header`` for the common header, without tokenizing its parameters: each is
+        a simple type, plain attribute words and a name. None for any other header."""
+        m = _HEADER_RE.match(code)
+        if m is None:
+            return None
+        args: list[Argument] = []
+        params = m.group("args")
+        base = start + m.start("args")
+        if params.strip():
+            for idx, pm in enumerate(_PARAM_RE.finditer(params)):
+                am = _SIMPLE_PARAM_RE.fullmatch(pm.group())
+                if am is None:
+                    return None
+                attr_text = am.group("attrs")
+                if _DIGIT_LETTER_RE.search(attr_text):
+                    return None  # '0x10', '16x': the lexer's tokens are not plain words there
+                aty = _simple_type(am.group("type"))
+                attrs = set(_ATTR_WORD_RE.findall(attr_text))
+                args.append(Argument(am.group("name"), idx, aty, attrs, base + pm.start() + am.start("name")))
+            if sum(len(pm.group()) + 1 for pm in _PARAM_RE.finditer(params)) != len(params) + 1:
+                return None  # something between the parameters that the pattern did not read
+        close = start + m.end("args") + 1  # just after the ')'
+        pre = tokenize(m.group("pre"))
+        cc = _calling_convention([t.text for t in pre[1:]])
+        tail = tokenize(code[m.end("args") + 1:])
+        groups = tuple(t.text for t in tail if t.kind == "attrgrp")
+        inline = tuple(t.text for t in tail if t.kind in ("word", "string"))
+        fn = Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline)
+        fn.header_text = code
+        fn.own_attrs_text = code[close - start:]
         fn.is_kernel = cc in KERNEL_CCS
         fn.source = self.src
         return fn

@@ -97,3 +97,73 @@ def test_fast_path_reads_the_common_body(monkeypatch: pytest.MonkeyPatch) -> Non
         text = decode(open(f"fixtures/corpus/clang19/{name}.ll", "rb").read())
         parse_module(SourceFile("in.ll", text))
         assert calls and all(c is not None for c in calls), name
+
+
+def _header_shape(fn: object) -> tuple[object, ...]:
+    f = fn  # a Function
+    return (f.name, f.cc, f.is_kernel, f.header_end, f.fn_attr_groups, f.fn_attrs_inline,  # type: ignore[attr-defined]
+            f.own_attrs_text, f.header_text,  # type: ignore[attr-defined]
+            [(a.name, a.index, repr(a.type), sorted(a.attrs), a.insert_at, a.named)
+             for a in f.args])  # type: ignore[attr-defined]
+
+
+def _headers_agree(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    fast = _parse_headers(text, True, monkeypatch)
+    slow = _parse_headers(text, False, monkeypatch)
+    assert fast == slow
+    return len(fast) if isinstance(fast, list) else 0
+
+
+def _parse_headers(text: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> list[object] | str:
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(parser._ModuleParser, "_header_fast", lambda self, code, start, lineno, off: None)
+        try:
+            mod = parse_module(SourceFile("in.ll", text))
+        except LLNoaliasError as e:
+            return e.format()
+    return [_header_shape(fn) for fn in mod.functions]
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[fixture_id(p) for p in PATHS])
+def test_fast_header_agrees(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _headers_agree(decode(open(path, "rb").read()), monkeypatch)
+
+
+HEADERS = [
+    "define amdgpu_kernel void @k(ptr addrspace(1) noalias nocapture noundef readonly %0, i32 noundef %1) #0",
+    "define void @k(ptr addrspace(3) align 16 dereferenceable(64) %p, <4 x float> %v) local_unnamed_addr #1",
+    "define ptx_kernel void @k(ptr captures(none) %p, i32 range(i32 0, 1024) %n) !dbg !7",
+    "define dso_local noundef range(i32 0, 10) i32 @k(i32 %x) personality ptr @pers",
+    "define void @k(ptr align(0x10) %p)",
+    "define void @k(ptr 16x %p)",
+    "define void @k(ptr %p, ...)",
+    "define void @k(ptr noundef, i32 %1)",
+    'define void @k(ptr "attr"="1" %p) "target-cpu"="gfx942"',
+    "define void @k(float addrspace(3)* %p)",
+    "define cc 91 void @k(ptr addrspace(1) noalias %a,\n    ptr addrspace(1) noalias %b)",
+    "define void @k()",
+    "define void @k(ptr %a, ptr %b,, ptr %c)",
+]
+
+
+@pytest.mark.parametrize("header", HEADERS)
+def test_fast_header_agrees_on_odd_headers(header: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = ('target triple = "amdgcn-amd-amdhsa"\ndeclare ptr @pers()\n' + header + " {\n  ret void\n}\n")
+    _headers_agree(text, monkeypatch)
+
+
+def test_fast_header_reads_clang_headers(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+    real = parser._ModuleParser._header_fast
+
+    def spy(self: parser._ModuleParser, code: str, start: int, lineno: int, off: int) -> object:
+        got = real(self, code, start, lineno, off)
+        calls.append(got)
+        return got
+
+    monkeypatch.setattr(parser._ModuleParser, "_header_fast", spy)
+    for name in ("hip_gemm_O3", "hip_lds_dma_O3", "cuda_smem_O3"):
+        calls.clear()
+        parse_module(SourceFile("in.ll", decode(open(f"fixtures/corpus/clang19/{name}.ll", "rb").read())))
+        assert calls and all(c is not None for c in calls), name
