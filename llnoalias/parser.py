@@ -159,6 +159,12 @@ def _simple_type(text: str) -> Type:
     return got
 
 
+def _blank_comment(line: str) -> str:
+    """``line`` with its comment turned into blanks (same length)."""
+    code = split_comment(line)
+    return code if len(code) == len(line) else code + " " * (len(line) - len(code))
+
+
 def _entry_number(fn: Function) -> int:
     """The number an unnamed entry block takes: the next after the numbered arguments."""
     return sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
@@ -390,8 +396,10 @@ class _ModuleParser:
         src = self.src
         lines = self.lines
         n = lines.n
-        # The header runs until the '{' that opens the body.
-        code = split_comment(raw)
+        # The header runs until the '{' that opens the body. Its comments are blanked,
+        # not cut, so that an offset into it is an offset into the line's text: where an
+        # attribute is added to a parameter on a later line.
+        code = _blank_comment(raw)
         j = i
         bal = bracket_balance(code)
         while not (bal == 1 and code.rstrip().endswith("{")):
@@ -400,7 +408,7 @@ class _ModuleParser:
             j += 1
             if j >= n:
                 raise _error(src, off, "expected '{' to start the function body")
-            more = split_comment(lines.line(j))
+            more = _blank_comment(lines.line(j))
             ms = more.strip()
             if ms.startswith("define") or ms.startswith("declare"):
                 raise _error(src, off, "expected '{' to start the function body")
