@@ -86,6 +86,8 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
         return bits
 
     def mark(bits: int, kind: str, inst: Instruction, how: str = "") -> None:
+        if not bits:
+            return
         for i in index.values():
             if bits >> i & 1:
                 e = effects[i]
