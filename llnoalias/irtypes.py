@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .lexer import Token
+from .lexer import Token, tokenize
 
 FLOAT_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64, "x86_fp80": 80, "fp128": 128, "ppc_fp128": 128}
 
@@ -210,3 +210,16 @@ class TypeParser:
             if self._text(p) == "}":
                 return Type("struct", fields=tuple(fields), packed=packed), p + 1
             return None
+
+
+_TYPE_CACHE: dict[str, Type] = {}
+
+
+def type_of(text: str) -> Type:
+    """The type that ``text`` spells, as ``TypeParser`` reads it (read once per text)."""
+    ty = _TYPE_CACHE.get(text)
+    if ty is None:
+        got = TypeParser(tokenize(text)).parse(0)
+        ty = got[0] if got is not None else OTHER
+        _TYPE_CACHE[text] = ty
+    return ty

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .irtypes import OTHER, VOID, Type, TypeParser
+from .irtypes import OTHER, VOID, Type, TypeParser, type_of
 from .lexer import Token, canon_name, tokenize
 from .model import (
     AggregateConst,
@@ -559,16 +559,6 @@ _FAST_CALL = re.compile(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroe
 _FAST_ARG = re.compile("(" + _TY + ")" + _ARG_ATTRS + " (" + _VAL + ")")
 _RESULT_PREFIX = re.compile(r"\s*(?:%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*")
 
-_TYPE_CACHE: dict[str, Type] = {}
-
-
-def _type_of(text: str) -> Type:
-    ty = _TYPE_CACHE.get(text)
-    if ty is None:
-        got = TypeParser(tokenize(text)).parse(0)
-        ty = got[0] if got is not None else OTHER
-        _TYPE_CACHE[text] = ty
-    return ty
 
 
 def _val(text: str) -> Value:
@@ -605,7 +595,7 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         ops = Ops("binop")
         g_op, flags, g_ty, g_a, g_b = m.groups()
         ops.flags = (g_op, *flags.split()) if flags else (g_op,)
-        ty = _type_of(g_ty)
+        ty = type_of(g_ty)
         ops.operands = [(ty, _val(g_a)), (ty, _val(g_b))]
         ops.result_type = ty
         return ops
@@ -615,7 +605,7 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("other")
         ops.flags = ("br",)
-        ops.operands = [] if m.group(1) is None else [(_type_of("i1"), _val(m.group(1)))]
+        ops.operands = [] if m.group(1) is None else [(type_of("i1"), _val(m.group(1)))]
         return ops
     if op == "ret":
         m = _FAST_RET.match(text, pos, end)
@@ -623,7 +613,7 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("other")
         ops.flags = ("ret",)
-        ops.operands = [] if m.group(1) is None else [(_type_of(m.group(1)), _val(m.group(2)))]
+        ops.operands = [] if m.group(1) is None else [(type_of(m.group(1)), _val(m.group(2)))]
         return ops
     if op == "fence" or op == "unreachable":
         if _FAST_NO_OPERANDS.match(text, pos, end) is None:
@@ -638,8 +628,8 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         ops = Ops("cast")
         g_op, g_sty, g_v, g_dty = m.groups()
         ops.flags = (g_op,)
-        ops.operands = [(_type_of(g_sty), _val(g_v))]
-        ops.result_type = _type_of(g_dty)
+        ops.operands = [(type_of(g_sty), _val(g_v))]
+        ops.result_type = type_of(g_dty)
         return ops
     if op == "getelementptr":
         m = _FAST_GEP.match(text, pos, end)
@@ -647,11 +637,11 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("gep")
         ops.flags = tuple(m.group(1).split())
-        ops.source_type = _type_of(m.group(2))
-        bty = _type_of(m.group(3))
+        ops.source_type = type_of(m.group(2))
+        bty = type_of(m.group(3))
         operands: list[TypedValue] = [(bty, _val(m.group(4)))]
         for im in _FAST_IDX.finditer(m.group(5)):
-            operands.append((_type_of(im.group(1)), _val(im.group(2))))
+            operands.append((type_of(im.group(1)), _val(im.group(2))))
         ops.operands = operands
         ops.result_type = bty
         return ops
@@ -661,8 +651,8 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("load")
         g_ty, g_pty, g_p = m.groups()
-        ops.result_type = _type_of(g_ty)
-        ops.operands = [(_type_of(g_pty), _val(g_p))]
+        ops.result_type = type_of(g_ty)
+        ops.operands = [(type_of(g_pty), _val(g_p))]
         return ops
     if op == "store":
         m = _FAST_STORE.match(text, pos, end)
@@ -670,14 +660,14 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("store")
         g_vty, g_v, g_pty, g_p = m.groups()
-        ops.operands = [(_type_of(g_vty), _val(g_v)), (_type_of(g_pty), _val(g_p))]
+        ops.operands = [(type_of(g_vty), _val(g_v)), (type_of(g_pty), _val(g_p))]
         return ops
     if op == "icmp":
         m = _FAST_CMP.match(text, pos, end)
         if m is None:
             return None
         ops = Ops("cmp")
-        ty = _type_of(m.group(1))
+        ty = type_of(m.group(1))
         ops.operands = [(ty, _val(m.group(2))), (ty, _val(m.group(3)))]
         ops.result_type = Type("int", bits=1)
         return ops
@@ -686,7 +676,7 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         if m is None:
             return None
         ops = Ops("phi")
-        ty = _type_of(m.group(1))
+        ty = type_of(m.group(1))
         ops.result_type = ty
         ops.incoming = [_val(v) for v in _FAST_PHI_IN.findall(m.group(2))]
         ops.operands = [(ty, v) for v in ops.incoming]
@@ -696,18 +686,18 @@ def _fast(mod: Module, inst: Instruction) -> Ops | None:
         if m is None:
             return None
         ops = Ops("call")
-        ops.result_type = VOID if m.group(1) == "void" else _type_of(m.group(1))
+        ops.result_type = VOID if m.group(1) == "void" else type_of(m.group(1))
         ops.callee = GlobalRef(m.group(2))
-        ops.operands = [(_type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
+        ops.operands = [(type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
         return ops
     if op == "select":
         m = _FAST_SELECT.match(text, pos, end)
         if m is None:
             return None
         ops = Ops("select")
-        a_ty = _type_of(m.group(2))
+        a_ty = type_of(m.group(2))
         ops.operands = [(Type("int", bits=1), _val(m.group(1))), (a_ty, _val(m.group(3))),
-                        (_type_of(m.group(4)), _val(m.group(5)))]
+                        (type_of(m.group(4)), _val(m.group(5)))]
         ops.result_type = a_ty
         return ops
     return None

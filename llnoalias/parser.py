@@ -14,7 +14,7 @@ import re
 from array import array
 
 from .diagnostics import LLNoaliasError
-from .irtypes import Type, TypeParser
+from .irtypes import Type, TypeParser, type_of
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .model import Argument, Declaration, Function, Global, Instruction, Module
 from .source import BOM, SourceFile
@@ -146,17 +146,6 @@ _SIMPLE_PARAM_RE = re.compile(
 # the words the lexer makes of such attributes (ints and parentheses are not words)
 _ATTR_WORD_RE = re.compile(r"[a-z_][a-z_0-9]*")
 _DIGIT_LETTER_RE = re.compile(r"[0-9][a-z_]")
-_SIMPLE_TYPES: dict[str, Type] = {}
-
-
-def _simple_type(text: str) -> Type:
-    """The type of a ``_SIMPLE_TYPE`` text, as ``TypeParser`` reads it (made once per text)."""
-    got = _SIMPLE_TYPES.get(text)
-    if got is None:
-        parsed = TypeParser(tokenize(text)).parse(0)
-        got = parsed[0] if parsed is not None else Type("other")
-        _SIMPLE_TYPES[text] = got
-    return got
 
 
 def _blank_comment(line: str) -> str:
@@ -509,7 +498,7 @@ class _ModuleParser:
                 attr_text = am.group("attrs")
                 if _DIGIT_LETTER_RE.search(attr_text):
                     return None  # '0x10', '16x': the lexer's tokens are not plain words there
-                aty = _simple_type(am.group("type"))
+                aty = type_of(am.group("type"))
                 attrs = set(_ATTR_WORD_RE.findall(attr_text))
                 args.append(Argument(am.group("name"), idx, aty, attrs, base + pm.start() + am.start("name")))
             if sum(len(pm.group()) + 1 for pm in _PARAM_RE.finditer(params)) != len(params) + 1:
