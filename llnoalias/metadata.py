@@ -34,6 +34,11 @@ def md_escape(name: str) -> str:
     return "".join(out)
 
 
+def _has_scopes(code: str) -> bool:
+    """Does an instruction's code carry scope lists already?"""
+    return "!alias.scope" in code or "!noalias" in code
+
+
 class MetadataWriter:
     def __init__(self, mod: Module, editor: Editor) -> None:
         self.mod = mod
@@ -137,7 +142,7 @@ class MetadataWriter:
     def attach_scopes(self, inst: Instruction, scopes: tuple[int, ...], noalias: tuple[int, ...]) -> bool:
         """``attach`` for the one pair of kinds scopes use; an instruction with none of
         its own gets the text made once for each distinct pair of lists."""
-        if self.mod.text.find("!", inst.start, inst.end) < 0 or not self._has_scopes(inst):
+        if self.mod.text.find("!", inst.start, inst.end) < 0 or not _has_scopes(self.mod.text[inst.start:inst.end]):
             piece = self._scope_pieces.get((scopes, noalias))
             if piece is None:
                 appends = [(kind, tuple(dict.fromkeys(ours)))
@@ -149,17 +154,12 @@ class MetadataWriter:
             return True
         return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
 
-    def _has_scopes(self, inst: Instruction) -> bool:
-        code = self.mod.text[inst.start:inst.end]
-        return "!alias.scope" in code or "!noalias" in code
-
     def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:
         """Give ``inst`` the scopes in ``kinds`` (``alias.scope``/``noalias`` -> scope ids),
         merged with what it already has. Returns False (and changes nothing) when an
         existing attachment is not a plain list llnoalias can merge with."""
-        text = self.mod.text
-        code = text[inst.start:inst.end]
-        if "!alias.scope" not in code and "!noalias" not in code:
+        code = self.mod.text[inst.start:inst.end]
+        if not _has_scopes(code):
             self._append(inst, [(kind, tuple(dict.fromkeys(ours))) for kind, ours in kinds.items() if ours])
             return True
         replaces: list[tuple[int, int, tuple[int, ...]]] = []  # start, end, merged ids
