@@ -35,9 +35,10 @@ _BODY_LINE_RE = re.compile(
 )
 # One row per line of a function body, for the fast path of ``_body``: every line
 # matches exactly one alternative (the last takes anything), so row k is line k. Only
-# the common shapes are read here; a row in ``other`` sends the whole body to the
-# line-by-line scanner, which handles (or reports) everything else. The instruction comes
-# first because it is the common row; no blank, label or debug line can match it.
+# the common shapes are read here; a line in ``other`` goes (with the lines that continue
+# it) to the line-by-line scanner, which handles (or reports) everything else. The
+# instruction comes first because it is the common row; no blank, label or debug line
+# can match it.
 _BODY_ROW_RE = re.compile(
     r'(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
     r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
