@@ -492,7 +492,10 @@ class _ModuleParser:
         params = m.group("args")
         base = start + m.start("args")
         if params.strip():
-            for idx, pm in enumerate(_PARAM_RE.finditer(params)):
+            pieces = list(_PARAM_RE.finditer(params))
+            if sum(len(pm.group()) + 1 for pm in pieces) != len(params) + 1:
+                return None  # something between the parameters that the pattern did not read
+            for idx, pm in enumerate(pieces):
                 am = _SIMPLE_PARAM_RE.fullmatch(pm.group())
                 if am is None:
                     return None
@@ -502,8 +505,6 @@ class _ModuleParser:
                 aty = type_of(am.group("type"))
                 attrs = set(_ATTR_WORD_RE.findall(attr_text))
                 args.append(Argument(am.group("name"), idx, aty, attrs, base + pm.start() + am.start("name")))
-            if sum(len(pm.group()) + 1 for pm in _PARAM_RE.finditer(params)) != len(params) + 1:
-                return None  # something between the parameters that the pattern did not read
         close = start + m.end("args") + 1  # just after the ')'
         pre = tokenize(m.group("pre"))
         cc = _calling_convention([t.text for t in pre[1:]])
