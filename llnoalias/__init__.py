@@ -1,4 +1,33 @@
 """llnoalias: trace GPU memory accesses in textual LLVM IR to their buffers and
-write ``!alias.scope`` / ``!noalias`` metadata that LLVM's code generators use."""
+write ``!alias.scope`` / ``!noalias`` metadata that LLVM's code generators use.
+
+The Python API is :func:`annotate` (see :mod:`llnoalias.api`); it is imported on first use,
+so ``import llnoalias`` costs nothing until then.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .api import AnnotateOptions, AnnotateResult, annotate
+    from .diagnostics import LLNoaliasError
+
+_LAZY = {"annotate": "api", "AnnotateOptions": "options", "AnnotateResult": "transform.pipeline",
+         "LLNoaliasError": "diagnostics"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'llnoalias' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["AnnotateOptions", "AnnotateResult", "LLNoaliasError", "__version__", "annotate"]

@@ -72,3 +72,14 @@ def warn(message: str, location: Location | None = None) -> None:
 
 def note(message: str, location: Location | None = None) -> None:
     emit("note", message, location)
+
+
+def pass_on(tool_stderr: bytes | str) -> None:
+    """An external tool's or LLVM's own warnings, on stderr as it wrote them."""
+    sys.stderr.flush()
+    if isinstance(tool_stderr, str):
+        sys.stderr.write(tool_stderr)
+        sys.stderr.flush()
+    else:
+        sys.stderr.buffer.write(tool_stderr)
+        sys.stderr.buffer.flush()

@@ -142,7 +142,7 @@ def tracemalloc_report(path: str, top: int = 15) -> None:
 
     from llnoalias.fileio import read_input
     from llnoalias.options import AnnotateOptions
-    from llnoalias.pipeline import annotate_text
+    from llnoalias.transform.pipeline import annotate_text
 
     tracemalloc.start(8)
     text = read_input(path)

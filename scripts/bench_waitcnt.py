@@ -16,13 +16,13 @@ getelementptr).
 Columns, per kernel, counting ``s_waitcnt`` lines that name ``vmcnt``:
 
 - ``none``: the kernel as generated (no alias metadata);
-- ``llnoalias``: after ``llnoalias.pipeline.annotate_text`` (``n/a`` until the core lands);
+- ``llnoalias``: after ``llnoalias.transform.pipeline.annotate_text`` (``n/a`` until the core lands);
 - ``ideal``: with scopes the generator writes itself (it knows every access's buffer):
   the count perfectly annotated IR reaches;
 - ``static``: the same kernel over sized static LDS globals (``[4096 x i8]``), where
   LLVM's own LDS lowering adds the scopes (the baseline seed 001 measured against).
 
-Code comes from llvmlite's LLVM through ``llnoalias.codegen.generate`` (child processes).
+Code comes from llvmlite's LLVM through ``llnoalias.backends.codegen.generate`` (child processes).
 Prints a table; writes nothing.
 
     python scripts/bench_waitcnt.py [--buffers 2 3 4 5 6] [--shapes gep int phi] [--mcpu gfx942]
@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from llnoalias.codegen import generate
+from llnoalias.backends.codegen import generate
 from llnoalias.diagnostics import LLNoaliasError
 
 SHAPES = ("gep", "int", "phi")
@@ -207,7 +207,7 @@ def kernel_text(k: Kernel, *, meta: bool = False, static: bool = False) -> str:
 def _annotator() -> Callable[..., Any] | None:
     """``annotate_text`` once the core works, else None."""
     try:
-        from llnoalias.pipeline import annotate_text
+        from llnoalias.transform.pipeline import annotate_text
 
         annotate_text(kernel_text(Kernel(2, "gep")), "<bench>")
     except (ImportError, NotImplementedError):

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from llnoalias.options import AnnotateOptions
-from llnoalias.pipeline import annotate_text
+from llnoalias.transform.pipeline import annotate_text
 
 LDS_HEAD = """target triple = "amdgcn-amd-amdhsa"
 

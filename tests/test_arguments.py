@@ -12,11 +12,11 @@ from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llnoalias.arguments import analyse_effects
+from llnoalias.analysis.effects import analyse_effects
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
-from llnoalias.parser import parse_module
-from llnoalias.pipeline import annotate_text
-from llnoalias.source import SourceFile
+from llnoalias.transform.pipeline import annotate_text
 
 NOALIAS = AnnotateOptions(args="noalias")
 
@@ -203,7 +203,7 @@ def test_written_or_escaped_argument_is_never_readonly(case: tuple[str, set[int]
 # --------------------------------------------------------------- NVPTX ld.global.nc
 
 def _nc(text: str) -> int:
-    from llnoalias.codegen import generate
+    from llnoalias.backends.codegen import generate
 
     return generate(text, emit="asm", mcpu="sm_80").decode().count("ld.global.nc")
 
@@ -228,8 +228,8 @@ def test_noalias_never_loses_ld_global_nc(path: str) -> None:
 def test_args_noalias_matches_restrict_build() -> None:
     """The judge's comparison: clang-19 CUDA kernels without __restrict__ plus
     --args noalias give at least the ld.global.nc of the __restrict__ build, per kernel."""
-    from llnoalias.asmstats import collect
-    from llnoalias.codegen import generate
+    from llnoalias.backends.codegen import generate
+    from llnoalias.stats.counters import collect
 
     base = os.path.join(FIXTURES, "corpus", "restrict")
     plain = open(os.path.join(base, "kernels_plain.ll")).read()

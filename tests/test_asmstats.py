@@ -1,4 +1,4 @@
-"""Counting waits, LDS DMA and PTX loads (llnoalias.asmstats)."""
+"""Counting waits, LDS DMA and PTX loads (llnoalias.stats.counters)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from llnoalias import asmstats
-from llnoalias.asmstats import SCHEMA, collect, detect_kind, diff, from_json, to_json
+from llnoalias.stats import counters as asmstats
+from llnoalias.stats.counters import SCHEMA, collect, detect_kind, diff, from_json, to_json
 
 DATA = Path(__file__).parent / "data" / "asm"
 

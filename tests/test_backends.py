@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from llnoalias import codegen
-from llnoalias.backends import ExternalToolError, llc, llvmlite_backend, ptxas
+from llnoalias.backends import ExternalToolError, codegen, llc, llvmlite_backend, ptxas
 from llnoalias.diagnostics import LLNoaliasError
 
 AMD_KERNEL = """\

@@ -6,7 +6,7 @@ import pytest
 from conftest import run_cli
 
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.pipeline import annotate_text
+from llnoalias.transform.pipeline import annotate_text
 
 GOOD_HEAD = "target triple = \"amdgcn-amd-amdhsa\"\n@lds_a = external addrspace(3) global [0 x i8]\n"
 

@@ -1,4 +1,4 @@
-"""``llnoalias stats`` and ``llnoalias gate`` through click (llnoalias.cli_reports)."""
+"""``llnoalias stats`` and ``llnoalias gate`` through click (llnoalias.cli.reports)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-import llnoalias
-from llnoalias import pipeline
-from llnoalias.cli_reports import gate_command, stats_command
+import llnoalias.api
+import llnoalias.backends
+from llnoalias.cli.reports import gate_command, stats_command
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.options import AnnotateOptions
+from llnoalias.transform import pipeline
 
 DATA = Path(__file__).parent / "data" / "asm"
 
@@ -178,8 +179,8 @@ class FakeBackends:
         body = "".join("\tbuffer_load_dword v1, s[4:7], 0 offen lds\n\ts_waitcnt vmcnt(0)\n" for _ in range(waits))
         return f"\t.type k,@function\nk:\n{body}\ts_endpgm\n".encode()
 
-    def annotate_text(self, text: str, path: str = "<stdin>",
-                      options: AnnotateOptions | None = None) -> pipeline.AnnotateResult:
+    def annotate(self, text: str, *, path: str = "<stdin>", options: AnnotateOptions | None = None,
+                 **kwargs: Any) -> pipeline.AnnotateResult:
         self.annotate_calls.append(options)
         return pipeline.AnnotateResult(text=text + "; !noalias\n")
 
@@ -187,11 +188,11 @@ class FakeBackends:
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackends:
     backends = FakeBackends()
-    module = types.ModuleType("llnoalias.codegen")
+    module = types.ModuleType("llnoalias.backends.codegen")
     module.generate = backends.generate  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "llnoalias.codegen", module)
-    monkeypatch.setattr(llnoalias, "codegen", module, raising=False)
-    monkeypatch.setattr(pipeline, "annotate_text", backends.annotate_text)
+    monkeypatch.setitem(sys.modules, "llnoalias.backends.codegen", module)
+    monkeypatch.setattr(llnoalias.backends, "codegen", module, raising=False)
+    monkeypatch.setattr(llnoalias.api, "annotate", backends.annotate)
     return backends
 
 
@@ -242,7 +243,7 @@ def test_stats_ll_codegen_error(tmp_path: Path, fake: FakeBackends, monkeypatch:
     def broken(ir_text: str, **kwargs: Any) -> bytes:
         raise LLNoaliasError("llc failed: boom", exit_code=3)
 
-    monkeypatch.setattr(sys.modules["llnoalias.codegen"], "generate", broken)
+    monkeypatch.setattr(sys.modules["llnoalias.backends.codegen"], "generate", broken)
     src = tmp_path / "k.ll"
     src.write_text(IR)
     result = run("stats", str(src))
@@ -251,8 +252,8 @@ def test_stats_ll_codegen_error(tmp_path: Path, fake: FakeBackends, monkeypatch:
 
 
 def test_stats_ll_without_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "llnoalias.codegen", None)
-    monkeypatch.delattr(llnoalias, "codegen", raising=False)
+    monkeypatch.setitem(sys.modules, "llnoalias.backends.codegen", None)
+    monkeypatch.delattr(llnoalias.backends, "codegen", raising=False)
     src = tmp_path / "k.ll"
     src.write_text(IR)
     result = run("stats", str(src))
@@ -263,15 +264,7 @@ def test_stats_ll_without_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 # ------------------------------------------------------------------ stats on .ll (real backends)
 
 
-def _annotation_core_or_skip() -> None:
-    try:
-        pipeline.annotate_text(IR, "probe.ll")
-    except (ImportError, NotImplementedError) as exc:
-        pytest.skip(f"the annotation core is not available yet: {exc!r}")
-
-
 def test_stats_two_ll_files_with_real_codegen(tmp_path: Path) -> None:
-    pytest.importorskip("llnoalias.codegen")
     a = tmp_path / "a.ll"
     b = tmp_path / "b.ll"
     shutil.copy(DATA / "src" / "gfx950_dma.ll", a)
@@ -289,8 +282,6 @@ def test_stats_two_ll_files_with_real_codegen(tmp_path: Path) -> None:
 
 
 def test_stats_ll_with_real_codegen_and_annotation(tmp_path: Path) -> None:
-    pytest.importorskip("llnoalias.codegen")
-    _annotation_core_or_skip()
     src = tmp_path / "dma.ll"
     shutil.copy(DATA / "src" / "gfx950_dma.ll", src)
     result = run("stats", "--json", "--mcpu", "gfx950", str(src))

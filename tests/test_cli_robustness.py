@@ -87,8 +87,18 @@ def test_ctrl_c_leaves_no_partial_output(tmp_path, delay: float) -> None:
         assert proc.returncode in (130, -signal.SIGINT), err.decode()
         if proc.returncode == 130:
             assert b"Traceback" not in err and b"llnoalias: interrupted" in err, err.decode()
-        assert out.read_bytes() == b"; the previous output\n"
+        # the signal can land after the rename that completes the output: then the output is
+        # whole; never partial
+        got = out.read_bytes()
+        assert got == b"; the previous output\n" or (
+            got.startswith(b'; ModuleID = "bench"') and got == big_annotated(big)), got[:80]
     assert leftovers(str(tmp_path)) == []
+
+
+def big_annotated(path) -> bytes:
+    from llnoalias.transform.pipeline import annotate_text
+
+    return annotate_text(path.read_text(), str(path)).text.encode()
 
 
 def test_ctrl_c_in_parallel_batch(tmp_path) -> None:

@@ -12,11 +12,11 @@ import subprocess
 import pytest
 from conftest import FIXTURES, all_fixtures, fixture_id, run_cli
 
-from llnoalias.explain import explain
 from llnoalias.fileio import read_input
 from llnoalias.options import AnnotateOptions
-from llnoalias.pipeline import annotate_text
-from llnoalias.remarks import function_name, quote, remarks_yaml
+from llnoalias.report.explain import explain
+from llnoalias.report.remarks import function_name, quote, remarks_yaml
+from llnoalias.transform.pipeline import annotate_text
 
 CORPUS = all_fixtures()
 OPTIONS = [AnnotateOptions(), AnnotateOptions(lds="all", args="noalias")]

@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 from preserve import assert_preserved
 
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.explain import explain, print_plain
 from llnoalias.fileio import decode
 from llnoalias.options import AnnotateOptions
-from llnoalias.pipeline import annotate_text
-from llnoalias.remarks import remarks_yaml
+from llnoalias.report.explain import explain, print_plain
+from llnoalias.report.remarks import remarks_yaml
+from llnoalias.transform.pipeline import annotate_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = sorted(glob.glob(os.path.join(HERE, "fuzz_corpus", "*.ll")))

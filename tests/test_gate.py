@@ -1,4 +1,4 @@
-"""The baseline comparison behind ``llnoalias gate`` (llnoalias.gate)."""
+"""The baseline comparison behind ``llnoalias gate`` (llnoalias.stats.gate)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from llnoalias import asmstats, gate
-from llnoalias.asmstats import collect
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.gate import Tolerance, compare
+from llnoalias.stats import counters as asmstats
+from llnoalias.stats import gate
+from llnoalias.stats.counters import collect
+from llnoalias.stats.gate import Tolerance, compare
 
 DATA = Path(__file__).parent / "data" / "asm"
 

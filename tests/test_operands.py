@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from conftest import all_fixtures, fixture_id
 
-from llnoalias import operands
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.fileio import decode
-from llnoalias.parser import parse_module
-from llnoalias.source import SourceFile
+from llnoalias.ir import operands
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
 
 PATHS = all_fixtures()
 

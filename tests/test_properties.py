@@ -10,7 +10,7 @@ from preserve import assert_preserved, strip_additions
 
 from llnoalias.fileio import decode, encode
 from llnoalias.options import AnnotateOptions
-from llnoalias.pipeline import annotate_text
+from llnoalias.transform.pipeline import annotate_text
 
 FIXTURES = all_fixtures()
 IDS = [fixture_id(p) for p in FIXTURES]
@@ -74,7 +74,7 @@ def test_crlf_bom_latin1_fixtures_exist() -> None:
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_output_verifies_where_input_did(path: str, results) -> None:
     from llnoalias.backends.llvmlite_backend import check_module
-    from llnoalias.source import BOM
+    from llnoalias.ir.source import BOM
 
     _, text, out = results[(path, "all-noalias")]
     if out == text:

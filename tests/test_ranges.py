@@ -6,15 +6,15 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from offset_programs import M32, Program, programs, s32
 
-from llnoalias.irtypes import Type
-from llnoalias.layout import DataLayout
-from llnoalias.model import LocalRef
+from llnoalias.analysis.provenance import ModuleAnalysis
+from llnoalias.analysis.ranges import FunctionRanges, Off, Range, fit, srange, urange, work_group
+from llnoalias.ir.datalayout import DataLayout
+from llnoalias.ir.model import LocalRef
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
+from llnoalias.ir.types import Type
 from llnoalias.options import AnnotateOptions
-from llnoalias.parser import parse_module
-from llnoalias.provenance import ModuleAnalysis
-from llnoalias.ranges import FunctionRanges, Off, Range, fit, srange, urange, work_group
-from llnoalias.roots import find_roots
-from llnoalias.source import SourceFile
+from llnoalias.transform.roots import find_roots
 
 I32 = Type("int", bits=32)
 P3 = Type("ptr", addrspace=3)

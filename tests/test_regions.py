@@ -9,10 +9,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from offset_programs import Program, programs
 
-from llnoalias.lattice import Root
+from llnoalias.analysis.lattice import Root
 from llnoalias.options import AnnotateOptions
-from llnoalias.pipeline import annotate_text
-from llnoalias.scopes import Region, may_overlap, noalias_keys
+from llnoalias.transform.pipeline import annotate_text
+from llnoalias.transform.scopes import Region, may_overlap, noalias_keys
 
 AMD = 'target triple = "amdgcn-amd-amdhsa"\n'
 TID = "declare i32 @llvm.amdgcn.workitem.id.x()\n"
@@ -53,7 +53,7 @@ def test_regions_and_the_root_scope_overlap() -> None:
     assert not may_overlap(a, b)
     assert may_overlap(a, r) and may_overlap(r, b)
     assert not may_overlap(a, other)
-    from llnoalias.scopes import Decision
+    from llnoalias.transform.scopes import Decision
 
     d = Decision(None, None, "llnoalias.lds", [r], [r])  # type: ignore[arg-type]
     assert noalias_keys(d, [a, b, r, other]) == [other]

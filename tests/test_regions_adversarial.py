@@ -9,7 +9,7 @@ import pytest
 from test_regions import claimed_noalias, scopes_of
 
 from llnoalias.options import AnnotateOptions
-from llnoalias.pipeline import annotate_text
+from llnoalias.transform.pipeline import annotate_text
 
 AMD = 'target triple = "amdgcn-amd-amdhsa"\n'
 FAR = "  %far = getelementptr i8, ptr addrspace(3) @smem, i32 60000\n  store i8 2, ptr addrspace(3) %far, align 1\n"

@@ -7,8 +7,8 @@ import io
 
 from rich.console import Console
 
-from llnoalias.pipeline import annotate_text
-from llnoalias.render import print_stats
+from llnoalias.cli.render import print_stats
+from llnoalias.transform.pipeline import annotate_text
 
 KERNEL = """define amdgpu_kernel void @k{n}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) {{
   %v = load i32, ptr addrspace(1) %a, align 4

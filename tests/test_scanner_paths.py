@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from conftest import all_fixtures, fixture_id
 
-from llnoalias import parser
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.fileio import decode
-from llnoalias.model import Module
-from llnoalias.parser import parse_module
-from llnoalias.source import SourceFile
+from llnoalias.ir import parser
+from llnoalias.ir.model import Module
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
 
 PATHS = all_fixtures()
 

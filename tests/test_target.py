@@ -1,11 +1,17 @@
-"""Reading a module's triple and CPU (llnoalias.target)."""
+"""Reading a module's triple and CPU (llnoalias.backends.target)."""
 
 from __future__ import annotations
 
 import pytest
 
+from llnoalias.backends.target import (
+    amdgpu_version_to_gfx,
+    detect,
+    normalize_triple,
+    read_cpu,
+    read_triple,
+)
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.target import amdgpu_version_to_gfx, detect, normalize_triple, read_cpu, read_triple
 
 AMD_CLANG = """\
 ; ModuleID = 'k.hip'

@@ -25,7 +25,7 @@ CASES = [(n, shape) for shape in bench.SHAPES for n in (2, 4, 6)]
 
 
 def _vmcnt(text: str) -> int:
-    from llnoalias.codegen import generate
+    from llnoalias.backends.codegen import generate
 
     return bench.count_vmcnt(generate(text, emit="asm", mcpu="gfx942").decode())
 
@@ -59,7 +59,7 @@ def _single_buffer(text: str) -> str:
 def test_regions_reach_the_waits_of_named_buffers(shape: str) -> None:
     """Issue 6's bar: LDS-DMA into one region of a single buffer while another region is
     read gets the vmcnt waits that separately named buffers get."""
-    from llnoalias.pipeline import annotate_text
+    from llnoalias.transform.pipeline import annotate_text
 
     named = bench.kernel_text(bench.Kernel(2, shape))
     single = _single_buffer(named)

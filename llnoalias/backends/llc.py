@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Sequence
 
 from ..diagnostics import LLNoaliasError
-from . import _tools
+from . import tools as _tools
 
 
 def command(llc_path: str, triple: str, cpu: str, kind: str, extra_args: Sequence[str], out: str) -> list[str]:

@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import LLNoaliasError
+from ..diagnostics import LLNoaliasError, pass_on
 from . import signal_name
 
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmlite_child.py")
@@ -245,7 +245,6 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
         for line in outcome.stderr.splitlines():
             if line.strip() and line not in seen:
                 seen.append(line)
-        sys.stderr.write("".join(f"{line}\n" for line in seen))
-        sys.stderr.flush()
+        pass_on("".join(f"{line}\n" for line in seen))
     return outcome.data
 

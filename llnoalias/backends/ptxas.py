@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Sequence
 
 from ..diagnostics import LLNoaliasError
-from . import _tools
+from . import tools as _tools
 
 _PTX_TARGET_RE = re.compile(r"^\s*\.target\s+(sm_[0-9]+[a-z]?)", re.MULTILINE)
 

@@ -1,0 +1,162 @@
+"""Memory accesses (SPEC section 3): which instructions can be tagged, their pointer
+operands, and the address-space rules that say which memory a pointer can reach."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..ir import operands as opparse
+from ..ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
+from ..ir.types import Type
+from .intrinsics import MemIntrinsic, memory_intrinsic
+
+ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}
+_CALLEE_RE = re.compile(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
+
+
+@dataclass(slots=True)
+class PointerOperand:
+    index: int
+    type: Type
+    value: Value
+    effect: str  # r, w, rw
+
+
+#: what an access's operand lists become once its function is done (shared; never mutated)
+RELEASED: list = []
+
+
+@dataclass(slots=True)
+class Access:
+    inst: Instruction
+    kind: str  # load store atomicrmw cmpxchg call
+    pointers: list[PointerOperand] = field(default_factory=list)
+    #: non-pointer operands that address global memory (an old <4 x i32> buffer resource)
+    opaque: list[Value] = field(default_factory=list)
+    intrinsic: str | None = None
+    #: why the access can never be tagged (volatile, ordered atomic, not understood)
+    blocked: str | None = None
+
+    def release(self) -> None:
+        """Drop the operands (parsed values) once the access's function is done."""
+        self.pointers = RELEASED
+        self.opaque = RELEASED
+
+
+def target_family(triple: str) -> str:
+    t = triple.lower()
+    if t.startswith("amdgcn") or t.startswith("amdgpu") or t.startswith("r600"):
+        return "amdgpu"
+    if t.startswith("nvptx"):
+        return "nvptx"
+    return "other"
+
+
+def reaches_lds(family: str, addrspace: int) -> bool:
+    """Can a pointer in ``addrspace`` reach LDS / shared memory?"""
+    if family == "amdgpu":
+        return addrspace in (0, 3)
+    if family == "nvptx":
+        return addrspace in (0, 3, 7)  # generic, shared, shared::cluster
+    return True
+
+
+def reaches_global(family: str, addrspace: int) -> bool:
+    """Can a pointer in ``addrspace`` reach a kernel argument's buffer?"""
+    if family in ("amdgpu", "nvptx"):
+        return addrspace not in (3, 5) and not (family == "nvptx" and addrspace == 7)
+    return True
+
+
+def _is_true(v: Value) -> bool | None:
+    if isinstance(v, PlainConst):
+        if v.text in ("true",):
+            return True
+        if v.text in ("false",):
+            return False
+        try:
+            return int(v.text, 0) != 0
+        except ValueError:
+            return None
+    return None
+
+
+def _aux_volatile(v: Value) -> bool:
+    if isinstance(v, PlainConst):
+        try:
+            return bool(int(v.text, 0) & 0x80000000) or int(v.text, 0) < 0
+        except ValueError:
+            return True
+    return True
+
+
+def callee_name(mod: Module, inst: Instruction) -> str | None:
+    """The intrinsic a call names, found without parsing the whole call."""
+    m = _CALLEE_RE.search(mod.text, inst.start, inst.end)
+    return m.group(1) if m else None
+
+
+def find_accesses(mod: Module, fn: Function) -> list[Access]:
+    out: list[Access] = []
+    for inst in fn.instrs:
+        op = inst.opcode
+        if op == "load" or op == "store" or op == "atomicrmw" or op == "cmpxchg":
+            out.append(_memory_access(mod, inst))
+        elif op == "call":
+            name = callee_name(mod, inst)
+            if name is None:
+                continue
+            entry = memory_intrinsic(name)
+            if entry is None:
+                continue
+            acc = _intrinsic_access(mod, inst, entry, name)
+            if acc is not None:
+                out.append(acc)
+    return out
+
+
+def _memory_access(mod: Module, inst: Instruction) -> Access:
+    ops = opparse.parse(mod, inst)
+    acc = Access(inst, inst.opcode)
+    if ops.kind == "unparsed":
+        acc.blocked = "instruction not understood by llnoalias's parser"
+        return acc
+    if ops.kind == "load":
+        ty, v = ops.operands[0]
+        acc.pointers.append(PointerOperand(0, ty, v, "r"))
+    elif ops.kind == "store":
+        ty, v = ops.operands[1]
+        acc.pointers.append(PointerOperand(1, ty, v, "w"))
+    else:  # atomicrmw, cmpxchg
+        ty, v = ops.operands[0]
+        acc.pointers.append(PointerOperand(0, ty, v, "rw"))
+    if ops.volatile:
+        acc.blocked = "volatile access"
+    elif ops.ordering is not None and (ops.ordering in ORDERED or (ops.failure_ordering or "") in ORDERED):
+        strongest = ops.ordering if ops.ordering in ORDERED else ops.failure_ordering
+        acc.blocked = f"atomic ordered {strongest} (stronger than monotonic)"
+    return acc
+
+
+def _intrinsic_access(mod: Module, inst: Instruction, entry: MemIntrinsic, name: str) -> Access | None:
+    ops = opparse.parse(mod, inst)
+    acc = Access(inst, "call", intrinsic=name)
+    if ops.kind != "call" or not isinstance(ops.callee, GlobalRef):
+        acc.blocked = "call not understood by llnoalias's parser"
+        return acc
+    args = ops.operands
+    for i, (ty, v) in enumerate(args):
+        if ty.is_pointer:
+            acc.pointers.append(PointerOperand(i, ty, v, entry.effect_of(i, ty.addrspace)))
+        elif i in entry.opaque:
+            acc.opaque.append(v)
+    if entry.volatile == "memflag":
+        if entry.volatile_index >= len(args) or _is_true(args[entry.volatile_index][1]) is not False:
+            acc.blocked = "volatile memory intrinsic"
+    elif entry.volatile == "aux" and args:
+        if _aux_volatile(args[-1][1]):
+            acc.blocked = "volatile bit set in the cache-policy operand"
+    if not acc.pointers and not acc.opaque:
+        return None
+    return acc

@@ -1,0 +1,502 @@
+"""The provenance solver (SPEC section 2).
+
+For each function, the values that feed memory accesses are solved to a fixpoint by an
+optimistic worklist: every value starts at ``BOTTOM`` and only climbs, so a pointer that a
+loop carries and advances with ``getelementptr`` keeps its root. Solving is demand
+driven: only the backward slice of the values asked for is parsed and evaluated.
+
+When a value becomes ``UNKNOWN`` here (not because an operand already was), the reason is
+recorded, so ``--stats`` and ``explain`` can say why an access was left untagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..ir import operands as opparse
+from ..ir.model import (
+    AggregateConst,
+    ConstExpr,
+    Function,
+    GlobalRef,
+    Instruction,
+    LocalRef,
+    Module,
+    Ops,
+    PlainConst,
+    UndefConst,
+    UnknownValue,
+    Value,
+)
+from ..ir.types import Type
+from .intrinsics import is_intrinsic, may_store_operands, memory_intrinsic, pass_through
+from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
+from .rootset import RootSet
+
+KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
+#: kinds whose unknown result does not come from an unknown operand
+OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}
+_NO_DEPS = {"load", "atomicrmw", "cmpxchg", "alloca"}
+GENERIC_OPS = {"fneg", "extractelement", "insertelement", "shufflevector", "fadd", "fsub", "fmul", "fdiv",
+               "frem", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "xor", "or",
+               "icmp", "fcmp", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp"}
+
+
+class ModuleAnalysis:
+    """Provenance for a whole module under one choice of roots."""
+
+    def __init__(self, mod: Module, roots: RootSet) -> None:
+        self.mod = mod
+        self.roots = roots
+        self.functions: dict[str, FunctionAnalysis] = {}
+        #: Can an integer loaded from memory carry an address? (SPEC: loaded integer)
+        #: Assumed not until ``settle`` has looked, which it only does when some result
+        #: relied on a loaded integer being a plain value.
+        self.memory_holds_addresses = False
+        self.memory_reason = ""
+        self.memory_decided = False
+        self.loaded_int_used = False
+
+    def settle(self) -> bool:
+        """Decide whether memory may hold addresses, if any result so far assumed it does
+        not. True when it may: every result computed so far is void and must be redone."""
+        if self.memory_decided or not self.loaded_int_used:
+            return False
+        self._decide_memory()
+        self.memory_decided = True
+        return self.memory_holds_addresses
+
+    def release(self, fn: Function) -> None:
+        """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed)."""
+        self.functions.pop(fn.name, None)
+        for inst in fn.instrs:
+            inst.ops = None
+
+    def function(self, fn: Function) -> FunctionAnalysis:
+        fa = self.functions.get(fn.name)
+        if fa is None:
+            fa = FunctionAnalysis(self, fn)
+            self.functions[fn.name] = fa
+        return fa
+
+    def _decide_memory(self) -> None:
+        """Optimistically (loaded integers carry nothing) look for a store of an address."""
+        for g in self.mod.globals.values():
+            if g.initializer_refs_globals and g.kind == "variable":
+                self.memory_holds_addresses = True
+                self.memory_reason = f"the initializer of {g.name} holds an address"
+                break
+        if not self.memory_holds_addresses:
+            for fn in self.mod.functions:
+                fa = self.function(fn)
+                stored: list[tuple[Instruction, Value]] = []
+                for inst in fn.instrs:
+                    op = inst.opcode
+                    if op == "store" or op == "atomicrmw" or op == "cmpxchg":
+                        ops = opparse.parse(self.mod, inst)
+                        if ops.kind == "unparsed":
+                            self.memory_holds_addresses = True
+                            self.memory_reason = f"line {inst.line}: a store llnoalias cannot read"
+                            break
+                        idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
+                        stored.append((inst, ops.operands[idx][1]))
+                    elif op == "call":
+                        ops = opparse.parse(self.mod, inst)
+                        if ops.kind == "unparsed":
+                            continue
+                        stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
+                if self.memory_holds_addresses:
+                    break
+                fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
+                for inst, v in stored:
+                    if has_provenance(fa.value(v)):
+                        self.memory_holds_addresses = True
+                        self.memory_reason = f"{fn.name} line {inst.line} writes an address to memory"
+                        break
+                self.release(fn)
+                if self.memory_holds_addresses:
+                    break
+        if self.memory_holds_addresses:
+            # Results computed under the optimistic assumption are void.
+            self.functions.clear()
+
+    def _values_a_call_may_store(self, ops: Ops) -> list[Value]:
+        """Operands a call may write to memory: the data of stores and atomics done by
+        intrinsics, and everything passed to a function whose body is not in the module."""
+        callee = ops.callee
+        name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
+        if name and is_intrinsic(name):
+            if may_store_operands(name):
+                entry = memory_intrinsic(name)
+                data = entry.data if entry is not None else ()
+                return [v for i, (ty, v) in enumerate(ops.operands) if not ty.is_pointer or i in data]
+            return []
+        if name and ("@" + name) in self.mod.functions_by_name:
+            return []  # its own stores are looked at where they are
+        return [v for _, v in ops.operands]
+
+
+class FunctionAnalysis:
+    def __init__(self, ma: ModuleAnalysis, fn: Function) -> None:
+        self.ma = ma
+        self.mod = ma.mod
+        self.fn = fn
+        self.vals: dict[str, Lat] = {}
+        self.cause: dict[str, str] = {}
+        kernel = fn.is_kernel
+        for arg in fn.args:
+            if arg.type.is_pointer:
+                root = ma.roots.arg_root(fn, arg) if kernel else None
+                if root is not None:
+                    self.vals[arg.name] = root
+                else:
+                    self.vals[arg.name] = UNKNOWN
+                    self.cause[arg.name] = (
+                        f"kernel argument {arg.name} is not a root" if kernel
+                        else f"pointer argument {arg.name} of a non-kernel function")
+            elif arg.type.kind in ("int", "float") or (arg.type.kind == "vector" and not arg.type.contains_pointer()):
+                if kernel or arg.type.kind == "float":
+                    self.vals[arg.name] = NONE
+                else:
+                    self.vals[arg.name] = UNKNOWN
+                    self.cause[arg.name] = f"integer argument {arg.name} of a non-kernel function"
+            else:
+                self.vals[arg.name] = UNKNOWN
+                self.cause[arg.name] = f"argument {arg.name} of aggregate type"
+
+    # ----------------------------------------------------------- values
+    def value(self, v: Value) -> Lat:
+        """The provenance of an operand (its slice must have been solved)."""
+        if isinstance(v, LocalRef):
+            return self.vals.get(v.name, UNKNOWN)
+        return self._const(v, self.vals)
+
+    def _const(self, v: Value, env: dict[str, Lat]) -> Lat:
+        if isinstance(v, LocalRef):
+            got = env.get(v.name)
+            if got is None:
+                got = self.vals.get(v.name, UNKNOWN)
+            return got
+        if isinstance(v, PlainConst):
+            return NONE
+        if isinstance(v, UndefConst):
+            return BOTTOM
+        if isinstance(v, GlobalRef):
+            root = self.ma.roots.lds.get(v.name)
+            return root if root is not None else UNKNOWN
+        if isinstance(v, ConstExpr):
+            return self._constexpr(v, env)
+        if isinstance(v, AggregateConst):
+            if v.kind in ("struct", "array"):
+                fields = {i: self._const(ev, env) for i, (_, ev) in enumerate(v.elems)}
+                return Agg(NONE, fields)
+            return self._generic([self._const(ev, env) for _, ev in v.elems])
+        return UNKNOWN  # UnknownValue and anything else
+
+    def _constexpr(self, ce: ConstExpr, env: dict[str, Lat]) -> Lat:
+        vals = [self._const(v, env) for _, v in ce.operands]
+        op = ce.opcode
+        if op == "getelementptr":
+            return self._gep(vals) if vals else UNKNOWN
+        if op in KEEP_CASTS or (op == "bitcast" and ce.operands and ce.operands[0][0].is_pointer):
+            return vals[0] if vals else UNKNOWN
+        if op in ("add", "or") and len(vals) == 2:
+            if op == "or" and "disjoint" not in ce.flags:
+                return self._generic(vals)
+            return self._add(vals[0], vals[1])
+        if op == "sub" and len(vals) == 2:
+            return self._generic(vals)
+        if op == "select" and len(vals) == 3:
+            return join(vals[1], vals[2])
+        if op == "extractvalue" and vals:
+            a = vals[0]
+            return a.get(ce.indices) if isinstance(a, Agg) else (UNKNOWN if isinstance(a, Root) else a)
+        return self._generic(vals)
+
+    # ------------------------------------------------------- transfer
+    @staticmethod
+    def _generic(vals: list[Lat]) -> Lat:
+        out: Lat = NONE
+        for v in vals:
+            if v is BOTTOM:
+                return BOTTOM
+            if v is not NONE:
+                out = UNKNOWN
+        return out
+
+    @staticmethod
+    def _add(a: Lat, b: Lat) -> Lat:
+        if a is BOTTOM or b is BOTTOM:
+            return BOTTOM
+        if a is NONE:
+            return b if not isinstance(b, Agg) else UNKNOWN
+        if b is NONE:
+            return a if not isinstance(a, Agg) else UNKNOWN
+        return UNKNOWN
+
+    def _gep(self, vals: list[Lat]) -> Lat:
+        base = vals[0]
+        for idx in vals[1:]:
+            if idx is BOTTOM:
+                return BOTTOM
+            if idx is not NONE:
+                return UNKNOWN
+        if isinstance(base, Agg):
+            return UNKNOWN
+        return base
+
+    def _memory_result(self, ty: Type | None) -> Lat:
+        if ty is None or ty.contains_pointer(self.mod.named_types):
+            return UNKNOWN
+        ma = self.ma
+        if ma.memory_holds_addresses:
+            return UNKNOWN
+        if not ma.memory_decided:
+            ma.loaded_int_used = True
+        return NONE
+
+    def transfer(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
+        """The instruction's value and, when it makes UNKNOWN itself, why (the reason is
+        only read for an UNKNOWN value, and may be left empty for any other)."""
+        k = ops.kind
+        ev = self._const
+        if k == "gep":
+            vals = [ev(v, env) for _, v in ops.operands]
+            out = self._gep(vals)
+            return out, "getelementptr with an index that carries an address"
+        if k == "cast":
+            cast = ops.flags[0]
+            src_ty, src = ops.operands[0]
+            a = ev(src, env)
+            if cast in KEEP_CASTS or (cast == "bitcast" and src_ty.is_pointer):
+                return a, ""
+            out = self._generic([a])
+            return out, (f"{cast} of an address" if out is UNKNOWN else "")
+        if k == "binop":
+            op = ops.flags[0]
+            a = ev(ops.operands[0][1], env)
+            b = ev(ops.operands[1][1], env)
+            if op == "add" or (op == "or" and "disjoint" in ops.flags):
+                out = self._add(a, b)
+                return out, (f"{op} of two values that both carry an address" if out is UNKNOWN else "")
+            out = self._generic([a, b])
+            if out is not UNKNOWN:
+                return out, ""
+            if op == "or":
+                return out, "or without 'disjoint' on an address"
+            if op == "sub":
+                return out, "sub on an address"
+            return out, f"{op} on an address"
+        if k == "cmp":
+            return self._generic([ev(v, env) for _, v in ops.operands]), "comparison of addresses"
+        if k in ("phi", "select"):
+            incoming = ops.incoming if k == "phi" else [ops.operands[1][1], ops.operands[2][1]]
+            out = BOTTOM
+            for v in incoming:
+                out = join(out, ev(v, env))
+            if out is not UNKNOWN:
+                return out, ""
+            return out, f"{k} joins values from different buffers (or a raw integer with a buffer)"
+        if k == "freeze":
+            src = ops.operands[0][1]
+            if isinstance(src, UndefConst):
+                # freeze undef is some fixed value, not undef: a raw integer, not ignorable
+                return (NONE if not ops.operands[0][0].contains_pointer(self.mod.named_types) else UNKNOWN), \
+                    "freeze of undef (an arbitrary value)"
+            return ev(src, env), ""
+        if k == "extractvalue":
+            a = ev(ops.operands[0][1], env)
+            if isinstance(a, Agg):
+                return a.get(ops.indices), "aggregate field not traced"
+            return (UNKNOWN if isinstance(a, Root) else a), "aggregate not traced"
+        if k == "insertvalue":
+            a = ev(ops.operands[0][1], env)
+            b = ev(ops.operands[1][1], env)
+            if a is UNKNOWN or isinstance(a, Root):
+                base = Agg(UNKNOWN, {})
+            elif isinstance(a, Agg):
+                base = a
+            else:
+                base = Agg(a, {})
+            return base.set(ops.indices, b), "aggregate not traced"
+        if k == "load":
+            return self._memory_result(ops.result_type), (
+                "pointer loaded from memory" if ops.result_type is None or ops.result_type.contains_pointer(
+                    self.mod.named_types) else f"integer loaded from memory, and {self.ma.memory_reason}")
+        if k in ("atomicrmw", "cmpxchg"):
+            return self._memory_result(ops.result_type), "value read by an atomic"
+        if k == "call":
+            return self._call(ops, env)
+        if k == "alloca":
+            return UNKNOWN, "alloca (private memory, not a root)"
+        if k == "other":
+            op = ops.flags[0] if ops.flags else ""
+            if op in GENERIC_OPS:
+                return self._generic([ev(v, env) for _, v in ops.operands]), f"{op} on an address"
+            return UNKNOWN, f"'{op}' is not traced"
+        return UNKNOWN, "instruction not understood by llnoalias's parser"
+
+    def _call(self, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
+        callee = ops.callee
+        ret = ops.result_type
+        name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
+        args = [self._const(v, env) for _, v in ops.operands]
+        if name and pass_through(name) and args:
+            rest = self._generic(args[1:])
+            if rest is BOTTOM:
+                return BOTTOM, ""
+            if rest is not NONE:
+                return UNKNOWN, f"{name} with an operand that carries an address"
+            return args[0], ""
+        if ret is None or ret.kind == "void":
+            return NONE, ""
+        if isinstance(callee, UnknownValue) and callee.text == "asm":
+            return UNKNOWN, "result of inline asm"
+        if ret.contains_pointer(self.mod.named_types):
+            return UNKNOWN, f"pointer returned by a call to {name or 'an indirect callee'}"
+        is_decl = bool(name) and (is_intrinsic(name) or (
+            ("@" + name) in self.mod.declarations and ("@" + name) not in self.mod.functions_by_name))
+        if not is_decl:
+            return UNKNOWN, f"result of a call to {('@' + name) if name else 'an indirect callee'}"
+        out = self._generic(args)
+        return out, f"result of {name} on an address"
+
+    # --------------------------------------------------------- solving
+    def solve(self, names: Iterable[str]) -> None:
+        """Solve the backward slice of ``names`` to a fixpoint."""
+        by_name = self.fn.by_name
+        vals = self.vals
+        todo = [n for n in names if n not in vals and n in by_name]
+        if not todo:
+            return
+        slice_: dict[str, Instruction] = {}
+        users: dict[str, list[str]] = {}
+        # The slice in post-order (every value after the values it reads, loops aside),
+        # so that the worklist meets most values once.
+        order: list[str] = []
+        mod = self.mod
+
+        def enter(n: str) -> list[str]:
+            inst = by_name[n]
+            slice_[n] = inst
+            deps = [dep for dep in _local_deps(opparse.parse(mod, inst)) if dep not in vals]
+            for dep in deps:
+                users.setdefault(dep, []).append(n)
+            return deps
+
+        for top in todo:
+            if top in slice_:
+                continue
+            stack = [(top, enter(top), 0)]
+            while stack:
+                n, deps, k = stack[-1]
+                if k < len(deps):
+                    stack[-1] = (n, deps, k + 1)
+                    dep = deps[k]
+                    if dep not in slice_ and dep in by_name:
+                        stack.append((dep, enter(dep), 0))
+                else:
+                    stack.pop()
+                    order.append(n)
+        env: dict[str, Lat] = dict.fromkeys(slice_, BOTTOM)
+        work = order[::-1]
+        queued = set(work)
+        budget = 64 * len(work) + 1000
+        transfer = self.transfer
+        while work:
+            n = work.pop()
+            queued.discard(n)
+            inst = slice_[n]
+            iops = inst.ops
+            assert iops is not None
+            new, _ = transfer(inst, iops, env)
+            old = env[n]
+            if new is old:
+                continue
+            new = join(old, new)
+            if new is old or (isinstance(new, Agg) and new == old):
+                continue
+            env[n] = new
+            budget -= 1
+            if budget < 0:
+                # Cannot happen on a finite lattice; give up soundly if it ever does.
+                for m in slice_:
+                    env[m] = UNKNOWN
+                break
+            for u in users.get(n, ()):
+                if u not in queued:
+                    queued.add(u)
+                    work.append(u)
+        vals.update(env)
+        for n, v in env.items():
+            if v is UNKNOWN:
+                sops = slice_[n].ops
+                assert sops is not None
+                if sops.kind in OWN_CAUSE or not any(self.value(dv) is UNKNOWN for dv in _operand_values(sops)):
+                    why = transfer(slice_[n], sops, vals)[1]
+                    if why:
+                        self.cause[n] = why
+                    elif sops.kind not in OWN_CAUSE:
+                        self.cause[n] = "unknown"
+
+    # ------------------------------------------------------- explaining
+    def explain_unknown(self, v: Value) -> str:
+        """Follow unknown operands back to the value that made them unknown."""
+        seen: set[str] = set()
+        cur = v
+        for _ in range(10000):
+            if isinstance(cur, GlobalRef):
+                return f"{cur.name} is not a root"
+            if isinstance(cur, ConstExpr):
+                for _, sub in cur.operands:
+                    if self.value(sub) is UNKNOWN:
+                        cur = sub
+                        break
+                else:
+                    return f"constant expression '{cur.opcode}' on an address"
+                continue
+            if isinstance(cur, UnknownValue):
+                return "value llnoalias cannot read"
+            if not isinstance(cur, LocalRef) or cur.name in seen:
+                return "unknown"
+            seen.add(cur.name)
+            why = self.cause.get(cur.name, "")
+            if why:
+                inst = self.fn.by_name.get(cur.name)
+                where = f" (line {inst.line})" if inst is not None else ""
+                return why + where
+            inst = self.fn.by_name.get(cur.name)
+            if inst is None or inst.ops is None:
+                return "unknown"
+            for sub in _operand_values(inst.ops):
+                if self.value(sub) is UNKNOWN:
+                    cur = sub
+                    break
+            else:
+                return "unknown"
+        return "unknown"
+
+
+def _operand_values(ops: Ops) -> list[Value]:
+    if ops.kind == "phi":
+        return list(ops.incoming)
+    if ops.kind == "call":
+        return [v for _, v in ops.operands]
+    return [v for _, v in ops.operands]
+
+
+def _local_deps(ops: Ops) -> list[str]:
+    # What a load or an atomic reads does not depend on the provenance of its address.
+    if ops.kind in _NO_DEPS:
+        return []
+    out: list[str] = []
+    stack: list[Value] = list(_operand_values(ops))
+    while stack:
+        v = stack.pop()
+        if isinstance(v, LocalRef):
+            out.append(v.name)
+        elif isinstance(v, ConstExpr):
+            stack.extend(x for _, x in v.operands)
+        elif isinstance(v, AggregateConst):
+            stack.extend(x for _, x in v.elems)
+    return out

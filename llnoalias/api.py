@@ -1,0 +1,53 @@
+"""The public Python API (SPEC section 9): what a DSL compiler calls in its own process, and
+what the command line calls for every file.
+
+    >>> import llnoalias
+    >>> result = llnoalias.annotate(ir_text, lds="all", args="noalias")
+    >>> result.text, result.changed, result.report.to_json()
+
+Bad input raises :class:`llnoalias.LLNoaliasError` (its ``format()`` is the
+``FILE:LINE:COL: error:`` message the command line prints); bad options raise ``ValueError``.
+Nothing here prints, reads files, or starts a process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .options import AnnotateOptions
+from .transform.pipeline import AnnotateResult, annotate_text
+
+
+def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
+             may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
+             path: str = "<string>", options: AnnotateOptions | None = None,
+             report: bool = True) -> AnnotateResult:
+    """Annotate one module's text and return the result.
+
+    The keyword arguments are the command line's options:
+
+    - ``lds``: ``"dynamic"`` (external zero-sized ``addrspace(3)`` globals), ``"all"``, ``"off"``;
+    - ``args``: ``"auto"`` (kernel pointer arguments already ``noalias``), ``"noalias"``
+      (every kernel pointer argument, IREE's bindings rule), ``"off"``;
+    - ``may_alias``: groups of argument indices that may share a buffer, as ``"0,2"`` or
+      ``(0, 2)``: they get no ``noalias`` and share one scope;
+    - ``regions``: split one LDS buffer into byte-range regions (SPEC section 2b);
+    - ``path``: the name diagnostics and the report use for this text;
+    - ``options``: an :class:`AnnotateOptions` instead of the four keywords above;
+    - ``report``: ``False`` keeps only the report's summary and frees the parsed module
+      early (for very large modules).
+
+    The result has ``text`` (the rewritten module; equal to ``text`` when nothing was
+    tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``) and
+    ``chunks()`` to stream the text. The output is not verified here: a DSL that wants the
+    check hands ``result.text`` to its own LLVM, as it would hand the input.
+    """
+    if options is None:
+        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),  # type: ignore[arg-type]
+                                  regions=regions)
+    if not isinstance(text, str):
+        raise TypeError(f"annotate() takes the module's text as str, not {type(text).__name__}")
+    return annotate_text(text, path, options, want_report=report)
+
+
+__all__ = ["AnnotateOptions", "AnnotateResult", "annotate"]

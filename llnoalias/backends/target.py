@@ -1,0 +1,153 @@
+"""The code-generation target of a module: its triple and its CPU, read cheaply from text.
+
+Nothing here parses the module: two regular expressions find ``target triple = "..."``
+and the ``"target-cpu"="..."`` string attributes (in attribute groups or written on a
+function), which is all ``compile`` needs to pick a back end.
+
+Triple spellings
+----------------
+- ``amdgcn-amd-amdhsa`` (clang, LLVM <= 22) is kept as it is.
+- Triton 3.x writes the AMDGPU architecture with a version, ``amdgpu9.50-amd-amdhsa``.
+  LLVM 22 (llvmlite's) and llc-19 only know ``amdgcn``, so the arch becomes ``amdgcn``
+  and the version becomes a CPU name by the rule::
+
+      amdgpuMAJOR.MINORSTEP      ->  gfx MAJOR MINOR STEP      amdgpu9.50   -> gfx950
+                                                               amdgpu9.42   -> gfx942
+                                                               amdgpu9.0a   -> gfx90a
+      amdgpuMAJOR.MINOR.STEP     ->  gfx MAJOR MINOR STEP      amdgpu12.0.1 -> gfx1201
+                                                               amdgpu9.4.2  -> gfx942
+      amdgpuMAJOR.MINOR          ->  gfx MAJOR MINOR 0         amdgpu11.5   -> gfx1150
+
+  i.e. the digits after the major version are the minor version and the stepping, one
+  character each, the stepping in hexadecimal (``amdgpu9.0.10`` -> ``gfx90a``, the way
+  AMD's processor names spell it). ``amdgcn9.50`` is read the same way.
+- ``nvptx64-nvidia-cuda`` and ``nvptx-nvidia-cuda`` are kept; their CPU is the
+  ``"target-cpu"="sm_90"`` attribute.
+
+The CPU is, first to last: ``--mcpu``, the module's ``"target-cpu"`` attribute, the CPU
+implied by a versioned AMDGPU triple. An AMDGPU module with none of them is an error
+(the code generator would silently pick a generic, wrong CPU); an NVPTX module with none
+is left to the back end's default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..diagnostics import LLNoaliasError
+
+_TRIPLE_RE = re.compile(r'^[ \t]*target[ \t]+triple[ \t]*=[ \t]*"([^"\r\n]*)"', re.MULTILINE)
+_CPU_RE = re.compile(r'"target-cpu"[ \t]*=[ \t]*"([^"\r\n]*)"')
+_AMD_VERSIONED_RE = re.compile(r"^(?:amdgpu|amdgcn)(\d+)\.([0-9A-Za-z.]+)$")
+
+AMDGPU = "amdgpu"
+NVPTX = "nvptx"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a module's code is generated for."""
+
+    #: The triple handed to the code generator (normalised: ``amdgcn-amd-amdhsa``).
+    triple: str
+    #: The CPU (``gfx942``, ``sm_90``); empty for an NVPTX module that names none.
+    cpu: str
+    #: ``amdgpu`` or ``nvptx``.
+    family: str
+    #: The triple as the module spells it.
+    source_triple: str
+
+    @property
+    def is_amdgpu(self) -> bool:
+        return self.family == AMDGPU
+
+    @property
+    def is_nvptx(self) -> bool:
+        return self.family == NVPTX
+
+
+def read_triple(text: str) -> str | None:
+    """The module's ``target triple`` string, or None when it has none."""
+    m = _TRIPLE_RE.search(text)
+    return m.group(1) if m else None
+
+
+def read_cpus(text: str) -> list[str]:
+    """Every distinct ``"target-cpu"`` value in the module, most frequent first."""
+    counts = Counter(m.group(1) for m in _CPU_RE.finditer(text) if m.group(1))
+    return [cpu for cpu, _ in counts.most_common()]
+
+
+def read_cpu(text: str) -> str | None:
+    """The module's ``"target-cpu"`` (the most frequent one), or None."""
+    cpus = read_cpus(text)
+    return cpus[0] if cpus else None
+
+
+def amdgpu_version_to_gfx(version: str) -> str | None:
+    """``"9.50"`` -> ``"gfx950"``, ``"12.0.1"`` -> ``"gfx1201"``; None when unreadable."""
+    major, _, rest = version.partition(".")
+    if not major.isdigit() or not rest:
+        return None
+    parts = rest.split(".")
+    if len(parts) == 1:
+        tail = parts[0].lower()
+        if len(tail) == 1 and tail.isdigit():
+            tail += "0"  # amdgpu11.5 -> gfx1150
+        if len(tail) != 2 or not tail[0].isdigit() or not all(c in "0123456789abcdef" for c in tail[1]):
+            return None
+        return f"gfx{int(major)}{tail}"
+    if len(parts) == 2:
+        minor, step = parts
+        if not (minor.isdigit() and int(minor) < 10):
+            return None
+        if step.isdigit() and int(step) < 16:
+            return f"gfx{int(major)}{minor}{int(step):x}"
+        if len(step) == 1 and step.lower() in "abcdef":
+            return f"gfx{int(major)}{minor}{step.lower()}"
+    return None
+
+
+def normalize_triple(triple: str) -> tuple[str, str, str | None]:
+    """Return ``(triple for the code generator, family, CPU the triple implies)``.
+
+    Raises ``LLNoaliasError`` for a triple that is neither AMDGPU nor NVPTX.
+    """
+    arch, sep, rest = triple.partition("-")
+    arch_l = arch.lower()
+    if arch_l in ("amdgcn", "amdgpu"):
+        return ("amdgcn" + sep + rest, AMDGPU, None)
+    m = _AMD_VERSIONED_RE.match(arch_l)
+    if m:
+        cpu = amdgpu_version_to_gfx(f"{m.group(1)}.{m.group(2)}")
+        if cpu is None:
+            raise LLNoaliasError(
+                f"cannot read the AMDGPU version in the target triple '{triple}'; "
+                "pass --mcpu (for example --mcpu=gfx942)")
+        return ("amdgcn" + sep + rest, AMDGPU, cpu)
+    if arch_l in ("nvptx64", "nvptx"):
+        return (triple, NVPTX, None)
+    raise LLNoaliasError(
+        f"the module's target triple '{triple}' is not an AMDGPU (amdgcn-*) or NVPTX (nvptx64-*) "
+        "target; llnoalias compile generates code for GPUs only")
+
+
+def detect(text: str, mcpu: str | None = None) -> Target:
+    """Find the module's target: its normalised triple, family and CPU.
+
+    ``mcpu`` (the ``--mcpu`` flag) overrides whatever the module says.
+    """
+    source = read_triple(text)
+    if source is None or not source.strip():
+        raise LLNoaliasError(
+            "the module has no 'target triple'; add one (for example "
+            'target triple = "amdgcn-amd-amdhsa") so llnoalias knows which code generator to use')
+    triple, family, implied = normalize_triple(source.strip())
+    cpu = mcpu or read_cpu(text) or implied or ""
+    if family == AMDGPU and not cpu:
+        raise LLNoaliasError(
+            f"the AMDGPU module (triple '{source}') names no CPU: no \"target-cpu\" attribute; "
+            "pass --mcpu (for example --mcpu=gfx942)")
+    return Target(triple=triple, cpu=cpu, family=family, source_triple=source)

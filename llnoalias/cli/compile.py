@@ -1,0 +1,77 @@
+"""``llnoalias compile IN -o OUT``: annotate, then generate code (SPEC section 7)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from ..backends import ExternalToolError, codegen
+from ..diagnostics import LLNoaliasError
+from ..fileio import display_name, read_input, write_output
+from .options import annotate_options, options_from_kwargs
+
+#: Output extensions and the ``--emit`` they imply; anything else (and stdout) is asm.
+EMIT_BY_EXTENSION = {".s": "asm", ".ptx": "asm", ".o": "obj", ".cubin": "obj"}
+
+
+def emit_for_output(output: str | None) -> str:
+    """The ``--emit`` that OUT's extension implies: ``.o``/``.cubin`` obj, else asm."""
+    if output is None or output == "-":
+        return "asm"
+    return EMIT_BY_EXTENSION.get(os.path.splitext(output)[1].lower(), "asm")
+
+
+def _fail_external(exc: ExternalToolError) -> None:
+    sys.stderr.flush()
+    sys.stderr.buffer.write(exc.stderr)
+    if exc.returncode < 0 or not exc.stderr.strip():
+        sys.stderr.buffer.write(LLNoaliasError(exc.message).format().encode("utf-8", "replace"))
+    sys.stderr.buffer.flush()
+    sys.exit(exc.exit_code)
+
+
+@click.command("compile", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("input_path", metavar="IN")
+@click.option("-o", "--output", "output", metavar="OUT", default="-", show_default=True,
+              help="Where to write the code; '-' is stdout. The extension picks --emit.")
+@click.option("--emit", "emit", type=click.Choice(["asm", "obj"]), default=None,
+              help="asm: AMDGPU assembly or NVPTX PTX; obj: an AMDGPU ELF object or an NVPTX cubin "
+                   "(through ptxas). Default: from OUT's extension (.s/.ptx asm, .o/.cubin obj).")
+@click.option("--mcpu", metavar="CPU", default=None,
+              help="The target CPU (gfx942, sm_90); default: the module's \"target-cpu\" attribute.")
+@click.option("--llc", "llc", metavar="PATH", default=None,
+              help="Generate code with this llc (-O3, the module's triple and CPU) instead of llvmlite's LLVM.")
+@click.option("--ptxas", "ptxas", metavar="PATH", default=None,
+              help="The ptxas that turns PTX into a cubin (default: ptxas on PATH).")
+@click.option("--no-annotate", "no_annotate", is_flag=True, default=False,
+              help="Generate code from IN as it is, without adding alias metadata.")
+@annotate_options
+@click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
+def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, llc: str | None,
+                    ptxas: str | None, no_annotate: bool, llc_args: tuple[str, ...], **kwargs: Any) -> None:
+    """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
+
+    The target comes from IN's triple (Triton's amdgpu9.50-amd-amdhsa included), the CPU
+    from --mcpu or IN's "target-cpu" attribute. Arguments after '--' go to --llc.
+    """
+    options = options_from_kwargs(kwargs)
+    kind = emit or emit_for_output(output)
+    try:
+        if kind == "obj" and output in (None, "-") and sys.stdout.isatty():
+            raise LLNoaliasError("refusing to write an object file to a terminal; pass -o FILE")
+        text = read_input(input_path)
+        if not no_annotate:
+            from ..api import annotate
+
+            text = annotate(text, path=display_name(input_path), options=options).text
+        code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas)
+        write_output(output, code)
+    except ExternalToolError as exc:
+        _fail_external(exc)
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.stderr.flush()
+        sys.exit(exc.exit_code)

@@ -1,0 +1,46 @@
+"""``llnoalias explain IN``: each access with the scopes it got or why it got none."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..diagnostics import LLNoaliasError
+from ..fileio import StdoutClosed, write_stdout
+from .options import annotate_options, options_from_kwargs
+
+
+@click.command("explain", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("input_path", metavar="IN", default="-")
+@annotate_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (schema llnoalias.explain/1) on stdout.")
+@click.option("--untagged", "untagged_only", is_flag=True, help="Show only the accesses that were not tagged.")
+def explain_command(input_path: str, as_json: bool, untagged_only: bool, **kwargs: Any) -> None:
+    """Show, per function, each access of IN with its IR line, the scopes it reached
+    or the reason it did not (mixed phi, `or` without `disjoint`, ordered atomic, ...)."""
+    from ..report.explain import explain, print_plain, to_json
+    from .render import print_rich
+    from .run import run_annotate
+
+    options = options_from_kwargs(kwargs)
+    try:
+        _, result = run_annotate(input_path, options, verify=False)
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    functions = explain(result.report, result.module, untagged_only=untagged_only)
+    if as_json:
+        write_stdout(json.dumps(to_json(result.report, functions), indent=2) + "\n")
+    elif sys.stdout.isatty():
+        try:
+            print_rich(result.report, functions)
+        except BrokenPipeError:
+            raise StdoutClosed() from None
+    else:
+        buf = io.StringIO()
+        print_plain(result.report, functions, buf)
+        write_stdout(buf.getvalue())

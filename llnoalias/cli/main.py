@@ -1,0 +1,199 @@
+"""The command line: it only wires files, options and the library together.
+
+``llnoalias IN [-o OUT]`` annotates (the default command); ``compile``, ``stats``,
+``gate`` and ``explain`` are subcommands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
+from ..fileio import StdoutClosed, write_atomic, write_output
+from ..options import AnnotateOptions
+from .options import annotate_options, options_from_kwargs
+from .run import run_annotate
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class DefaultGroup(click.Group):
+    """A group whose first argument, when it is not a subcommand, goes to ``annotate``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args:
+            if sys.stdin is not None and not sys.stdin.isatty():
+                args = ["annotate"]  # a filter in a pipeline: clang ... | llnoalias | llc ...
+            else:
+                click.echo(ctx.get_help())
+                ctx.exit(0)
+        elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
+            args = ["annotate", *args]
+        return super().parse_args(ctx, args)
+
+    # The subcommands are imported when they are used: annotating (the common run, in
+    # a pipeline) does not pay for rich, codegen and the assembly counters.
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is None and cmd_name in _LAZY_COMMANDS:
+            module, attr = _LAZY_COMMANDS[cmd_name]
+            cmd = getattr(importlib.import_module(module, __package__), attr)
+            assert isinstance(cmd, click.Command)
+            self.add_command(cmd, cmd_name)
+        return cmd
+
+
+_LAZY_COMMANDS = {
+    "compile": (".compile", "compile_command"),
+    "explain": (".explain", "explain_command"),
+    "stats": (".reports", "stats_command"),
+    "gate": (".reports", "gate_command"),
+}
+
+
+@click.group(cls=DefaultGroup, context_settings=CONTEXT, invoke_without_command=False)
+@click.version_option(__version__, "--version", prog_name="llnoalias")
+def cli() -> None:
+    """Trace GPU memory accesses in textual LLVM IR to the buffers they reach and write
+    !alias.scope / !noalias metadata, so the backend can tell the buffers apart.
+
+    \b
+    llnoalias in.ll -o out.ll           annotate (the default command)
+    llnoalias compile in.ll -o out.s    annotate, then generate code
+    llnoalias stats a.s [b.s]           count s_waitcnt / ld.global.nc, or diff two builds
+    llnoalias gate --baseline b.json out/*.s
+    llnoalias explain in.ll             each access with its buffer or the reason it has none
+    """
+
+
+@cli.command("annotate", context_settings=CONTEXT)
+@click.argument("inputs", metavar="IN...", nargs=-1)
+@click.option("-o", "--output", default=None, metavar="OUT",
+              help="Where to write the annotated IR (one input); '-' is stdout (the default). Replaced atomically.")
+@click.option("--out-dir", "out_dir", default=None, metavar="DIR",
+              help="Write each input to DIR/<basename> (needed with several inputs).")
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
+              help="Annotate several inputs in N worker processes (0: one per CPU).")
+@annotate_options
+@click.option("--stats", "show_stats", is_flag=True, help="Print roots, tagged accesses and reasons on stderr.")
+@click.option("--report", "report_path", metavar="FILE", default=None,
+              help="Write what was found and tagged as JSON to FILE.")
+@click.option("--remarks", "remarks_path", metavar="FILE", default=None,
+              help="Write LLVM optimization remarks (YAML) for every access to FILE.")
+@click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
+def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int, show_stats: bool,
+                     report_path: str | None, remarks_path: str | None, no_verify: bool, **kwargs: Any) -> None:
+    """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
+    inputs, annotate each into --out-dir (in parallel with -j N)."""
+    options = options_from_kwargs(kwargs)
+    paths = list(inputs) or ["-"]
+    if len(paths) > 1 or out_dir is not None:
+        _annotate_many(paths, output, out_dir, jobs, show_stats, report_path, remarks_path, no_verify, options)
+        return
+    try:
+        want_report = bool(show_stats or report_path or remarks_path)
+        _, result = run_annotate(paths[0], options, verify=not no_verify, want_report=want_report)
+        if report_path:
+            write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
+        if remarks_path:
+            from ..report.remarks import remarks_yaml
+
+            write_atomic(remarks_path, remarks_yaml(result.report, result.module))
+        write_output(output or "-", result.chunks())
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    if show_stats:
+        from .render import print_stats
+
+        print_stats(result.report)
+
+
+def _usage_error(message: str) -> None:
+    sys.stderr.write(LLNoaliasError(message).format())
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _annotate_many(paths: list[str], output: str | None, out_dir: str | None, jobs: int, show_stats: bool,
+                   report_path: str | None, remarks_path: str | None, no_verify: bool,
+                   options: AnnotateOptions) -> None:
+    from .batch import exit_status, print_summary, run_batch
+
+    if output is not None:
+        _usage_error("-o/--output takes a single input; use --out-dir DIR for several")
+    if out_dir is None:
+        _usage_error(f"{len(paths)} inputs need --out-dir DIR (each is written to DIR/<basename>)")
+    if report_path or remarks_path:
+        _usage_error("--report and --remarks take a single input")
+    assert out_dir is not None
+    try:
+        results = run_batch(paths, out_dir, options, verify=not no_verify, jobs=jobs)
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    if len(paths) > 1 or show_stats or any(not r.ok for r in results):
+        print_summary(results)
+    code = exit_status(results)
+    if code:
+        sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry: quiet on a closed pipe and on Ctrl-C.
+
+    Click's own handling would exit 1 on a closed pipe and print "Aborted!" on Ctrl-C,
+    so the command runs in non-standalone mode and both are handled here: a closed
+    stdout ends the run quietly (status 0), Ctrl-C with status 130 (no output file is
+    left half-written: every file is written to a temporary and renamed).
+    """
+    # A run makes millions of small objects that live until the module is written, and
+    # the collector's default (a young collection every 700 allocations, each promoting
+    # survivors) spends 15-20% of a large run rescanning them, more as the module grows.
+    # They hold no cycles that would wait for a collection, so collecting less often
+    # costs no memory (scripts/bench_memory.py: the same peak RSS).
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        try:
+            rv = cli.main(args=argv, prog_name="llnoalias", standalone_mode=False)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            _interrupted()
+        sys.exit(rv if isinstance(rv, int) else 0)
+    except (BrokenPipeError, StdoutClosed):
+        _silence_stdout()
+        sys.exit(0)
+    except KeyboardInterrupt:
+        _interrupted()
+
+
+def _interrupted() -> None:
+    with contextlib.suppress(OSError):
+        sys.stderr.write("llnoalias: interrupted\n")
+        sys.stderr.flush()
+    sys.exit(130)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

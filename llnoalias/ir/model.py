@@ -1,0 +1,312 @@
+"""The model of a module that the parser builds: globals, functions, arguments,
+instructions and operand values, each with the offsets of its text in the source.
+
+Instructions are recorded by one cheap pass over the lines (result name, opcode, span);
+their operands are parsed only when the analysis asks for them (``operands.parse``), so a
+module of a million lines costs one scan plus the instructions that matter.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from .lexer import split_comment
+from .source import SourceFile
+from .types import Type
+
+# ---------------------------------------------------------------------------- values
+
+
+class Value:
+    """An operand as written in the text."""
+
+    __slots__ = ()
+
+
+class LocalRef(Value):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # with the sigil, as spelled: %x, %"a b", %3
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class GlobalRef(Value):
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # with the sigil: @lds_a
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class PlainConst(Value):
+    """An integer, float, null, true/false, zeroinitializer, a string or metadata: no address."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class UndefConst(Value):
+    """``undef`` or ``poison``: ignored where phis and selects join their inputs."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class UnknownValue(Value):
+    """Anything the parser could not read, an inline asm callee, a blockaddress..."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"<unknown {self.text}>"
+
+
+class ConstExpr(Value):
+    __slots__ = ("opcode", "flags", "operands", "indices", "dest")
+
+    def __init__(
+        self,
+        opcode: str,
+        flags: tuple[str, ...],
+        operands: list[TypedValue],
+        indices: tuple[int, ...] = (),
+        dest: Type | None = None,
+    ) -> None:
+        self.opcode = opcode
+        self.flags = flags
+        self.operands = operands
+        self.indices = indices
+        self.dest = dest
+
+
+class AggregateConst(Value):
+    __slots__ = ("kind", "elems")
+
+    def __init__(self, kind: str, elems: list[TypedValue]) -> None:
+        self.kind = kind  # struct array vector splat
+        self.elems = elems
+
+
+TypedValue = tuple[Type, Value]
+
+
+# ------------------------------------------------------------------- instructions
+
+
+class Ops:
+    """The parsed operands of one instruction; which fields are set depends on ``kind``.
+
+    kinds: load store atomicrmw cmpxchg gep cast binop cmp phi select call
+    extractvalue insertvalue freeze alloca other unparsed
+    """
+
+    # Defaults live on the class: an instance only stores what its kind sets (Ops are
+    # made for most instructions of a function and released with it, so making one is
+    # what matters, not its size).
+    result_type: Type | None = None
+    operands: list[TypedValue] = []  # shared default, never mutated in place
+    flags: tuple[str, ...] = ()
+    ordering: str | None = None
+    failure_ordering: str | None = None
+    volatile = False
+    callee: Value | None = None
+    indices: tuple[int, ...] = ()
+    incoming: list[Value] = []  # shared default, never mutated in place
+    source_type: Type | None = None
+    syncscope: str | None = None
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+
+class Instruction:
+    """One instruction: its result name, opcode and where its text is. Kept small (a
+    module of a million lines has about a million of these): the end, the opcode's
+    position and the line number are derived from the start on demand."""
+
+    __slots__ = ("name", "opcode", "start", "_len", "_op", "ops", "function")
+
+    def __init__(self, name: str | None, opcode: str, start: int, end: int, function: Function,
+                 opstart: int = -1) -> None:
+        self.name = name  # result name with sigil, or None
+        self.opcode = opcode
+        self.start = start  # offset of the first character of the instruction's line
+        self._len = end - start  # the text runs to its last line's code (before '\n')
+        self._op = opstart - start if opstart >= 0 else -1
+        self.ops: Ops | None = None
+        self.function = function
+
+    @property
+    def end(self) -> int:
+        return self.start + self._len
+
+    @property
+    def opstart(self) -> int:
+        """Offset of the opcode word (after '%x = ' and 'tail '), or -1."""
+        return self.start + self._op if self._op >= 0 else -1
+
+    @property
+    def block(self) -> int:
+        """Index of the instruction's block in ``function.blocks``."""
+        return self.function.block_at(self.start)
+
+    @property
+    def line(self) -> int:
+        """1-based line of the instruction's first line."""
+        return self.function.line_of(self.start)
+
+    def __repr__(self) -> str:
+        return f"<{self.opcode} {self.name or ''} @{self.line}>"
+
+
+@dataclass
+class Argument:
+    name: str  # with sigil; implicit numbered arguments get %N
+    index: int
+    type: Type
+    attrs: set[str]
+    #: Offset where a new attribute is inserted (before the name, or at the end of an unnamed one).
+    insert_at: int
+    #: Whether the argument's name is spelled in the text (an unnamed one needs a space before).
+    named: bool = True
+
+
+@dataclass
+class Function:
+    name: str  # with sigil
+    line: int
+    start: int
+    cc: str
+    args: list[Argument]
+    header_end: int  # offset just after the header's closing ')' of the argument list
+    fn_attr_groups: tuple[str, ...] = ()
+    fn_attrs_inline: tuple[str, ...] = ()
+    instrs: list[Instruction] = field(default_factory=list)
+    by_name: dict[str, Instruction] = field(default_factory=dict)
+    blocks: list[str] = field(default_factory=list)
+    is_kernel: bool = False
+    header_text: str = ""
+    #: the header after the parameter list: the function's own attributes (a parameter
+    #: or the return value may carry string attributes too)
+    own_attrs_text: str = ""
+    source: SourceFile | None = None
+    #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
+    block_offsets: list[int] = field(default_factory=list)
+
+    def block_at(self, offset: int) -> int:
+        return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)
+
+    def line_of(self, offset: int) -> int:
+        return self.source.line_col(offset)[0] if self.source is not None else 0
+
+    def arg_by_name(self, name: str) -> Argument | None:
+        for a in self.args:
+            if a.name == name:
+                return a
+        return None
+
+
+@dataclass
+class Global:
+    name: str  # with sigil
+    line: int
+    start: int
+    addrspace: int
+    type: Type | None
+    linkage: str
+    has_initializer: bool
+    is_constant: bool
+    initializer_refs_globals: bool = False
+    kind: str = "variable"  # variable alias ifunc
+
+    @property
+    def is_external(self) -> bool:
+        return not self.has_initializer and self.linkage in ("external", "extern_weak", "")
+
+    @property
+    def is_zero_sized(self) -> bool:
+        return self.type is not None and self.type.kind == "array" and self.type.count == 0
+
+
+@dataclass
+class Declaration:
+    name: str
+    line: int
+    ret: Type | None
+
+
+@dataclass
+class MetadataNode:
+    """A numbered metadata definition ``!N = [distinct] !{...}`` (see ``Module.metadata``)."""
+
+    id: int
+    start: int
+    end: int
+
+
+@dataclass
+class Module:
+    source: SourceFile
+    globals: dict[str, Global] = field(default_factory=dict)
+    functions: list[Function] = field(default_factory=list)
+    functions_by_name: dict[str, Function] = field(default_factory=dict)
+    declarations: dict[str, Declaration] = field(default_factory=dict)
+    #: numbered metadata: id -> offset of its definition (a million !DILocation lines cost
+    #: one int each); ``metadata_ends`` holds the end of the few that span several lines
+    metadata: dict[int, int] = field(default_factory=dict)
+    metadata_ends: dict[int, int] = field(default_factory=dict)
+    named_metadata: dict[str, tuple[int, int]] = field(default_factory=dict)
+    attribute_groups: dict[str, tuple[int, int]] = field(default_factory=dict)
+    named_types: dict[str, Type] = field(default_factory=dict)
+    triple: str = ""
+    datalayout: str = ""
+    #: parsed operands by instruction text (see ``operands.parse``)
+    ops_cache: dict[str, Ops] = field(default_factory=dict)
+    max_metadata_id: int = -1
+    #: ``!nvvm.annotations`` thread-count extents by kernel (read once, by ``ranges``)
+    nvvm_thread_bounds: dict[str, dict[str, dict[str, int]]] | None = None
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def metadata_node(self, mid: int) -> MetadataNode | None:
+        start = self.metadata.get(mid)
+        if start is None:
+            return None
+        end = self.metadata_ends.get(mid)
+        if end is None:
+            text = self.source.text
+            eol = text.find("\n", start)
+            end = start + len(split_comment(text[start:] if eol < 0 else text[start:eol]).rstrip())
+        return MetadataNode(mid, start, end)
+
+    def metadata_text(self, mid: int) -> str | None:
+        node = self.metadata_node(mid)
+        return None if node is None else self.source.text[node.start:node.end]
+
+    def attribute_group_text(self, gid: str) -> str:
+        span = self.attribute_groups.get(gid)
+        return "" if span is None else self.source.text[span[0]:span[1]]
+
+    def is_defined_symbol(self, name: str) -> bool:
+        return name in self.globals or name in self.functions_by_name or name in self.declarations

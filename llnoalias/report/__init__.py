@@ -1,0 +1,1 @@
+"""What one run found (the record behind --stats, --report, explain and remarks) and its text forms."""

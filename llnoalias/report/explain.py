@@ -1,0 +1,143 @@
+"""``llnoalias explain``: every access of every function, with the scopes it got or the
+reason it got none (SPEC section 8). A rich table per function on a terminal, plain
+text otherwise, JSON for machines. Built only from the run's ``Report`` (plus the module
+for ``!dbg`` source locations and which functions are kernels)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from ..ir.model import Module
+from .record import AccessRecord, Report
+from .remarks import DebugLocations, function_name
+
+SCHEMA = "llnoalias.explain/1"
+
+
+@dataclass
+class ExplainedAccess:
+    line: int
+    col: int
+    opcode: str
+    text: str
+    source: str | None  # "file:line:col" from !dbg
+    #: per domain: (domain, tagged, scopes, reason)
+    domains: list[tuple[str, bool, list[str], str]] = field(default_factory=list)
+
+
+@dataclass
+class ExplainedFunction:
+    name: str
+    kernel: bool
+    accesses: list[ExplainedAccess] = field(default_factory=list)
+
+    @property
+    def tagged(self) -> int:
+        return sum(1 for a in self.accesses for d in a.domains if d[1])
+
+    @property
+    def untagged(self) -> int:
+        return sum(1 for a in self.accesses for d in a.domains if not d[1])
+
+
+def reason_of(a: AccessRecord) -> str:
+    """The reason an untagged record shows; never empty."""
+    return a.reason.strip() or "not tagged (no reason recorded)"
+
+
+def explain(report: Report, module: Module | None = None, untagged_only: bool = False) -> list[ExplainedFunction]:
+    """Group the report's records by function, then by instruction, in text order."""
+    locs = DebugLocations(module)
+    funcs: dict[str, ExplainedFunction] = {}
+    by_inst: dict[tuple[str, int, int], ExplainedAccess] = {}
+    if module is not None:
+        for fn in module.functions:
+            funcs[fn.name] = ExplainedFunction(fn.name, fn.is_kernel)
+    for a in report.accesses:
+        if untagged_only and a.tagged:
+            continue
+        ef = funcs.get(a.function)
+        if ef is None:
+            ef = funcs[a.function] = ExplainedFunction(a.function, False)
+        key = (a.function, a.line, a.col)
+        ea = by_inst.get(key)
+        if ea is None:
+            loc = locs.resolve(a.dbg)
+            src = f"{loc[0]}:{loc[1]}:{loc[2]}" if loc else None
+            ea = by_inst[key] = ExplainedAccess(a.line, a.col, a.opcode, a.text, src)
+            ef.accesses.append(ea)
+        scopes = list(a.scopes)
+        if a.range_note and a.tagged and not any("[" in sc for sc in scopes):
+            scopes = [f"{sc} ({a.range_note})" for sc in scopes]
+        ea.domains.append((a.domain, a.tagged, scopes, "" if a.tagged else reason_of(a)))
+    out = [f for f in funcs.values() if f.accesses]
+    for f in out:
+        f.accesses.sort(key=lambda x: (x.line, x.col))
+    return out
+
+
+def to_json(report: Report, functions: list[ExplainedFunction]) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "path": report.path,
+        "functions": [
+            {
+                "name": function_name(f.name),
+                "kernel": f.kernel,
+                "tagged": f.tagged,
+                "untagged": f.untagged,
+                "accesses": [
+                    {
+                        "line": a.line,
+                        "col": a.col,
+                        "opcode": a.opcode,
+                        "instruction": a.text,
+                        "source": a.source,
+                        "domains": [
+                            {"domain": d, "tagged": t, "scopes": s, "reason": r}
+                            for d, t, s, r in a.domains
+                        ],
+                    }
+                    for a in f.accesses
+                ],
+            }
+            for f in functions
+        ],
+        "summary": {"tagged": len(report.tagged), "untagged": len(report.untagged)},
+    }
+
+
+def printable(text: str) -> str:
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\r", "").replace("\n", " ")
+
+
+def one_line(text: str) -> str:
+    return " ".join(printable(text).split())
+
+
+def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO) -> None:
+    """Plain text: one block per function, one line per access and domain."""
+    if not functions:
+        out.write(f"{report.path}: no memory accesses that llnoalias could tag\n")
+        return
+    for f in functions:
+        kind = "kernel" if f.kernel else "function"
+        out.write(f"{kind} {printable(f.name)}: {f.tagged} tagged, {f.untagged} untagged\n")
+        for a in f.accesses:
+            where = f"line {a.line}" + (f" ({a.source})" if a.source else "")
+            out.write(f"  {where}: {one_line(a.text)}\n")
+            for domain, tagged, scopes, reason in a.domains:
+                if tagged:
+                    out.write(f"    {domain}: tagged, scope {', '.join(printable(s) for s in scopes)}\n")
+                else:
+                    out.write(f"    {domain}: not tagged: {printable(reason)}\n")
+        out.write("\n")
+    out.write(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged\n")
+
+
+def short_domain(domain: str) -> str:
+    """``llnoalias.lds`` -> ``lds``; ``llnoalias.args.<kernel>`` -> ``args`` (the table is per kernel)."""
+    if domain.startswith("llnoalias.args."):
+        return "args"
+    return domain.removeprefix("llnoalias.")

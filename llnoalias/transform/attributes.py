@@ -1,0 +1,115 @@
+"""Kernel argument attributes (SPEC section 1): ``noalias`` from ``--args noalias``,
+``readonly``/``writeonly`` where :mod:`llnoalias.analysis.effects` proves them, and
+``!invariant.load`` on loads traced to a read-only ``noalias`` argument (what lets NVPTX
+emit ``ld.global.nc``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.effects import Effects, analyse_effects
+from ..analysis.lattice import Root
+from ..analysis.provenance import ModuleAnalysis
+from ..analysis.rootset import KernelArgs, RootSet
+from ..ir import operands as opparse
+from ..ir.editor import Editor
+from ..ir.model import Function, Instruction, LocalRef, Module, Value
+from ..options import AnnotateOptions
+from ..report.record import ArgRecord
+from .metadata import MetadataWriter
+
+
+@dataclass
+class ArgumentsResult:
+    records: list[ArgRecord] = field(default_factory=list)
+    invariant_loads: int = 0
+
+
+def apply_arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                       editor: Editor, writer: MetadataWriter, fn: Function, out: ArgumentsResult) -> None:
+    """The arguments of one kernel (nothing for other functions)."""
+    ka = roots.kernels.get(fn.name)
+    if ka is not None:
+        _kernel(mod, ma, fn, ka, options, editor, writer, out)
+
+
+def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
+            editor: Editor, writer: MetadataWriter, out: ArgumentsResult) -> None:
+    effects = analyse_effects(mod, fn) if ka.roots else {}
+    invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
+    for arg in fn.args:
+        if not arg.type.is_pointer:
+            continue
+        rec = ArgRecord(fn.name, arg.index, arg.name, arg.index in ka.roots, ka.not_rooted.get(arg.index, ""))
+        out.records.append(rec)
+        if not rec.rooted:
+            continue
+        root = ka.roots[arg.index]
+        e = effects.get(arg.index, Effects())
+        attrs = arg.attrs
+        add: list[str] = []
+        grouped = arg.index in ka.grouped
+        has_noalias = "noalias" in attrs
+        if options.args == "noalias" and not grouped and not has_noalias:
+            add.append("noalias")
+            has_noalias = True
+        readonly = "readonly" in attrs or "readnone" in attrs
+        if "readonly" in attrs or "readnone" in attrs:
+            rec.readonly = "already in the input"
+        elif e.escape:
+            rec.readonly = f"no: escapes at line {e.escape} ({e.escape_how})"
+        elif e.write:
+            rec.readonly = f"no: written at line {e.write}"
+        elif "writeonly" in attrs:
+            rec.readonly = "no: the input says writeonly"
+        else:
+            rec.readonly = "proved"
+            add.append("readonly")
+            readonly = True
+        if "writeonly" in attrs or "readnone" in attrs:
+            rec.writeonly = "already in the input"
+        elif e.escape:
+            rec.writeonly = f"no: escapes at line {e.escape} ({e.escape_how})"
+        elif e.read:
+            rec.writeonly = f"no: read at line {e.read}"
+        elif readonly:
+            rec.writeonly = "no: proved readonly"
+        else:
+            rec.writeonly = "proved"
+            add.append("writeonly")
+        if add:
+            text = " ".join(add)
+            editor.insert(arg.insert_at, f"{text} " if arg.named else f" {text}")
+            rec.added = add
+        if has_noalias and readonly and not grouped and len(root.members) == 1:
+            invariant_roots.add(id(root))
+    if invariant_roots:
+        out.invariant_loads += _invariant_loads(mod, ma, fn, invariant_roots, editor, writer)
+
+
+def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int], editor: Editor,
+                     writer: MetadataWriter) -> int:
+    fa = ma.function(fn)
+    loads: list[tuple[Instruction, Value]] = []
+    for inst in fn.instrs:
+        if inst.opcode != "load":
+            continue
+        ops = opparse.parse(mod, inst)
+        if ops.kind != "load" or ops.volatile or ops.ordering is not None:
+            continue
+        loads.append((inst, ops.operands[0][1]))
+    fa.solve(v.name for _, v in loads if isinstance(v, LocalRef))
+    count = 0
+    empty: int | None = None
+    for inst, ptr in loads:
+        value = fa.value(ptr)
+        if not (isinstance(value, Root) and id(value) in roots):
+            continue
+        if "!invariant.load" in mod.text[inst.start:inst.end]:
+            continue
+        if empty is None:
+            empty = writer.empty_node()
+        # after the scopes that are written for the same line later
+        editor.insert(inst.end, f", !invariant.load !{empty}", order=1)
+        count += 1
+    return count

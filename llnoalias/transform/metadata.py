@@ -1,0 +1,195 @@
+"""The metadata writer (SPEC section 4).
+
+Domains and scopes are ``distinct`` self-referential nodes; each distinct list of scopes is
+written once; new ids start above the highest id in the file. An access that already has
+``!alias.scope`` / ``!noalias`` keeps its scopes: the new list is the union. Domains and
+scopes that an earlier llnoalias run wrote are found again by their names and reused,
+so running llnoalias on its own output changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ir.editor import Editor
+from ..ir.model import Instruction, Module
+
+_SCOPE_RE = re.compile(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!(\d+)\s*,\s*!"([^"]*)"\s*\}\s*$')
+_DOMAIN_RE = re.compile(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!"(llnoalias\.[^"]*)"\s*\}\s*$')
+_LIST_RE = re.compile(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
+_ID_RE = re.compile(r"!(\d+)")
+
+
+def md_escape(name: str) -> str:
+    """Escape a name for a metadata string the way LLVM prints it."""
+    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
+        return name  # the common name: nothing to escape
+    out = []
+    for ch in name:
+        if ch == '"' or ch == "\\" or not (0x20 <= ord(ch) < 0x7F):
+            for b in ch.encode("utf-8", "surrogateescape"):
+                out.append(f"\\{b:02X}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _has_scopes(code: str) -> bool:
+    """Does an instruction's code carry scope lists already?"""
+    return "!alias.scope" in code or "!noalias" in code
+
+
+class MetadataWriter:
+    def __init__(self, mod: Module, editor: Editor) -> None:
+        self.mod = mod
+        self.editor = editor
+        self.next_id = mod.max_metadata_id + 1
+        self.domains: dict[str, int] = {}
+        self.scopes: dict[tuple[str, str], int] = {}
+        self.lists: dict[tuple[int, ...], int] = {}
+        self._existing_lists: dict[int, tuple[int, ...] | None] = {}
+        self._empty: int | None = None
+        #: one string object per distinct attachment text (thousands of lines share one)
+        self._pieces: dict[str, str] = {}
+        self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
+        self._empty_written = False
+        self._find_existing()
+
+    # ------------------------------------------------------------ reuse
+    def _find_existing(self) -> None:
+        mod = self.mod
+        domain_ids: dict[int, str] = {}
+        if '"llnoalias.' not in mod.text:
+            return
+        candidates = [mid for mid in mod.metadata if "llnoalias." in (mod.metadata_text(mid) or "")]
+        for mid in candidates:
+            m = _DOMAIN_RE.match(mod.metadata_text(mid) or "")
+            if m and int(m.group(1)) == int(m.group(2)):
+                domain_ids[mid] = m.group(3)
+                self.domains.setdefault(m.group(3), mid)
+        if not domain_ids:
+            return
+        for mid in mod.metadata:
+            text = mod.metadata_text(mid) or ""
+            if "distinct" not in text:
+                continue
+            m = _SCOPE_RE.match(text)
+            if m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) in domain_ids:
+                self.scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
+
+    def existing_list(self, mid: int) -> tuple[int, ...] | None:
+        """The scope ids of a list node ``!mid = !{!a, !b}``, or None if it is not one."""
+        if mid in self._existing_lists:
+            return self._existing_lists[mid]
+        text = self.mod.metadata_text(mid)
+        result: tuple[int, ...] | None = None
+        if text is not None:
+            m = _LIST_RE.match(text)
+            if m is not None:
+                items = [x.strip() for x in m.group(2).split(",") if x.strip()]
+                if all(re.fullmatch(r"!\d+", x) for x in items):
+                    result = tuple(int(x[1:]) for x in items)
+        self._existing_lists[mid] = result
+        return result
+
+    # ------------------------------------------------------------- new
+    def _new_id(self) -> int:
+        nid = self.next_id
+        self.next_id += 1
+        return nid
+
+    def domain(self, name: str) -> int:
+        # Keyed by the escaped spelling: that is what _find_existing reads back from the text.
+        key = md_escape(name)
+        did = self.domains.get(key)
+        if did is None:
+            did = self._new_id()
+            self.domains[key] = did
+            self.editor.append_line(f'!{did} = distinct !{{!{did}, !"{key}"}}')
+        return did
+
+    def scope(self, domain: str, name: str) -> int:
+        key = (md_escape(domain), md_escape(name))
+        sid = self.scopes.get(key)
+        if sid is None:
+            did = self.domain(domain)
+            sid = self._new_id()
+            self.scopes[key] = sid
+            self.editor.append_line(f'!{sid} = distinct !{{!{sid}, !{did}, !"{key[1]}"}}')
+        return sid
+
+    def empty_node(self) -> int:
+        """The id of an empty node ``!{}`` (for ``!invariant.load``); its line is written
+        by ``flush`` after the scopes, so the new lines read domains first."""
+        if self._empty is None:
+            self._empty = self._new_id()
+        return self._empty
+
+    def flush(self) -> None:
+        if self._empty is not None and not self._empty_written:
+            self.editor.append_line(f"!{self._empty} = !{{}}")
+            self._empty_written = True
+
+    def list_node(self, ids: tuple[int, ...]) -> int:
+        lid = self.lists.get(ids)
+        if lid is None:
+            lid = self._new_id()
+            self.lists[ids] = lid
+            self.editor.append_line(f"!{lid} = !{{{', '.join(f'!{i}' for i in ids)}}}")
+        return lid
+
+    # ---------------------------------------------------------- attach
+    def attach_scopes(self, inst: Instruction, scopes: tuple[int, ...], noalias: tuple[int, ...]) -> bool:
+        """``attach`` for the one pair of kinds scopes use; an instruction with none of
+        its own gets the text made once for each distinct pair of lists."""
+        if self.mod.text.find("!", inst.start, inst.end) < 0 or not _has_scopes(self.mod.text[inst.start:inst.end]):
+            piece = self._scope_pieces.get((scopes, noalias))
+            if piece is None:
+                appends = [(kind, tuple(dict.fromkeys(ours)))
+                           for kind, ours in (("alias.scope", scopes), ("noalias", noalias)) if ours]
+                piece = "".join(f", !{kind} !{self.list_node(ids)}" for kind, ids in appends)
+                self._scope_pieces[(scopes, noalias)] = piece
+            if piece:
+                self.editor.insert(inst.end, piece)
+            return True
+        return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
+
+    def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:
+        """Give ``inst`` the scopes in ``kinds`` (``alias.scope``/``noalias`` -> scope ids),
+        merged with what it already has. Returns False (and changes nothing) when an
+        existing attachment is not a plain list llnoalias can merge with."""
+        code = self.mod.text[inst.start:inst.end]
+        if not _has_scopes(code):
+            self._append(inst, [(kind, tuple(dict.fromkeys(ours))) for kind, ours in kinds.items() if ours])
+            return True
+        replaces: list[tuple[int, int, tuple[int, ...]]] = []  # start, end, merged ids
+        appends: list[tuple[str, tuple[int, ...]]] = []
+        for kind, ours in kinds.items():
+            if not ours:
+                continue
+            # '!noalias!3' is valid too (no blank), but '!noalias.addrspace' is another kind
+            m = re.search(r",\s*!" + re.escape(kind) + r"(?![-a-zA-Z$._0-9])\s*(![^\s,]+)", code)
+            if m is None:
+                appends.append((kind, tuple(dict.fromkeys(ours))))
+                continue
+            ref = m.group(1).rstrip(",")
+            if not re.fullmatch(r"!\d+", ref):
+                return False
+            old = self.existing_list(int(ref[1:]))
+            if old is None:
+                return False
+            merged = tuple(dict.fromkeys(old + tuple(ours)))
+            if set(merged) == set(old):
+                continue
+            start = inst.start + m.start(1)
+            replaces.append((start, start + len(ref), merged))
+        for start, end, merged in replaces:
+            self.editor.replace(start, end, f"!{self.list_node(merged)}")
+        self._append(inst, appends)
+        return True
+
+    def _append(self, inst: Instruction, appends: list[tuple[str, tuple[int, ...]]]) -> None:
+        """Add new attachments at the end of ``inst``'s code."""
+        if appends:
+            piece = "".join(f", !{kind} !{self.list_node(ids)}" for kind, ids in appends)
+            self.editor.insert(inst.end, self._pieces.setdefault(piece, piece))

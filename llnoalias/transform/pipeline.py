@@ -1,0 +1,200 @@
+"""One annotation run: parse, find roots, solve provenance, plan scopes, splice.
+The library's entry point (the CLI only wires files to it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..analysis.provenance import ModuleAnalysis
+from ..analysis.rootset import RootSet
+from ..ir.editor import Editor
+from ..ir.lexer import split_comment
+from ..ir.model import Module
+from ..ir.parser import parse_module
+from ..ir.source import SourceFile
+from ..options import AnnotateOptions
+from ..report.record import AccessRecord, Report, RootRecord
+from .attributes import ArgumentsResult, apply_arguments_of
+from .metadata import MetadataWriter, md_escape
+from .regions import RegionSplitter, merge_regions, range_note
+from .roots import find_roots
+from .scopes import Decision, Plan, Region, finish, noalias_keys, plan_function
+
+_DBG_RE = re.compile(r"!dbg\s+!(\d+)")
+
+
+class AnnotateResult:
+    """The rewritten module (``text``, or ``chunks()`` to stream it) and the run's report."""
+
+    def __init__(self, editor: Editor | None = None, report: Report | None = None,
+                 module: Module | None = None, *, text: str | None = None) -> None:
+        self._editor = editor
+        self._text = text
+        #: What was found and tagged, for ``--stats``, ``explain``, remarks and ``--json``.
+        self.report = report if report is not None else Report("")
+        self.module = module
+
+    @property
+    def text(self) -> str:
+        """The rewritten module text (equal to the input when nothing was tagged)."""
+        if self._text is None:
+            assert self._editor is not None
+            self._text = self._editor.render()
+        return self._text
+
+    @property
+    def changed(self) -> bool:
+        """Did the run change anything (without rendering the text)?"""
+        if self._editor is not None and self._text is None:
+            return self._editor.changed
+        return self._editor is None or self.text != self._editor.src.text
+
+    def chunks(self) -> Iterator[str]:
+        """The rewritten text in pieces, without building it whole."""
+        if self._text is not None or self._editor is None:
+            yield self.text
+        else:
+            yield from self._editor.chunks()
+
+
+def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | None = None,
+                  want_report: bool = True) -> AnnotateResult:
+    """Annotate one module's text. Raises ``LLNoaliasError`` on bad input.
+
+    With ``want_report=False`` only the report's summary is kept, and the parsed function
+    bodies are released before the result is returned (for large modules on the command
+    line, where nobody asked for ``--stats``)."""
+    options = options or AnnotateOptions()
+    src = SourceFile(path, text)
+    mod = parse_module(src)
+    roots = find_roots(mod, options)
+    ma = ModuleAnalysis(mod, roots)
+    p, editor, args = _analyse(mod, ma, roots, options, want_report)
+    if ma.settle():
+        # Some store writes an address: integers loaded from memory are not plain values,
+        # and everything that assumed they were is done again.
+        p, editor, args = _analyse(mod, ma, roots, options, want_report)
+    if want_report:
+        report = _report(mod, p, roots, ma)
+    else:
+        report = Report(src.path)
+        del p
+        for fn in mod.functions:
+            fn.instrs = []
+            fn.by_name = {}
+    report.args.extend(args.records)
+    report.invariant_loads = args.invariant_loads
+    return AnnotateResult(editor, report, mod)
+
+
+def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+             detail: bool = True) -> tuple[Plan, Editor, ArgumentsResult]:
+    """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
+
+    Functions are analysed one at a time and their parsed operands and provenance are
+    released afterwards, so memory holds one function's analysis at a time."""
+    p = Plan()
+    editor = Editor(mod.source)
+    writer = MetadataWriter(mod, editor)
+    args = ArgumentsResult()
+    splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
+    for fn in mod.functions:
+        made = plan_function(mod, ma, roots, fn, p, brief=not detail)
+        if splitter is not None:
+            splitter.measure(made)
+            splitter.release(fn)
+        apply_arguments_of(mod, ma, roots, options, editor, writer, fn, args)
+        for d in made:
+            # what is left of a decision once its function is done: no analysis, no operands
+            d.fa = None
+            d.access.release()
+        ma.release(fn)
+    if splitter is not None:
+        merge_regions(p)
+    finish(p)
+    _write_scopes(p, writer)
+    writer.flush()
+    return p, editor, args
+
+
+def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
+    # Domains and scopes first, in a stable order, so the new lines read top-down.
+    ids: dict[int, int] = {}
+    for domain, keys in p.domain_keys.items():
+        # Scopes are found again by name, so two keys of one domain must never share a
+        # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
+        # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
+        # scope in its !noalias list.
+        used: set[str] = set()
+        for key in keys:
+            name = key.name
+            n = 1
+            while md_escape(name) in used:
+                n += 1
+                name = f"{key.name}#{n}"
+            used.add(md_escape(name))
+            ids[id(key)] = writer.scope(domain, name)
+    # The decisions of one instruction (one per domain) are adjacent in the plan.
+    noalias_of: dict[tuple[str, tuple[int, ...]], list[int]] = {}
+    seen: set[int] = set()
+    group: list[Decision] = []
+
+    def attach(group: list[Decision]) -> None:
+        inst = group[0].access.inst
+        assert id(inst) not in seen, "decisions of one instruction are not adjacent"
+        seen.add(id(inst))
+        scopes: list[int] = []
+        noalias: list[int] = []
+        for d in group:
+            own = tuple(ids[id(k)] for k in d.keys)
+            key = (d.domain, own)
+            na = noalias_of.get(key)
+            if na is None:
+                na = noalias_of[key] = [ids[id(k)] for k in noalias_keys(d, p.domain_keys[d.domain])]
+            scopes.extend(own)
+            noalias.extend(na)
+        if not writer.attach_scopes(inst, tuple(scopes), tuple(noalias)):
+            for d in group:
+                d.keys = []
+                d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
+
+    for d in p.tagged():
+        if group and d.access.inst is not group[0].access.inst:
+            attach(group)
+            group = []
+        group.append(d)
+    if group:
+        attach(group)
+
+
+def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
+    rep = Report(mod.source.path)
+    for r in roots.lds.values():
+        rep.roots.append(RootRecord(r.domain, r.name, "lds"))
+    for ka in roots.kernels.values():
+        seen: set[int] = set()
+        for r in ka.roots.values():
+            if id(r) not in seen:
+                seen.add(id(r))
+                rep.roots.append(RootRecord(r.domain, r.name, "arg"))
+    for keys in p.domain_keys.values():
+        for k in keys:
+            if isinstance(k, Region):
+                rep.roots.append(RootRecord(k.domain, k.name, "region", f"bytes [{k.lo}, {k.hi}) of {k.root.name}"))
+    rep.skipped_globals = dict(roots.lds_skipped)
+    text = mod.text
+    for d in p.decisions:
+        inst = d.access.inst
+        line_text = text[inst.start:inst.end]
+        code = split_comment(line_text).strip()
+        col = len(line_text) - len(line_text.lstrip()) + 1
+        m = _DBG_RE.search(line_text)
+        opname = d.access.intrinsic or d.access.kind
+        rep.accesses.append(AccessRecord(
+            inst.function.name, inst.line, col, opname, code if len(code) <= 160 else code[:157] + "...",
+            d.domain, bool(d.keys), [k.name for k in d.keys], d.reason,
+            int(m.group(1)) if m else None, range_note(d)))
+    if ma.memory_holds_addresses:
+        rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
+    return rep

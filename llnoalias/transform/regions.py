@@ -1,0 +1,225 @@
+"""Regions (SPEC section 2b): one LDS root split by byte ranges.
+
+For every tagged access of an LDS root, the bytes it can touch, relative to the root's
+start, are computed from its address (``ranges.FunctionRanges.offset``) widened by what
+the access touches (its type's store size, a memcpy's length, an LDS-DMA's 64 lanes).
+Accesses of one root whose ranges overlap, directly or through a chain, form one region
+with its own scope; an access with no range keeps the root's scope (which may alias
+every region of the root). A root with a single region is left as it was.
+
+Ranges are module-wide facts (byte offsets inside one object), so the regions of a root
+are formed over every function of the module.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from ..analysis.accesses import Access, PointerOperand, reaches_lds, target_family
+from ..analysis.lattice import Root
+from ..analysis.ranges import FunctionRanges, Off, Range, int_const, urange
+from ..analysis.rootset import LDS_DOMAIN
+from ..ir import operands as opparse
+from ..ir.datalayout import DataLayout, layout_of
+from ..ir.model import Function, Module
+from ..ir.types import Type
+from .scopes import Decision, Plan, Region
+
+#: The largest wave: an LDS-DMA instruction writes one element per lane.
+WAVE_LANES = 64
+ADDRESS_LIMIT = 1 << 32
+
+#: LDS-DMA intrinsics: (name pattern, index of the size operand, index of the immediate offset)
+_DMA = (
+    (re.compile(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.(async\.)?lds"), 2, 5),
+    (re.compile(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.(async\.)?lds"), 2, 6),
+    (re.compile(r"llvm\.amdgcn\.raw\.buffer\.load\.lds"), 2, 5),
+    (re.compile(r"llvm\.amdgcn\.struct\.buffer\.load\.lds"), 2, 6),
+    (re.compile(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?"), 2, 3),
+    (re.compile(r"llvm\.amdgcn\.load\.to\.lds(\..*)?"), 2, 3),
+)
+_MEM = re.compile(r"llvm\.mem(cpy|move|set)(\.inline)?\..*")
+_CP_ASYNC = re.compile(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?")
+_TR = re.compile(r"llvm\.amdgcn\.ds\.(read|load)\.tr.*")
+_MATRIX = re.compile(r"llvm\.nvvm\.(ld|st)matrix\.(.*)")
+
+
+def _pow2_ceil(n: int) -> int:
+    p = 1
+    while p < n:
+        p <<= 1
+    return p
+
+
+def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
+           p: PointerOperand) -> tuple[int, int] | str:
+    """``(a, b)``: the access touches ``[ptr + a, ptr + b)`` for every value of ``ptr``;
+    or why that is not known."""
+    ops = opparse.parse(mod, acc.inst)
+    named = mod.named_types
+    k = acc.kind
+    if k in ("load", "store", "atomicrmw", "cmpxchg"):
+        ty: Type | None
+        if k == "load":
+            ty = ops.result_type
+        elif k == "store":
+            ty = ops.operands[0][0]
+        else:
+            ty = ops.operands[1][0]
+        size = None if ty is None else dl.store_size(ty, named)
+        if size is None:
+            return f"size of {ty!r} not known"
+        return 0, max(size, 1)
+    name = acc.intrinsic or ""
+    args = ops.operands
+    if _MEM.fullmatch(name):
+        if len(args) < 3:
+            return "memory intrinsic with no length"
+        lty, lv = args[2]
+        r = fr.int_range(lty, lv)
+        if not isinstance(r, Range):
+            return f"length with no range: {r}"
+        hi = urange(r, lty.bits).hi
+        return 0, max(hi, 1)
+    for rx, size_i, off_i in _DMA:
+        if rx.fullmatch(name):
+            if p.type.addrspace != 3:
+                return "the global side of an LDS DMA"
+            if len(args) <= max(size_i, off_i):
+                return "LDS DMA call not understood"
+            size = int_const(args[size_i][1])
+            imm = int_const(args[off_i][1])
+            if size is None or imm is None or size <= 0:
+                return "LDS DMA with a non-constant size or offset"
+            # each lane of the wave writes its element at M0 + offset + lane * stride
+            stride = _pow2_ceil(max(size, 4))
+            return min(0, imm), max(0, imm) + WAVE_LANES * stride
+    m = _CP_ASYNC.fullmatch(name)
+    if m:
+        return 0, int(m.group(2))
+    if _TR.fullmatch(name):
+        size = None if ops.result_type is None else dl.store_size(ops.result_type, named)
+        if size is None:
+            return "transposed LDS read of unknown size"
+        return 0, size
+    m2 = _MATRIX.fullmatch(name)
+    if m2:
+        # one row of 16 bytes per lane address for m8n8; larger shapes: stay generous
+        return 0, 16 if "m8n8" in m2.group(2) else 64
+    return f"bytes touched by {name or acc.kind} not known"
+
+
+class RegionSplitter:
+    """Measures the byte ranges of tagged LDS accesses, one function at a time (so a
+    function's analysis can be released once it has been measured)."""
+
+    def __init__(self, mod: Module, keep_notes: bool = True) -> None:
+        self.mod = mod
+        #: keep why an access has no range (for reports); else one shared note
+        self.keep_notes = keep_notes
+        self.family = target_family(mod.triple)
+        self.dl = layout_of(mod)
+        self.ranges: dict[str, FunctionRanges] = {}
+
+    def function_ranges(self, d: Decision) -> FunctionRanges:
+        fn = d.access.inst.function
+        fr = self.ranges.get(fn.name)
+        if fr is None:
+            assert d.fa is not None, "a decision is measured before its function is released"
+            fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl)
+            self.ranges[fn.name] = fr
+        return fr
+
+    def release(self, fn: Function) -> None:
+        self.ranges.pop(fn.name, None)
+
+    def byte_range(self, d: Decision, root: Root) -> tuple[int, int] | str:
+        fr = self.function_ranges(d)
+        inst = d.access.inst
+        if "vscale" in self.mod.text[inst.start:inst.end]:
+            return "scalable vector type: its size is not known"
+        # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
+        limit = min(ADDRESS_LIMIT, 1 << self.dl.pointer_bits(3))
+        lo: int | None = None
+        hi: int | None = None
+        for p in d.access.pointers:
+            if not (p.type.addrspace < 0 or reaches_lds(self.family, p.type.addrspace)):
+                continue
+            off = fr.offset(p.type, p.value)
+            if not isinstance(off, Off):
+                return off
+            if off.root is not root:
+                return "pointer traced to another root"
+            ext = extent(self.mod, fr, self.dl, d.access, p)
+            if isinstance(ext, str):
+                return ext
+            a, b = off.lo + ext[0], off.hi + ext[1]
+            if a < 0 or b > limit:
+                return f"offsets [{a}, {b}) leave the buffer's address range"
+            lo = a if lo is None else min(lo, a)
+            hi = b if hi is None else max(hi, b)
+        if lo is None or hi is None:
+            return "no pointer operand"
+        return lo, hi
+
+    def measure(self, decisions: list[Decision]) -> None:
+        """Give every tagged single-root LDS decision its byte range, or the reason it has none."""
+        old = sys.getrecursionlimit()
+        if old < 20000:
+            sys.setrecursionlimit(20000)
+        try:
+            for d in decisions:
+                if d.domain != LDS_DOMAIN or not d.keys or not all(isinstance(k, Root) for k in d.keys):
+                    continue
+                if len(d.roots) != 1:
+                    d.range_note = "reaches several roots: keeps their scopes"
+                    continue
+                got = self.byte_range(d, d.roots[0])
+                if isinstance(got, str):
+                    d.range_note = "no range: " + got if self.keep_notes else "no range"
+                else:
+                    d.byte_range = got
+        finally:
+            sys.setrecursionlimit(old)
+
+
+def merge_regions(plan: Plan) -> None:
+    """Form each root's regions from the measured ranges of all its accesses: ranges that
+    overlap (directly or through a chain) make one region; a root with one region keeps
+    its own scope."""
+    per_root: dict[int, tuple[Root, list[tuple[Decision, int, int]]]] = {}
+    for d in plan.decisions:
+        if d.byte_range is None or not d.keys:
+            continue
+        root = d.roots[0]
+        per_root.setdefault(id(root), (root, []))[1].append((d, *d.byte_range))
+    for root, ranged in per_root.values():
+        ranged.sort(key=lambda t: (t[1], t[2]))
+        merged: list[list[int]] = []
+        for _, lo, hi in ranged:
+            if merged and lo < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        if len(merged) < 2:
+            continue
+        regions = [Region(root, lo, hi) for lo, hi in merged]
+        idx = 0
+        for d, lo, hi in ranged:
+            while not (regions[idx].lo <= lo and hi <= regions[idx].hi):
+                idx += 1
+            d.keys = [regions[idx]]
+
+
+def range_note(d: Decision) -> str:
+    """What ``--stats``, explain and remarks say of a decision's byte range."""
+    if d.byte_range is None:
+        return d.range_note
+    lo, hi = d.byte_range
+    if d.keys and isinstance(d.keys[0], Region):
+        return f"bytes [{lo}, {hi}) in region {d.keys[0].name}"
+    return f"bytes [{lo}, {hi}): the root's only region"
+
+
+__all__ = ["RegionSplitter", "extent", "merge_regions", "range_note"]

@@ -1,0 +1,203 @@
+"""Deciding, per access and per domain, which scopes it gets (SPEC sections 3 and 4).
+
+An access is tagged in a domain when every pointer operand that can reach the domain's
+memory traces to a root of that domain. Its ``!alias.scope`` holds those roots' scopes;
+its ``!noalias`` holds every scope of the domain that cannot overlap any of them. A
+domain with fewer than two scopes makes no claim.
+
+Scopes are keyed by ``ScopeKey``: a root, or (with ``--regions``) one byte-range region of
+a root. A region access may alias only its own region and the root's own scope (held
+by the accesses of that root whose range is unknown); a root-scope access may alias
+every region of its root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..analysis.accesses import Access, find_accesses, reaches_global, reaches_lds, target_family
+from ..analysis.lattice import BOTTOM, NONE, UNKNOWN, Root
+from ..analysis.provenance import FunctionAnalysis, ModuleAnalysis
+from ..analysis.rootset import LDS_DOMAIN, RootSet
+from ..ir.model import Function, LocalRef, Module, Value
+
+
+@dataclass(frozen=True)
+class Region:
+    """One byte range ``[lo, hi)`` of a root: a scope of its own under the root's domain."""
+
+    root: Root
+    lo: int
+    hi: int
+
+    @property
+    def domain(self) -> str:
+        return self.root.domain
+
+    @property
+    def name(self) -> str:
+        return f"{self.root.name}[{self.lo},{self.hi})"
+
+
+ScopeKey = Root | Region
+
+
+def root_of(key: ScopeKey) -> Root:
+    return key.root if isinstance(key, Region) else key
+
+
+def may_overlap(a: ScopeKey, b: ScopeKey) -> bool:
+    """Can memory in scope ``a`` overlap memory in scope ``b``?"""
+    if root_of(a) is not root_of(b):
+        return False
+    if isinstance(a, Region) and isinstance(b, Region):
+        return a == b
+    return True
+
+
+@dataclass(slots=True)
+class Decision:
+    """One access in one domain."""
+
+    access: Access
+    #: the function's analysis while it is being planned (released afterwards)
+    fa: FunctionAnalysis | None
+    domain: str
+    roots: Sequence[Root] = ()
+    keys: Sequence[ScopeKey] = ()
+    reason: str = ""
+    #: with --regions: the access's byte range and region, or why it has no range
+    range_note: str = ""
+    #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
+    byte_range: tuple[int, int] | None = None
+
+    @property
+    def tagged(self) -> bool:
+        return bool(self.keys)
+
+
+@dataclass
+class Plan:
+    decisions: list[Decision] = field(default_factory=list)
+    #: domain -> every scope key used by a tagged access, in first-use order
+    domain_keys: dict[str, list[ScopeKey]] = field(default_factory=dict)
+
+    def tagged(self) -> Iterable[Decision]:
+        return (d for d in self.decisions if d.keys)
+
+
+def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str, brief: bool) -> str:
+    if value is NONE:
+        return "pointer is a raw integer address (traced to no buffer)"
+    if value is BOTTOM:
+        return "pointer is undef/poison"
+    if isinstance(value, Root):
+        return f"pointer traced to {value.name}, which is not a buffer of this domain"
+    if brief:  # nobody will read it: skip the walk back through the slice
+        return "unknown provenance"
+    return "unknown provenance: " + fa.explain_unknown(v)
+
+
+def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief: bool = False) -> Decision | None:
+    """Tag ``access`` in ``domain``? None when none of its operands can reach the domain."""
+    is_lds = domain == LDS_DOMAIN
+    reach = reaches_lds if is_lds else reaches_global
+    own_kind = "lds" if is_lds else "arg"
+    relevant = []
+    for p in access.pointers:
+        if p.type.addrspace >= 0 and not reach(family, p.type.addrspace):
+            continue
+        value = fa.value(p.value)
+        # A pointer traced to an LDS buffer cannot reach a kernel argument's buffer, and
+        # the other way round: such an operand does not concern this domain.
+        if isinstance(value, Root) and value.kind != own_kind:
+            continue
+        relevant.append((p, value))
+    opaque = [] if is_lds else access.opaque
+    if not relevant and not opaque:
+        return None
+    d = Decision(access, fa, domain)
+    if access.blocked:
+        d.reason = access.blocked
+        return d
+    roots: list[Root] = []
+    for p, value in relevant:
+        if isinstance(value, Root) and value.domain == domain:
+            if value not in roots:
+                roots.append(value)
+            continue
+        d.reason = _operand_reason(fa, p.value, value, domain, brief)
+        return d
+    if opaque:
+        d.reason = "buffer resource given as <4 x i32>, not traced"
+        return d
+    d.roots = roots
+    d.keys = roots  # shared until regions or finish() rebind keys (never mutated in place)
+    return d
+
+
+def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function, out: Plan,
+                  brief: bool = False) -> list[Decision]:
+    """Decide every access of ``fn`` in every domain that concerns it; the decisions are
+    appended to ``out`` and returned. ``brief``: reasons without their explanation."""
+    domains: list[str] = []
+    if roots.lds:
+        domains.append(LDS_DOMAIN)
+    ka = roots.kernels.get(fn.name)
+    if ka is not None and ka.roots:
+        domains.append(ka.domain)
+    if not domains:
+        return []
+    accesses = find_accesses(mod, fn)
+    if not accesses:
+        return []
+    family = target_family(mod.triple)
+    fa = ma.function(fn)
+    names: list[str] = []
+    for acc in accesses:
+        for p in acc.pointers:
+            if isinstance(p.value, LocalRef):
+                names.append(p.value.name)
+        names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
+    fa.solve(names)
+    made: list[Decision] = []
+    for acc in accesses:
+        for domain in domains:
+            d = decide(acc, fa, domain, family, brief)
+            if d is not None:
+                made.append(d)
+    out.decisions.extend(made)
+    return made
+
+
+def finish(p: Plan) -> None:
+    """Collect each domain's scopes and withdraw the claims of domains with fewer than two."""
+    keys: dict[str, list[ScopeKey]] = {}
+    for d in p.tagged():
+        lst = keys.setdefault(d.domain, [])
+        for k in d.keys:
+            if k not in lst:
+                lst.append(k)
+    lonely = {domain for domain, lst in keys.items() if len(lst) < 2}
+    if lonely:
+        # one pass over the decisions (a module has a domain per kernel: one pass per
+        # domain would be quadratic)
+        for d in p.decisions:
+            if d.keys and d.domain in lonely:
+                lst = keys[d.domain]
+                only = lst[0].name if lst else "nothing"
+                d.keys = []
+                d.reason = f"single scope in the domain ({only}): no claim to make"
+        for domain in lonely:
+            del keys[domain]
+    p.domain_keys = keys
+
+
+def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
+    """Every scope of the domain that overlaps none of the access's own scopes."""
+    return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
+
+
+__all__ = ["Decision", "Plan", "Region", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
+           "noalias_keys", "plan_function", "root_of"]

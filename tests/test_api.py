@@ -1,0 +1,71 @@
+"""The public Python API (SPEC section 9, issue 12): ``llnoalias.annotate`` in a DSL's process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import llnoalias
+from llnoalias.transform.pipeline import annotate_text
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "lds" / "two_bases_int.ll"
+
+
+def test_annotate_matches_the_pipeline() -> None:
+    text = FIXTURE.read_text()
+    got = llnoalias.annotate(text, path="k.ll")
+    want = annotate_text(text, "k.ll", llnoalias.AnnotateOptions())
+    assert got.changed and got.text == want.text
+    assert "!alias.scope" in got.text
+    assert got.report.to_json() == want.report.to_json()
+    assert got.report.to_json()["path"] == "k.ll"
+
+
+def test_keywords_are_the_cli_options() -> None:
+    text = FIXTURE.read_text()
+    off = llnoalias.annotate(text, lds="off", args="off")
+    assert not off.changed and off.text == text
+    opts = llnoalias.AnnotateOptions(lds="all", args="noalias", may_alias=((0, 1),), regions=False)
+    a = llnoalias.annotate(text, lds="all", args="noalias", may_alias=["0,1"], regions=False)
+    b = llnoalias.annotate(text, options=opts)
+    assert a.text == b.text
+
+
+@pytest.mark.parametrize("kwargs", [{"lds": "some"}, {"args": "restrict"}, {"may_alias": ["0"]},
+                                    {"may_alias": ["a,b"]}, {"may_alias": [(-1, 2)]}])
+def test_bad_options_raise_value_error(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        llnoalias.annotate(FIXTURE.read_text(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_ir_raises_with_a_located_message() -> None:
+    with pytest.raises(llnoalias.LLNoaliasError) as info:
+        llnoalias.annotate("define void @k() {\n  %a = add i32 %nope, 1\n  ret void\n}\n", path="bad.ll")
+    assert info.value.format().startswith("llnoalias: bad.ll:2:")
+    with pytest.raises(TypeError):
+        llnoalias.annotate(b"define void @k() { ret void }")  # type: ignore[arg-type]
+
+
+def test_annotate_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    llnoalias.annotate(FIXTURE.read_text(), lds="all", args="noalias")
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+
+
+def test_import_is_cheap_and_the_annotate_path_loads_no_backend() -> None:
+    code = ("import sys, llnoalias\n"
+            "assert 'llnoalias.transform' not in sys.modules\n"
+            "llnoalias.annotate(open(sys.argv[1]).read())\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('rich', 'click', 'llvmlite')\n"
+            "       or m.startswith(('llnoalias.backends', 'llnoalias.cli', 'llnoalias.stats'))]\n"
+            "assert not bad, bad\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(FIXTURE)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_unknown_attribute() -> None:
+    with pytest.raises(AttributeError):
+        llnoalias.no_such_thing  # noqa: B018
