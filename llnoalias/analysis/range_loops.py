@@ -1,0 +1,324 @@
+"""The loop driver of the range analysis: phis, selects and the compares that guard them.
+
+A loop phi is the join of its incoming values, a value computed through the phi itself
+reading it as unknown; then an inductive invariant is tried (assume the phi in R, evaluate
+the loop under that assumption, R holds when every incoming value lands in R again).
+Counted loops (an increment by a positive constant guarded by the back edge's compare) get
+the compare's bound. A select's arms are narrowed by the condition that chooses them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from ..ir import operands as opparse
+from ..ir.lexer import canon_name, tokenize
+from ..ir.model import Instruction, LocalRef, Ops, UndefConst, Value
+from .interval import IntResult, Range, const_range, fit, int_const, join, srange, urange, width
+from .range_transfer import IntTransfer
+
+
+class LoopRanges(IntTransfer):
+    """Phis, selects and loops on top of the transfer functions."""
+
+    def _select(self, ops: Ops, w: int) -> IntResult:
+        """The join of both arms, each narrowed by what the condition says when it is chosen
+        (``select (icmp slt x, 2), x, 0``: the first arm is below 2)."""
+        cond = ops.operands[0][1]
+        arms: list[IntResult] = []
+        for pos, holds in ((1, True), (2, False)):
+            ty, v = ops.operands[pos]
+            r = self.int_range(ty, v)
+            if isinstance(r, str) and "itself" in r:
+                return r  # inside a loop being solved: let the phi iterate
+            narrowed = self._narrow(r, v, cond, holds, w)
+            if narrowed is None:
+                continue  # this arm is never chosen
+            arms.append(narrowed)
+        if not arms:
+            return "select with no possible value"
+        out = arms[0]
+        for r in arms[1:]:
+            out = join(out, r, w)
+        return out
+
+    def _narrow(self, r: IntResult, v: Value, cond: Value, holds: bool, w: int) -> IntResult | None:
+        """``r`` (the range of ``v``) where ``cond`` is ``holds``; None when that cannot be."""
+        if not isinstance(cond, LocalRef):
+            return r
+        cmp = self.fn.by_name.get(cond.name)
+        if cmp is None or cmp.opcode != "icmp":
+            return r
+        ops = opparse.parse(self.mod, cmp)
+        pm = re.search(r"\bicmp\s+(?:samesign\s+)?([a-z]+)", self.mod.text[cmp.start:cmp.end])
+        if ops.kind != "cmp" or pm is None or width(ops.operands[0][0]) != w:
+            return r
+        pred = pm.group(1)
+        (ty, a), (_, b) = ops.operands
+        if not _same(a, v):
+            if not _same(b, v):
+                return r
+            a, b = b, a
+            pred = _SWAP.get(pred, "")
+        if not holds:
+            pred = _NEGATE.get(pred, "")
+        other = self.int_range(ty, b)
+        if pred in ("ult", "ule", "ugt", "uge"):
+            x, o = urange(r, w), urange(other, w)
+            lo, hi = x.lo, x.hi
+            if pred == "ult":
+                hi = min(hi, o.hi - 1)
+            elif pred == "ule":
+                hi = min(hi, o.hi)
+            elif pred == "ugt":
+                lo = max(lo, o.lo + 1)
+            else:
+                lo = max(lo, o.lo)
+        elif pred in ("slt", "sle", "sgt", "sge"):
+            x, o = srange(r, w), srange(other, w)
+            lo, hi = x.lo, x.hi
+            if pred == "slt":
+                hi = min(hi, o.hi - 1)
+            elif pred == "sle":
+                hi = min(hi, o.hi)
+            elif pred == "sgt":
+                lo = max(lo, o.lo + 1)
+            else:
+                lo = max(lo, o.lo)
+        elif pred == "eq" and isinstance(other, Range):
+            return other
+        else:
+            return r
+        if lo > hi:
+            return None
+        return Range(lo, hi)
+
+    def _phi(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
+        counted = self._counted_loop(inst, ops, w)
+        if isinstance(counted, Range):
+            return counted
+        ty = ops.result_type
+        assert ty is not None
+        vals = [v for v in ops.incoming if not isinstance(v, UndefConst)]
+        if not vals:
+            return "phi of undef values only"
+        out: IntResult | None = None
+        cyclic = False
+        for v in vals:
+            r = self.int_range(ty, v)
+            if isinstance(r, str) and "itself" in r:
+                cyclic = True
+                continue
+            out = r if out is None else join(out, r, w)
+            if not isinstance(out, Range):
+                return out
+        if not cyclic:
+            return out if out is not None else "phi of undef values only"
+        if not isinstance(out, Range) or inst.name is None:
+            return f"loop phi with no bound (line {inst.line})"
+        # An inductive invariant: assume the phi in R, evaluate the loop's values under that
+        # assumption; when every incoming value lands in R again, R holds on every iteration.
+        key = "i" + inst.name
+        assumed: Range = out
+        try:
+            for _ in range(4):
+                self._assume[key] = assumed
+                nxt: IntResult = assumed
+                for v in vals:
+                    r = self.int_range(ty, v)
+                    nxt = join(nxt, r, w)
+                    if not isinstance(nxt, Range):
+                        return f"loop phi with no bound (line {inst.line})"
+                if not isinstance(nxt, Range):
+                    break
+                if nxt == assumed:
+                    return assumed
+                assumed = nxt
+        finally:
+            self._assume.pop(key, None)
+        return f"loop phi with no bound (line {inst.line})"
+
+    def _phi_labels(self, inst: Instruction) -> list[str] | None:
+        toks = tokenize(self.mod.text[inst.start:inst.end])
+        labels: list[str] = []
+        depth = 0
+        last_local: str | None = None
+        for t in toks:
+            if t.text == "[":
+                depth += 1
+                last_local = None
+            elif t.text == "]":
+                depth -= 1
+                if last_local is None:
+                    return None
+                labels.append(canon_name(last_local))
+            elif depth == 1 and t.kind == "local":
+                last_local = t.text
+            elif t.kind == "metadata" and depth == 0:
+                break
+        return labels
+
+    def _terminator(self, label: str) -> Instruction | None:
+        """The last instruction of block ``label`` (instructions are in text order)."""
+        fn = self.fn
+        try:
+            idx = fn.blocks.index(label)
+        except ValueError:
+            return None
+        offsets = fn.block_offsets
+        nxt = offsets[idx + 1] if idx + 1 < len(offsets) else len(self.mod.text) + 1
+        k = bisect.bisect_left(fn.instrs, nxt, key=lambda i: i.start) - 1
+        if k < 0 or fn.instrs[k].block != idx:
+            return None
+        return fn.instrs[k]
+
+    def _counted_loop(self, inst: Instruction, ops: Ops, w: int) -> IntResult | None:
+        """``i = phi [init, ...], [i + c, latch]`` whose back edge is taken only while a
+        compare of ``i + c`` (or ``i``) against a bound holds. The bound is an invariant:
+        every value the phi receives is an initial value or passed the compare."""
+        labels = self._phi_labels(inst)
+        if labels is None or len(labels) != len(ops.incoming) or inst.name is None:
+            return None
+        ty = ops.result_type
+        assert ty is not None
+        me = inst.name
+        header = self.fn.blocks[inst.block] if inst.block < len(self.fn.blocks) else None
+        inits: list[Range] = []
+        backs: list[tuple[int, str, int, str]] = []  # (step, latch label, compared is next?, next name)
+        for v, label in zip(ops.incoming, labels, strict=True):
+            if isinstance(v, UndefConst):
+                continue
+            step = self._step_of(v, me, w)
+            if step is None:
+                r = self.int_range(ty, v)
+                if not isinstance(r, Range):
+                    return None
+                inits.append(r)
+            else:
+                assert isinstance(v, LocalRef)
+                backs.append((step, label, 0, v.name))
+        if not backs or not inits or header is None:
+            return None
+        sign = None
+        los: list[int] = []
+        his: list[int] = []
+        for step, label, _, nxt in backs:
+            cond = self._back_edge_condition(label, header)
+            if cond is None:
+                return None
+            pred, lhs, rhs = cond
+            if isinstance(rhs, LocalRef) and rhs.name in (nxt, me) and not (
+                    isinstance(lhs, LocalRef) and lhs.name in (nxt, me)):
+                lhs, rhs = rhs, lhs
+                pred = _SWAP.get(pred, "")
+            if not isinstance(lhs, LocalRef) or lhs.name not in (nxt, me):
+                return None
+            compared_next = lhs.name == nxt
+            bound_r = self.int_range(ty, rhs)
+            if pred in ("ult", "ule", "slt", "sle"):
+                signed = pred[0] == "s"
+                if sign is not None and sign != signed:
+                    return None
+                sign = signed
+                b = srange(bound_r, w) if signed else urange(bound_r, w)
+                top = b.hi - 1 if pred.endswith("lt") else b.hi
+                his.append(top if compared_next else top + step)
+            elif pred == "ne":
+                # exact counting: every init equal, the bound a constant reached exactly, and
+                # this the loop's only back edge (another could step past the bound)
+                if not isinstance(bound_r, Range) or len(backs) != 1:
+                    return None
+                bound = bound_r
+                if bound.lo != bound.hi or any(r.lo != r.hi for r in inits):
+                    return None
+                start = inits[0].lo
+                if any(r.lo != start for r in inits) or bound.lo <= start or (bound.lo - start) % step:
+                    return None
+                top = bound.lo - step if compared_next else bound.lo
+                his.append(top)
+                los.append(start)
+            else:
+                return None
+        lo = min(r.lo for r in inits)
+        hi = max([r.hi for r in inits] + his)
+        if sign is None:
+            # only 'ne' exits: the values run from the start up to the bound, no wrap
+            return fit(lo, hi, w)
+        init_ok = all((r.lo >= 0 and r.hi < (1 << w)) if not sign else (r.hi < (1 << (w - 1))) for r in inits)
+        limit = (1 << (w - 1)) if sign else (1 << w)
+        # the increment of any value up to the bound must not wrap
+        if not init_ok or lo < (-(1 << (w - 1)) if sign else 0) or \
+                max(hi, *his) + max(s for s, _, _, _ in backs) >= limit:
+            return None
+        return fit(lo, hi, w)
+
+    def _step_of(self, v: Value, me: str, w: int) -> int | None:
+        """``c`` when ``v`` is ``add me, c`` with a constant ``c > 0``."""
+        if not isinstance(v, LocalRef):
+            return None
+        inst = self.fn.by_name.get(v.name)
+        if inst is None or inst.opcode not in ("add", "or"):
+            return None
+        ops = opparse.parse(self.mod, inst)
+        if ops.kind != "binop" or ops.flags[0] != "add":
+            return None
+        (_, a), (_, b) = ops.operands
+        if isinstance(b, LocalRef) and b.name == me:
+            a, b = b, a
+        if not (isinstance(a, LocalRef) and a.name == me):
+            return None
+        c = const_range(b, w)
+        if c is None or c.lo <= 0:
+            return None
+        return c.lo
+
+    def _back_edge_condition(self, latch: str, header: str) -> tuple[str, Value, Value] | None:
+        """(pred, lhs, rhs) such that the edge latch -> header is taken only when it holds."""
+        term = self._terminator(latch)
+        if term is None or term.opcode != "br":
+            return None
+        m = re.match(r"\s*br\s+i1\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*,\s*label\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")"
+                     r"\s*,\s*label\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")",
+                     self.mod.text[term.start:term.end])
+        if m is None:
+            return None
+        cond, t_label, f_label = (canon_name(m.group(i)) for i in (1, 2, 3))
+        if t_label == f_label:
+            return None
+        if t_label == header:
+            negate = False
+        elif f_label == header:
+            negate = True
+        else:
+            return None
+        cmp = self.fn.by_name.get(cond)
+        if cmp is None or cmp.opcode != "icmp":
+            return None
+        text = self.mod.text[cmp.start:cmp.end]
+        pm = re.search(r"\bicmp\s+(?:samesign\s+)?([a-z]+)", text)
+        ops = opparse.parse(self.mod, cmp)
+        if pm is None or ops.kind != "cmp" or ops.operands[0][0].kind != "int":
+            return None
+        pred = pm.group(1)
+        if negate:
+            pred = _NEGATE.get(pred, "")
+        return pred, ops.operands[0][1], ops.operands[1][1]
+
+
+
+def _same(a: Value, b: Value) -> bool:
+    if isinstance(a, LocalRef) and isinstance(b, LocalRef):
+        return a.name == b.name
+    ca, cb = int_const(a), int_const(b)
+    return ca is not None and ca == cb
+
+
+
+_SWAP = {"ult": "ugt", "ugt": "ult", "ule": "uge", "uge": "ule", "slt": "sgt", "sgt": "slt", "sle": "sge",
+         "sge": "sle", "eq": "eq", "ne": "ne"}
+_NEGATE = {"ult": "uge", "uge": "ult", "ule": "ugt", "ugt": "ule", "slt": "sge", "sge": "slt", "sle": "sgt",
+           "sgt": "sle", "eq": "ne", "ne": "eq"}
+
+
+__all__ = ["LoopRanges"]

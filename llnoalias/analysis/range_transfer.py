@@ -1,0 +1,446 @@
+"""Transfer functions of the range analysis (SPEC section 2b): integer operations.
+
+Every operation is computed on unbounded integers and its result must fit one window
+again, or it is absent (a possible wrap). ``nuw``/``nsw`` flags are ignored: they promise
+poison, not the absence of a wrap. An operation that needs one interpretation (``zext``,
+``udiv``, a ``getelementptr`` index, which is sign extended) takes the range to that window
+first, and an interval that cannot be moved there whole becomes the window's full range.
+
+Thread ids are bounded by the function's work-group size (``workgroup``), by ``!range``
+metadata and ``range()`` return attributes on the call, else by the target's maximum.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ir import operands as opparse
+from ..ir.datalayout import DataLayout, layout_of
+from ..ir.lexer import canon_name, tokenize
+from ..ir.model import (
+    AggregateConst,
+    ConstExpr,
+    Function,
+    GlobalRef,
+    Instruction,
+    LocalRef,
+    Module,
+    Ops,
+    PlainConst,
+    UndefConst,
+    Value,
+)
+from ..ir.types import Type
+from .interval import (
+    IntResult,
+    OffResult,
+    Range,
+    Why,
+    const_range,
+    fit,
+    half_open,
+    srange,
+    urange,
+    width,
+)
+from .provenance import FunctionAnalysis
+from .workgroup import int_pair_values, work_group
+
+MAX_DEPTH = 2000
+BUDGET = 50_000
+
+_TID_RE = re.compile(r"llvm\.(?:amdgcn\.workitem\.id|nvvm\.read\.ptx\.sreg\.tid)\.([xyz])")
+_RANGE_ATTR_RE = re.compile(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
+_RANGE_MD_RE = re.compile(r"!range\s+!(\d+)")
+_INT_PAIR_RE = re.compile(r"\bi(\d+)\s+(-?\d+)")
+_QUOTED_RE = re.compile(r'"[^"]*"')
+#: what makes a value poison (or undef) where LLVM's own rules would make it wrap or fail
+_POISON_RE = re.compile(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
+                        r"|!range\b|\brange\(")
+
+
+def at_line(inst: Instruction | None) -> str:
+    """`` (line N)`` for a reason, built only when a reason is returned."""
+    return f" (line {inst.line})" if inst is not None else ""
+
+
+
+class IntTransfer:
+    """The transfer functions of the range analysis: the range of an integer from its
+    operands' ranges, one instruction kind at a time (cached per function). Phis and
+    selects, which need the loop driver, come from ``range_loops.LoopRanges``."""
+
+    def __init__(self, mod: Module, fn: Function, fa: FunctionAnalysis, family: str,
+                 layout: DataLayout | None = None) -> None:
+        self.mod = mod
+        self.fn = fn
+        self.fa = fa
+        self.family = family
+        self.dl = layout or layout_of(mod)
+        self.ints: dict[str, IntResult] = {}
+        self.offs: dict[str, OffResult] = {}
+        self._inprog: dict[str, int] = {}
+        self._low = 1 << 30
+        self._depth = 0
+        self._budget = BUDGET
+        self._decl_ranges: dict[str, Range | None] = {}
+        #: loop phis being solved: the range assumed for them while their loop is evaluated
+        self._assume: dict[str, Range] = {}
+
+    # ------------------------------------------------------------- plumbing
+    def _enter(self, key: str) -> int | Why:
+        if key in self._inprog:
+            self._low = min(self._low, self._inprog[key])
+            return "value depends on itself through a loop"
+        if self._depth >= MAX_DEPTH:
+            return "expression too deep"
+        self._budget -= 1
+        if self._budget < 0:
+            return "range analysis budget exhausted"
+        self._depth += 1
+        self._inprog[key] = self._depth
+        saved = self._low
+        self._low = 1 << 30
+        return saved
+
+    def _leave(self, key: str, saved: int) -> bool:
+        """Returns whether the result may be cached (it used no value still in progress)."""
+        depth = self._inprog.pop(key)
+        self._depth -= 1
+        ok = self._low >= depth
+        self._low = min(saved, self._low) if not ok else saved
+        return ok
+
+    # ------------------------------------------------------------ integers
+    def int_range(self, ty: Type, v: Value) -> IntResult:
+        """The range of integer operand ``v`` of type ``ty`` (which must carry no address)."""
+        w = width(ty)
+        if w <= 0:
+            return "not an integer"
+        if self._depth == 0:
+            self._budget = BUDGET
+        if isinstance(v, LocalRef):
+            got = self.ints.get(v.name)
+            if got is not None:
+                return got
+            inst = self.fn.by_name.get(v.name)
+            if inst is None:
+                return self._arg_range(v.name)
+            key = "i" + v.name
+            assumed = self._assume.get(key)
+            if assumed is not None and key in self._inprog:
+                self._low = min(self._low, self._inprog[key])
+                return assumed
+            saved = self._enter(key)
+            if isinstance(saved, str):
+                return saved
+            try:
+                res = self._int_inst(inst, w)
+            finally:
+                cache = self._leave(key, saved)
+            if cache:
+                self.ints[v.name] = res
+            return res
+        if isinstance(v, PlainConst):
+            r = const_range(v, w)
+            return r if r is not None else f"constant {v.text} not read as an integer"
+        if isinstance(v, UndefConst):
+            return f"{v.text} value"
+        if isinstance(v, ConstExpr):
+            return self._int_constexpr(v, w)
+        if isinstance(v, AggregateConst) and v.kind == "splat" and v.elems:
+            return self.int_range(v.elems[0][0], v.elems[0][1])
+        return "value not read as an integer"
+
+    def _arg_range(self, name: str) -> Why:
+        return f"function argument {name}"
+
+    def _int_constexpr(self, ce: ConstExpr, w: int) -> IntResult:
+        ops = Ops("binop" if ce.opcode not in ("zext", "sext", "trunc") else "cast")
+        if ce.opcode in ("zext", "sext", "trunc") and ce.operands and ce.dest is not None:
+            ops.flags = (ce.opcode,)
+            ops.operands = list(ce.operands)
+            ops.result_type = ce.dest
+            return self._int_ops(ops, w, None)
+        if len(ce.operands) == 2 and ce.opcode in opparse.BINARY_OPS:
+            ops.flags = (ce.opcode, *ce.flags)
+            ops.operands = list(ce.operands)
+            ops.result_type = ce.operands[0][0]
+            return self._int_ops(ops, w, None)
+        return f"constant expression '{ce.opcode}'"
+
+    def _int_inst(self, inst: Instruction, w: int) -> IntResult:
+        ops = opparse.parse(self.mod, inst)
+        return self._int_ops(ops, w, inst)
+
+    def _int_ops(self, ops: Ops, w: int, inst: Instruction | None) -> IntResult:
+        k = ops.kind
+        if k == "binop":
+            return self._binop(ops, w, inst)
+        if k == "cast":
+            cast = ops.flags[0]
+            sty, sv = ops.operands[0]
+            sw = width(sty)
+            if cast in ("zext", "sext", "trunc") and sw > 0:
+                r = self.int_range(sty, sv)
+                if cast == "zext":
+                    return urange(r, sw)
+                if cast == "sext":
+                    return srange(r, sw)
+                if not isinstance(r, Range):
+                    return r
+                got = fit(r.lo, r.hi, w)
+                return got if got is not None else f"trunc may drop bits{at_line(inst)}"
+            return f"{cast} result{at_line(inst)}"
+        if k == "cmp":
+            return Range(0, 1)
+        if k == "freeze":
+            ty, v = ops.operands[0]
+            why = self._may_be_poison(inst)
+            return why if why is not None else self.int_range(ty, v)
+        if k == "select":
+            return self._select(ops, w)
+        if k == "phi" and inst is not None:
+            return self._phi(inst, ops, w)
+        if k == "call" and inst is not None:
+            return self._call(inst, ops, w)
+        if k == "load":
+            return f"value loaded from memory{at_line(inst)}"
+        if k in ("atomicrmw", "cmpxchg", "extractvalue"):
+            return f"{k} result{at_line(inst)}"
+        if k == "unparsed":
+            return f"instruction not understood{at_line(inst)}"
+        return f"'{ops.flags[0] if ops.flags else k}' not followed by the range analysis{at_line(inst)}"
+
+    def _binop(self, ops: Ops, w: int, inst: Instruction | None) -> IntResult:
+        op = ops.flags[0]
+        (ta, va), (tb, vb) = ops.operands
+        ca = const_range(va, w)
+        cb = const_range(vb, w)
+        if op in ("add", "mul", "and", "or", "xor", "umin") and ca is not None and cb is None:
+            # commutative: the constant second
+            va, vb, ca, cb = vb, va, cb, ca
+        a = ca if ca is not None else self.int_range(ta, va)
+        b = cb if cb is not None else self.int_range(tb, vb)
+        if op == "add" or (op == "or" and "disjoint" in ops.flags):
+            if not isinstance(a, Range):
+                return a
+            if not isinstance(b, Range):
+                return b
+            return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{at_line(inst)}"
+        if op == "sub":
+            if not isinstance(a, Range):
+                return a
+            if not isinstance(b, Range):
+                return b
+            return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{at_line(inst)}"
+        if op == "mul":
+            if not isinstance(a, Range):
+                return a
+            if not isinstance(b, Range):
+                return b
+            prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+            return fit(min(prods), max(prods), w) or f"{op} may wrap around{at_line(inst)}"
+        if op == "shl":
+            if cb is None or not (0 <= cb.lo < w):
+                return f"shl by a non-constant amount{at_line(inst)}"
+            if not isinstance(a, Range):
+                return a
+            return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{at_line(inst)}"
+        if op == "lshr":
+            if cb is None or not (0 <= cb.lo < w):
+                return f"lshr by a non-constant amount{at_line(inst)}"
+            u = urange(a, w)
+            return Range(u.lo >> cb.lo, u.hi >> cb.lo)
+        if op == "ashr":
+            if cb is None or not (0 <= cb.lo < w):
+                return f"ashr by a non-constant amount{at_line(inst)}"
+            s = srange(a, w)
+            return Range(s.lo >> cb.lo, s.hi >> cb.lo)
+        if op == "udiv":
+            if cb is None:
+                return f"udiv by a non-constant{at_line(inst)}"
+            d = urange(cb, w).lo
+            if d <= 0:
+                return f"udiv by zero{at_line(inst)}"
+            u = urange(a, w)
+            return Range(u.lo // d, u.hi // d)
+        if op == "urem":
+            if cb is None:
+                return f"urem by a non-constant{at_line(inst)}"
+            d = urange(cb, w).lo
+            if d <= 0:
+                return f"urem by zero{at_line(inst)}"
+            u = urange(a, w)
+            if u.hi < d:
+                return u
+            return Range(0, d - 1)
+        if op == "srem":
+            if cb is None or not isinstance(a, Range):
+                return f"srem{at_line(inst)}"
+            d = abs(srange(cb, w).lo)
+            s = srange(a, w)
+            if d == 0 or s.lo < 0:
+                return f"srem of a value that may be negative{at_line(inst)}"
+            return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
+        if op == "sdiv":
+            if cb is None:
+                return f"sdiv by a non-constant{at_line(inst)}"
+            d = srange(cb, w).lo
+            s = srange(a, w)
+            if d <= 0 or s.lo < 0:
+                return f"sdiv of a value that may be negative{at_line(inst)}"
+            return Range(s.lo // d, s.hi // d)
+        if op == "and":
+            if cb is not None:
+                c = urange(cb, w).lo
+                sc = srange(cb, w).lo
+                u = urange(a, w)
+                if sc < 0 and ((-sc) & (-sc - 1)) == 0:
+                    # a mask that clears the low bits: monotone on the unsigned reading
+                    return Range(u.lo & c, u.hi & c)
+                return Range(0, min(u.hi, c))
+            ua, ub = urange(a, w), urange(b, w)
+            return Range(0, min(ua.hi, ub.hi))
+        if op in ("or", "xor"):
+            ua, ub = urange(a, w), urange(b, w)
+            top = (1 << max(ua.hi, ub.hi).bit_length()) - 1
+            if op == "or":
+                return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
+            return Range(0, top)
+        return f"'{op}' not followed by the range analysis{at_line(inst)}"
+
+    def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
+        """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.
+
+        Ranges lean on facts whose violation gives poison, not undefined behaviour
+        (``!range``, ``range()``, ``or disjoint``, ``icmp samesign``, ``exact``, ...), and
+        phis and selects skip ``undef``: an access through poison is undefined, so those
+        ranges hold wherever an access is defined. ``freeze`` turns poison into an arbitrary
+        value, so its range is the operand's only when no such fact is on the way."""
+        if freeze is None:
+            return "freeze in a constant expression"
+        todo = [freeze]
+        seen: set[str] = set()
+        while todo:
+            inst = todo.pop()
+            raw = self.mod.text[inst.start:inst.end]
+            text = _QUOTED_RE.sub('""', raw)
+            m = _POISON_RE.search(text)
+            if m:
+                return f"freeze of a value that may be poison ('{m.group()}', line {inst.line})"
+            if inst.opcode == "call":
+                cm = re.search(r"@([-a-zA-Z$._0-9]+)\s*\(", text)
+                if cm and self._decl_range(cm.group(1)) is not None:
+                    return f"freeze of a value that may be poison (range() of @{cm.group(1)}, line {inst.line})"
+            for t in tokenize(raw):
+                if t.kind == "local" and inst.name is not None and canon_name(t.text) == inst.name:
+                    continue
+                if t.kind != "local" or t.text in seen:
+                    continue
+                seen.add(t.text)
+                dep = self.fn.by_name.get(canon_name(t.text))
+                if dep is not None:
+                    if len(seen) > 1000:
+                        return "freeze of a value computed by too many instructions to check"
+                    todo.append(dep)
+        return None
+
+    # ---------------------------------------------------------------- calls
+    def _call(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
+        callee = ops.callee
+        name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
+        text = self.mod.text[inst.start:inst.end]
+        known = self._call_annotations(text, name, w)
+        m = _TID_RE.fullmatch(name) if name else None
+        if m:
+            dim = "xyz".index(m.group(1))
+            wg = work_group(self.mod, self.fn, self.family)
+            bound = wg.bounds[dim]
+            r: IntResult = Range(0, bound - 1) if bound is not None else "thread id with no known bound"
+            if known is not None:
+                r = known if not isinstance(r, Range) else Range(max(r.lo, known.lo), min(r.hi, known.hi))
+                if r.lo > r.hi:
+                    r = known
+            return r
+        if known is not None:
+            return known
+        base = name.split(".")
+        if len(base) >= 2 and base[0] == "llvm" and base[1] in ("umin", "umax", "smin", "smax") \
+                and len(ops.operands) == 2:
+            (ta, va), (tb, vb) = ops.operands
+            a = self.int_range(ta, va)
+            b = self.int_range(tb, vb)
+            fn = base[1]
+            if fn in ("umin", "umax"):
+                ua, ub = urange(a, w), urange(b, w)
+                if fn == "umin":
+                    return Range(min(ua.lo, ub.lo), min(ua.hi, ub.hi))
+                return Range(max(ua.lo, ub.lo), max(ua.hi, ub.hi))
+            sa, sb = srange(a, w), srange(b, w)
+            if fn == "smin":
+                return Range(min(sa.lo, sb.lo), min(sa.hi, sb.hi))
+            return Range(max(sa.lo, sb.lo), max(sa.hi, sb.hi))
+        if name.startswith("llvm.amdgcn.readfirstlane") or name.startswith("llvm.amdgcn.readlane") \
+                or name.startswith("llvm.ssa.copy") or name.startswith("llvm.expect"):
+            if ops.operands:
+                return self.int_range(ops.operands[0][0], ops.operands[0][1])
+        return f"result of a call to {('@' + name) if name else 'an indirect callee'}{at_line(inst)}"
+
+    def _call_annotations(self, text: str, name: str, w: int) -> Range | None:
+        """``range(iW a, b)`` on the call's return and ``!range`` metadata (and the declaration's
+        ``range()``): every source LLVM itself trusts. Their intersection, or None."""
+        out: Range | None = None
+        cut = text.find("@" + name + "(") if name else -1
+        # quoted text (a result name, a string attribute) is not an attribute of the call
+        head = _QUOTED_RE.sub('""', text[:cut]) if cut >= 0 else ""
+        found: list[Range] = []
+        for m in _RANGE_ATTR_RE.finditer(head):
+            r = half_open(int(m.group(2)), int(m.group(3)), int(m.group(1)))
+            if r is not None:
+                found.append(r)
+        m2 = _RANGE_MD_RE.search(_QUOTED_RE.sub('""', text))
+        if m2:
+            node = self.mod.metadata_text(int(m2.group(1))) or ""
+            vals = [int(x) for x in int_pair_values(node)]
+            if vals and len(vals) % 2 == 0:
+                pieces = [half_open(vals[i], vals[i + 1], w) for i in range(0, len(vals), 2)]
+                if all(p is not None for p in pieces):
+                    found.append(Range(min(p.lo for p in pieces if p), max(p.hi for p in pieces if p)))
+        if name:
+            d = self._decl_range(name)
+            if d is not None:
+                found.append(d)
+        for r in found:
+            if r.hi >= (1 << w):
+                continue
+            out = r if out is None else Range(max(out.lo, r.lo), min(out.hi, r.hi))
+        if out is not None and out.lo > out.hi:
+            return None
+        return out
+
+    def _decl_range(self, name: str) -> Range | None:
+        if name in self._decl_ranges:
+            return self._decl_ranges[name]
+        got: Range | None = None
+        decl = self.mod.declarations.get("@" + name)
+        if decl is not None:
+            line = self.mod.source.line_text(decl.line)
+            cut = line.find("@" + name)
+            m = _RANGE_ATTR_RE.search(_QUOTED_RE.sub('""', line[:cut]) if cut >= 0 else "")
+            if m:
+                got = half_open(int(m.group(2)), int(m.group(3)), int(m.group(1)))
+        self._decl_ranges[name] = got
+        return got
+
+    # ----------------------------------------------------------------- phis
+
+    # the loop driver's part (``range_loops.LoopRanges``)
+    def _select(self, ops: Ops, w: int) -> IntResult:
+        raise NotImplementedError
+
+    def _phi(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
+        raise NotImplementedError
+
+
+__all__ = ["BUDGET", "MAX_DEPTH", "IntTransfer"]
