@@ -8,7 +8,7 @@ from conftest import all_fixtures, fixture_id
 
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.fileio import decode
-from llnoalias.ir import operands
+from llnoalias.ir import operands, operands_fast
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 
@@ -32,7 +32,7 @@ def test_fast_paths_agree_with_the_full_parser(path: str) -> None:
     fast_count = 0
     for fn in mod.functions:
         for inst in fn.instrs:
-            fast = operands._fast(mod, inst)
+            fast = operands_fast.read_fast(mod, inst)
             if fast is None:
                 continue
             fast_count += 1

@@ -1,0 +1,312 @@
+"""The function body reader: labels, result names and opcodes of every instruction, and
+the check that every ``%value`` and ``@symbol`` a body uses is defined. The common lines are
+read by one ``findall``; the rest line by line. Everything inside an instruction beyond its
+result name and opcode is left for ``operands.parse``."""
+
+from __future__ import annotations
+
+import re
+
+from .lexer import bracket_balance, canon_name, split_comment
+from .lines import LineReader, entry_number, error_at
+from .model import Function, Instruction
+
+_BODY_LINE_RE = re.compile(
+    r'[ \t]*(?:'
+    r'(?P<blank>(?:;[^\n]*)?\r?$)'
+    r'|(?P<end>\}[ \t\r]*(?:;[^\n]*)?$)'
+    r'|(?P<dbg>\#)'
+    r'|(?P<label>(?:"[^"]*"|[-a-zA-Z$._0-9]+):)(?=[ \t\r]*(?:;|$))'
+    r'|(?:(?P<res>%(?:"[^"]*"|[-a-zA-Z$._0-9]+))[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?(?P<op>[a-z_][a-z_0-9]*)'
+    r'(?=[ \t\r,(]|$)(?<!define)(?<!declare)'
+    r'|(?P<bad>\S+))',
+    re.M,
+)
+# One row per line of a function body, for the fast path of ``_body``: every line
+# matches exactly one alternative (the last takes anything), so row k is line k. Only
+# the common shapes are read here; a line in ``other`` goes (with the lines that continue
+# it) to the line-by-line scanner, which handles (or reports) everything else. The
+# instruction comes first because it is the common row; no blank, label or debug line
+# can match it.
+_BODY_ROW_RE = re.compile(
+    r'(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
+    r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
+    r'(?P<tail>(?:[^\n;]*[^\n;\[({, \t\r])?)[ \t\r]*\n'
+    r'|[ \t]*(?:;[^\n]*)?\r?\n'
+    r'|(?P<label>[ \t]*[-a-zA-Z$._0-9]+):[ \t\r]*(?:;[^\n]*)?\n'
+    r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
+    r'|(?P<other>[^\n]*)\n',
+)
+_BODY_END_RE = re.compile(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
+_OPCODES: dict[str, str] = {}
+
+
+def _intern_opcode(op: str) -> str:
+    got = _OPCODES.get(op)
+    if got is None:
+        got = _OPCODES[op] = op
+    return got
+
+_REF_SCAN_RE = re.compile(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
+_PLAIN_REF_RE = re.compile(r"[%@][-a-zA-Z$._0-9]+")
+
+
+class BodyReader(LineReader):
+    """Reads the instructions of one body (after its header)."""
+
+    def _body(self, fn: Function, i: int, def_off: int) -> int:
+        """Record the instructions of a body starting at line ``i``; returns the line after
+        its closing '}'."""
+        done = self._body_fast(fn, i, def_off)
+        return done if done is not None else self._body_lines(fn, i, def_off)
+
+    def _body_fast(self, fn: Function, i: int, def_off: int) -> int | None:
+        """The common case in one ``findall``: the lines up to the first line that is a
+        '}' in column 0 are read from one row each when they are blank or comment lines,
+        unquoted labels, debug records or one-line instructions without a ';' (no
+        comment, and no string that holds one); any other line (and the lines that
+        continue it) goes to the line-by-line scanner. Returns the line after the
+        function's '}', or None (nothing recorded) when the body needs the line-by-line
+        scanner from its start (a name defined twice, an unclosed debug record, no '}'
+        line), which then finds (and reports) the same as it would have."""
+        text = self.src.text
+        lines = self.lines
+        starts = lines.starts
+        if i >= lines.n:
+            return None
+        body_start = starts[i]
+        nl = text.find("\n}", body_start - 1)
+        if nl < 0:
+            return None
+        end_start = nl + 1
+        if not _BODY_END_RE.match(text, end_start):
+            return None
+        rows = _BODY_ROW_RE.findall(text, body_start, end_start)
+        end_line = i + len(rows)
+        if end_line >= lines.n or starts[end_line] != end_start:
+            return None
+        defined: set[str] = {a.name for a in fn.args}
+        implicit = entry_number(fn)
+        instrs = fn.instrs
+        by_name = fn.by_name
+        blocks = fn.blocks
+        block_offsets = fn.block_offsets
+        names = self.names
+        opcodes = _OPCODES
+        intern = _intern_opcode
+        skip_to = -1  # the rows of lines the line-by-line scanner has read
+        for (pre, res, op, tail, label, dbg, other), start in zip(rows, starts[i:end_line], strict=True):
+            if op:
+                if start < skip_to:
+                    continue
+                if not blocks:
+                    blocks.append(f"%{implicit}")
+                    block_offsets.append(start)
+                    defined.add(f"%{implicit}")
+                opstart = start + len(pre)
+                opcode = opcodes.get(op) or intern(op)
+                end = opstart + len(op) + len(tail)
+                if res:
+                    name = names.setdefault(res, res)
+                    if name in defined:
+                        return self._undo_fast(fn)
+                    defined.add(name)
+                    inst = by_name[name] = Instruction(name, opcode, start, end, fn, opstart)
+                else:
+                    inst = Instruction(None, opcode, start, end, fn, opstart)
+                instrs.append(inst)
+            elif start < skip_to:
+                continue
+            elif dbg:
+                code = dbg if ";" not in dbg else split_comment(dbg)
+                if bracket_balance(code) > 0:
+                    return self._undo_fast(fn)
+            elif label:
+                lname = "%" + label.lstrip(" \t")
+                lname = names.setdefault(lname, lname)
+                if lname in defined:
+                    return self._undo_fast(fn)
+                defined.add(lname)
+                blocks.append(lname)
+                block_offsets.append(start)
+            elif other:
+                nxt, ended = self._scan_lines(fn, lines.line_of(start), def_off, defined, body_start, True)
+                if ended:
+                    return nxt
+                skip_to = starts[nxt] if nxt < lines.n else len(text)
+        if not blocks:
+            fn.blocks = ["entry"]
+        self._check_refs(body_start, end_start, defined)
+        return end_line + 1
+
+    @staticmethod
+    def _undo_fast(fn: Function) -> None:
+        fn.instrs.clear()
+        fn.by_name.clear()
+        fn.blocks.clear()
+        fn.block_offsets.clear()
+        return None
+
+    def _body_lines(self, fn: Function, i: int, def_off: int) -> int:
+        return self._scan_lines(fn, i, def_off)[0]
+
+    def _scan_lines(self, fn: Function, i: int, def_off: int, defined: set[str] | None = None,
+                    body_start: int | None = None, single: bool = False) -> tuple[int, bool]:
+        """The general scanner: one regex match per line reads the label, result name and
+        opcode; continued instructions, quoted names and errors are handled here. It
+        reads a body from line ``i`` to its '}', or with ``single`` one line (with the
+        lines that continue it) of a body that starts at ``body_start``, whose names so
+        far are ``defined``. Returns the next line and whether the body ended."""
+        src = self.src
+        text = src.text
+        lines = self.lines
+        starts = lines.starts
+        n = lines.n
+        tlen = len(text)
+        find = text.find
+        if defined is None:
+            defined = {a.name for a in fn.args}
+        implicit = entry_number(fn)
+        if body_start is None:
+            body_start = starts[i] if i < n else tlen
+        instrs = fn.instrs
+        by_name = fn.by_name
+        blocks = fn.blocks
+        block_offsets = fn.block_offsets
+        line_match = _BODY_LINE_RE.match
+        intern = _intern_opcode
+        opcodes = _OPCODES
+        names = self.names
+        while i < n:
+            start = starts[i]
+            eol = starts[i + 1] - 1 if i + 1 < n else tlen
+            m = line_match(text, start, eol)
+            if m is None:
+                off = start + len(text[start:eol]) - len(text[start:eol].lstrip())
+                raise error_at(src, off, "expected an instruction")
+            kind = m.lastgroup
+            if kind == "blank":
+                i += 1
+                if single:
+                    return i, False
+                continue
+            if kind == "end":
+                fn.blocks = blocks or ["entry"]
+                self._check_refs(body_start, start, defined)
+                return i + 1, True
+            if kind == "dbg":
+                # a debug record: #dbg_value(...), possibly continued over lines
+                code = split_comment(text[start:eol])
+                _, j = self._logical(i, code) if bracket_balance(code) > 0 else (code, i)
+                i = j + 1
+                if single:
+                    return i, False
+                continue
+            if kind == "label":
+                label = canon_name("%" + m.group("label")[:-1])
+                label = names.setdefault(label, label)
+                if label in defined:
+                    raise error_at(src, m.start("label"), f"redefinition of label '{label}'")
+                defined.add(label)
+                blocks.append(label)
+                block_offsets.append(start)
+                i += 1
+                if single:
+                    return i, False
+                continue
+            if kind == "bad":
+                off = m.start("bad")
+                word = m.group("bad")
+                if word.startswith("define") or word.startswith("declare"):
+                    raise error_at(src, def_off, "expected '}' to close the function body before this definition")
+                raise error_at(src, off, "expected an instruction")
+            # an instruction
+            if not blocks:
+                blocks.append(f"%{implicit}")
+                block_offsets.append(start)
+                defined.add(f"%{implicit}")
+            res = m.group("res")
+            op = m.group("op")
+            opcode = opcodes.get(op) or intern(op)
+            name: str | None = None
+            if res is not None:
+                rname = canon_name(res) if res[1] == '"' else res
+                # one string per distinct name: %5 recurs in every function
+                rname = names.setdefault(rname, rname)
+                if rname in defined:
+                    raise error_at(src, m.start("res"), f"redefinition of value '{rname}'")
+                defined.add(rname)
+                name = rname
+            # where the code ends: before a comment and trailing blanks
+            semi = find(";", start, eol)
+            if semi >= 0:
+                code_end = start + len(split_comment(text[start:eol]))
+            else:
+                code_end = eol
+            while code_end > start and text[code_end - 1] in " \t\r":
+                code_end -= 1
+            j = i
+            # An instruction continues on the next line only after an opening bracket or a
+            # comma (switch tables, hand-split calls and phis).
+            last = text[code_end - 1]
+            if last in "[({," and (last == "," or bracket_balance(text[start:code_end]) > 0):
+                bal = bracket_balance(text[start:code_end])
+                tail = last
+                while (bal > 0 or tail == ",") and j + 1 < n:
+                    more = split_comment(lines.line(j + 1))
+                    ms = more.strip()
+                    if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
+                        break
+                    j += 1
+                    bal += bracket_balance(more)
+                    if ms:
+                        tail = ms[-1]
+                if j != i:
+                    code_end = lines.code_end(j)
+            inst = Instruction(name, opcode, start, code_end, fn, m.start("op"))
+            instrs.append(inst)
+            if name is not None:
+                by_name[name] = inst
+            i = j + 1
+            if single:
+                return i, False
+        raise error_at(src, def_off, "expected '}' to close the function body before the end of the file")
+
+    def _check_refs(self, start: int, end: int, defined: set[str]) -> None:
+        """Every %value and @symbol used in the body [start, end) must be defined (one
+        regex pass over the body; positions are looked up only for an error)."""
+        text = self.src.text
+        if text.find('%"', start, end) < 0 and text.find('@"', start, end) < 0:
+            # No quoted name: every plain-looking name (comments and strings included, a
+            # superset of the uses) is checked at once, and only a miss is looked at closely.
+            plain = set(_PLAIN_REF_RE.findall(text, start, end))
+            plain.difference_update(defined)
+            named_types = self.mod.named_types
+            if all(p[0] == "@" or p in named_types for p in plain):
+                for p in plain:
+                    # confirmed by the exact scan at the end, only if still undefined
+                    self.pending_plain.setdefault(p, []).append((start, end))
+                return
+        refs = set(_REF_SCAN_RE.findall(text, start, end))
+        refs.discard("")
+        for ref in refs:
+            name = canon_name(ref)
+            if ref[0] == "%":
+                if name not in defined:
+                    self.pending_local_refs.append((name, self._ref_position(ref, start, end)))
+            elif name not in self.pending_globals:
+                self.pending_globals[name] = (start, end, ref)
+
+    def _exact_globals(self, start: int, end: int) -> dict[str, str]:
+        """The @symbols that the body [start, end) uses, by canonical name."""
+        refs = set(_REF_SCAN_RE.findall(self.src.text, start, end))
+        return {canon_name(r): r for r in refs if r.startswith("@")}
+
+    def _ref_position(self, ref: str, start: int, end: int) -> int:
+        for m in _REF_SCAN_RE.finditer(self.src.text, start, end):
+            if m.group(1) == ref:
+                return m.start(1)
+        return start
+
+
+__all__ = ["BodyReader"]

@@ -1,0 +1,100 @@
+"""The line layer of the module reader: line offsets, logical lines (a bracket continued
+over lines), and the state the readers share."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from array import array
+
+from ..diagnostics import LLNoaliasError
+from .lexer import bracket_balance, split_comment
+from .model import Function, Module
+from .source import SourceFile
+
+NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
+# A line that can only start a new top-level entity (never continue an open bracket).
+_NEW_ENTITY_RE = re.compile(r"\s*(?:![-a-zA-Z$._0-9\\]+\s*=|@" + NAME + r"\s*=|(?:define|declare|attributes)\b)")
+
+
+class Lines:
+    """Line start offsets of a text, kept in an array (no copy of the lines themselves:
+    a line's text is sliced when it is needed). ``line(j)`` keeps a trailing ``\r``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = array("q", [0])
+        append = starts.append
+        find = text.find
+        pos = find("\n")
+        while pos >= 0:
+            append(pos + 1)
+            pos = find("\n", pos + 1)
+        self.starts = starts
+        self.n = len(starts)
+
+    def line_of(self, offset: int) -> int:
+        """Index of the line that holds ``offset``."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def code_end(self, j: int) -> int:
+        """Offset just after the code of line ``j`` (before a comment and trailing blanks)."""
+        return self.starts[j] + len(split_comment(self.line(j)).rstrip())
+
+    def line(self, j: int) -> str:
+        start = self.starts[j]
+        end = self.starts[j + 1] - 1 if j + 1 < self.n else len(self.text)
+        return self.text[start:end]
+
+
+def blank_comment(line: str) -> str:
+    """``line`` with its comment turned into blanks (same length)."""
+    code = split_comment(line)
+    return code if len(code) == len(line) else code + " " * (len(line) - len(code))
+
+
+def entry_number(fn: Function) -> int:
+    """The number an unnamed entry block takes: the next after the numbered arguments."""
+    return sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
+
+
+def error_at(src: SourceFile, offset: int, message: str) -> LLNoaliasError:
+    return LLNoaliasError(message, src.location(offset))
+
+
+class LineReader:
+    """What every reader shares: the source, the module being built, its lines, and the
+    references to check once the whole module is read."""
+
+    lines: Lines
+
+    def __init__(self, src: SourceFile) -> None:
+        self.src = src
+        self.mod = Module(src)
+        self.pending_global_refs: list[tuple[str, int]] = []
+        self.pending_local_refs: list[tuple[str, int]] = []
+        self.pending_globals: dict[str, tuple[int, int, str]] = {}
+        self.pending_plain: dict[str, list[tuple[int, int]]] = {}
+        self.names: dict[str, str] = {}
+
+    def _logical(self, i: int, code: str) -> tuple[str, int]:
+        """Join following lines while brackets are open; returns (code, last line index).
+
+        A bracket left open until the end of the file, or until a line that starts a new
+        top-level entity, is an error (else it would swallow every line after it, and the
+        lines llnoalias appends with them)."""
+        lines = self.lines
+        bal = bracket_balance(code)
+        j = i
+        while bal > 0:
+            if j + 1 >= lines.n or _NEW_ENTITY_RE.match(lines.line(j + 1)):
+                off = lines.starts[i] + len(code) - len(code.lstrip())
+                raise error_at(self.src, off, "unbalanced brackets: a '(', '[' or '{' opened here is never closed")
+            j += 1
+            more = split_comment(lines.line(j))
+            code = code + "\n" + more
+            bal += bracket_balance(more)
+        return code, j
+
+
+__all__ = ["NAME", "LineReader", "Lines", "blank_comment", "entry_number", "error_at"]

@@ -1,0 +1,203 @@
+"""The fast path of operand reading: the handful of plain shapes most instructions are
+printed in, read by one regex each. ``read_fast`` returns ``None`` for anything else,
+which the tokenizing parser in ``operands`` then reads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .model import (
+    GlobalRef,
+    Instruction,
+    LocalRef,
+    Module,
+    Ops,
+    PlainConst,
+    TypedValue,
+    UndefConst,
+    Value,
+)
+from .types import VOID, Type, type_of
+
+CAST_OPS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
+            "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "ptrtoaddr"}
+BINARY_OPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or",
+              "xor", "fadd", "fsub", "fmul", "fdiv", "frem"}
+
+_TY = r"(?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?|<\d+ x (?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?)>)"
+_VAL = (r"(?:%[-a-zA-Z$._0-9]+|@[-a-zA-Z$._0-9]+|-?\d+\.\d+(?:e[-+]?\d+)?|0x[KLMHR]?[0-9A-Fa-f]+|-?\d+"
+        r"|true|false|null|undef|poison|zeroinitializer)")
+_END = r"\s*(?:,|$)"
+_FAST_BINOP = re.compile(r"(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)((?: (?:nuw|nsw|exact|disjoint))*) ("
+                         + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_FBINOP = re.compile(r"(fadd|fsub|fmul|fdiv|frem)((?: (?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))*) ("
+                          + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_BR = re.compile(r"br (?:i1 (" + _VAL + r"), label %[-a-zA-Z$._0-9]+, label %[-a-zA-Z$._0-9]+|label %[-a-zA-Z$._0-9]+)"
+                      + r"\s*(?:,\s*!|$)")
+_FAST_RET = re.compile(r"ret (?:void|(" + _TY + ") (" + _VAL + "))" + r"\s*(?:,\s*!|$)")
+_FAST_NO_OPERANDS = re.compile(r"(?:fence(?: syncscope\(\"[^\"]*\"\))? [a-z_]+|unreachable)\s*(?:,\s*!|$)")
+_FAST_CAST = re.compile(r"(trunc|zext|sext|ptrtoint|inttoptr|bitcast|addrspacecast)(?: (?:nuw|nsw|nneg))* ("
+                        + _TY + ") (" + _VAL + ") to (" + _TY + ")" + _END)
+# The indices must run to the end of the instruction (or its attachments): an index the
+# regex cannot read (a constant expression, a quoted name, odd spacing, a line break) must
+# not end the match early, or its provenance would be dropped.
+_ARRAY_TY = r"\[\d+ x (?:\[\d+ x (?:\[\d+ x " + _TY + r"\]|" + _TY + r")\]|" + _TY + r")\]"
+_FAST_GEP = re.compile(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%[-a-zA-Z$._0-9]+|" + _ARRAY_TY
+                       + r"), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + r")*)\s*(?:,\s*!|$)")
+_FAST_IDX = re.compile(", (" + _TY + ") (" + _VAL + ")")
+_FAST_LOAD = re.compile(r"load (" + _TY + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_FAST_STORE = re.compile(r"store (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_FAST_CMP = re.compile(r"icmp(?: samesign)? [a-z]+ (" + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_PHI = re.compile(r"phi (" + _TY + r") ((?:\[ " + _VAL + r", %[-a-zA-Z$._0-9]+ \](?:, )?)+)\s*(?:,\s*!|$)")
+_FAST_PHI_IN = re.compile(r"\[ (" + _VAL + r"), %[-a-zA-Z$._0-9]+ \]")
+_FAST_SELECT = re.compile(r"select i1 (" + _VAL + "), (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_ARG_ATTRS = r"(?: (?:noundef|nonnull|immarg|nocapture|readonly|writeonly|noalias|inreg|zeroext|signext|align \d+))*"
+_FAST_CALL = re.compile(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroext|signext|range\([^()]*\)|fastcc|[a-z_]+cc|nonnull) )*("
+                        + _TY + r"|void) (@[-a-zA-Z$._0-9]+)\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
+                        + r"(?: #\d+)?\s*(?:,|$)")
+_FAST_ARG = re.compile("(" + _TY + ")" + _ARG_ATTRS + " (" + _VAL + ")")
+_RESULT_PREFIX = re.compile(r"\s*(?:%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*")
+
+
+
+def _val(text: str) -> Value:
+    c = text[0]
+    if c == "%":
+        return LocalRef(text)
+    if c == "@":
+        return GlobalRef(text)
+    if text == "undef" or text == "poison":
+        return UndefConst(text)
+    return PlainConst(text)
+
+
+def read_fast(mod: Module, inst: Instruction) -> Ops | None:
+    text = mod.text
+    start = inst.start
+    if inst.opstart >= 0:
+        pos = inst.opstart
+    elif inst.name is not None:
+        m0 = _RESULT_PREFIX.match(text, start, inst.end)
+        if m0 is None:
+            return None
+        pos = m0.end()
+    else:
+        pos = start
+        while text[pos] in " \t":
+            pos += 1
+    op = inst.opcode
+    end = inst.end
+    if op in BINARY_OPS:
+        m = (_FAST_FBINOP if op[0] == "f" else _FAST_BINOP).match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("binop")
+        g_op, flags, g_ty, g_a, g_b = m.groups()
+        ops.flags = (g_op, *flags.split()) if flags else (g_op,)
+        ty = type_of(g_ty)
+        ops.operands = [(ty, _val(g_a)), (ty, _val(g_b))]
+        ops.result_type = ty
+        return ops
+    if op == "br":
+        m = _FAST_BR.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("other")
+        ops.flags = ("br",)
+        ops.operands = [] if m.group(1) is None else [(type_of("i1"), _val(m.group(1)))]
+        return ops
+    if op == "ret":
+        m = _FAST_RET.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("other")
+        ops.flags = ("ret",)
+        ops.operands = [] if m.group(1) is None else [(type_of(m.group(1)), _val(m.group(2)))]
+        return ops
+    if op == "fence" or op == "unreachable":
+        if _FAST_NO_OPERANDS.match(text, pos, end) is None:
+            return None
+        ops = Ops("other")
+        ops.flags = (op,)
+        return ops
+    if op in CAST_OPS:
+        m = _FAST_CAST.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("cast")
+        g_op, g_sty, g_v, g_dty = m.groups()
+        ops.flags = (g_op,)
+        ops.operands = [(type_of(g_sty), _val(g_v))]
+        ops.result_type = type_of(g_dty)
+        return ops
+    if op == "getelementptr":
+        m = _FAST_GEP.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("gep")
+        ops.flags = tuple(m.group(1).split())
+        ops.source_type = type_of(m.group(2))
+        bty = type_of(m.group(3))
+        operands: list[TypedValue] = [(bty, _val(m.group(4)))]
+        for im in _FAST_IDX.finditer(m.group(5)):
+            operands.append((type_of(im.group(1)), _val(im.group(2))))
+        ops.operands = operands
+        ops.result_type = bty
+        return ops
+    if op == "load":
+        m = _FAST_LOAD.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("load")
+        g_ty, g_pty, g_p = m.groups()
+        ops.result_type = type_of(g_ty)
+        ops.operands = [(type_of(g_pty), _val(g_p))]
+        return ops
+    if op == "store":
+        m = _FAST_STORE.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("store")
+        g_vty, g_v, g_pty, g_p = m.groups()
+        ops.operands = [(type_of(g_vty), _val(g_v)), (type_of(g_pty), _val(g_p))]
+        return ops
+    if op == "icmp":
+        m = _FAST_CMP.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("cmp")
+        ty = type_of(m.group(1))
+        ops.operands = [(ty, _val(m.group(2))), (ty, _val(m.group(3)))]
+        ops.result_type = Type("int", bits=1)
+        return ops
+    if op == "phi":
+        m = _FAST_PHI.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("phi")
+        ty = type_of(m.group(1))
+        ops.result_type = ty
+        ops.incoming = [_val(v) for v in _FAST_PHI_IN.findall(m.group(2))]
+        ops.operands = [(ty, v) for v in ops.incoming]
+        return ops
+    if op == "call":
+        m = _FAST_CALL.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("call")
+        ops.result_type = VOID if m.group(1) == "void" else type_of(m.group(1))
+        ops.callee = GlobalRef(m.group(2))
+        ops.operands = [(type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
+        return ops
+    if op == "select":
+        m = _FAST_SELECT.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("select")
+        a_ty = type_of(m.group(2))
+        ops.operands = [(Type("int", bits=1), _val(m.group(1))), (a_ty, _val(m.group(3))),
+                        (type_of(m.group(4)), _val(m.group(5)))]
+        ops.result_type = a_ty
+        return ops
+    return None

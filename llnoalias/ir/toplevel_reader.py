@@ -1,0 +1,285 @@
+"""The top-level reader: globals, declarations, named types, metadata nodes and named
+metadata, attribute groups, the target lines; function definitions are handed to the
+header and body readers. At the end it resolves the references every reader collected and
+finds the kernels ``!nvvm.annotations`` names."""
+
+from __future__ import annotations
+
+import re
+
+from .body_reader import BodyReader
+from .header_reader import HeaderReader
+from .lexer import bracket_balance, canon_name, split_comment, tokenize
+from .lines import NAME, blank_comment, error_at
+from .model import Declaration, Global
+from .types import Type, TypeParser
+
+_RESULT_RE = re.compile(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
+_OPCODE_RE = re.compile(r"[a-z_]+")
+_MD_DEF_RE = re.compile(r"!(\d+)\s*=")
+_MD_ID_RE = re.compile(r"!(\d+)")
+_NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
+_ATTR_GROUP_RE = re.compile(r"attributes\s+(#\d+)\s*=")
+_TRIPLE_RE = re.compile(r'target\s+triple\s*=\s*"([^"]*)"')
+_LAYOUT_RE = re.compile(r'target\s+datalayout\s*=\s*"([^"]*)"')
+
+TOP_LEVEL_WORDS = {"source_filename", "target", "module", "attributes", "declare", "define",
+                   "uselistorder", "uselistorder_bb", "deplibs"}
+
+INSTRUCTION_WORDS = {
+    "ret", "br", "switch", "indirectbr", "invoke", "resume", "unreachable", "cleanupret", "catchret",
+    "catchswitch", "callbr", "fneg", "add", "fadd", "sub", "fsub", "mul", "fmul", "udiv", "sdiv", "fdiv",
+    "urem", "srem", "frem", "shl", "lshr", "ashr", "and", "or", "xor", "extractelement",
+    "insertelement", "shufflevector", "extractvalue", "insertvalue", "alloca", "load", "store", "fence",
+    "cmpxchg", "atomicrmw", "getelementptr", "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui",
+    "fptosi", "uitofp", "sitofp", "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "icmp", "fcmp",
+    "phi", "select", "freeze", "call", "tail", "musttail", "notail", "va_arg", "landingpad", "catchpad",
+    "cleanuppad",
+}
+
+LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
+            "extern_weak", "linkonce_odr", "weak_odr", "external"}
+
+
+class TopLevelReader(HeaderReader, BodyReader):
+    """Reads the module's top-level entities, one at a time."""
+
+    def _top_level(self, i: int, raw: str, start: int) -> int:
+        src = self.src
+        code = split_comment(raw)
+        lead = len(code) - len(code.lstrip())
+        s = code.strip()
+        off = start + lead
+        first = s[0]
+        lineno = i + 1
+        if first == "@":
+            code2, j = self._logical(i, code)
+            self._global(code2, off, lineno)
+            return j + 1
+        if first == "!":
+            code2, j = self._logical(i, code)
+            m = _MD_DEF_RE.match(s)
+            if m:
+                mid = int(m.group(1))
+                if mid in self.mod.metadata:
+                    raise error_at(src, off, f"redefinition of metadata '!{mid}'")
+                self.mod.metadata[mid] = off
+                if j != i:
+                    self.mod.metadata_ends[mid] = self.lines.code_end(j)
+                return j + 1
+            m2 = _NAMED_MD_RE.match(s)
+            if m2:
+                end = self.lines.code_end(j)
+                self.mod.named_metadata[m2.group(1)] = (off, end)
+                return j + 1
+            raise error_at(src, off, "expected a metadata definition '!N = ...' or '!name = ...'")
+        if first == "%":
+            code2, j = self._logical(i, code)
+            m = re.match(r"(%" + NAME + r")\s*=\s*type\b", s)
+            if m:
+                toks = tokenize(code2)
+                # tokens: %T = type <type>
+                got = TypeParser(toks).parse(3) if len(toks) > 3 else None
+                self.mod.named_types[canon_name(m.group(1))] = got[0] if got else Type("other", name="opaque")
+                return j + 1
+            if _RESULT_RE.match(s):
+                raise error_at(src, off, "instruction outside of a function")
+            raise error_at(src, off, "expected a top-level entity")
+        if first in "$^":
+            code2, j = self._logical(i, code)
+            return j + 1
+        if first == "}":
+            raise error_at(src, off, "unexpected '}' outside of a function")
+        if first == "#":
+            raise error_at(src, off, "debug record outside of a function")
+        m = _OPCODE_RE.match(s)
+        word = m.group() if m else ""
+        if word == "define":
+            return self._function(i, raw, start, off)
+        if word == "declare":
+            code2, j = self._logical(i, code)
+            self._declare(code2, off, lineno)
+            return j + 1
+        if word == "attributes":
+            code2, j = self._logical(i, code)
+            ma = _ATTR_GROUP_RE.match(s)
+            if ma:
+                end = self.lines.code_end(j)
+                self.mod.attribute_groups[ma.group(1)] = (off, end)
+            return j + 1
+        if word == "target":
+            mt = _TRIPLE_RE.match(s)
+            if mt:
+                self.mod.triple = mt.group(1)
+            ml = _LAYOUT_RE.match(s)
+            if ml:
+                self.mod.datalayout = ml.group(1)
+            return i + 1
+        if word in TOP_LEVEL_WORDS:
+            code2, j = self._logical(i, code)
+            return j + 1
+        if word in INSTRUCTION_WORDS:
+            raise error_at(src, off, "instruction outside of a function")
+        raise error_at(src, off, "expected a top-level entity (this does not look like LLVM IR)")
+
+    def _global(self, code: str, off: int, lineno: int) -> None:
+        toks = tokenize(code.strip(), off)
+        name = canon_name(toks[0].text)
+        if name in self.mod.globals or name in self.mod.functions_by_name:
+            raise error_at(self.src, off, f"redefinition of global '{name}'")
+        if len(toks) < 3 or toks[1].text != "=":
+            raise error_at(self.src, off, f"expected '=' after '{name}'")
+        pos = 2
+        linkage = ""
+        addrspace = 0
+        kind = "variable"
+        is_constant = False
+        while pos < len(toks):
+            t = toks[pos].text
+            if t in LINKAGES:
+                linkage = t
+            elif t == "addrspace" and pos + 3 < len(toks) and toks[pos + 1].text == "(":
+                try:
+                    addrspace = int(toks[pos + 2].text)
+                except ValueError:
+                    addrspace = -1
+                pos += 3
+            elif t in ("global", "constant"):
+                is_constant = t == "constant"
+                pos += 1
+                break
+            elif t in ("alias", "ifunc"):
+                kind = t
+                pos += 1
+                break
+            pos += 1
+        gty: Type | None = None
+        has_init = False
+        refs_globals = False
+        if kind == "variable":
+            got = TypeParser(toks).parse(pos)
+            if got is not None:
+                gty, pos = got
+                # An initializer follows unless the next token is ',' (section, align...) or the end.
+                has_init = pos < len(toks) and toks[pos].text != ","
+                if has_init:
+                    depth = 0
+                    for t2 in toks[pos:]:
+                        if t2.text in "([{<":
+                            depth += 1
+                        elif t2.text in ")]}>":
+                            depth -= 1
+                        elif t2.text == "," and depth == 0:
+                            break
+                        elif t2.kind == "global":
+                            refs_globals = True
+                            self.pending_global_refs.append((canon_name(t2.text), t2.start))
+        else:
+            for t2 in toks[pos:]:
+                if t2.kind == "global":
+                    self.pending_global_refs.append((canon_name(t2.text), t2.start))
+        self.mod.globals[name] = Global(name, lineno, off, addrspace, gty, linkage, has_init, is_constant,
+                                        refs_globals, kind)
+
+    def _declare(self, code: str, off: int, lineno: int) -> None:
+        toks = tokenize(code.strip(), off)
+        for k, t in enumerate(toks):
+            if t.kind == "global" and k + 1 < len(toks) and toks[k + 1].text == "(":
+                ret = None
+                # the return type is the longest type parse that ends right before the name
+                for p in range(1, k):
+                    got = TypeParser(toks).parse(p)
+                    if got is not None and got[1] == k:
+                        ret = got[0]
+                        break
+                dname = canon_name(t.text)
+                if dname not in self.mod.declarations:
+                    self.mod.declarations[dname] = Declaration(dname, lineno, ret)
+                return
+        raise error_at(self.src, off, "expected a function name in 'declare'")
+
+    # ------------------------------------------------------------- functions
+    def _function(self, i: int, raw: str, start: int, off: int) -> int:
+        src = self.src
+        lines = self.lines
+        n = lines.n
+        # The header runs until the '{' that opens the body. Its comments are blanked,
+        # not cut, so that an offset into it is an offset into the line's text: where an
+        # attribute is added to a parameter on a later line.
+        code = blank_comment(raw)
+        j = i
+        bal = bracket_balance(code)
+        while not (bal == 1 and code.rstrip().endswith("{")):
+            if bal > 1 and code.rstrip().endswith("{"):
+                break
+            j += 1
+            if j >= n:
+                raise error_at(src, off, "expected '{' to start the function body")
+            more = blank_comment(lines.line(j))
+            ms = more.strip()
+            if ms.startswith("define") or ms.startswith("declare"):
+                raise error_at(src, off, "expected '{' to start the function body")
+            code = code + "\n" + more
+            bal += bracket_balance(more)
+        fn = self._header(code[: code.rstrip().rfind("{")], start, i + 1, off)
+        if fn.name in self.mod.functions_by_name or fn.name in self.mod.globals:
+            raise error_at(src, off, f"redefinition of function '{fn.name}'")
+        self.mod.functions.append(fn)
+        self.mod.functions_by_name[fn.name] = fn
+        return self._body(fn, j + 1, off)
+
+    def _resolve_pending(self) -> None:
+        mod = self.mod
+        for ref, pos in self.pending_local_refs:
+            if ref not in mod.named_types:
+                raise error_at(self.src, pos, f"use of undefined value '{ref}'")
+        for ref, pos in self.pending_global_refs:
+            if not mod.is_defined_symbol(ref):
+                raise error_at(self.src, pos, f"use of undefined value '{ref}'")
+        undefined: list[tuple[int, str]] = []
+        for name, (start, end, ref) in self.pending_globals.items():
+            if not mod.is_defined_symbol(name):
+                undefined.append((self._ref_position(ref, start, end), name))
+                break
+        for name, spans in self.pending_plain.items():
+            if mod.is_defined_symbol(name):
+                continue
+            # seen by the plain scan of a body, which also reads comments and strings:
+            # an error only where the exact scan finds it used
+            for start, end in spans:
+                used = self._exact_globals(start, end).get(name)
+                if used is not None:
+                    undefined.append((self._ref_position(used, start, end), name))
+                    break
+        if undefined:
+            pos, name = min(undefined)
+            raise error_at(self.src, pos, f"use of undefined value '{name}'")
+
+    def _find_kernels(self) -> None:
+        mod = self.mod
+        span = mod.named_metadata.get("nvvm.annotations")
+        if span is None:
+            return
+        text = mod.text[span[0]:span[1]]
+        for mid_s in _MD_ID_RE.findall(text[text.find("=") + 1:]):
+            node_text = mod.metadata_text(int(mid_s))
+            if node_text is None or '!"kernel"' not in node_text:
+                continue
+            for tok in tokenize(node_text):
+                if tok.kind == "global":
+                    fn = mod.functions_by_name.get(canon_name(tok.text))
+                    if fn is not None:
+                        fn.is_kernel = True
+                    break
+
+    def _max_metadata_id(self) -> None:
+        # Every '!N' anywhere (strings included: a superset only raises the bound).
+        best = -1
+        for m in _MD_ID_RE.finditer(self.src.text):
+            v = int(m.group(1))
+            if v > best:
+                best = v
+        self.mod.max_metadata_id = best
+
+
+__all__ = ["INSTRUCTION_WORDS", "LINKAGES", "TOP_LEVEL_WORDS", "TopLevelReader"]
