@@ -2,7 +2,8 @@
 write ``!alias.scope`` / ``!noalias`` metadata that LLVM's code generators use.
 
 The Python API is :func:`annotate` (see :mod:`llnoalias.api`); it is imported on first use,
-so ``import llnoalias`` costs nothing until then.
+so ``import llnoalias`` costs nothing until then. :mod:`llnoalias.triton` is the Triton
+compile hook (``llnoalias.triton.enable()``); importing llnoalias never imports Triton.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ _LAZY = {"annotate": "api", "AnnotateOptions": "options", "AnnotateResult": "tra
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name == "triton":  # the compile hook; it imports Triton itself only in enable()
+        return importlib.import_module(".triton", __name__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'llnoalias' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

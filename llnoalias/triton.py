@@ -1,0 +1,181 @@
+"""The Triton compile hook (SPEC section 9): annotate the ``llir`` stage before code generation.
+
+    >>> import llnoalias.triton
+    >>> llnoalias.triton.enable(lds="all")      # every later triton compile is annotated
+    >>> llnoalias.triton.disable()
+
+:func:`enable` installs a hook as ``triton.knobs.runtime.add_stages_inspection_hook``.
+Triton calls that hook two ways:
+
+- with no arguments, for a ``(key, hash)`` pair that ``triton.compile`` appends to its cache
+  key and ``JITFunction`` adds to a kernel's specialization. Ours names llnoalias's version, a
+  digest of its source files and the options, so a kernel compiled with other options or by
+  another llnoalias is not taken from the cache;
+- with ``(backend, stages, options, language, capability)`` from a backend's ``add_stages``:
+  we replace ``stages["llir"]`` with a function that runs the original and passes its text
+  through :func:`llnoalias.annotate` before the next stage (``amdgcn`` or ``ptx``) reads it.
+
+A hook that was installed before ours is kept and called first (its key is part of ours), and
+:func:`disable` puts it back. When the text cannot be annotated the compile goes on with the
+unannotated text and a :class:`LLNoaliasWarning` says why: the hook never breaks a compile
+unless ``strict=True``. Importing this module does not import Triton; :func:`enable` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from .options import AnnotateOptions
+
+#: a compile stage as a backend's ``add_stages`` writes it: ``(module, metadata) -> module``
+Stage = Callable[[Any, dict[str, Any]], Any]
+
+
+class LLNoaliasWarning(UserWarning):
+    """The hook left one kernel's LLVM IR unannotated (the message says why)."""
+
+
+@dataclass(frozen=True)
+class _Hook:
+    """What Triton calls: see the module's docstring for the two ways."""
+
+    options: AnnotateOptions
+    strict: bool
+    previous: Any  # the hook that was installed before ours, or None
+
+    def key(self) -> str:
+        o = self.options
+        may_alias = ";".join(",".join(map(str, g)) for g in o.may_alias)
+        return (f"llnoalias-{_version()}-{_source_digest()}-lds={o.lds}-args={o.args}"
+                f"-may_alias={may_alias}-regions={int(o.regions)}-strict={int(self.strict)}")
+
+    def __call__(self, *args: Any) -> Any:
+        if not args:
+            key = self.key()
+            if self.previous is not None:
+                prev_key, _ = self.previous()
+                key = f"{prev_key}+{key}"
+            return key, hashlib.sha256(key.encode("utf-8")).hexdigest()
+        if self.previous is not None:
+            self.previous(*args)
+        stages = args[1]
+        inner = stages.get("llir")
+        if inner is not None:
+            stages["llir"] = self.wrap(inner)
+        return None
+
+    def wrap(self, inner: Stage) -> Stage:
+        def llir_then_annotate(src: Any, metadata: dict[str, Any]) -> Any:
+            return self.annotate(inner(src, metadata), metadata)
+
+        return llir_then_annotate
+
+    def annotate(self, text: Any, metadata: dict[str, Any]) -> Any:
+        """The stage's output annotated; the output itself when it cannot be."""
+        if not isinstance(text, str):
+            return text  # not textual IR (a newer Triton's module object): leave it
+        from .api import annotate
+        from .diagnostics import LLNoaliasError
+
+        name = metadata.get("name") if isinstance(metadata, dict) else None
+        path = f"<triton llir {name}>" if name else "<triton llir>"
+        try:
+            return annotate(text, path=path, options=self.options, report=False).text
+        except LLNoaliasError as err:
+            if self.strict:
+                raise
+            warnings.warn(f"llnoalias: kernel left unannotated: {err.format()}",
+                          LLNoaliasWarning, stacklevel=2)
+        except Exception as err:  # a bug in llnoalias must not cost the user the compile
+            if self.strict:
+                raise
+            warnings.warn(f"llnoalias: kernel left unannotated after an internal error "
+                          f"({type(err).__name__}: {err}); please report it",
+                          LLNoaliasWarning, stacklevel=2)
+        return text
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+@cache
+def _source_digest() -> str:
+    """A digest of llnoalias's own source files, so that an edited checkout (same version)
+    does not reuse kernels that an older one annotated. Computed once per process."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _knobs() -> Any:
+    try:
+        import triton
+    except ImportError as err:
+        raise ImportError("llnoalias.triton needs Triton: pip install 'llnoalias[triton]' "
+                          f"(importing triton failed: {err})") from err
+    knobs = getattr(triton, "knobs", None)
+    runtime = getattr(knobs, "runtime", None)
+    if runtime is None or not hasattr(runtime, "add_stages_inspection_hook"):
+        raise ImportError(f"this Triton ({getattr(triton, '__version__', '?')}) has no "
+                          "triton.knobs.runtime.add_stages_inspection_hook; llnoalias.triton "
+                          "needs Triton 3.5 or later")
+    return runtime
+
+
+def enable(*, lds: str = "dynamic", args: str = "auto",
+           may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
+           options: AnnotateOptions | None = None, strict: bool = False) -> None:
+    """Annotate the LLVM IR of every later Triton compile in this process.
+
+    The keywords are :func:`llnoalias.annotate`'s (``options=`` instead of the four);
+    ``strict=True`` lets an annotation error fail the compile instead of warning. Bad options
+    raise here, not at the first compile. Calling it again replaces the options.
+    """
+    if options is None:
+        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),  # type: ignore[arg-type]
+                                  regions=regions)
+    elif not isinstance(options, AnnotateOptions):
+        raise TypeError(f"options must be an AnnotateOptions, not {type(options).__name__}")
+    if not isinstance(regions, bool) or not isinstance(strict, bool):
+        raise TypeError("regions and strict must be True or False")
+    runtime = _knobs()
+    current = runtime.add_stages_inspection_hook
+    previous = current.previous if isinstance(current, _Hook) else current
+    runtime.add_stages_inspection_hook = _Hook(options, strict, previous)
+
+
+def disable() -> None:
+    """Remove the hook (a hook installed before :func:`enable` comes back); a no-op when it
+    is not installed or Triton is missing."""
+    try:
+        runtime = _knobs()
+    except ImportError:
+        return
+    current = runtime.add_stages_inspection_hook
+    if isinstance(current, _Hook):
+        runtime.add_stages_inspection_hook = current.previous
+
+
+def enabled() -> AnnotateOptions | None:
+    """The options of the installed hook, or ``None`` when it is not installed."""
+    try:
+        runtime = _knobs()
+    except ImportError:
+        return None
+    current = runtime.add_stages_inspection_hook
+    return current.options if isinstance(current, _Hook) else None
+
+
+__all__ = ["LLNoaliasWarning", "disable", "enable", "enabled"]

@@ -1,0 +1,217 @@
+"""``llnoalias.triton``: the Triton compile hook (SPEC section 9, issue 12).
+
+The first half runs against a small stand-in for ``triton`` put into ``sys.modules``, so the
+hook's protocol is tested everywhere; the second half compiles real kernels ahead of time with
+the installed Triton (no GPU needed: Triton ships its LLVM, and ptxas for NVIDIA) and skips
+when Triton is missing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import llnoalias
+import llnoalias.triton as hook
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "lds" / "two_bases_int.ll"
+BAD_IR = "define void @k() {\n  %a = add i32 %nope, 1\n  ret void\n}\n"
+
+
+# --- the hook's protocol, against a stand-in for triton -----------------------------------
+
+@pytest.fixture
+def fake_triton(monkeypatch: pytest.MonkeyPatch) -> types.SimpleNamespace:
+    """A ``triton`` module with just ``knobs.runtime.add_stages_inspection_hook``."""
+    runtime = types.SimpleNamespace(add_stages_inspection_hook=None)
+    mod = types.ModuleType("triton")
+    mod.knobs = types.SimpleNamespace(runtime=runtime)  # type: ignore[attr-defined]
+    mod.__version__ = "0.0-fake"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "triton", mod)
+    return runtime
+
+
+def add_stages(runtime: types.SimpleNamespace, llir_text: str) -> dict[str, Any]:
+    """What a backend's ``add_stages`` does: write its stages, then call the hook."""
+    seen: list[str] = []
+    stages: dict[str, Any] = {
+        "ttgir": lambda src, md: src,
+        "llir": lambda src, md: llir_text,
+        "amdgcn": lambda src, md: seen.append(src) or "asm",
+    }
+    if runtime.add_stages_inspection_hook is not None:
+        runtime.add_stages_inspection_hook(object(), stages, object(), "triton", None)
+    stages["_seen"] = seen
+    return stages
+
+
+def run_stages(stages: dict[str, Any]) -> str:
+    """Run the pipeline as ``triton.compile`` does; return what the codegen stage read."""
+    module: Any = "ttgir-module"
+    metadata: dict[str, Any] = {}
+    for name in ("ttgir", "llir", "amdgcn"):
+        module = stages[name](module, metadata)
+    seen: list[str] = stages["_seen"]
+    assert len(seen) == 1
+    return seen[0]
+
+
+def test_llir_stage_is_annotated_before_codegen(fake_triton: types.SimpleNamespace) -> None:
+    text = FIXTURE.read_text()
+    want = llnoalias.annotate(text).text
+    assert want != text
+    assert run_stages(add_stages(fake_triton, text)) == text  # no hook: untouched
+    hook.enable()
+    stages = add_stages(fake_triton, text)
+    got = run_stages(stages)
+    assert "!alias.scope" in got and got == want
+    assert stages["ttgir"]("x", {}) == "x"  # other stages are not wrapped
+
+
+def test_options_reach_annotate(fake_triton: types.SimpleNamespace) -> None:
+    text = FIXTURE.read_text()
+    hook.enable(lds="off", args="off")
+    assert run_stages(add_stages(fake_triton, text)) == text
+    hook.enable(lds="all", args="noalias", may_alias=["0,1"], regions=False)
+    want = llnoalias.annotate(text, lds="all", args="noalias", may_alias=["0,1"], regions=False)
+    assert run_stages(add_stages(fake_triton, text)) == want.text
+    assert hook.enabled() == llnoalias.AnnotateOptions(lds="all", args="noalias",
+                                                      may_alias=((0, 1),), regions=False)
+
+
+def key_of(runtime: types.SimpleNamespace) -> tuple[str, str]:
+    key, digest = runtime.add_stages_inspection_hook()
+    assert isinstance(key, str) and isinstance(digest, str) and len(digest) == 64
+    return key, digest
+
+
+def test_cache_key_changes_with_options_and_version(fake_triton: types.SimpleNamespace,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    hook.enable()
+    default = key_of(fake_triton)
+    assert llnoalias.__version__ in default[0]
+    hook.enable()
+    assert key_of(fake_triton) == default  # same options: same key, the cache is reused
+    keys = {default}
+    for kw in ({"lds": "all"}, {"args": "noalias"}, {"may_alias": ["0,2"]}, {"regions": False},
+               {"strict": True}):
+        hook.enable(**kw)  # type: ignore[arg-type]
+        keys.add(key_of(fake_triton))
+    assert len(keys) == 6
+    hook.enable()
+    monkeypatch.setattr(llnoalias, "__version__", "99.0")
+    assert key_of(fake_triton)[1] != default[1]
+    assert "99.0" in key_of(fake_triton)[0]
+
+
+def test_disable_removes_the_hook_and_keeps_one_installed_before(
+        fake_triton: types.SimpleNamespace) -> None:
+    calls: list[str] = []
+
+    def theirs(*args: Any) -> Any:
+        if not args:
+            return "theirs-key", "0" * 64
+        calls.append("stages")
+        args[1]["ttgir"] = lambda src, md: "theirs"
+        return None
+
+    fake_triton.add_stages_inspection_hook = theirs
+    hook.enable()
+    hook.enable(lds="all")  # enabling twice does not stack two of ours
+    key, _ = key_of(fake_triton)
+    assert key.startswith("theirs-key+llnoalias-") and key.count("llnoalias-") == 1
+    stages = add_stages(fake_triton, FIXTURE.read_text())
+    assert calls == ["stages"] and stages["ttgir"]("x", {}) == "theirs"
+    assert "!alias.scope" in run_stages(stages)
+    hook.disable()
+    assert fake_triton.add_stages_inspection_hook is theirs
+    assert hook.enabled() is None
+    hook.disable()  # not installed: nothing happens
+    assert fake_triton.add_stages_inspection_hook is theirs
+
+
+def test_bad_ir_falls_back_with_a_warning(fake_triton: types.SimpleNamespace) -> None:
+    hook.enable()
+    stages = add_stages(fake_triton, BAD_IR)
+    with pytest.warns(hook.LLNoaliasWarning, match=r"unannotated: llnoalias: <triton llir>:2:"):
+        assert run_stages(stages) == BAD_IR
+    hook.enable(strict=True)
+    with pytest.raises(llnoalias.LLNoaliasError):
+        run_stages(add_stages(fake_triton, BAD_IR))
+
+
+def test_an_internal_error_falls_back_too(fake_triton: types.SimpleNamespace,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import llnoalias.api
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(llnoalias.api, "annotate", boom)
+    hook.enable()
+    text = FIXTURE.read_text()
+    with pytest.warns(hook.LLNoaliasWarning, match="internal error.*boom"):
+        assert run_stages(add_stages(fake_triton, text)) == text
+    hook.enable(strict=True)
+    with pytest.raises(RuntimeError, match="boom"):
+        run_stages(add_stages(fake_triton, text))
+
+
+def test_a_stage_output_that_is_not_text_is_left_alone(fake_triton: types.SimpleNamespace) -> None:
+    hook.enable()
+    stages = add_stages(fake_triton, "")
+    stages["llir"] = hook._Hook(llnoalias.AnnotateOptions(), False, None).wrap(lambda s, m: b"\x00")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert stages["llir"]("m", {}) == b"\x00"
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"lds": "some"}, ValueError), ({"args": "restrict"}, ValueError),
+    ({"may_alias": ["0"]}, ValueError), ({"regions": "yes"}, TypeError),
+    ({"strict": 1}, TypeError), ({"options": {"lds": "all"}}, TypeError),
+    ({"lsd": "all"}, TypeError),
+])
+def test_bad_options_raise_at_enable(fake_triton: types.SimpleNamespace, kwargs: dict[str, Any],
+                                     error: type[Exception]) -> None:
+    with pytest.raises(error):
+        hook.enable(**kwargs)
+    assert fake_triton.add_stages_inspection_hook is None
+
+
+def test_missing_triton_is_a_clear_import_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "triton", None)  # makes `import triton` fail
+    with pytest.raises(ImportError, match=r"pip install 'llnoalias\[triton\]'"):
+        hook.enable()
+    hook.disable()  # nothing to remove: no error
+    assert hook.enabled() is None
+
+
+def test_an_old_triton_without_the_hook_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    mod = types.ModuleType("triton")
+    mod.__version__ = "3.1.0"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "triton", mod)
+    with pytest.raises(ImportError, match="add_stages_inspection_hook"):
+        hook.enable()
+
+
+def test_importing_llnoalias_does_not_import_triton() -> None:
+    code = ("import sys, llnoalias, llnoalias.triton\n"
+            "assert llnoalias.triton.enable\n"
+            "assert 'triton' not in sys.modules, 'triton imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_hook_left_behind() -> Any:
+    yield
+    triton = sys.modules.get("triton")
+    runtime = getattr(getattr(triton, "knobs", None), "runtime", None)
+    if runtime is not None and isinstance(runtime.add_stages_inspection_hook, hook._Hook):
+        runtime.add_stages_inspection_hook = runtime.add_stages_inspection_hook.previous
