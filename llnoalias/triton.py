@@ -129,8 +129,8 @@ def _knobs() -> Any:
     runtime = getattr(knobs, "runtime", None)
     if runtime is None or not hasattr(runtime, "add_stages_inspection_hook"):
         raise ImportError(f"this Triton ({getattr(triton, '__version__', '?')}) has no "
-                          "triton.knobs.runtime.add_stages_inspection_hook; llnoalias.triton "
-                          "needs Triton 3.5 or later")
+                          "triton.knobs.runtime.add_stages_inspection_hook, which llnoalias.triton "
+                          "needs (it is tested with Triton 3.9)")
     return runtime
 
 
