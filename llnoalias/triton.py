@@ -24,6 +24,7 @@ unless ``strict=True``. Importing this module does not import Triton; :func:`ena
 from __future__ import annotations
 
 import hashlib
+import re
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from .options import AnnotateOptions
+
+#: the first function a module defines, to name the kernel in warnings
+_KERNEL_NAME = re.compile(r"^define [^@\n]*@\"?([-\w.$]+)", re.MULTILINE)
 
 #: a compile stage as a backend's ``add_stages`` writes it: ``(module, metadata) -> module``
 Stage = Callable[[Any, dict[str, Any]], Any]
@@ -78,13 +82,15 @@ class _Hook:
 
     def annotate(self, text: Any, metadata: dict[str, Any]) -> Any:
         """The stage's output annotated; the output itself when it cannot be."""
-        if not isinstance(text, str):
-            return text  # not textual IR (a newer Triton's module object): leave it
+        if not isinstance(text, str):  # a Triton whose llir stage returns a module object
+            warnings.warn(f"llnoalias: the llir stage returned {type(text).__name__}, not "
+                          "LLVM IR text; kernel left unannotated", LLNoaliasWarning, stacklevel=2)
+            return text
         from .api import annotate
         from .diagnostics import LLNoaliasError
 
-        name = metadata.get("name") if isinstance(metadata, dict) else None
-        path = f"<triton llir {name}>" if name else "<triton llir>"
+        kernel = _KERNEL_NAME.search(text)
+        path = f"<triton llir {kernel.group(1)}>" if kernel else "<triton llir>"
         try:
             return annotate(text, path=path, options=self.options, report=False).text
         except LLNoaliasError as err:
