@@ -287,3 +287,17 @@ def test_ptxas_arch_from_ptx() -> None:
 def test_nvptx_cubin_needs_a_gpu() -> None:
     with pytest.raises(LLNoaliasError, match="--mcpu"):
         codegen.generate(NVPTX_KERNEL.replace('"target-cpu"="sm_90"', ""), emit="obj")
+
+
+def test_nvptx_without_cpu_gets_sm80_and_a_note() -> None:
+    # Triton keeps its GPU outside the IR; LLVM's own default (sm_30-era) cannot select shfl.sync.
+    text = NVPTX_KERNEL.replace('attributes #0 = { "target-cpu"="sm_90" }', "attributes #0 = { nounwind }")
+    text = text.replace("  ret void", "  %s = call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %i, i32 1, i32 31)\n"
+                        "  ret void")
+    text += "declare i32 @llvm.nvvm.shfl.sync.bfly.i32(i32, i32, i32, i32)\n"
+    notes: list[str] = []
+    ptx = codegen.generate(text, notes=notes, fallback=False).decode()
+    assert ".target sm_80" in ptx and "shfl.sync.bfly" in ptx
+    assert any("generating PTX for sm_80" in n for n in notes)
+    with pytest.raises(LLNoaliasError, match="a cubin needs one"):
+        codegen.generate(text, emit="obj")

@@ -12,6 +12,7 @@ triple that was inferred, the rewrites, the llc that was used) is appended to ``
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 
@@ -27,6 +28,9 @@ EMIT_KINDS = ("asm", "obj")
 LLC_ENV = "LLNOALIAS_LLC"
 #: Names looked up on PATH after ``$LLNOALIAS_LLC``, newest LLVM first after plain ``llc``.
 LLC_NAMES = ("llc", *(f"llc-{v}" for v in range(24, 18, -1)))
+#: The GPU for an NVPTX module that names none (Triton keeps its target outside the IR):
+#: PTX for sm_80 also runs, compiled by the driver, on every later GPU.
+DEFAULT_NVPTX_CPU = "sm_80"
 #: ROCm's LLVM, looked at last.
 ROCM_LLC = "/opt/rocm/llvm/bin/llc"
 
@@ -84,8 +88,10 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
             raise LLNoaliasError(
                 "the NVPTX module names no GPU (no \"target-cpu\" attribute); a cubin needs one: "
                 "pass --mcpu (for example --mcpu=sm_90)")
-        said.append("the NVPTX module names no GPU (no \"target-cpu\" attribute); the PTX is for the code "
-                    "generator's default target; pass --mcpu (for example --mcpu=sm_90) to choose one")
+        said.append(f"the NVPTX module names no GPU (no \"target-cpu\" attribute); generating PTX for "
+                    f"{DEFAULT_NVPTX_CPU}, which later GPUs run too; pass --mcpu (for example --mcpu=sm_90) to "
+                    "choose another")
+        target = dataclasses.replace(target, cpu=DEFAULT_NVPTX_CPU)
     run = _Codegen(ir_text, target, llc, llc_args, timeout, optimize, fallback, said)
     if target.is_nvptx and emit == "obj":
         ptx = run("asm").decode("utf-8", "surrogateescape")
@@ -151,7 +157,6 @@ class _Codegen:
 
 
 def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+    """The first line that says 'error', else the first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
