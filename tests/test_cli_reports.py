@@ -220,8 +220,8 @@ def test_stats_ll_compiles_twice(tmp_path: Path, fake: FakeBackends) -> None:
     assert doc["files"][1]["kernels"]["k"]["vmcnt"] == 1
     assert doc["diff"]["kernels"]["k"]["vmcnt"] == {"a": 3, "b": 1, "delta": -2}
     assert fake.generate_calls == [
-        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": False},
-        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": True},
+        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": False, "triple": None},
+        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": True, "triple": None},
     ]
     [options] = fake.annotate_calls
     assert options is not None and options.args == "noalias" and options.lds == "dynamic"
