@@ -141,3 +141,27 @@ def test_bridge_never_changes_what_llnoalias_writes(rel: str, tmp_path: Path,
     # with the bridge the output verifies (no note); without it, llnoalias says it could not
     assert "not verified" not in notes[0]
     assert re.search("not verified", notes[1])
+
+
+NEWER_SYNTAX_LLVM22_READS = """\
+target triple = "amdgcn-amd-amdhsa"
+define amdgpu_kernel void @k(ptr addrspace(1) captures(none) %p, i32 %a, i32 %b) #0 {
+  %c = icmp samesign ult i32 %a, %b
+  %q = getelementptr nusw nuw i8, ptr addrspace(1) %p, i64 4
+  %i = ptrtoaddr ptr addrspace(1) %q to i64
+  %v = select i1 %c, <2 x i32> splat (i32 1), <2 x i32> zeroinitializer
+  store <2 x i32> %v, ptr addrspace(1) %q, align 8
+  ret void
+}
+declare i32 @f(i32) #1
+attributes #0 = { "target-cpu"="gfx942" }
+attributes #1 = { nocreateundeforpoison nounwind memory(none) }
+"""
+
+
+def test_newer_syntax_that_llvm22_reads_needs_no_rewrite() -> None:
+    # captures(...), nocreateundeforpoison, samesign, nusw/nuw GEP flags, splat, ptrtoaddr:
+    # LLVM 22.1 reads them all, so the bridge leaves them (and the facts they add) alone.
+    assert bridge(NEWER_SYNTAX_LLVM22_READS, active=True) == (NEWER_SYNTAX_LLVM22_READS, [])
+    res = llvmlite_backend.check_module(NEWER_SYNTAX_LLVM22_READS, NEWER_SYNTAX_LLVM22_READS, use_bridge=False)
+    assert res.input_verified, res.input_message

@@ -8,6 +8,12 @@ it. It is never applied to what llnoalias writes: the annotated output stays
 byte-preserving (SPEC 5), and the same rewrites are applied to the input and the output
 of a verification, so a module llnoalias broke still fails.
 
+Much of newer LLVMs' syntax needs nothing: LLVM 22.1 reads ``captures(...)``,
+``nocreateundeforpoison``, ``samesign``, ``nusw``/``nuw`` GEP flags, ``splat(...)`` and
+``ptrtoaddr`` (``tests/test_bridge.py`` holds it to that), and clang-19's
+``raw.ptr.buffer.load.lds`` / ``global.load.lds`` calls verify as they are; what it
+lacks is below.
+
 Every rewrite is one :class:`Rewrite` entry in :data:`REWRITES`: its name, what it
 matches, why it is sound and how it rewrites. A rewrite keeps line numbers (text that
 is added goes on the line it belongs to; a dropped line becomes an empty line), so
