@@ -165,3 +165,14 @@ def test_newer_syntax_that_llvm22_reads_needs_no_rewrite() -> None:
     assert bridge(NEWER_SYNTAX_LLVM22_READS, active=True) == (NEWER_SYNTAX_LLVM22_READS, [])
     res = llvmlite_backend.check_module(NEWER_SYNTAX_LLVM22_READS, NEWER_SYNTAX_LLVM22_READS, use_bridge=False)
     assert res.input_verified, res.input_message
+
+
+def test_stats_says_the_rewrites_with_verbose_only() -> None:
+    src = str(FIXTURES / "amdgcn-async-lds-load.ll")
+    quiet = CliRunner().invoke(cli, ["stats", "--json", src], catch_exceptions=False)
+    loud = CliRunner().invoke(cli, ["stats", "--json", "-v", src], catch_exceptions=False)
+    assert quiet.exit_code == 0 and loud.exit_code == 0, quiet.stderr
+    assert "version bridge" not in quiet.stderr
+    # the input and the annotated build say the same: once
+    assert loud.stderr.count("version bridge: amdgcn-async-lds-load, amdgcn-asyncmark") == 1
+    assert loud.stderr.startswith(f"llnoalias: note: {src}: ")

@@ -27,14 +27,16 @@ def emit_for_output(output: str | None) -> str:
 BRIDGE_NOTE = "llvmlite's LLVM read the module through the version bridge"
 
 
-def print_notes(notes: list[str], verbose: bool) -> None:
-    """The back end's notes on stderr, each once; the bridge's rewrites only with -v."""
+def print_notes(notes: list[str], verbose: bool, name: str = "") -> None:
+    """The back end's notes on stderr, each once; the bridge's rewrites only with -v
+    (after ``name:`` when given, for ``stats`` with several files)."""
     seen: set[str] = set()
     for line in notes:
-        if line in seen or (line.startswith(BRIDGE_NOTE) and not verbose):
+        bridged = line.startswith(BRIDGE_NOTE)
+        if line in seen or (bridged and not verbose):
             continue
         seen.add(line)
-        note(line)
+        note(f"{name}: {line}" if name and bridged else line)
 
 
 def _fail_external(exc: ExternalToolError) -> None:

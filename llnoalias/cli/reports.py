@@ -84,9 +84,9 @@ def _compile(text: str, path: str, target: _Target) -> str:
     finally:
         from .compile import print_notes
 
-        print_notes([f"{display_name(path)}: {n}" if n.startswith("llvmlite's LLVM read") else n
-                     for n in notes if n not in target.said], target.verbose)
-        target.said.update(notes)
+        name = display_name(path)
+        print_notes([n for n in notes if (name, n) not in target.said], target.verbose, name)
+        target.said.update((name, n) for n in notes)
 
 
 @dataclass
@@ -97,8 +97,8 @@ class _Target:
     llc: str | None
     triple: str | None
     verbose: bool
-    #: Notes already printed (the input and the annotated module say the same).
-    said: set[str] = field(default_factory=set)
+    #: (file, note) already printed: a file's input and annotated builds say the same.
+    said: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
