@@ -114,16 +114,26 @@ def test_llvmlite_emit_unreadable_module() -> None:
         codegen.generate(text)
 
 
-def test_llvmlite_emit_unverified_module() -> None:
+def test_llvmlite_emit_unverified_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bridge off and no llc to fall back on: LLVM 22's verifier has the last word.
+    monkeypatch.setenv("LLNOALIAS_BRIDGE", "0")
     with pytest.raises(LLNoaliasError, match="does not pass llvmlite's LLVM verifier"):
-        codegen.generate(ASYNC_LDS_KERNEL)
+        codegen.generate(ASYNC_LDS_KERNEL, fallback=False)
 
 
 def test_llvmlite_real_abort_is_survived() -> None:
     # Without the verifier LLVM 22 asserts inside code generation: SIGABRT in the child.
     with pytest.raises(LLNoaliasError, match=r"crashed \(SIGABRT\).*--llc") as info:
-        llvmlite_backend.emit(ASYNC_LDS_KERNEL, "amdgcn-amd-amdhsa", "gfx950", "asm", timeout=60, verify=False)
+        llvmlite_backend.emit(ASYNC_LDS_KERNEL, "amdgcn-amd-amdhsa", "gfx950", "asm", timeout=60, verify=False,
+                              use_bridge=False)
     assert "at 'emit'" in info.value.message
+
+
+def test_llvmlite_emits_async_lds_through_the_bridge() -> None:
+    notes: list[str] = []
+    asm = codegen.generate(ASYNC_LDS_KERNEL, notes=notes, fallback=False).decode()
+    assert "buffer_load_dword" in asm and " lds" in asm
+    assert any("amdgcn-async-lds-load" in n for n in notes)
 
 
 def test_llvmlite_emit_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,8 +171,10 @@ def test_check_unreadable_input() -> None:
 
 
 def test_check_unverified_input_is_not_a_regression() -> None:
-    res = llvmlite_backend.check_module(ASYNC_LDS_KERNEL, ASYNC_LDS_KERNEL)
+    res = llvmlite_backend.check_module(ASYNC_LDS_KERNEL, ASYNC_LDS_KERNEL, use_bridge=False)
     assert res.input_readable and not res.input_verified and not res.regression
+    bridged = llvmlite_backend.check_module(ASYNC_LDS_KERNEL, ASYNC_LDS_KERNEL)
+    assert bridged.input_verified and bridged.output_ok and bridged.rewrites == ("amdgcn-async-lds-load",)
     assert "Intrinsic" in res.input_message
 
 
@@ -275,3 +287,17 @@ def test_ptxas_arch_from_ptx() -> None:
 def test_nvptx_cubin_needs_a_gpu() -> None:
     with pytest.raises(LLNoaliasError, match="--mcpu"):
         codegen.generate(NVPTX_KERNEL.replace('"target-cpu"="sm_90"', ""), emit="obj")
+
+
+def test_nvptx_without_cpu_gets_sm80_and_a_note() -> None:
+    # Triton keeps its GPU outside the IR; LLVM's own default (sm_30-era) cannot select shfl.sync.
+    text = NVPTX_KERNEL.replace('attributes #0 = { "target-cpu"="sm_90" }', "attributes #0 = { nounwind }")
+    text = text.replace("  ret void", "  %s = call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %i, i32 1, i32 31)\n"
+                        "  ret void")
+    text += "declare i32 @llvm.nvvm.shfl.sync.bfly.i32(i32, i32, i32, i32)\n"
+    notes: list[str] = []
+    ptx = codegen.generate(text, notes=notes, fallback=False).decode()
+    assert ".target sm_80" in ptx and "shfl.sync.bfly" in ptx
+    assert any("generating PTX for sm_80" in n for n in notes)
+    with pytest.raises(LLNoaliasError, match="a cubin needs one"):
+        codegen.generate(text, emit="obj")

@@ -138,3 +138,109 @@ def test_compile_annotates_by_default(amd_ll: Path, tmp_path: Path) -> None:
     res = _invoke([str(amd_ll), "-o", str(out)])
     assert res.exit_code == 0, res.stderr
     assert "s_endpgm" in out.read_text()
+
+
+# --- issue 11: --triple, an inferred triple, the llc search, --opt ---------------------
+
+TRITON_NV_NO_TRIPLE = NVPTX_KERNEL.replace('target triple = "nvptx64-nvidia-cuda"\n', "")
+
+# LLVM 22 cannot read this (an attribute it does not know) and no rewrite bridges it.
+UNREADABLE = AMD_KERNEL.replace("attributes #0 = {", "attributes #0 = { frobnicate_newer_attr")
+
+
+def test_triple_is_inferred_with_a_note(tmp_path: Path) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text(TRITON_NV_NO_TRIPLE)
+    res = _invoke([str(src), "-o", str(tmp_path / "k.ptx")])
+    assert res.exit_code == 0, res.stderr
+    assert "note: the module has no 'target triple'; using nvptx64-nvidia-cuda because" in res.stderr
+    assert ".target sm_80" in (tmp_path / "k.ptx").read_text()
+
+
+def test_triple_flag(tmp_path: Path) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text(AMD_KERNEL.replace('target triple = "amdgcn-amd-amdhsa"\n', ""))
+    res = _invoke([str(src), "-o", str(tmp_path / "k.s"), "--triple", "amdgpu9.42-amd-amdhsa"])
+    assert res.exit_code == 0, res.stderr
+    assert "no 'target triple'" not in res.stderr
+    assert '.amdgcn_target "amdgcn-amd-amdhsa--gfx942"' in (tmp_path / "k.s").read_text()
+
+
+def _fake_llc_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Path:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / name
+    # writes its own command line as the "assembly": -o OUT is the second-to-last argument
+    fake.write_text('#!/bin/sh\nfor a; do prev2="$prev"; prev="$a"; done\n'
+                    'out=""; while [ $# -gt 0 ]; do if [ "$1" = "-o" ]; then out="$2"; fi; shift; done\n'
+                    'echo "; fake llc" > "$out"\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", str(bindir))
+    monkeypatch.delenv("LLNOALIAS_LLC", raising=False)
+    from llnoalias.backends import codegen
+
+    monkeypatch.setattr(codegen, "ROCM_LLC", str(tmp_path / "no-rocm" / "llc"))
+    return fake
+
+
+def test_unreadable_module_falls_back_to_an_llc_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _fake_llc_on_path(tmp_path, monkeypatch, "llc-24")
+    src = tmp_path / "k.ll"
+    src.write_text(UNREADABLE)
+    res = _invoke([str(src), "-o", str(tmp_path / "k.s"), "--no-annotate"])
+    assert res.exit_code == 0, res.stderr
+    assert (tmp_path / "k.s").read_text() == "; fake llc\n"
+    assert f"generated code with {fake} instead" in res.stderr
+    assert "llvmlite's LLVM could not take the module" in res.stderr
+
+
+def test_llc_env_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from llnoalias.backends import codegen
+
+    _fake_llc_on_path(tmp_path, monkeypatch, "llc")
+    mine = tmp_path / "mine-llc"
+    mine.write_text("#!/bin/sh\nexit 0\n")
+    mine.chmod(0o755)
+    monkeypatch.setenv("LLNOALIAS_LLC", str(mine))
+    assert codegen.llc_candidates() == [str(mine), str(tmp_path / "bin" / "llc")]
+
+
+def test_failing_fallback_keeps_llvmlites_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _fake_llc_on_path(tmp_path, monkeypatch, "llc-20")
+    fake.write_text('#!/bin/sh\necho "llc-20: error: unknown attribute" >&2\nexit 1\n')
+    src = tmp_path / "k.ll"
+    src.write_text(UNREADABLE)
+    res = _invoke([str(src), "-o", str(tmp_path / "k.s"), "--no-annotate"])
+    assert res.exit_code == 2
+    assert "cannot read this module" in res.stderr
+    assert f"{fake} (llc-20: error: unknown attribute)" in res.stderr
+    assert not (tmp_path / "k.s").exists()
+
+
+def test_no_llc_anywhere_gives_llvmlites_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_llc_on_path(tmp_path, monkeypatch, "not-an-llc")
+    src = tmp_path / "k.ll"
+    src.write_text(UNREADABLE)
+    res = _invoke([str(src), "-o", str(tmp_path / "k.s"), "--no-annotate"])
+    assert res.exit_code == 2 and "cannot read this module" in res.stderr and "llc found" not in res.stderr
+
+
+def test_opt_runs_the_middle_end(tmp_path: Path) -> None:
+    # An unused internal function: code generation alone emits it, -O3's GlobalDCE removes it.
+    src = tmp_path / "k.ll"
+    src.write_text(NVPTX_KERNEL + "\ndefine internal void @unused_helper() {\n  ret void\n}\n")
+    plain = _invoke([str(src), "-o", str(tmp_path / "a.s")])
+    opt = _invoke([str(src), "-o", str(tmp_path / "b.s"), "--opt"])
+    assert plain.exit_code == 0 and opt.exit_code == 0, plain.stderr + opt.stderr
+    assert "unused_helper" in (tmp_path / "a.s").read_text()
+    optimized = (tmp_path / "b.s").read_text()
+    assert "unused_helper" not in optimized and ".entry k(" in optimized
+
+
+def test_verbose_names_the_bridge_rewrites(tmp_path: Path) -> None:
+    src = Path(__file__).resolve().parent.parent / "fixtures" / "bridge" / "amdgcn-async-lds-load.ll"
+    quiet = _invoke([str(src), "-o", str(tmp_path / "a.s")])
+    loud = _invoke([str(src), "-o", str(tmp_path / "b.s"), "-v"])
+    assert quiet.exit_code == 0 and loud.exit_code == 0, quiet.stderr
+    assert "version bridge" not in quiet.stderr
+    assert "version bridge: amdgcn-async-lds-load, amdgcn-asyncmark" in loud.stderr

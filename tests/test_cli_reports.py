@@ -173,8 +173,12 @@ class FakeBackends:
         self.annotate_calls: list[AnnotateOptions | None] = []
 
     def generate(self, ir_text: str, *, emit: str = "asm", mcpu: str | None = None,
-                 llc: str | None = None, timeout: float = 300.0) -> bytes:
-        self.generate_calls.append({"emit": emit, "mcpu": mcpu, "llc": llc, "annotated": "!noalias" in ir_text})
+                 llc: str | None = None, timeout: float = 300.0, triple: str | None = None,
+                 notes: list[str] | None = None) -> bytes:
+        self.generate_calls.append({"emit": emit, "mcpu": mcpu, "llc": llc, "annotated": "!noalias" in ir_text,
+                                    "triple": triple})
+        if notes is not None:
+            notes.append("a note from the back end")
         waits = 1 if "!noalias" in ir_text else 3
         body = "".join("\tbuffer_load_dword v1, s[4:7], 0 offen lds\n\ts_waitcnt vmcnt(0)\n" for _ in range(waits))
         return f"\t.type k,@function\nk:\n{body}\ts_endpgm\n".encode()
@@ -196,6 +200,15 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackends:
     return backends
 
 
+def test_stats_triple_reaches_the_back_end_and_notes_are_said_once(tmp_path: Path, fake: FakeBackends) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text(IR)
+    res = CliRunner().invoke(stats_command, [str(src), "--triple", "amdgcn-amd-amdhsa"])
+    assert res.exit_code == 0, res.output
+    assert [c["triple"] for c in fake.generate_calls] == ["amdgcn-amd-amdhsa"] * 2
+    assert res.stderr.count("a note from the back end") == 1
+
+
 def test_stats_ll_compiles_twice(tmp_path: Path, fake: FakeBackends) -> None:
     src = tmp_path / "k.ll"
     src.write_text(IR)
@@ -207,8 +220,8 @@ def test_stats_ll_compiles_twice(tmp_path: Path, fake: FakeBackends) -> None:
     assert doc["files"][1]["kernels"]["k"]["vmcnt"] == 1
     assert doc["diff"]["kernels"]["k"]["vmcnt"] == {"a": 3, "b": 1, "delta": -2}
     assert fake.generate_calls == [
-        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": False},
-        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": True},
+        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": False, "triple": None},
+        {"emit": "asm", "mcpu": "gfx942", "llc": "/opt/llc", "annotated": True, "triple": None},
     ]
     [options] = fake.annotate_calls
     assert options is not None and options.args == "noalias" and options.lds == "dynamic"

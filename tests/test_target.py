@@ -101,3 +101,36 @@ def test_non_gpu_triple_is_an_error() -> None:
 def test_commented_triple_is_ignored() -> None:
     text = '; target triple = "nvptx64-nvidia-cuda"\ntarget triple = "amdgcn-amd-amdhsa"\n'
     assert read_triple(text) == "amdgcn-amd-amdhsa"
+
+
+# --- a module without a triple (issue 11) ---------------------------------------------
+
+
+def test_triple_inferred_from_ptx_kernel() -> None:
+    t = detect('define ptx_kernel void @k() #0 { ret void }\nattributes #0 = { "target-cpu"="sm_90" }\n')
+    assert (t.triple, t.family, t.cpu) == ("nvptx64-nvidia-cuda", "nvptx", "sm_90")
+    assert "ptx_kernel" in t.note and "nvptx64-nvidia-cuda" in t.note
+
+
+def test_triple_inferred_from_nvvm_annotations() -> None:
+    t = detect('define void @k() { ret void }\n!nvvm.annotations = !{!0}\n!0 = !{ptr @k, !"kernel", i32 1}\n')
+    assert t.triple == "nvptx64-nvidia-cuda" and "nvvm.annotations" in t.note
+
+
+def test_triple_inferred_from_amdgpu_kernel() -> None:
+    t = detect('define amdgpu_kernel void @k() #0 { ret void }\nattributes #0 = { "target-cpu"="gfx942" }\n')
+    assert (t.triple, t.cpu) == ("amdgcn-amd-amdhsa", "gfx942") and "amdgpu_kernel" in t.note
+
+
+def test_module_triple_gives_no_note_and_flag_overrides() -> None:
+    text = 'target triple = "amdgcn-amd-amdhsa"\ndefine ptx_kernel void @k() { ret void }\n'
+    assert detect(text, mcpu="gfx942").note == ""
+    t = detect(text, mcpu="sm_80", triple="nvptx64-nvidia-cuda")
+    assert (t.triple, t.family, t.note) == ("nvptx64-nvidia-cuda", "nvptx", "")
+    # --triple takes Triton's spelling too
+    assert detect("define void @f() { ret void }\n", triple="amdgpu9.50-amd-amdhsa").cpu == "gfx950"
+
+
+def test_no_triple_and_no_hint_names_the_flag() -> None:
+    with pytest.raises(LLNoaliasError, match="--triple"):
+        detect("define void @f() { ret void }\n")

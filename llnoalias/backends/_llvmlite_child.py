@@ -99,6 +99,13 @@ def _emit(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) 
     mod.triple = req["triple"]
     if not mod.data_layout:
         mod.data_layout = str(tm.target_data)
+    if req.get("opt"):
+        # LLVM's -O3 middle end (the new pass manager), for `compile --opt`.
+        result["stage"] = "optimize"
+        _save(workdir, result)
+        pto = llvm.create_pipeline_tuning_options(speed_level=3)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
     result["stage"] = "emit"
     _save(workdir, result)
     try:

@@ -1,56 +1,162 @@
 """Code generation for ``llnoalias compile`` (and ``stats`` on ``.ll`` input).
 
-One function, :func:`generate`: it reads the module's target (:mod:`llnoalias.target`),
-picks the back end (llvmlite's LLVM in a child process, or ``--llc PATH``) and, for an
-NVPTX object, turns the PTX into a cubin with ``ptxas``.
+One function, :func:`generate`: it reads the module's target (:mod:`.target`), picks
+the back end (llvmlite's LLVM in a child process, or ``--llc PATH``) and, for an NVPTX
+object, turns the PTX into a cubin with ``ptxas``.
+
+llvmlite's LLVM reads the module through the version bridge (:mod:`.bridge`). When
+neither the bridge nor llvmlite can take the module, an ``llc`` found on this machine
+(:func:`llc_candidates`) gets it. Nothing here prints: what the user should hear (the
+triple that was inferred, the rewrites, the llc that was used) is appended to ``notes``.
 """
 
 from __future__ import annotations
 
-from ..diagnostics import LLNoaliasError, note
+import dataclasses
+import os
+import shutil
+
+from ..diagnostics import LLNoaliasError
+from . import ExternalToolError, llvmlite_backend
 from . import llc as llc_backend
-from . import llvmlite_backend
 from . import ptxas as ptxas_backend
 from .target import Target, detect
 
 EMIT_KINDS = ("asm", "obj")
 
+#: ``LLNOALIAS_LLC=PATH`` names the llc to fall back on first.
+LLC_ENV = "LLNOALIAS_LLC"
+#: Names looked up on PATH after ``$LLNOALIAS_LLC``, newest LLVM first after plain ``llc``.
+LLC_NAMES = ("llc", *(f"llc-{v}" for v in range(24, 18, -1)))
+#: The GPU for an NVPTX module that names none (Triton keeps its target outside the IR):
+#: PTX for sm_80 also runs, compiled by the driver, on every later GPU.
+DEFAULT_NVPTX_CPU = "sm_80"
+#: ROCm's LLVM, looked at last.
+ROCM_LLC = "/opt/rocm/llvm/bin/llc"
+
+
+def llc_candidates() -> list[str]:
+    """The llc executables on this machine, in the order the fallback tries them:
+    ``$LLNOALIAS_LLC``, then ``llc``, ``llc-24`` .. ``llc-19`` on PATH, then ROCm's.
+    The same file reached under two names is listed once."""
+    found: list[str] = []
+    seen: set[str] = set()
+    env = os.environ.get(LLC_ENV, "").strip()
+    names = ([env] if env else []) + list(LLC_NAMES)
+    paths = [shutil.which(n) if os.sep not in n else (n if os.access(n, os.X_OK) else None) for n in names]
+    paths.append(ROCM_LLC if os.access(ROCM_LLC, os.X_OK) else None)
+    for path in paths:
+        if not path or os.path.isdir(path):
+            continue
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            found.append(path)
+    return found
+
 
 def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: str | None = None,
-             llc_args: tuple[str, ...] = (), ptxas: str | None = None, timeout: float = 300.0) -> bytes:
+             llc_args: tuple[str, ...] = (), ptxas: str | None = None, timeout: float = 300.0,
+             triple: str | None = None, optimize: bool = False, notes: list[str] | None = None,
+             fallback: bool = True) -> bytes:
     """Generate assembly (``emit="asm"``: AMDGPU ``.s`` or NVPTX PTX) or an object
     (``emit="obj"``: an AMDGPU ELF ``.o`` or an NVPTX cubin) from one module's text.
 
-    ``mcpu`` overrides the module's ``"target-cpu"``; ``llc`` (a path or a name on PATH)
+    ``mcpu`` overrides the module's ``"target-cpu"``, ``triple`` its triple (a module
+    without one gets the one its kernels imply); ``llc`` (a path or a name on PATH)
     replaces llvmlite's LLVM with an external ``llc`` that also gets ``llc_args``;
-    ``ptxas`` is the ptxas that makes cubins (default: ``ptxas`` on PATH).
+    ``ptxas`` is the ptxas that makes cubins (default: ``ptxas`` on PATH). ``optimize``
+    runs LLVM's ``-O3`` middle end first (llvmlite only; an llc runs its own ``-O3``
+    code generation). ``fallback`` lets a module llvmlite cannot take go to an llc found
+    by :func:`llc_candidates`. Lines for the user go to ``notes`` (dropped when None).
 
     Raises ``LLNoaliasError``, or ``backends.ExternalToolError`` (a subclass) when
     ``llc`` or ``ptxas`` fails.
     """
+    said: list[str] = notes if notes is not None else []
     if emit not in EMIT_KINDS:
         raise LLNoaliasError(f"unknown --emit '{emit}' (expected asm or obj)")
     if llc_args and not llc:
         raise LLNoaliasError(
             "extra arguments after '--' are for an external llc; pass --llc PATH to use one "
             f"(got: {' '.join(llc_args)})")
-    target = detect(ir_text, mcpu)
+    target = detect(ir_text, mcpu, triple)
+    if target.note:
+        said.append(target.note)
     if target.is_nvptx and not target.cpu:
         if emit == "obj":
             raise LLNoaliasError(
                 "the NVPTX module names no GPU (no \"target-cpu\" attribute); a cubin needs one: "
                 "pass --mcpu (for example --mcpu=sm_90)")
-        note("the NVPTX module names no GPU (no \"target-cpu\" attribute); the PTX is for the code "
-             "generator's default target; pass --mcpu (for example --mcpu=sm_90) to choose one")
+        said.append(f"the NVPTX module names no GPU (no \"target-cpu\" attribute); generating PTX for "
+                    f"{DEFAULT_NVPTX_CPU}, which later GPUs run too; pass --mcpu (for example --mcpu=sm_90) to "
+                    "choose another")
+        target = dataclasses.replace(target, cpu=DEFAULT_NVPTX_CPU)
+    run = _Codegen(ir_text, target, llc, llc_args, timeout, optimize, fallback, said)
     if target.is_nvptx and emit == "obj":
-        ptx = _codegen(ir_text, target, "asm", llc, llc_args, timeout).decode("utf-8", "surrogateescape")
+        ptx = run("asm").decode("utf-8", "surrogateescape")
         arch = target.cpu or ptxas_backend.ptx_target(ptx) or ""
         return ptxas_backend.run(ptxas or "ptxas", ptx, arch, timeout=timeout)
-    return _codegen(ir_text, target, emit, llc, llc_args, timeout)
+    return run(emit)
 
 
-def _codegen(ir_text: str, target: Target, kind: str, llc: str | None, llc_args: tuple[str, ...],
-             timeout: float) -> bytes:
-    if llc:
-        return llc_backend.run(llc, ir_text, target.triple, target.cpu, kind, llc_args, timeout=timeout)
-    return llvmlite_backend.emit(ir_text, target.triple, target.cpu, kind, timeout)
+class _Codegen:
+    """One module's code generation: llvmlite (bridged), then an llc found here."""
+
+    def __init__(self, ir_text: str, target: Target, llc: str | None, llc_args: tuple[str, ...],
+                 timeout: float, optimize: bool, fallback: bool, notes: list[str]):
+        self.ir_text = ir_text
+        self.target = target
+        self.llc = llc
+        self.llc_args = llc_args
+        self.timeout = timeout
+        self.optimize = optimize
+        self.fallback = fallback
+        self.notes = notes
+
+    def __call__(self, kind: str) -> bytes:
+        t = self.target
+        if self.llc:
+            return llc_backend.run(self.llc, self.ir_text, t.triple, t.cpu, kind, self.llc_args,
+                                   timeout=self.timeout)
+        rewrites: list[str] = []
+        try:
+            data = llvmlite_backend.emit(self.ir_text, t.triple, t.cpu, kind, self.timeout,
+                                         optimize=self.optimize, rewrites=rewrites)
+        except ExternalToolError:
+            raise
+        except LLNoaliasError as exc:
+            if not self.fallback:
+                raise
+            return self._fall_back(kind, exc)
+        if rewrites:
+            self.notes.append("llvmlite's LLVM read the module through the version bridge: "
+                              + ", ".join(rewrites))
+        return data
+
+    def _fall_back(self, kind: str, failure: LLNoaliasError) -> bytes:
+        candidates = llc_candidates()
+        if not candidates:
+            raise failure
+        tried: list[str] = []
+        t = self.target
+        for exe in candidates:
+            try:
+                data = llc_backend.run(exe, self.ir_text, t.triple, t.cpu, kind, timeout=self.timeout)
+            except LLNoaliasError as exc:
+                first = _first_line(exc.stderr_text if isinstance(exc, ExternalToolError) else exc.message)
+                tried.append(f"{exe} ({first})" if first else exe)
+                continue
+            self.notes.append(f"llvmlite's LLVM could not take the module ({failure.message}); "
+                              f"generated code with {exe} instead")
+            if self.optimize:
+                self.notes.append(f"--opt runs llvmlite's middle end only; {exe} ran its -O3 code generation")
+            return data
+        raise LLNoaliasError(f"{failure.message}; the llc found on this machine failed too: "
+                             + "; ".join(tried), exit_code=failure.exit_code)
+
+
+def _first_line(text: str) -> str:
+    """The first line that says 'error', else the first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..diagnostics import LLNoaliasError, pass_on
 from . import signal_name
+from .bridge import BridgeError, bridge
 
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmlite_child.py")
 
@@ -148,6 +149,8 @@ class CheckResult:
     stage: str = ""
     #: The child's stderr (LLVM's assertion text when it aborted).
     stderr: str = ""
+    #: The bridge's rewrites applied to the copy llvmlite's LLVM read (see :mod:`.bridge`).
+    rewrites: tuple[str, ...] = ()
 
     @property
     def verified(self) -> bool:
@@ -172,8 +175,18 @@ class CheckResult:
         return ""
 
 
-def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> CheckResult:
-    """Parse and verify ``input_text``, then ``output_text``, in one child process."""
+def check_module(input_text: str, output_text: str, timeout: float = 120.0, *,
+                 use_bridge: bool | None = None) -> CheckResult:
+    """Parse and verify ``input_text``, then ``output_text``, in one child process.
+
+    Both go through the same :func:`.bridge.bridge` first (``use_bridge=False``: not at
+    all; None: unless ``LLNOALIAS_BRIDGE=0``); the output llnoalias writes is untouched.
+    """
+    try:
+        input_text, rewrites = bridge(input_text, active=use_bridge)
+        output_text, _ = bridge(output_text, active=use_bridge)
+    except BridgeError as exc:
+        return CheckResult(input_message=exc.message, stage="bridge")
     outcome = _run_child({"op": "check", "input": "input.ll", "output": "output.ll"},
                          {"input.ll": input_text, "output.ll": output_text}, timeout)
     r = outcome.result
@@ -190,6 +203,7 @@ def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> C
         death=outcome.death() if (outcome.timed_out or outcome.returncode != 0) else "",
         stage=str(r.get("stage", "")),
         stderr=outcome.stderr,
+        rewrites=tuple(rewrites),
     )
     if res.crashed and not res.death:
         res.death = "no result"
@@ -200,12 +214,16 @@ def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> C
 
 
 def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float = 300.0,
-         *, verify: bool = True) -> bytes:
+         *, verify: bool = True, use_bridge: bool | None = None, optimize: bool = False,
+         rewrites: list[str] | None = None) -> bytes:
     """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O3``.
 
     One child process, one parse, one emission. ``verify=False`` hands the module to the
     code generator without running the verifier first (LLVM may then abort; the child
-    takes that). Raises ``LLNoaliasError`` for anything that goes wrong.
+    takes that). The module goes through :func:`.bridge.bridge` first (``use_bridge``
+    as in :func:`check_module`); the names of the rewrites applied are appended to
+    ``rewrites`` when it is given. ``optimize`` runs LLVM's ``-O3`` middle end before
+    code generation. Raises ``LLNoaliasError`` for anything that goes wrong.
     """
     if kind not in ("asm", "obj"):
         raise LLNoaliasError(f"unknown output kind '{kind}' (expected asm or obj)")
@@ -213,8 +231,11 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
         raise LLNoaliasError(
             "llvmlite's LLVM cannot write an NVPTX object: PTX is text; write .ptx with --emit asm, "
             "or ask for a cubin (-o OUT.cubin or --emit obj) which goes through ptxas (--ptxas PATH)")
+    ir_text, applied = bridge(ir_text, active=use_bridge)
+    if rewrites is not None:
+        rewrites.extend(applied)
     outcome = _run_child({"op": "emit", "input": "input.ll", "triple": triple, "cpu": cpu,
-                          "kind": kind, "verify": verify}, {"input.ll": ir_text}, timeout)
+                          "kind": kind, "verify": verify, "opt": optimize}, {"input.ll": ir_text}, timeout)
     r = outcome.result
     where = f"{triple}{' -mcpu=' + cpu if cpu else ''}"
     if outcome.timed_out:

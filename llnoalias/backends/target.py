@@ -24,6 +24,11 @@ Triple spellings
 - ``nvptx64-nvidia-cuda`` and ``nvptx-nvidia-cuda`` are kept; their CPU is the
   ``"target-cpu"="sm_90"`` attribute.
 
+A module without a triple (Triton's NVPTX modules) takes ``--triple``, or the one its
+kernels imply: the ``ptx_kernel`` calling convention or ``!nvvm.annotations`` give
+``nvptx64-nvidia-cuda``, ``amdgpu_kernel`` gives ``amdgcn-amd-amdhsa``. :attr:`Target.note` says which, for
+the CLI to print. ``--triple`` given with a module that has one replaces it.
+
 The CPU is, first to last: ``--mcpu``, the module's ``"target-cpu"`` attribute, the CPU
 implied by a versioned AMDGPU triple. An AMDGPU module with none of them is an error
 (the code generator would silently pick a generic, wrong CPU); an NVPTX module with none
@@ -56,8 +61,10 @@ class Target:
     cpu: str
     #: ``amdgpu`` or ``nvptx``.
     family: str
-    #: The triple as the module spells it.
+    #: The triple as the module spells it (or as --triple / the inference gave it).
     source_triple: str
+    #: How the triple was found when the module has none (one line for stderr), else "".
+    note: str = ""
 
     @property
     def is_amdgpu(self) -> bool:
@@ -134,20 +141,47 @@ def normalize_triple(triple: str) -> tuple[str, str, str | None]:
         "target; llnoalias compile generates code for GPUs only")
 
 
-def detect(text: str, mcpu: str | None = None) -> Target:
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+AMDGPU_TRIPLE = "amdgcn-amd-amdhsa"
+
+_PTX_KERNEL_RE = re.compile(r"^[ \t]*define\b[^\n]*\bptx_kernel\b", re.MULTILINE)
+_NVVM_ANNOTATIONS_RE = re.compile(r"^[ \t]*!nvvm\.annotations[ \t]*=", re.MULTILINE)
+_AMDGPU_KERNEL_RE = re.compile(r"^[ \t]*define\b[^\n]*\bamdgpu_kernel\b", re.MULTILINE)
+
+
+def infer_triple(text: str) -> tuple[str, str] | None:
+    """The triple a module without one implies, and why; None when nothing says."""
+    if _PTX_KERNEL_RE.search(text):
+        return NVPTX_TRIPLE, "its kernels use the ptx_kernel calling convention"
+    if _NVVM_ANNOTATIONS_RE.search(text):
+        return NVPTX_TRIPLE, "it has !nvvm.annotations"
+    if _AMDGPU_KERNEL_RE.search(text):
+        return AMDGPU_TRIPLE, "its kernels use the amdgpu_kernel calling convention"
+    return None
+
+
+def detect(text: str, mcpu: str | None = None, triple: str | None = None) -> Target:
     """Find the module's target: its normalised triple, family and CPU.
 
-    ``mcpu`` (the ``--mcpu`` flag) overrides whatever the module says.
+    ``mcpu`` (the ``--mcpu`` flag) overrides whatever the module says; so does
+    ``triple`` (``--triple``). A module without a triple gets the one
+    :func:`infer_triple` finds, with :attr:`Target.note` saying so.
     """
-    source = read_triple(text)
+    note = ""
+    source = triple.strip() if triple and triple.strip() else read_triple(text)
     if source is None or not source.strip():
-        raise LLNoaliasError(
-            "the module has no 'target triple'; add one (for example "
-            'target triple = "amdgcn-amd-amdhsa") so llnoalias knows which code generator to use')
-    triple, family, implied = normalize_triple(source.strip())
+        inferred = infer_triple(text)
+        if inferred is None:
+            raise LLNoaliasError(
+                "the module has no 'target triple' and nothing in it says which GPU it is for; pass "
+                "--triple (for example --triple=amdgcn-amd-amdhsa or --triple=nvptx64-nvidia-cuda) or add "
+                'a line target triple = "..." so llnoalias knows which code generator to use')
+        source, why = inferred
+        note = f"the module has no 'target triple'; using {source} because {why} (--triple chooses another)"
+    normalized, family, implied = normalize_triple(source.strip())
     cpu = mcpu or read_cpu(text) or implied or ""
     if family == AMDGPU and not cpu:
         raise LLNoaliasError(
             f"the AMDGPU module (triple '{source}') names no CPU: no \"target-cpu\" attribute; "
             "pass --mcpu (for example --mcpu=gfx942)")
-    return Target(triple=triple, cpu=cpu, family=family, source_triple=source)
+    return Target(triple=normalized, cpu=cpu, family=family, source_triple=source, note=note)

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..backends import ExternalToolError, codegen
-from ..diagnostics import LLNoaliasError
+from ..diagnostics import LLNoaliasError, note
 from ..fileio import display_name, read_input, write_output
 from .options import annotate_options, options_from_kwargs
 
@@ -22,6 +22,21 @@ def emit_for_output(output: str | None) -> str:
     if output is None or output == "-":
         return "asm"
     return EMIT_BY_EXTENSION.get(os.path.splitext(output)[1].lower(), "asm")
+
+
+BRIDGE_NOTE = "llvmlite's LLVM read the module through the version bridge"
+
+
+def print_notes(notes: list[str], verbose: bool, name: str = "") -> None:
+    """The back end's notes on stderr, each once; the bridge's rewrites only with -v
+    (after ``name:`` when given, for ``stats`` with several files)."""
+    seen: set[str] = set()
+    for line in notes:
+        bridged = line.startswith(BRIDGE_NOTE)
+        if line in seen or (bridged and not verbose):
+            continue
+        seen.add(line)
+        note(f"{name}: {line}" if name and bridged else line)
 
 
 def _fail_external(exc: ExternalToolError) -> None:
@@ -42,20 +57,31 @@ def _fail_external(exc: ExternalToolError) -> None:
                    "(through ptxas). Default: from OUT's extension (.s/.ptx asm, .o/.cubin obj).")
 @click.option("--mcpu", metavar="CPU", default=None,
               help="The target CPU (gfx942, sm_90); default: the module's \"target-cpu\" attribute.")
+@click.option("--triple", metavar="TRIPLE", default=None,
+              help="The target triple; default: the module's, or the one its kernels imply "
+                   "(ptx_kernel: nvptx64-nvidia-cuda, amdgpu_kernel: amdgcn-amd-amdhsa).")
 @click.option("--llc", "llc", metavar="PATH", default=None,
-              help="Generate code with this llc (-O3, the module's triple and CPU) instead of llvmlite's LLVM.")
+              help="Generate code with this llc (-O3, the module's triple and CPU) instead of llvmlite's LLVM. "
+                   "Without it, a module llvmlite's LLVM cannot take goes to $LLNOALIAS_LLC, llc, "
+                   "llc-24 .. llc-19 or /opt/rocm/llvm/bin/llc.")
+@click.option("--opt", "optimize", is_flag=True, default=False,
+              help="Run LLVM's -O3 middle end (llvmlite's new pass manager) after annotating.")
+@click.option("-v", "--verbose", is_flag=True, default=False,
+              help="Also say which rewrites of the version bridge llvmlite's LLVM needed.")
 @click.option("--ptxas", "ptxas", metavar="PATH", default=None,
               help="The ptxas that turns PTX into a cubin (default: ptxas on PATH).")
 @click.option("--no-annotate", "no_annotate", is_flag=True, default=False,
               help="Generate code from IN as it is, without adding alias metadata.")
 @annotate_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
-def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, llc: str | None,
-                    ptxas: str | None, no_annotate: bool, llc_args: tuple[str, ...], **kwargs: Any) -> None:
+def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
+                    llc: str | None, optimize: bool, verbose: bool, ptxas: str | None, no_annotate: bool,
+                    llc_args: tuple[str, ...], **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
-    The target comes from IN's triple (Triton's amdgpu9.50-amd-amdhsa included), the CPU
-    from --mcpu or IN's "target-cpu" attribute. Arguments after '--' go to --llc.
+    The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;
+    a module without one: the triple its kernels imply), the CPU from --mcpu or IN's
+    "target-cpu" attribute. Arguments after '--' go to --llc.
     """
     options = options_from_kwargs(kwargs)
     kind = emit or emit_for_output(output)
@@ -67,7 +93,12 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
             from ..api import annotate
 
             text = annotate(text, path=display_name(input_path), options=options).text
-        code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas)
+        notes: list[str] = []
+        try:
+            code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas,
+                                    triple=triple, optimize=optimize, notes=notes)
+        finally:
+            print_notes(notes, verbose)
         write_output(output, code)
     except ExternalToolError as exc:
         _fail_external(exc)

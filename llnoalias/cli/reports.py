@@ -12,6 +12,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import click
@@ -69,14 +70,35 @@ def _check_not_binary(path: str, text: str) -> None:
         raise LLNoaliasError(f"'{name}' is LLVM bitcode; pass textual IR (llvm-dis) or assembly")
 
 
-def _compile(text: str, path: str, mcpu: str | None, llc: str | None) -> str:
+def _compile(text: str, path: str, target: _Target) -> str:
     try:
         from ..backends import codegen
     except ImportError as exc:
         raise LLNoaliasError(
             f"cannot compile '{display_name(path)}': code generation is not available ({exc})"
         ) from None
-    return decode(codegen.generate(text, emit="asm", mcpu=mcpu, llc=llc))
+    notes: list[str] = []
+    try:
+        return decode(codegen.generate(text, emit="asm", mcpu=target.mcpu, llc=target.llc,
+                                       triple=target.triple, notes=notes))
+    finally:
+        from .compile import print_notes
+
+        name = display_name(path)
+        print_notes([n for n in notes if (name, n) not in target.said], target.verbose, name)
+        target.said.update((name, n) for n in notes)
+
+
+@dataclass
+class _Target:
+    """What ``stats`` hands the code generator for '.ll' input."""
+
+    mcpu: str | None
+    llc: str | None
+    triple: str | None
+    verbose: bool
+    #: (file, note) already printed: a file's input and annotated builds say the same.
+    said: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
@@ -200,8 +222,12 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.stats/1 JSON instead of tables.")
 @click.option("--mcpu", default=None, metavar="CPU", help="Target CPU for .ll input (default: the module's).")
 @click.option("--llc", "llc", default=None, metavar="PATH", help="Compile .ll input with this llc instead of llvmlite.")
+@click.option("--triple", default=None, metavar="TRIPLE",
+              help="Target triple for .ll input (default: the module's, or the one its kernels imply).")
+@click.option("-v", "--verbose", is_flag=True, help="Also say which rewrites of the version bridge each .ll needed.")
 @annotate_options
-def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, **kwargs: Any) -> None:
+def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, triple: str | None,
+                  verbose: bool, **kwargs: Any) -> None:
     """Count waits, LDS-DMA instructions and PTX loads per function and in total.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing, PTX, or LLVM IR ('.ll',
@@ -210,7 +236,7 @@ def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: 
     """
     options = options_from_kwargs(kwargs)
     try:
-        results = _stats_inputs(files, options, mcpu, llc)
+        results = _stats_inputs(files, options, _Target(mcpu, llc, triple, verbose))
         diff_result = asmstats.diff(results[0], results[1]) if len(results) == 2 else None
     except LLNoaliasError as exc:
         _fail(exc)
@@ -228,9 +254,7 @@ def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: 
             console.print(_file_table(stats, max_width))
 
 
-def _stats_inputs(
-    files: Sequence[str], options: AnnotateOptions, mcpu: str | None, llc: str | None
-) -> list[FileStats]:
+def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Target) -> list[FileStats]:
     if list(files).count("-") > 1:
         raise LLNoaliasError("'-' (stdin) can be given only once")
     results: list[FileStats] = []
@@ -239,12 +263,12 @@ def _stats_inputs(
         _check_not_binary(path, text)
         if looks_like_llvm_ir(path, text):
             if len(files) == 1:
-                plain = _compile(text, path, mcpu, llc)
-                annotated = _compile(_annotate(text, path, options), path, mcpu, llc)
+                plain = _compile(text, path, target)
+                annotated = _compile(_annotate(text, path, options), path, target)
                 results.append(_collect_text(path, plain, "input"))
                 results.append(_collect_text(path, annotated, "llnoalias"))
                 continue
-            text = _compile(text, path, mcpu, llc)
+            text = _compile(text, path, target)
         results.append(_collect_text(path, text))
     return results
 

@@ -1,0 +1,323 @@
+"""The version bridge: a copy of a module that llvmlite's LLVM (22.1) can read (SPEC 7).
+
+Producers write IR for other LLVM versions than the one inside llvmlite: clang-19 calls
+intrinsics with LLVM 19's signatures, Triton 3.9 writes LLVM 24's. :func:`bridge`
+rewrites the text *handed to llvmlite's LLVM* (verification of annotated output,
+``compile``, ``stats X.ll``) so that LLVM 22 parses, verifies and generates code for
+it. It is never applied to what llnoalias writes: the annotated output stays
+byte-preserving (SPEC 5), and the same rewrites are applied to the input and the output
+of a verification, so a module llnoalias broke still fails.
+
+Much of newer LLVMs' syntax needs nothing: LLVM 22.1 reads ``captures(...)``,
+``nocreateundeforpoison``, ``samesign``, ``nusw``/``nuw`` GEP flags, ``splat(...)`` and
+``ptrtoaddr`` (``tests/test_bridge.py`` holds it to that), and clang-19's
+``raw.ptr.buffer.load.lds`` / ``global.load.lds`` calls verify as they are; what it
+lacks is below.
+
+Every rewrite is one :class:`Rewrite` entry in :data:`REWRITES`: its name, what it
+matches, why it is sound and how it rewrites. A rewrite keeps line numbers (text that
+is added goes on the line it belongs to; a dropped line becomes an empty line), so
+llvmlite's ``LINE:COL`` in an error points at the user's line. The module is pure: no
+process, no file, no output; it imports only the standard library and
+:mod:`llnoalias.diagnostics`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..diagnostics import LLNoaliasError
+
+#: Set ``LLNOALIAS_BRIDGE=0`` to hand llvmlite the module exactly as it is.
+ENV_SWITCH = "LLNOALIAS_BRIDGE"
+
+
+class BridgeError(LLNoaliasError):
+    """The module uses something LLVM 22 lacks and no rewrite can stand in for."""
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One entry of the table."""
+
+    name: str
+    #: What it matches, in words.
+    matches: str
+    #: Why the rewritten module means the same to code generation.
+    sound: str
+    #: How it rewrites, in words.
+    how: str
+    #: A substring without which the rewrite has nothing to do (a cheap test first).
+    needle: str
+    #: ``text -> (new text, number of places rewritten)``.
+    apply: Callable[[str], tuple[str, int]]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _split_args(text: str, start: int) -> tuple[list[str], int] | None:
+    """Split the argument list that opens at ``text[start] == '('`` at its top-level
+    commas; return the pieces and the index of the closing ``')'``, None when unbalanced."""
+    depth = 0
+    pieces: list[str] = []
+    piece_start = start + 1
+    i = start
+    in_string = False
+    while i < len(text):
+        ch = text[i]
+        if in_string:
+            in_string = ch != '"'
+        elif ch == '"':
+            in_string = True
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+            if depth == 0:
+                pieces.append(text[piece_start:i])
+                return ([p.strip() for p in pieces] if any(p.strip() for p in pieces) else []), i
+        elif ch == "," and depth == 1:
+            pieces.append(text[piece_start:i])
+            piece_start = i + 1
+        elif ch == "\n":
+            return None
+        i += 1
+    return None
+
+
+_PARAM_ATTRS = frozenset({"noundef", "signext", "zeroext", "inreg", "immarg", "nonnull"})
+
+
+def _value_of(arg: str, ty: str) -> str | None:
+    """``'i32 noundef %11'`` -> ``'%11'``: the operand of a call argument of type ``ty``."""
+    if not arg.startswith(ty + " "):
+        return None
+    words = arg[len(ty):].split()
+    while words and words[0] in _PARAM_ATTRS:
+        words.pop(0)
+    return " ".join(words) or None
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _blank(line: str) -> str:
+    """An empty line in place of ``line``, keeping its line ending."""
+    return line[len(line.rstrip("\r\n")):]
+
+
+# --------------------------------------------------------------------------- rewrites
+
+_VERSIONED_TRIPLE_RE = re.compile(
+    r'^([ \t]*target[ \t]+triple[ \t]*=[ \t]*")(?:amdgpu|amdgcn)\d+\.[0-9A-Za-z.]+(-[^"\r\n]*")', re.MULTILINE)
+
+
+def _versioned_triple(text: str) -> tuple[str, int]:
+    return _VERSIONED_TRIPLE_RE.subn(r"\1amdgcn\2", text)
+
+
+_FLOAT_BITS_RE = re.compile(r"\b(half|bfloat|float|double)([ \t]+)f0x([0-9A-Fa-f]+)\b")
+
+
+def _float_bits(text: str) -> tuple[str, int]:
+    def one(m: re.Match[str]) -> str:
+        ty, gap, digits = m.group(1), m.group(2), m.group(3)
+        bits = int(digits, 16)
+        if ty == "half":
+            return f"{ty}{gap}0xH{bits:04X}"
+        if ty == "bfloat":
+            return f"{ty}{gap}0xR{bits:04X}"
+        if ty == "float":
+            # LLVM writes a float constant as the double with the same value.
+            value = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+            bits = struct.unpack("<Q", struct.pack("<d", value))[0]
+        return f"{ty}{gap}0x{bits:016X}"
+
+    return _FLOAT_BITS_RE.subn(one, text)
+
+
+_RSRC_RE = re.compile(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")
+
+
+def _make_buffer_rsrc(text: str) -> tuple[str, int]:
+    count = 0
+    out: list[str] = []
+    fresh = 0
+    for line in _lines(text):
+        m = _RSRC_RE.search(line)
+        if m is None:
+            out.append(line)
+            continue
+        split = _split_args(line, m.end() - 1)
+        if split is None or len(split[0]) != 4:
+            out.append(line)
+            continue
+        args, close = split
+        new_name = f"@llvm.amdgcn.make.buffer.rsrc.p8.{m.group(1)}("
+        if line.lstrip().startswith("declare"):
+            if not args[2].startswith("i32"):
+                out.append(line)
+                continue
+            args[2] = "i64" + args[2][3:]
+            out.append(line[:m.start()] + new_name + ", ".join(args) + line[close:])
+            count += 1
+            continue
+        value = _value_of(args[2], "i32")
+        if value is None:
+            out.append(line)
+            continue
+        tmp = f"%llnoalias.bridge.rsrc.{fresh}"
+        fresh += 1
+        args[2] = f"i64 {tmp}"
+        body = line[:m.start()] + new_name + ", ".join(args) + line[close:]
+        indent = body[:len(body) - len(body.lstrip())]
+        # The widening goes on the same line, before the call: line numbers stay.
+        out.append(f"{indent}{tmp} = zext i32 {value} to i64 {body.lstrip()}")
+        count += 1
+    return "".join(out), count
+
+
+#: LLVM 24's asynchronous LDS loads and the LLVM 22 intrinsic that issues the same load.
+_ASYNC_LDS_RE = re.compile(
+    r"@llvm\.amdgcn\.((?:raw|struct)(?:\.ptr)?\.buffer\.load|global\.load)\.async\.lds\b")
+
+
+def _async_lds(text: str) -> tuple[str, int]:
+    declared = set(re.findall(r"^[ \t]*declare\b[^\n]*@(llvm\.amdgcn\.[\w.]+)\(", text, re.MULTILINE))
+    count = 0
+    out: list[str] = []
+    for line in _lines(text):
+        if _ASYNC_LDS_RE.search(line) is None:
+            out.append(line)
+            continue
+        m = _ASYNC_LDS_RE.search(line)
+        assert m is not None
+        plain = f"llvm.amdgcn.{m.group(1)}.lds"
+        if line.lstrip().startswith("declare") and plain in declared:
+            out.append(_blank(line))  # the plain form is declared already
+        else:
+            out.append(_ASYNC_LDS_RE.sub(lambda mm: f"@llvm.amdgcn.{mm.group(1)}.lds", line))
+        count += 1
+    return "".join(out), count
+
+
+_ASYNCMARK_RE = re.compile(r"@llvm\.amdgcn\.(?:wait\.)?asyncmark\(")
+_ASYNCMARK_CALL_RE = re.compile(
+    r"^[ \t]*(?:(?:tail|musttail|notail)[ \t]+)?call[ \t]+void[ \t]+@llvm\.amdgcn\.(?:wait\.)?asyncmark\(")
+
+
+def _asyncmark(text: str) -> tuple[str, int]:
+    count = 0
+    out: list[str] = []
+    for line in _lines(text):
+        if _ASYNCMARK_RE.search(line) and (_ASYNCMARK_CALL_RE.match(line) or line.lstrip().startswith("declare")):
+            out.append(_blank(line))
+            count += 1
+        else:
+            out.append(line)
+    return "".join(out), count
+
+
+REWRITES: tuple[Rewrite, ...] = (
+    Rewrite(
+        name="amdgpu-versioned-triple",
+        matches='target triple = "amdgpu9.50-amd-amdhsa" (Triton 3.x / LLVM 24 spell the GPU version in the arch)',
+        sound="the arch is AMDGPU either way; the CPU it names is taken by llnoalias.backends.target "
+              "(amdgpu9.50 -> gfx950) and handed to the code generator separately",
+        how="the arch becomes amdgcn: amdgcn-amd-amdhsa",
+        needle="target triple",
+        apply=_versioned_triple,
+    ),
+    Rewrite(
+        name="float-bits-literal",
+        matches="a floating-point constant written as its bit pattern, 'half f0x3C00' (newer LLVM's "
+                "literal; LLVM 22 says 'expected value token')",
+        sound="the same bits in LLVM 22's hexadecimal spelling: the same value",
+        how="half 0xH...., bfloat 0xR...., float/double as the 16-digit double of the same value",
+        needle="f0x",
+        apply=_float_bits,
+    ),
+    Rewrite(
+        name="amdgcn-make-buffer-rsrc-i64",
+        matches="llvm.amdgcn.make.buffer.rsrc.pN(ptr, i16, i32 num_records, i32) of LLVM 19 "
+                "(LLVM 22: 'Intrinsic has incorrect argument type!')",
+        sound="LLVM 22 widened num_records to i64 and overloads the result type (.p8.pN); "
+              "num_records is unsigned, so the zero-extended value is the same descriptor",
+        how="@llvm.amdgcn.make.buffer.rsrc.p8.pN(..., i64 %llnoalias.bridge.rsrc.K, ...) with "
+            "'%llnoalias.bridge.rsrc.K = zext i32 X to i64' on the same line before the call",
+        needle="llvm.amdgcn.make.buffer.rsrc.p",
+        apply=_make_buffer_rsrc,
+    ),
+    Rewrite(
+        name="amdgcn-async-lds-load",
+        matches="llvm.amdgcn.{raw,struct}[.ptr].buffer.load.async.lds and global.load.async.lds "
+                "(LLVM 24; LLVM 22 lacks them, verifies them as a malformed buffer.load and aborts "
+                "in code generation)",
+        sound="the plain .lds intrinsic takes the same arguments and issues the same LDS-DMA load "
+              "(buffer_load_dword ... lds / global_load_lds_*); its completion is tracked by "
+              "SIInsertWaitcnts (vmcnt) instead of by asyncmark, which only adds waits",
+        how="the name loses '.async'; a declaration that then repeats one already there is dropped",
+        needle=".async.lds",
+        apply=_async_lds,
+    ),
+    Rewrite(
+        name="amdgcn-asyncmark",
+        matches="calls to llvm.amdgcn.asyncmark() and llvm.amdgcn.wait.asyncmark(i16 N) (LLVM 24), and "
+                "their declarations",
+        sound="they order only the asynchronous loads, which amdgcn-async-lds-load has turned into "
+              "loads the code generator waits for itself (vmcnt before a read of the LDS they write)",
+        how="the line becomes an empty line",
+        needle="asyncmark",
+        apply=_asyncmark,
+    ),
+)
+
+#: Intrinsics of newer LLVMs that LLVM 22 lacks and no rewrite above replaces.
+_UNBRIDGED_RE = re.compile(r"@(llvm\.amdgcn\.[\w.]*async[\w.]*|llvm\.amdgcn\.(?:wait\.)?asyncmark)\b")
+#: ... except these, which LLVM 22 has.
+_LLVM22_ASYNC = re.compile(
+    r"llvm\.amdgcn\.(?:(?:cluster|global)\.load\.async\.to\.lds\.b\d+|global\.store\.async\.from\.lds\.b\d+"
+    r"|ds\.atomic\.async\.barrier\.arrive\.b64|s\.wait\.asynccnt)$")
+
+
+def enabled() -> bool:
+    """Whether the bridge is on (``LLNOALIAS_BRIDGE=0`` turns it off)."""
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def bridge(text: str, *, active: bool | None = None) -> tuple[str, list[str]]:
+    """Return the text to hand llvmlite's LLVM and the names of the rewrites applied.
+
+    ``active=None`` follows :func:`enabled`. Raises :class:`BridgeError` when the module
+    calls an intrinsic that LLVM 22 lacks and no rewrite stands in for.
+    """
+    if not (enabled() if active is None else active):
+        return text, []
+    applied: list[str] = []
+    for rewrite in REWRITES:
+        if rewrite.needle not in text:
+            continue
+        text, n = rewrite.apply(text)
+        if n:
+            applied.append(rewrite.name)
+    if "async" in text or "asyncmark" in text:
+        for m in _UNBRIDGED_RE.finditer(text):
+            if not _LLVM22_ASYNC.match(m.group(1)):
+                raise BridgeError(
+                    f"the module calls '{m.group(1)}', which llvmlite's LLVM (22) lacks and which llnoalias "
+                    "has no equivalent for; use --llc PATH with an LLVM that knows it")
+    return text, applied
+
+
+def describe() -> list[dict[str, str]]:
+    """The table, for documentation and ``--verbose``."""
+    return [{"name": r.name, "matches": r.matches, "sound": r.sound, "how": r.how} for r in REWRITES]
+
+
+__all__ = ["ENV_SWITCH", "REWRITES", "BridgeError", "Rewrite", "bridge", "describe", "enabled"]
