@@ -28,9 +28,9 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
-from ..ir.types import Type
 from .intrinsics import is_intrinsic, may_store_operands, memory_intrinsic, pass_through
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
+from .memory import inst_text, private_slot, runtime_pointer, slot_of, unread_initializer
 from .rootset import RootSet
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
@@ -56,6 +56,9 @@ class ModuleAnalysis:
         self.memory_reason = ""
         self.memory_decided = False
         self.loaded_int_used = False
+        #: per function: private stack slots (``memory.private_slot``) that some store
+        #: writes an address into -> that store; only loads from them see the address
+        self.slots_with_addresses: dict[str, dict[str, Instruction]] = {}
 
     def settle(self) -> bool:
         """Decide whether memory may hold addresses, if any result so far assumed it does
@@ -64,7 +67,7 @@ class ModuleAnalysis:
             return False
         self._decide_memory()
         self.memory_decided = True
-        return self.memory_holds_addresses
+        return self.memory_holds_addresses or bool(self.slots_with_addresses)
 
     def release(self, fn: Function) -> None:
         """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed)."""
@@ -82,43 +85,72 @@ class ModuleAnalysis:
     def _decide_memory(self) -> None:
         """Optimistically (loaded integers carry nothing) look for a store of an address."""
         for g in self.mod.globals.values():
-            if g.initializer_refs_globals and g.kind == "variable":
+            if g.initializer_refs_globals and g.kind == "variable" and not unread_initializer(self.mod, g):
                 self.memory_holds_addresses = True
-                self.memory_reason = f"the initializer of {g.name} holds an address"
+                self.memory_reason = f"the initializer of {g.name} (line {g.line}) holds an address"
                 break
-        if not self.memory_holds_addresses:
-            for fn in self.mod.functions:
-                fa = self.function(fn)
-                stored: list[tuple[Instruction, Value]] = []
-                for inst in fn.instrs:
-                    op = inst.opcode
-                    if op == "store" or op == "atomicrmw" or op == "cmpxchg":
-                        ops = opparse.parse(self.mod, inst)
-                        if ops.kind == "unparsed":
-                            self.memory_holds_addresses = True
-                            self.memory_reason = f"line {inst.line}: a store llnoalias cannot read"
-                            break
-                        idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
-                        stored.append((inst, ops.operands[idx][1]))
-                    elif op == "call":
-                        ops = opparse.parse(self.mod, inst)
-                        if ops.kind == "unparsed":
-                            continue
-                        stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
-                if self.memory_holds_addresses:
-                    break
-                fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
-                for inst, v in stored:
-                    if has_provenance(fa.value(v)):
-                        self.memory_holds_addresses = True
-                        self.memory_reason = f"{fn.name} line {inst.line} writes an address to memory"
-                        break
-                self.release(fn)
-                if self.memory_holds_addresses:
-                    break
-        if self.memory_holds_addresses:
+        # A store into a private slot taints that slot only; loads from it become unknown,
+        # and what they read may be stored elsewhere: scan again until nothing changes.
+        while not self.memory_holds_addresses and self._scan_stores():
+            pass
+        if self.memory_holds_addresses or self.slots_with_addresses:
             # Results computed under the optimistic assumption are void.
             self.functions.clear()
+
+    def _scan_stores(self) -> bool:
+        """One look at every store; True when a private slot was newly found to hold an
+        address (then loads from it are unknown, and the scan must run again)."""
+        grew = False
+        for fn in self.mod.functions:
+            fa = self.function(fn)
+            stored: list[tuple[Instruction, Value]] = []
+            for inst in fn.instrs:
+                op = inst.opcode
+                if op == "store" or op == "atomicrmw" or op == "cmpxchg":
+                    ops = opparse.parse(self.mod, inst)
+                    if ops.kind == "unparsed":
+                        self.memory_holds_addresses = True
+                        self.memory_reason = f"line {inst.line}: a store llnoalias cannot read: {inst_text(self.mod, inst)}"
+                        break
+                    idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
+                    stored.append((inst, ops.operands[idx][1]))
+                elif op == "call":
+                    ops = opparse.parse(self.mod, inst)
+                    if ops.kind == "unparsed":
+                        continue
+                    stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
+            if self.memory_holds_addresses:
+                break
+            fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
+            slots = self.slots_with_addresses.get(fn.name, {})
+            for inst, v in stored:
+                if not has_provenance(fa.value(v)):
+                    continue
+                slot = self._private_slot_of_store(fn, inst)
+                if slot is not None:
+                    if slot not in slots:
+                        slots[slot] = inst
+                        self.slots_with_addresses[fn.name] = slots
+                        grew = True
+                    continue
+                self.memory_holds_addresses = True
+                self.memory_reason = (f"{fn.name} line {inst.line} writes an address to memory: "
+                                      f"{inst_text(self.mod, inst)}")
+                break
+            self.release(fn)
+            if self.memory_holds_addresses:
+                break
+        return grew
+
+    def _private_slot_of_store(self, fn: Function, inst: Instruction) -> str | None:
+        """The private ``alloca`` a plain store writes into, or None."""
+        ops = opparse.parse(self.mod, inst)
+        if ops.kind != "store" or ops.volatile:
+            return None
+        slot = slot_of(self.mod, fn, ops.operands[1][1])
+        if slot is None or not private_slot(self.mod, fn, slot):
+            return None
+        return slot
 
     def _values_a_call_may_store(self, ops: Ops) -> list[Value]:
         """Operands a call may write to memory: the data of stores and atomics done by
@@ -245,15 +277,30 @@ class FunctionAnalysis:
             return UNKNOWN
         return base
 
-    def _memory_result(self, ty: Type | None) -> Lat:
+    def _memory_result(self, inst: Instruction, ops: Ops) -> tuple[Lat, str]:
+        """What a load (or an atomic) reads, and why when that is unknown."""
+        ty = ops.result_type
+        what = "value read by an atomic" if ops.kind != "load" else "integer loaded from memory"
         if ty is None or ty.contains_pointer(self.mod.named_types):
-            return UNKNOWN
+            return UNKNOWN, ("pointer loaded from memory" if ops.kind == "load" else what)
         ma = self.ma
+        if ops.kind == "load" and ops.operands:
+            addr = ops.operands[0][1]
+            if runtime_pointer(self.mod, self.fn, addr) is not None:
+                # memory the runtime filled before the kernel started (memory.py)
+                return NONE, ""
+            slots = ma.slots_with_addresses.get(self.fn.name)
+            if slots:
+                slot = slot_of(self.mod, self.fn, addr)
+                store = slots.get(slot) if slot is not None else None
+                if store is not None:
+                    return UNKNOWN, (f"integer loaded from the stack slot {slot}, and line {store.line} stores "
+                                     f"an address there: {inst_text(self.mod, store)}")
         if ma.memory_holds_addresses:
-            return UNKNOWN
+            return UNKNOWN, f"{what}, and {ma.memory_reason}"
         if not ma.memory_decided:
             ma.loaded_int_used = True
-        return NONE
+        return NONE, ""
 
     def transfer(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
         """The instruction's value and, when it makes UNKNOWN itself, why (the reason is
@@ -319,12 +366,8 @@ class FunctionAnalysis:
             else:
                 base = Agg(a, {})
             return base.set(ops.indices, b), "aggregate not traced"
-        if k == "load":
-            return self._memory_result(ops.result_type), (
-                "pointer loaded from memory" if ops.result_type is None or ops.result_type.contains_pointer(
-                    self.mod.named_types) else f"integer loaded from memory, and {self.ma.memory_reason}")
-        if k in ("atomicrmw", "cmpxchg"):
-            return self._memory_result(ops.result_type), "value read by an atomic"
+        if k in ("load", "atomicrmw", "cmpxchg"):
+            return self._memory_result(inst, ops)
         if k == "call":
             return self._call(ops, env)
         if k == "alloca":
