@@ -28,7 +28,15 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
-from .intrinsics import is_intrinsic, may_store_operands, memory_intrinsic, pass_through
+from .intrinsics import (
+    LaneIntrinsic,
+    is_intrinsic,
+    lane_intrinsic,
+    lane_safe,
+    may_store_operands,
+    memory_intrinsic,
+    pass_through,
+)
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
 from .memory import inst_text, private_slot, runtime_pointer, slot_of, unread_initializer
 from .rootset import RootSet
@@ -384,6 +392,9 @@ class FunctionAnalysis:
         ret = ops.result_type
         name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
         args = [self._const(v, env) for _, v in ops.operands]
+        lane = lane_intrinsic(name) if name else None
+        if lane is not None:
+            return self._lane(name, lane, ops, args)
         if name and pass_through(name) and args:
             rest = self._generic(args[1:])
             if rest is BOTTOM:
@@ -403,6 +414,27 @@ class FunctionAnalysis:
             return UNKNOWN, f"result of a call to {('@' + name) if name else 'an indirect callee'}"
         out = self._generic(args)
         return out, f"result of {name} on an address"
+
+    def _lane(self, name: str, lane: LaneIntrinsic, ops: Ops, args: list[Lat]) -> tuple[Lat, str]:
+        """A lane intrinsic (``intrinsics.LANE_INTRINSICS``): the join of its data operands
+        where it cannot hand back a value that no lane held; else like any intrinsic (none
+        when every operand is none: 0, or a copy of a plain value, is plain)."""
+        consts = [v.text if isinstance(v, PlainConst) else None for _, v in ops.operands]
+        if lane_safe(lane, consts) and all(i < len(args) for i in lane.data):
+            rest = self._generic([a for i, a in enumerate(args) if i not in lane.data])
+            if rest is BOTTOM:
+                return BOTTOM, ""
+            if rest is not NONE:
+                return UNKNOWN, f"{name} with a lane or control operand that carries an address"
+            out: Lat = BOTTOM
+            for i in lane.data:
+                out = join(out, args[i])
+            if out is UNKNOWN:
+                return out, f"{name} joins values from different buffers (or a raw integer with a buffer)"
+            return out, ""
+        out = self._generic(args)
+        return out, (f"{name} on an address: it may hand back a value no lane held (0 or an undefined "
+                     f"value from a disabled lane), which is not inside the buffer")
 
     # --------------------------------------------------------- solving
     def solve(self, names: Iterable[str]) -> None:
