@@ -153,6 +153,8 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief
                 roots.append(value)
             continue
         d.reason, d.blocker = _operand_reason(fa, p.value, value, domain, brief)
+        if not d.blocker and not brief:
+            d.blocker = _at_access(access)  # a constant operand: the access itself
         return d
     if opaque:
         d.reason = "buffer resource given as <4 x i32>, not traced"
