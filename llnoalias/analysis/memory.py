@@ -18,7 +18,7 @@ global's initializer holds one" live here:
   kernel cannot write. Its integers are ``none`` (``runtime_pointer``). A non-constant
   index could reach past that memory, so it does not count.
 - **Private stack slots.** A store of an address into an ``alloca`` whose address never
-  escapes (``private_slot``): see the argument there.
+  escapes (``Slots``): see the argument there.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from ..ir.model import (
     Instruction,
     LocalRef,
     Module,
+    Ops,
     PlainConst,
     Value,
 )
@@ -44,6 +45,7 @@ _METADATA_SECTION_RE = re.compile(r'\bsection\s+"llvm\.metadata"')
 RUNTIME_POINTER_RE = re.compile(r"llvm\.amdgcn\.(dispatch\.ptr|implicitarg\.ptr|kernarg\.segment\.ptr|queue\.ptr)")
 _NAME_CHARS = r"[-a-zA-Z$._0-9]"
 _LIFETIME_RE = re.compile(r"llvm\.lifetime\.(start|end)(\..*)?")
+_LOCAL_RE = re.compile(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
@@ -106,83 +108,82 @@ def runtime_pointer(mod: Module, fn: Function, v: Value) -> Instruction | None:
     return None
 
 
-def slot_of(mod: Module, fn: Function, v: Value) -> str | None:
-    """The ``alloca`` that ``v`` points into through ``getelementptr`` (any indices) and
-    pointer casts, or None."""
-    cur = v
-    for _ in range(256):
-        if not isinstance(cur, LocalRef):
-            return None
-        inst = fn.by_name.get(cur.name)
-        if inst is None:
-            return None
-        ops = opparse.parse(mod, inst)
-        if ops.kind == "alloca":
-            return cur.name
-        if ops.kind == "gep" and ops.operands:
-            cur = ops.operands[0][1]
-        elif ops.kind == "cast" and ops.flags and ops.flags[0] in ("bitcast", "addrspacecast") and ops.operands:
-            cur = ops.operands[0][1]
-        else:
-            return None
-    return None
+class Slots:
+    """The stack slots of one function: every ``alloca``, the pointers based on each
+    (``getelementptr`` with any indices, pointer casts), and which stay private.
 
-
-def private_slot(mod: Module, fn: Function, slot: str) -> bool:
-    """Does the address of the ``alloca`` named ``slot`` stay private: used only as the
-    address of loads and stores (never stored itself), advanced by ``getelementptr`` and
-    pointer casts, and passed to ``llvm.lifetime.*``?
-
-    Why a store of an address into such a slot does not make every loaded integer unknown:
-    an ``alloca`` is memory of one thread that only pointers based on it can reach, and
-    every pointer based on this one is in the set followed here (no ``phi``, ``select``,
-    ``ptrtoint``, call or store lets it out; anything else makes it escape). So only the
-    loads followed here can read what was stored into it; they are the ones that get
-    ``unknown`` (``ModuleAnalysis.slots_with_addresses``), and a value they read that is
-    stored elsewhere is itself a store of an address (the scan runs again until nothing
+    A slot is private when its address is used only as the address of loads and stores
+    (never stored itself), advanced by ``getelementptr`` and pointer casts, and passed to
+    ``llvm.lifetime.*``. Why a store of an address into a private slot does not make every
+    loaded integer unknown: an ``alloca`` is memory of one thread that only pointers based
+    on it can reach, and every pointer based on a private slot is in ``based`` (no ``phi``,
+    ``select``, ``ptrtoint``, call or store lets it out; anything else makes the slot escape).
+    So only loads through those pointers can read what was stored into it; they are the ones
+    that get ``unknown`` (``ModuleAnalysis.slots_with_addresses``), and a value they read that
+    is stored elsewhere is itself a store of an address (the scan runs again until nothing
     changes)."""
-    derived = {slot}
-    changed = True
-    instrs = fn.instrs
-    while changed:
-        changed = False
-        for inst in instrs:
-            ops = opparse.parse(mod, inst)
-            k = ops.kind
-            if k == "unparsed" or k == "other":
-                text = mod.text[inst.start:inst.end]
-                if any(re.search(re.escape(n) + rf"(?!{_NAME_CHARS})", text) for n in derived):
-                    return False
-                continue
-            names = [v.name for v in _values(ops) if isinstance(v, LocalRef)]
-            if not any(n in derived for n in names):
-                continue
-            if k == "load":
-                continue  # only the address can be one of ours
-            if k == "store":
-                val = ops.operands[0][1]
-                if isinstance(val, LocalRef) and val.name in derived:
-                    return False
-                continue
-            if k == "gep":
-                if any(isinstance(x, LocalRef) and x.name in derived for _, x in ops.operands[1:]):
-                    return False
-                if inst.name is not None and inst.name not in derived:
-                    derived.add(inst.name)
-                    changed = True
-                continue
-            if k == "cast" and ops.flags and ops.flags[0] in ("bitcast", "addrspacecast"):
-                if inst.name is not None and inst.name not in derived:
-                    derived.add(inst.name)
-                    changed = True
-                continue
-            if k == "call" and isinstance(ops.callee, GlobalRef) and _LIFETIME_RE.fullmatch(ops.callee.name[1:]):
-                continue
+
+    def __init__(self, mod: Module, fn: Function) -> None:
+        #: pointer name -> the slot it is based on
+        self.based: dict[str, str] = {}
+        self.escaped: set[str] = set()
+        parsed = [(inst, opparse.parse(mod, inst)) for inst in fn.instrs]
+        for inst, ops in parsed:
+            if ops.kind == "alloca" and inst.name is not None:
+                self.based[inst.name] = inst.name
+        if not self.based:
+            return
+        changed = True
+        while changed:  # a use may come before its definition in the text: go again
+            changed = False
+            for inst, ops in parsed:
+                changed |= self._use(mod, inst, ops)
+
+    def _use(self, mod: Module, inst: Instruction, ops: Ops) -> bool:
+        """Look at one instruction's uses of slot pointers; True when ``based`` grew."""
+        based = self.based
+        k = ops.kind
+        if k == "unparsed" or k == "other":
+            text = mod.text[inst.start:inst.end]
+            for name in _LOCAL_RE.findall(text):
+                slot = based.get(name)
+                if slot is not None:
+                    self.escaped.add(slot)
             return False
-    return True
+        if k == "load":
+            return False  # only the address can be one of ours
+        if k == "store":
+            val = ops.operands[0][1]
+            if isinstance(val, LocalRef) and val.name in based:
+                self.escaped.add(based[val.name])
+            return False
+        slots = [based[v.name] for v in _values(ops) if isinstance(v, LocalRef) and v.name in based]
+        if not slots:
+            return False
+        if k == "gep" or (k == "cast" and ops.flags and ops.flags[0] in ("bitcast", "addrspacecast")):
+            base = ops.operands[0][1] if ops.operands else None
+            for _, x in ops.operands[1:]:
+                if isinstance(x, LocalRef) and x.name in based:
+                    self.escaped.add(based[x.name])
+            if isinstance(base, LocalRef) and base.name in based and inst.name is not None \
+                    and inst.name not in based:
+                based[inst.name] = based[base.name]
+                return True
+            return False
+        if k == "call" and isinstance(ops.callee, GlobalRef) and _LIFETIME_RE.fullmatch(ops.callee.name[1:]):
+            return False
+        self.escaped.update(slots)
+        return False
+
+    def slot_of(self, v: Value) -> str | None:
+        """The slot ``v`` points into, or None."""
+        return self.based.get(v.name) if isinstance(v, LocalRef) else None
+
+    def private(self, slot: str) -> bool:
+        return slot in self.based and slot not in self.escaped
 
 
-def _values(ops: opparse.Ops) -> list[Value]:
+def _values(ops: Ops) -> list[Value]:
     if ops.kind == "phi":
         return list(ops.incoming)
     out: list[Value] = [v for _, v in ops.operands]

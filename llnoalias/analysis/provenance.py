@@ -38,13 +38,16 @@ from .intrinsics import (
     pass_through,
 )
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
-from .memory import inst_text, private_slot, runtime_pointer, slot_of, unread_initializer
+from .memory import Slots, inst_text, runtime_pointer, unread_initializer
 from .rootset import RootSet
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
 #: kinds whose unknown result does not come from an unknown operand
 OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}
 _NO_DEPS = {"load", "atomicrmw", "cmpxchg", "alloca"}
+#: how many times a function's stores are looked at again as stack slots fill with
+#: addresses (a chain of slots longer than this makes every loaded integer unknown)
+MAX_SLOT_ROUNDS = 16
 GENERIC_OPS = {"fneg", "extractelement", "insertelement", "shufflevector", "fadd", "fsub", "fmul", "fdiv",
                "frem", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "xor", "or",
                "icmp", "fcmp", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp"}
@@ -64,9 +67,10 @@ class ModuleAnalysis:
         self.memory_reason = ""
         self.memory_decided = False
         self.loaded_int_used = False
-        #: per function: private stack slots (``memory.private_slot``) that some store
+        #: per function: private stack slots (``memory.Slots``) that some store
         #: writes an address into -> that store; only loads from them see the address
         self.slots_with_addresses: dict[str, dict[str, Instruction]] = {}
+        self._slots: dict[str, Slots] = {}
 
     def settle(self) -> bool:
         """Decide whether memory may hold addresses, if any result so far assumed it does
@@ -98,65 +102,80 @@ class ModuleAnalysis:
                 self.memory_reason = f"the initializer of {g.name} (line {g.line}) holds an address"
                 break
         # A store into a private slot taints that slot only; loads from it become unknown,
-        # and what they read may be stored elsewhere: scan again until nothing changes.
-        while not self.memory_holds_addresses and self._scan_stores():
-            pass
+        # and what they read may be stored elsewhere. Slots are private to their function
+        # and values reach other functions only through memory or calls (whose results and
+        # parameters are unknown), so each function is scanned again until nothing changes.
+        if not self.memory_holds_addresses:
+            for fn in self.mod.functions:
+                for _ in range(MAX_SLOT_ROUNDS):
+                    if not self._scan_stores(fn) or self.memory_holds_addresses:
+                        break
+                else:
+                    self.memory_holds_addresses = True
+                    self.memory_reason = (f"{fn.name}: an address passes through more than "
+                                          f"{MAX_SLOT_ROUNDS} stack slots in a row")
+                if self.memory_holds_addresses:
+                    break
         if self.memory_holds_addresses or self.slots_with_addresses:
             # Results computed under the optimistic assumption are void.
             self.functions.clear()
 
-    def _scan_stores(self) -> bool:
-        """One look at every store; True when a private slot was newly found to hold an
-        address (then loads from it are unknown, and the scan must run again)."""
+    def _scan_stores(self, fn: Function) -> bool:
+        """One look at every store of ``fn``; True when a private slot was newly found to
+        hold an address (then loads from it are unknown, and the scan must run again)."""
         grew = False
-        for fn in self.mod.functions:
-            fa = self.function(fn)
-            stored: list[tuple[Instruction, Value]] = []
-            for inst in fn.instrs:
-                op = inst.opcode
-                if op == "store" or op == "atomicrmw" or op == "cmpxchg":
-                    ops = opparse.parse(self.mod, inst)
-                    if ops.kind == "unparsed":
-                        self.memory_holds_addresses = True
-                        self.memory_reason = f"line {inst.line}: a store llnoalias cannot read: {inst_text(self.mod, inst)}"
-                        break
-                    idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
-                    stored.append((inst, ops.operands[idx][1]))
-                elif op == "call":
-                    ops = opparse.parse(self.mod, inst)
-                    if ops.kind == "unparsed":
-                        continue
-                    stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
-            if self.memory_holds_addresses:
-                break
-            fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
-            slots = self.slots_with_addresses.get(fn.name, {})
-            for inst, v in stored:
-                if not has_provenance(fa.value(v)):
+        fa = self.function(fn)
+        stored: list[tuple[Instruction, Value]] = []
+        for inst in fn.instrs:
+            op = inst.opcode
+            if op == "store" or op == "atomicrmw" or op == "cmpxchg":
+                ops = opparse.parse(self.mod, inst)
+                if ops.kind == "unparsed":
+                    self.memory_holds_addresses = True
+                    self.memory_reason = f"line {inst.line}: a store llnoalias cannot read: {inst_text(self.mod, inst)}"
+                    self.release(fn)
+                    return False
+                idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
+                stored.append((inst, ops.operands[idx][1]))
+            elif op == "call":
+                ops = opparse.parse(self.mod, inst)
+                if ops.kind == "unparsed":
                     continue
-                slot = self._private_slot_of_store(fn, inst)
-                if slot is not None:
-                    if slot not in slots:
-                        slots[slot] = inst
-                        self.slots_with_addresses[fn.name] = slots
-                        grew = True
-                    continue
-                self.memory_holds_addresses = True
-                self.memory_reason = (f"{fn.name} line {inst.line} writes an address to memory: "
-                                      f"{inst_text(self.mod, inst)}")
-                break
-            self.release(fn)
-            if self.memory_holds_addresses:
-                break
+                stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
+        fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
+        slots = self.slots_with_addresses.get(fn.name, {})
+        for inst, v in stored:
+            if not has_provenance(fa.value(v)):
+                continue
+            slot = self._private_slot_of_store(fn, inst)
+            if slot is not None:
+                if slot not in slots:
+                    slots[slot] = inst
+                    self.slots_with_addresses[fn.name] = slots
+                    grew = True
+                continue
+            self.memory_holds_addresses = True
+            self.memory_reason = (f"{fn.name} line {inst.line} writes an address to memory: "
+                                  f"{inst_text(self.mod, inst)}")
+            break
+        self.release(fn)
         return grew
+
+    def slots(self, fn: Function) -> Slots:
+        """``fn``'s stack slots (found once per function and kept)."""
+        got = self._slots.get(fn.name)
+        if got is None:
+            got = self._slots[fn.name] = Slots(self.mod, fn)
+        return got
 
     def _private_slot_of_store(self, fn: Function, inst: Instruction) -> str | None:
         """The private ``alloca`` a plain store writes into, or None."""
         ops = opparse.parse(self.mod, inst)
         if ops.kind != "store" or ops.volatile:
             return None
-        slot = slot_of(self.mod, fn, ops.operands[1][1])
-        if slot is None or not private_slot(self.mod, fn, slot):
+        slots = self.slots(fn)
+        slot = slots.slot_of(ops.operands[1][1])
+        if slot is None or not slots.private(slot):
             return None
         return slot
 
@@ -299,7 +318,7 @@ class FunctionAnalysis:
                 return NONE, ""
             slots = ma.slots_with_addresses.get(self.fn.name)
             if slots:
-                slot = slot_of(self.mod, self.fn, addr)
+                slot = ma.slots(self.fn).slot_of(addr)
                 store = slots.get(slot) if slot is not None else None
                 if store is not None:
                     return UNKNOWN, (f"integer loaded from the stack slot {slot}, and line {store.line} stores "
