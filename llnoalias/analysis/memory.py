@@ -121,23 +121,72 @@ class Slots:
     So only loads through those pointers can read what was stored into it; they are the ones
     that get ``unknown`` (``ModuleAnalysis.slots_with_addresses``), and a value they read that
     is stored elsewhere is itself a store of an address (the scan runs again until nothing
-    changes)."""
+    changes).
+
+    Going one step further, a private slot is *forwarded* (``stored``) when every load and
+    store of it goes through the slot's own address (or a cast of it: no offset, so no
+    access covers part of another) with one integer or pointer type: then each load reads
+    the value of one of those stores (or, before any, nothing defined: ``undef``, ignored
+    as in a phi), so its provenance is the join of theirs. This is what clang -O0 does
+    with every local variable."""
 
     def __init__(self, mod: Module, fn: Function) -> None:
         #: pointer name -> the slot it is based on
         self.based: dict[str, str] = {}
         self.escaped: set[str] = set()
+        #: pointers that are a slot's own address (the slot, or casts of it) -> the slot
+        self.whole: dict[str, str] = {}
+        #: slot -> the values its stores write, when it is forwarded (see above)
+        self.stored: dict[str, list[tuple[Instruction, Value]]] = {}
+        if not any(inst.opcode == "alloca" for inst in fn.instrs):
+            return
         parsed = [(inst, opparse.parse(mod, inst)) for inst in fn.instrs]
         for inst, ops in parsed:
             if ops.kind == "alloca" and inst.name is not None:
                 self.based[inst.name] = inst.name
-        if not self.based:
-            return
+                self.whole[inst.name] = inst.name
         changed = True
         while changed:  # a use may come before its definition in the text: go again
             changed = False
             for inst, ops in parsed:
                 changed |= self._use(mod, inst, ops)
+        self._forward(parsed)
+
+    def _forward(self, parsed: list[tuple[Instruction, Ops]]) -> None:
+        """Find the forwarded slots (see the class's docstring)."""
+        types: dict[str, set[str]] = {}
+        partial: set[str] = set()
+        stored: dict[str, list[tuple[Instruction, Value]]] = {}
+        for inst, ops in parsed:
+            if ops.kind == "load" and ops.operands:
+                addr, ty = ops.operands[0][1], ops.result_type
+            elif ops.kind == "store" and len(ops.operands) == 2:
+                addr, ty = ops.operands[1][1], ops.operands[0][0]
+            else:
+                continue
+            if not isinstance(addr, LocalRef) or addr.name not in self.based:
+                continue
+            slot = self.based[addr.name]
+            if addr.name not in self.whole or ty is None or ty.kind not in ("int", "ptr"):
+                partial.add(slot)
+                continue
+            types.setdefault(slot, set()).add(repr(ty))
+            if ops.kind == "store":
+                stored.setdefault(slot, []).append((inst, ops.operands[0][1]))
+        for slot in self.based.values():
+            if slot in self.escaped or slot in partial or len(types.get(slot, ())) > 1:
+                continue
+            self.stored[slot] = stored.get(slot, [])
+
+    def forwarded(self, v: Value) -> tuple[str, list[tuple[Instruction, Value]]] | None:
+        """The forwarded slot a load from ``v`` reads and the stores that write it, or None."""
+        if not isinstance(v, LocalRef):
+            return None
+        slot = self.whole.get(v.name)
+        if slot is None:
+            return None
+        got = self.stored.get(slot)
+        return (slot, got) if got is not None else None
 
     def _use(self, mod: Module, inst: Instruction, ops: Ops) -> bool:
         """Look at one instruction's uses of slot pointers; True when ``based`` grew."""
@@ -168,6 +217,8 @@ class Slots:
             if isinstance(base, LocalRef) and base.name in based and inst.name is not None \
                     and inst.name not in based:
                 based[inst.name] = based[base.name]
+                if k == "cast" and base.name in self.whole:
+                    self.whole[inst.name] = self.whole[base.name]
                 return True
             return False
         if k == "call" and isinstance(ops.callee, GlobalRef) and _LIFETIME_RE.fullmatch(ops.callee.name[1:]):

@@ -304,13 +304,27 @@ class FunctionAnalysis:
             return UNKNOWN
         return base
 
-    def _memory_result(self, inst: Instruction, ops: Ops) -> tuple[Lat, str]:
+    def _memory_result(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
         """What a load (or an atomic) reads, and why when that is unknown."""
         ty = ops.result_type
+        ma = self.ma
+        if ops.kind == "load" and ops.operands:
+            fwd = ma.slots(self.fn).forwarded(ops.operands[0][1])
+            if fwd is not None:
+                # a private slot read and written whole: the join of what its stores
+                # write (memory.Slots); before any store it holds nothing defined
+                fslot, stores = fwd
+                out: Lat = BOTTOM
+                for _, v in stores:
+                    out = join(out, self._const(v, env))
+                if out is not UNKNOWN:
+                    return out, ""
+                lines = ", ".join(str(st.line) for st, _ in stores[:6]) + (", ..." if len(stores) > 6 else "")
+                return out, (f"loaded from the stack slot {fslot}, whose stores (lines {lines}) write an "
+                             f"address llnoalias cannot trace or addresses of different buffers")
         what = "value read by an atomic" if ops.kind != "load" else "integer loaded from memory"
         if ty is None or ty.contains_pointer(self.mod.named_types):
             return UNKNOWN, ("pointer loaded from memory" if ops.kind == "load" else what)
-        ma = self.ma
         if ops.kind == "load" and ops.operands:
             addr = ops.operands[0][1]
             if runtime_pointer(self.mod, self.fn, addr) is not None:
@@ -394,7 +408,7 @@ class FunctionAnalysis:
                 base = Agg(a, {})
             return base.set(ops.indices, b), "aggregate not traced"
         if k in ("load", "atomicrmw", "cmpxchg"):
-            return self._memory_result(inst, ops)
+            return self._memory_result(inst, ops, env)
         if k == "call":
             return self._call(ops, env)
         if k == "alloca":
@@ -473,7 +487,12 @@ class FunctionAnalysis:
         def enter(n: str) -> list[str]:
             inst = by_name[n]
             slice_[n] = inst
-            deps = [dep for dep in _local_deps(opparse.parse(mod, inst)) if dep not in vals]
+            iops = opparse.parse(mod, inst)
+            deps = [dep for dep in _local_deps(iops) if dep not in vals]
+            if iops.kind == "load" and iops.operands:
+                fwd = self.ma.slots(self.fn).forwarded(iops.operands[0][1])
+                if fwd is not None:  # a forwarded slot: the load reads what its stores write
+                    deps += [v.name for _, v in fwd[1] if isinstance(v, LocalRef) and v.name not in vals]
             for dep in deps:
                 users.setdefault(dep, []).append(n)
             return deps
