@@ -28,6 +28,7 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
+from .blame import Blame, operand_values
 from .intrinsics import (
     LaneIntrinsic,
     is_intrinsic,
@@ -195,7 +196,7 @@ class ModuleAnalysis:
         return [v for _, v in ops.operands]
 
 
-class FunctionAnalysis:
+class FunctionAnalysis(Blame):
     def __init__(self, ma: ModuleAnalysis, fn: Function) -> None:
         self.ma = ma
         self.mod = ma.mod
@@ -552,74 +553,7 @@ class FunctionAnalysis:
                     elif sops.kind not in OWN_CAUSE:
                         self.cause[n] = f"'{sops.kind}' made the value unknown"
 
-    # ------------------------------------------------------- explaining
-    def explain_unknown(self, v: Value) -> str:
-        """Follow unknown operands back to the value that made them unknown: the rule and
-        where (``blame``), as one line."""
-        rule, where = self.blame(v)
-        return f"{rule} ({where})" if where else rule
-
-    def blame(self, v: Value) -> tuple[str, str]:
-        """The rule that made ``v`` unknown and the instruction (or global, or argument)
-        where it applied: ``("integer loaded from memory, and ...", "line 12: `%x = load
-        i32, ...`")``. The second part names a line and the code, so that accesses can be
-        grouped by the construct that blocked them."""
-        seen: set[str] = set()
-        cur = v
-        last: Instruction | None = None
-        for _ in range(10000):
-            if isinstance(cur, GlobalRef):
-                g = self.mod.globals.get(cur.name)
-                if g is not None:
-                    return (f"{cur.name} is not a root (not an LDS buffer llnoalias gives a scope)",
-                            f"{cur.name} (line {g.line})")
-                return f"{cur.name} is not a root (a function or an undefined global)", cur.name
-            if isinstance(cur, ConstExpr):
-                for _, sub in cur.operands:
-                    if self.value(sub) is UNKNOWN:
-                        cur = sub
-                        break
-                else:
-                    return f"constant expression '{cur.opcode}' on an address", self.where_of(last)
-                continue
-            if isinstance(cur, UnknownValue):
-                return f"value llnoalias cannot read ({cur.text[:40]})", self.where_of(last)
-            if not isinstance(cur, LocalRef):
-                return "value llnoalias cannot trace", self.where_of(last)
-            if cur.name in seen:
-                return "a cycle of phis none of which has a traced value", self.where_of(last)
-            seen.add(cur.name)
-            inst = self.fn.by_name.get(cur.name)
-            why = self.cause.get(cur.name, "")
-            if why:
-                if inst is None:  # an argument
-                    return why, f"line {self.fn.line}: {cur.name} of {self.fn.name}"
-                return why, self.where_of(inst)
-            if inst is None:
-                return f"{cur.name} is not defined in {self.fn.name}", ""
-            last = inst
-            if inst.ops is None:
-                return f"'{inst.opcode}' was not analysed", self.where_of(inst)
-            for sub in _operand_values(inst.ops):
-                if self.value(sub) is UNKNOWN:
-                    cur = sub
-                    break
-            else:
-                return f"'{inst.opcode}' made the value unknown", self.where_of(inst)
-        return "a chain of values too long to follow", self.where_of(last)
-
-    def where_of(self, inst: Instruction | None) -> str:
-        if inst is None:
-            return ""
-        return f"line {inst.line}: {inst_text(self.mod, inst)}"
-
-
-def _operand_values(ops: Ops) -> list[Value]:
-    if ops.kind == "phi":
-        return list(ops.incoming)
-    if ops.kind == "call":
-        return [v for _, v in ops.operands]
-    return [v for _, v in ops.operands]
+_operand_values = operand_values
 
 
 def _local_deps(ops: Ops) -> list[str]:
