@@ -97,6 +97,17 @@ UNKNOWN_SHAPES = {
                                 "  %sp = inttoptr i32 %si to ptr addrspace(5)\n"
                                 "  %v = load i32, ptr addrspace(5) %sp, align 4\n"
                                 "  %s = add i32 %ia, %v\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_two_types": "%sl = alloca i64, align 8, addrspace(5)\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                      "  %w = load i64, ptr addrspace(5) %sl, align 8\n  %v = trunc i64 %w to i32\n"
+                      "  %s = add i32 %ia, %v\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_lds_pointer_as_flat": "%sl = alloca ptr, align 8, addrspace(5)\n"
+                                "  store ptr addrspace(3) @lds_a, ptr addrspace(5) %sl, align 4\n"
+                                "  %f = load ptr, ptr addrspace(5) %sl, align 8\n"
+                                "  %p = addrspacecast ptr %f to ptr addrspace(3)",
+    "slot_two_roots": "%sl = alloca i32, align 4, addrspace(5)\n  store i32 %ia, ptr addrspace(5) %sl, align 4\n"
+                      "  br i1 %c, label %t2, label %j2\nt2:\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                      "  br label %j2\nj2:\n  %v = load i32, ptr addrspace(5) %sl, align 4\n"
+                      "  %p = inttoptr i32 %v to ptr addrspace(3)",
     "struct_overwritten_field": "%s0 = insertvalue { i32, i32 } undef, i32 %ia, 0\n"
                                 "  %s1 = insertvalue { i32, i32 } %s0, i32 %n, 0\n"
                                 "  %f0 = extractvalue { i32, i32 } %s1, 0\n  %p = inttoptr i32 %f0 to ptr addrspace(3)",

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from ..ir import operands as opparse
+from ..ir.datalayout import layout_of
 from ..ir.model import (
     ConstExpr,
     Function,
@@ -38,6 +39,7 @@ from ..ir.model import (
     PlainConst,
     Value,
 )
+from ..ir.types import Type
 
 #: globals whose initializers the code generator reads and the program never does
 UNREAD_GLOBALS = frozenset({"@llvm.used", "@llvm.compiler.used", "@llvm.global_ctors", "@llvm.global_dtors"})
@@ -125,7 +127,7 @@ class Slots:
 
     Going one step further, a private slot is *forwarded* (``stored``) when every load and
     store of it goes through the slot's own address (or a cast of it: no offset, so no
-    access covers part of another) with one integer or pointer type: then each load reads
+    access covers part of another) with one integer or pointer type (``_key``): then each load reads
     the value of one of those stores (or, before any, nothing defined: ``undef``, ignored
     as in a phi), so its provenance is the join of theirs. This is what clang -O0 does
     with every local variable."""
@@ -138,6 +140,7 @@ class Slots:
         self.whole: dict[str, str] = {}
         #: slot -> the values its stores write, when it is forwarded (see above)
         self.stored: dict[str, list[tuple[Instruction, Value]]] = {}
+        self.layout = layout_of(mod)
         if not any(inst.opcode == "alloca" for inst in fn.instrs):
             return
         parsed = [(inst, opparse.parse(mod, inst)) for inst in fn.instrs]
@@ -170,13 +173,23 @@ class Slots:
             if addr.name not in self.whole or ty is None or ty.kind not in ("int", "ptr"):
                 partial.add(slot)
                 continue
-            types.setdefault(slot, set()).add(repr(ty))
+            types.setdefault(slot, set()).add(self._key(ty))
             if ops.kind == "store":
                 stored.setdefault(slot, []).append((inst, ops.operands[0][1]))
         for slot in self.based.values():
             if slot in self.escaped or slot in partial or len(types.get(slot, ())) > 1:
                 continue
             self.stored[slot] = stored.get(slot, [])
+
+    def _key(self, ty: Type) -> str:
+        """Types whose values a slot holds bit for bit alike: equal types, and the generic,
+        global and constant pointers of one size (clang -O0 stores a kernel's
+        ``ptr addrspace(1)`` argument and loads it back as ``ptr``: the same address of the
+        same buffer)."""
+        if ty.kind == "ptr" and ty.addrspace in (0, 1, 4) and self.layout.valid \
+                and self.layout.pointer_bits(ty.addrspace) == self.layout.pointer_bits(0):
+            return "ptr:flat"
+        return repr(ty)
 
     def forwarded(self, v: Value) -> tuple[str, list[tuple[Instruction, Value]]] | None:
         """The forwarded slot a load from ``v`` reads and the stores that write it, or None."""
