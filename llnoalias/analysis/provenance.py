@@ -82,9 +82,12 @@ class ModuleAnalysis:
         self.memory_decided = True
         return self.memory_holds_addresses or bool(self.slots_with_addresses)
 
-    def release(self, fn: Function) -> None:
-        """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed)."""
+    def release(self, fn: Function, keep_slots: bool = False) -> None:
+        """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed),
+        and its stack slots unless ``keep_slots`` (the store scan looks at it again)."""
         self.functions.pop(fn.name, None)
+        if not keep_slots:
+            self._slots.pop(fn.name, None)
         for inst in fn.instrs:
             inst.ops = None
 
@@ -134,7 +137,7 @@ class ModuleAnalysis:
                 if ops.kind == "unparsed":
                     self.memory_holds_addresses = True
                     self.memory_reason = f"line {inst.line}: a store llnoalias cannot read: {inst_text(self.mod, inst)}"
-                    self.release(fn)
+                    self.release(fn, keep_slots=True)
                     return False
                 idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
                 stored.append((inst, ops.operands[idx][1]))
@@ -159,7 +162,7 @@ class ModuleAnalysis:
             self.memory_reason = (f"{fn.name} line {inst.line} writes an address to memory: "
                                   f"{inst_text(self.mod, inst)}")
             break
-        self.release(fn)
+        self.release(fn, keep_slots=True)
         return grew
 
     def slots(self, fn: Function) -> Slots:
