@@ -212,3 +212,35 @@ def test_address_through_a_chain_of_slots() -> None:
         out = annotate_text(_slot_chain(n, via_gep), options=AnnotateOptions(regions=False)).text
         assert not _tagged(out, "store i8 1,"), (n, via_gep)
         assert _tagged(out, "store i8 2,") == plain_tagged, (n, via_gep)
+
+
+UNREAD = """target triple = "amdgcn-amd-amdhsa"
+
+@lds_a = external addrspace(3) global [0 x i8], align 16
+@lds_b = external addrspace(3) global [0 x i8], align 16
+@llvm.global_ctors = appending addrspace(1) global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @ctor, ptr null }]
+@llvm.used = appending addrspace(1) global [1 x ptr] [ptr addrspacecast (ptr addrspace(3) @lds_a to ptr)], section "llvm.metadata"
+@meta = internal addrspace(1) global ptr addrspace(3) @lds_b, section "llvm.metadata"
+
+define void @ctor() {
+  ret void
+}
+
+define amdgpu_kernel void @k(ptr addrspace(1) %buf) {
+  %x = load i32, ptr addrspace(1) READ, align 4
+  %p = getelementptr i8, ptr addrspace(3) @lds_b, i32 %x
+  store i8 1, ptr addrspace(3) %p, align 1
+  store i8 2, ptr addrspace(3) @lds_a, align 1
+  ret void
+}
+"""
+
+
+def test_initializers_no_load_can_read() -> None:
+    """@llvm.used, @llvm.global_ctors and section "llvm.metadata" globals hold addresses
+    nobody loads: a loaded integer stays plain. Once a load names one of them, it counts."""
+    out = annotate_text(UNREAD.replace("READ", "%buf"), options=AnnotateOptions(regions=False)).text
+    assert _tagged(out, "store i8 1,")
+    for name in ("@meta", "@llvm.used", "@llvm.global_ctors"):
+        out = annotate_text(UNREAD.replace("READ", name), options=AnnotateOptions(regions=False)).text
+        assert not _tagged(out, "store i8 1,"), name
