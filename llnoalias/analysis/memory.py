@@ -6,10 +6,13 @@ global's initializer holds one" live here:
 
 - **Initializers the program cannot read.** ``@llvm.used``, ``@llvm.compiler.used``,
   ``@llvm.global_ctors`` / ``@llvm.global_dtors`` and globals in section
-  ``"llvm.metadata"`` are read by the compiler and the linker, not by the program: the code
-  generator emits no data for them. That holds only while no instruction and no other
-  global names them (a name is the only way the program can reach a global that is not
-  emitted), so a global named anywhere else still counts (``referenced_elsewhere``).
+  ``"llvm.metadata"`` are read by the compiler, the linker and the loader, not by the
+  module's code: ``llvm.used`` and ``llvm.metadata`` globals are not emitted at all, and
+  the constructor lists become an init array that only the runtime's (or the backend's
+  generated init kernel's) code walks, for function pointers, never an LDS or argument
+  address of a kernel here. That holds only while no instruction and no other global
+  names them (a name is the only way this module's code can reach them), so a global
+  named anywhere else still counts (``referenced_elsewhere``).
 - **Memory the runtime wrote.** A load whose address is ``llvm.amdgcn.dispatch.ptr``,
   ``implicitarg.ptr``, ``kernarg.segment.ptr`` or ``queue.ptr`` advanced by constant
   offsets (``getelementptr`` with constant indices, pointer casts) reads the dispatch
