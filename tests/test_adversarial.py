@@ -50,6 +50,64 @@ UNKNOWN_SHAPES = {
                       "  %p = extractelement <2 x ptr addrspace(3)> %v0, i32 %n",
     "narrow_then_add": "%t9 = ptrtoint ptr addrspace(3) @lds_b to i16\n  %z9 = zext i16 %t9 to i32\n"
                        "  %a9 = add i32 %z9, %ia\n  %p = inttoptr i32 %a9 to ptr addrspace(3)",
+    # issue 10: lane intrinsics that may hand back a value no lane held
+    "bpermute_address": "%q = call i32 @llvm.amdgcn.ds.bpermute(i32 0, i32 %ia)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "permute_address": "%q = call i32 @llvm.amdgcn.ds.permute(i32 0, i32 %ia)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "swizzle_address": "%q = call i32 @llvm.amdgcn.ds.swizzle(i32 %ia, i32 31)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "readlane_address": "%q = call i32 @llvm.amdgcn.readlane.i32(i32 %ia, i32 %n)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "mov_dpp_address": "%q = call i32 @llvm.amdgcn.mov.dpp.i32(i32 %ia, i32 273, i32 15, i32 15, i1 false)\n"
+                       "  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "update_dpp_bound_ctrl": "%q = call i32 @llvm.amdgcn.update.dpp.i32(i32 %ia, i32 %ia, i32 273, i32 15, i32 15, i1 true)\n"
+                             "  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "update_dpp_unknown_bound_ctrl": "%q = call i32 @llvm.amdgcn.update.dpp.i32(i32 %ia, i32 %ia, i32 273, i32 15, "
+                                     "i32 15, i1 %c)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "update_dpp_old_other_root": "%q = call i32 @llvm.amdgcn.update.dpp.i32(i32 %ib, i32 %ia, i32 273, i32 15, i32 15, "
+                                 "i1 false)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "permlane16_fetch_inactive": "%q = call i32 @llvm.amdgcn.permlane16.i32(i32 %ia, i32 %ia, i32 0, i32 0, i1 true, "
+                                 "i1 false)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "permlane64_address": "%q = call i32 @llvm.amdgcn.permlane64.i32(i32 %ia)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "writelane_two_roots": "%q = call i32 @llvm.amdgcn.writelane.i32(i32 %ia, i32 0, i32 %ib)\n"
+                           "  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "set_inactive_raw_int": "%q = call i32 @llvm.amdgcn.set.inactive.i32(i32 %ia, i32 64)\n"
+                            "  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "shfl_partial_mask": "%q = call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 %n, i32 %ia, i32 0, i32 31)\n"
+                         "  %p = inttoptr i32 %q to ptr addrspace(3)",
+    "writelane_lane_operand_address": "%q = call i32 @llvm.amdgcn.writelane.i32(i32 %ia, i32 %ib, i32 %ia)\n"
+                                  "  %p = inttoptr i32 %q to ptr addrspace(3)",
+    # issue 10: loaded integers
+    "dispatch_variable_offset": "store i32 %ib, ptr addrspace(1) null, align 4\n"
+                                "  %dp = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()\n"
+                                "  %g = getelementptr i8, ptr addrspace(4) %dp, i32 %n\n"
+                                "  %v = load i32, ptr addrspace(4) %g, align 4\n  %s = add i32 %ia, %v\n"
+                                "  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_read_back": "%sl = alloca i32, align 4, addrspace(5)\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                      "  %g = getelementptr i8, ptr addrspace(5) %sl, i32 %n\n"
+                      "  %v = load i32, ptr addrspace(5) %g, align 4\n  %s = add i32 %ia, %v\n"
+                      "  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_escapes_by_call": "%sl = alloca i32, align 4, addrspace(5)\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                            "  call void @ext(ptr addrspace(5) %sl)\n  %v = load i32, ptr addrspace(1) null, align 4\n"
+                            "  %s = add i32 %ia, %v\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_escapes_by_phi": "%sl = alloca i32, align 4, addrspace(5)\n  %s2 = alloca i32, align 4, addrspace(5)\n"
+                           "  %sel = select i1 %c, ptr addrspace(5) %sl, ptr addrspace(5) %s2\n"
+                           "  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                           "  %v = load i32, ptr addrspace(5) %sel, align 4\n"
+                           "  %s = add i32 %ia, %v\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_escapes_by_ptrtoint": "%sl = alloca i32, align 4, addrspace(5)\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                                "  %si = ptrtoint ptr addrspace(5) %sl to i32\n"
+                                "  %sp = inttoptr i32 %si to ptr addrspace(5)\n"
+                                "  %v = load i32, ptr addrspace(5) %sp, align 4\n"
+                                "  %s = add i32 %ia, %v\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_two_types": "%sl = alloca i64, align 8, addrspace(5)\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                      "  %w = load i64, ptr addrspace(5) %sl, align 8\n  %v = trunc i64 %w to i32\n"
+                      "  %s = add i32 %ia, %v\n  %p = inttoptr i32 %s to ptr addrspace(3)",
+    "slot_lds_pointer_as_flat": "%sl = alloca ptr, align 8, addrspace(5)\n"
+                                "  store ptr addrspace(3) @lds_a, ptr addrspace(5) %sl, align 4\n"
+                                "  %f = load ptr, ptr addrspace(5) %sl, align 8\n"
+                                "  %p = addrspacecast ptr %f to ptr addrspace(3)",
+    "slot_two_roots": "%sl = alloca i32, align 4, addrspace(5)\n  store i32 %ia, ptr addrspace(5) %sl, align 4\n"
+                      "  br i1 %c, label %t2, label %j2\nt2:\n  store i32 %ib, ptr addrspace(5) %sl, align 4\n"
+                      "  br label %j2\nj2:\n  %v = load i32, ptr addrspace(5) %sl, align 4\n"
+                      "  %p = inttoptr i32 %v to ptr addrspace(3)",
     "struct_overwritten_field": "%s0 = insertvalue { i32, i32 } undef, i32 %ia, 0\n"
                                 "  %s1 = insertvalue { i32, i32 } %s0, i32 %n, 0\n"
                                 "  %f0 = extractvalue { i32, i32 } %s1, 0\n  %p = inttoptr i32 %f0 to ptr addrspace(3)",
@@ -75,6 +133,19 @@ define amdgpu_kernel void @k(i1 %c, i32 %n) {{
 }}
 declare ptr addrspace(3) @llvm.ptrmask.p3.i32(ptr addrspace(3), i32)
 declare i32 @llvm.amdgcn.readfirstlane.i32(i32)
+declare void @ext(ptr addrspace(5))
+declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)
+declare i32 @llvm.amdgcn.ds.permute(i32, i32)
+declare i32 @llvm.amdgcn.ds.swizzle(i32, i32)
+declare i32 @llvm.amdgcn.readlane.i32(i32, i32)
+declare i32 @llvm.amdgcn.writelane.i32(i32, i32, i32)
+declare i32 @llvm.amdgcn.set.inactive.i32(i32, i32)
+declare i32 @llvm.amdgcn.mov.dpp.i32(i32, i32, i32, i32, i1)
+declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)
+declare i32 @llvm.amdgcn.permlane16.i32(i32, i32, i32, i32, i1, i1)
+declare i32 @llvm.amdgcn.permlane64.i32(i32)
+declare i32 @llvm.nvvm.shfl.sync.idx.i32(i32, i32, i32, i32)
+declare ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()
 """
     out = _run(src, regions=regions)
     assert _tagged(out, "store i32 2,") and _tagged(out, "store i32 3,")

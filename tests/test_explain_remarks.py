@@ -33,6 +33,11 @@ def test_every_untagged_access_names_a_reason(path: str) -> None:
         for a in res.report.accesses:
             if not a.tagged:
                 assert a.reason.strip(), f"{path}:{a.line}: untagged without a reason ({a.domain})"
+                # issue 10: the rule and where it applied, never a bare "unknown"
+                assert a.blocker.strip(), f"{path}:{a.line}: no blocking instruction ({a.reason})"
+                assert a.rule.strip() and not re.search(r"(^|: )unknown$", a.rule), (path, a.line, a.rule)
+                if a.rule.startswith("unknown provenance"):
+                    assert "line " in a.reason or a.blocker.startswith("@"), (path, a.line, a.reason)
         shown = explain(res.report, res.module)
         n = sum(len(acc.domains) for f in shown for acc in f.accesses)
         assert n == len(res.report.accesses)
@@ -120,3 +125,49 @@ def test_llvm_remarkutil_reads_the_remarks(name: str, tmp_path) -> None:
     proc = subprocess.run([REMARKUTIL, "bitstream2yaml", str(bs), "-o", "-"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("--- !") == n
+
+
+BLOCKERS = """target triple = "amdgcn-amd-amdhsa"
+
+@lds_a = external addrspace(3) global [0 x i8], align 16
+@lds_b = external addrspace(3) global [0 x i8], align 16
+
+define amdgpu_kernel void @k(i32 %n) {
+  %a = ptrtoint ptr addrspace(3) @lds_a to i32
+  %x = or i32 %a, %n
+  %p = inttoptr i32 %x to ptr addrspace(3)
+  store i8 1, ptr addrspace(3) %p, align 1
+  store i8 2, ptr addrspace(3) %p, align 1
+  %q = getelementptr i8, ptr addrspace(3) %p, i32 4
+  store i8 3, ptr addrspace(3) %q, align 1
+  %y = xor i32 %a, %n
+  %r = inttoptr i32 %y to ptr addrspace(3)
+  store i8 4, ptr addrspace(3) %r, align 1
+  store i8 5, ptr addrspace(3) @lds_a, align 1
+  store i8 6, ptr addrspace(3) @lds_b, align 1
+  ret void
+}
+"""
+
+
+def test_blockers_most_costly_first(tmp_path) -> None:
+    """issue 10: the untagged accesses grouped by the instruction that blocked them."""
+    res = annotate_text(BLOCKERS, "b.ll", AnnotateOptions())
+    rows = res.report.blockers()
+    assert [(w, acc) for w, _, acc, _ in rows] == [
+        ("@k line 8: `%x = or i32 %a, %n`", 3), ("@k line 14: `%y = xor i32 %a, %n`", 1)]
+    assert "or without 'disjoint'" in rows[0][1]
+    summary = res.report.to_json()["summary"]["untagged_by_blocker"]
+    assert summary[0]["accesses"] == 3 and summary[0]["where"].startswith("@k line 8")
+    src = tmp_path / "b.ll"
+    src.write_text(BLOCKERS)
+    out = run_cli(["explain", "--summary", str(src)])
+    assert out.exit_code == 0
+    text = out.stdout.decode()
+    assert text.index("line 8: `%x = or") < text.index("line 14: `%y = xor")
+    data = json.loads(run_cli(["explain", "--summary", "--json", str(src)]).stdout)
+    assert data["blockers"][0]["accesses"] == 3
+    # the per-access reason names the rule and the instruction
+    one = next(a for a in res.report.untagged if a.line == 10)
+    assert one.reason == ("unknown provenance: or without 'disjoint' on an address "
+                          "(line 8: `%x = or i32 %a, %n`)")

@@ -88,7 +88,7 @@ def memory_intrinsic(name: str) -> MemIntrinsic | None:
 
 #: Calls whose result has the provenance of argument 0 (all other arguments must be none).
 _PASS_THROUGH_RE = re.compile(
-    r"llvm\.(ptrmask|amdgcn\.make\.buffer\.rsrc|amdgcn\.readfirstlane|amdgcn\.readlane"
+    r"llvm\.(ptrmask|amdgcn\.make\.buffer\.rsrc"
     r"|launder\.invariant\.group|strip\.invariant\.group|ssa\.copy|expect"
     r"|nvvm\.ptr\.(gen\.to\.[a-z]+|[a-z]+\.to\.gen))(\..*)?"
 )
@@ -101,6 +101,88 @@ _MAY_STORE_RE = re.compile(r"atomic|store|\.st\.|scatter|swap|bvh|\.ds\.(append|
 def may_store_operands(name: str) -> bool:
     """Can the intrinsic ``name`` write some of its operands' values to memory?"""
     return memory_intrinsic(name) is not None or bool(_MAY_STORE_RE.search(name))
+
+
+@dataclass(frozen=True)
+class LaneIntrinsic:
+    """A lane intrinsic (SPEC section 2): each lane gets another lane's copy of the data
+    operands. ``data``: the operands whose copies the result is, when ``safe`` holds
+    (when it does not, every operand counts, as for any other intrinsic). ``safe``: when the intrinsic cannot
+    hand back a value that no lane held, as a condition on constant operands: ``always``,
+    ``never``, ``false@I`` (operand I is the constant false: DPP/permlane ``bound_ctrl``,
+    ``fi``), ``allmask@I`` (operand I is the all-lanes mask ``-1``)."""
+
+    pattern: str
+    data: tuple[int, ...]
+    safe: tuple[str, ...]
+
+
+#: The lane intrinsics and when their result is the join of their data operands. The
+#: argument for each row is in the README ("Lane intrinsics"); in short:
+#: - readfirstlane reads the first active lane (one always is): a copy some lane held;
+#: - writelane gives each lane its own ``old`` or the written value; set.inactive gives
+#:   active lanes ``active`` and inactive ones ``inactive``: copies some lane held;
+#: - update.dpp and permlane16/x16 keep ``old`` where the source lane is out of range or
+#:   disabled, but only with ``bound_ctrl`` (and ``fi``, fetch-inactive) false; with
+#:   bound_ctrl they write 0, with fi they read an inactive lane's stale register;
+#: - ds.bpermute / ds.permute / ds.swizzle give 0 for a disabled source lane, mov.dpp has
+#:   no ``old`` (undefined or 0), readlane of a disabled lane is undefined, permlane64 and
+#:   the newer permlanes read lanes whatever EXEC says: never safe;
+#: - shfl.sync is undefined when the source lane is not in the mask or has not executed
+#:   it; with the constant all-lanes mask every lane of the warp must execute it (else the
+#:   program is undefined), so the result is a copy some lane held.
+#: An unsafe intrinsic's result is ``none`` when its data operands are (0, or a copy of a
+#: plain value, is a plain value), else ``unknown``: 0 is not inside any root.
+LANE_INTRINSICS: tuple[LaneIntrinsic, ...] = (
+    LaneIntrinsic(r"llvm\.amdgcn\.readfirstlane(\..*)?", (0,), ("always",)),
+    LaneIntrinsic(r"llvm\.amdgcn\.readlane(\..*)?", (0,), ("never",)),
+    LaneIntrinsic(r"llvm\.amdgcn\.writelane(\..*)?", (0, 2), ("always",)),
+    LaneIntrinsic(r"llvm\.amdgcn\.set\.inactive(\.chain\.arg)?(\..*)?", (0, 1), ("always",)),
+    LaneIntrinsic(r"llvm\.amdgcn\.update\.dpp(\..*)?", (0, 1), ("false@5",)),
+    LaneIntrinsic(r"llvm\.amdgcn\.permlane(16|32)\.swap(\..*)?", (), ("never",)),
+    LaneIntrinsic(r"llvm\.amdgcn\.permlanex?16\.var(\..*)?", (0, 1), ("false@3", "false@4")),
+    LaneIntrinsic(r"llvm\.amdgcn\.permlanex?16(?!\.var|\.swap)(\..*)?", (0, 1), ("false@4", "false@5")),
+    LaneIntrinsic(r"llvm\.amdgcn\.(ds\.bpermute|ds\.permute|ds\.swizzle|mov\.dpp8?|permlane[0-9a-z_.]*)"
+                  r"(\..*)?", (), ("never",)),
+    LaneIntrinsic(r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)", (1,), ("allmask@0",)),
+    LaneIntrinsic(r"llvm\.nvvm\.shfl\.[a-z0-9_.]*", (), ("never",)),
+)
+_LANE_COMPILED = tuple((re.compile(e.pattern), e) for e in LANE_INTRINSICS)
+
+
+@functools.lru_cache(maxsize=1024)
+def lane_intrinsic(name: str) -> LaneIntrinsic | None:
+    """The lane-intrinsic row for callee ``name`` (without the ``@``), or None."""
+    if not name.startswith("llvm."):
+        return None
+    for rx, entry in _LANE_COMPILED:
+        if rx.fullmatch(name):
+            return entry
+    return None
+
+
+def lane_safe(entry: LaneIntrinsic, consts: list[str | None]) -> bool:
+    """Does ``entry``'s condition hold for a call whose operands are ``consts`` (the
+    constant's text, or None for a value that is not a plain constant)?"""
+    for cond in entry.safe:
+        if cond == "always":
+            continue
+        if cond == "never":
+            return False
+        what, _, at = cond.partition("@")
+        i = int(at)
+        text = consts[i] if i < len(consts) else None
+        if text is None:
+            return False
+        if what == "false" and text not in ("false", "0"):
+            return False
+        if what == "allmask":
+            try:
+                if int(text, 0) & 0xFFFFFFFF != 0xFFFFFFFF:
+                    return False
+            except ValueError:
+                return False
+    return True
 
 
 def pass_through(name: str) -> bool:

@@ -28,15 +28,27 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
-from ..ir.types import Type
-from .intrinsics import is_intrinsic, may_store_operands, memory_intrinsic, pass_through
+from .blame import Blame, operand_values
+from .intrinsics import (
+    LaneIntrinsic,
+    is_intrinsic,
+    lane_intrinsic,
+    lane_safe,
+    may_store_operands,
+    memory_intrinsic,
+    pass_through,
+)
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
+from .memory import Slots, inst_text, runtime_pointer, unread_initializer
 from .rootset import RootSet
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
 #: kinds whose unknown result does not come from an unknown operand
 OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}
 _NO_DEPS = {"load", "atomicrmw", "cmpxchg", "alloca"}
+#: how many times a function's stores are looked at again as stack slots fill with
+#: addresses (a chain of slots longer than this makes every loaded integer unknown)
+MAX_SLOT_ROUNDS = 16
 GENERIC_OPS = {"fneg", "extractelement", "insertelement", "shufflevector", "fadd", "fsub", "fmul", "fdiv",
                "frem", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "xor", "or",
                "icmp", "fcmp", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp"}
@@ -56,6 +68,10 @@ class ModuleAnalysis:
         self.memory_reason = ""
         self.memory_decided = False
         self.loaded_int_used = False
+        #: per function: private stack slots (``memory.Slots``) that some store
+        #: writes an address into -> that store; only loads from them see the address
+        self.slots_with_addresses: dict[str, dict[str, Instruction]] = {}
+        self._slots: dict[str, Slots] = {}
 
     def settle(self) -> bool:
         """Decide whether memory may hold addresses, if any result so far assumed it does
@@ -64,11 +80,14 @@ class ModuleAnalysis:
             return False
         self._decide_memory()
         self.memory_decided = True
-        return self.memory_holds_addresses
+        return self.memory_holds_addresses or bool(self.slots_with_addresses)
 
-    def release(self, fn: Function) -> None:
-        """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed)."""
+    def release(self, fn: Function, keep_slots: bool = False) -> None:
+        """Forget ``fn``'s provenance and parsed operands (they are parsed again if needed),
+        and its stack slots unless ``keep_slots`` (the store scan looks at it again)."""
         self.functions.pop(fn.name, None)
+        if not keep_slots:
+            self._slots.pop(fn.name, None)
         for inst in fn.instrs:
             inst.ops = None
 
@@ -82,43 +101,87 @@ class ModuleAnalysis:
     def _decide_memory(self) -> None:
         """Optimistically (loaded integers carry nothing) look for a store of an address."""
         for g in self.mod.globals.values():
-            if g.initializer_refs_globals and g.kind == "variable":
+            if g.initializer_refs_globals and g.kind == "variable" and not unread_initializer(self.mod, g):
                 self.memory_holds_addresses = True
-                self.memory_reason = f"the initializer of {g.name} holds an address"
+                self.memory_reason = f"the initializer of {g.name} (line {g.line}) holds an address"
                 break
+        # A store into a private slot taints that slot only; loads from it become unknown,
+        # and what they read may be stored elsewhere. Slots are private to their function
+        # and values reach other functions only through memory or calls (whose results and
+        # parameters are unknown), so each function is scanned again until nothing changes.
         if not self.memory_holds_addresses:
             for fn in self.mod.functions:
-                fa = self.function(fn)
-                stored: list[tuple[Instruction, Value]] = []
-                for inst in fn.instrs:
-                    op = inst.opcode
-                    if op == "store" or op == "atomicrmw" or op == "cmpxchg":
-                        ops = opparse.parse(self.mod, inst)
-                        if ops.kind == "unparsed":
-                            self.memory_holds_addresses = True
-                            self.memory_reason = f"line {inst.line}: a store llnoalias cannot read"
-                            break
-                        idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
-                        stored.append((inst, ops.operands[idx][1]))
-                    elif op == "call":
-                        ops = opparse.parse(self.mod, inst)
-                        if ops.kind == "unparsed":
-                            continue
-                        stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
-                if self.memory_holds_addresses:
-                    break
-                fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
-                for inst, v in stored:
-                    if has_provenance(fa.value(v)):
-                        self.memory_holds_addresses = True
-                        self.memory_reason = f"{fn.name} line {inst.line} writes an address to memory"
+                for _ in range(MAX_SLOT_ROUNDS):
+                    if not self._scan_stores(fn) or self.memory_holds_addresses:
                         break
-                self.release(fn)
+                else:
+                    self.memory_holds_addresses = True
+                    self.memory_reason = (f"{fn.name}: an address passes through more than "
+                                          f"{MAX_SLOT_ROUNDS} stack slots in a row")
                 if self.memory_holds_addresses:
                     break
-        if self.memory_holds_addresses:
+        if self.memory_holds_addresses or self.slots_with_addresses:
             # Results computed under the optimistic assumption are void.
             self.functions.clear()
+
+    def _scan_stores(self, fn: Function) -> bool:
+        """One look at every store of ``fn``; True when a private slot was newly found to
+        hold an address (then loads from it are unknown, and the scan must run again)."""
+        grew = False
+        fa = self.function(fn)
+        stored: list[tuple[Instruction, Value]] = []
+        for inst in fn.instrs:
+            op = inst.opcode
+            if op == "store" or op == "atomicrmw" or op == "cmpxchg":
+                ops = opparse.parse(self.mod, inst)
+                if ops.kind == "unparsed":
+                    self.memory_holds_addresses = True
+                    self.memory_reason = f"line {inst.line}: a store llnoalias cannot read: {inst_text(self.mod, inst)}"
+                    self.release(fn, keep_slots=True)
+                    return False
+                idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
+                stored.append((inst, ops.operands[idx][1]))
+            elif op == "call":
+                ops = opparse.parse(self.mod, inst)
+                if ops.kind == "unparsed":
+                    continue
+                stored.extend((inst, v) for v in self._values_a_call_may_store(ops))
+        fa.solve(v.name for _, v in stored if isinstance(v, LocalRef))
+        slots = self.slots_with_addresses.get(fn.name, {})
+        for inst, v in stored:
+            if not has_provenance(fa.value(v)):
+                continue
+            slot = self._private_slot_of_store(fn, inst)
+            if slot is not None:
+                if slot not in slots:
+                    slots[slot] = inst
+                    self.slots_with_addresses[fn.name] = slots
+                    grew = True
+                continue
+            self.memory_holds_addresses = True
+            self.memory_reason = (f"{fn.name} line {inst.line} writes an address to memory: "
+                                  f"{inst_text(self.mod, inst)}")
+            break
+        self.release(fn, keep_slots=True)
+        return grew
+
+    def slots(self, fn: Function) -> Slots:
+        """``fn``'s stack slots (found once per function and kept)."""
+        got = self._slots.get(fn.name)
+        if got is None:
+            got = self._slots[fn.name] = Slots(self.mod, fn)
+        return got
+
+    def _private_slot_of_store(self, fn: Function, inst: Instruction) -> str | None:
+        """The private ``alloca`` a plain store writes into, or None."""
+        ops = opparse.parse(self.mod, inst)
+        if ops.kind != "store" or ops.volatile:
+            return None
+        slots = self.slots(fn)
+        slot = slots.slot_of(ops.operands[1][1])
+        if slot is None or not slots.private(slot):
+            return None
+        return slot
 
     def _values_a_call_may_store(self, ops: Ops) -> list[Value]:
         """Operands a call may write to memory: the data of stores and atomics done by
@@ -136,7 +199,7 @@ class ModuleAnalysis:
         return [v for _, v in ops.operands]
 
 
-class FunctionAnalysis:
+class FunctionAnalysis(Blame):
     def __init__(self, ma: ModuleAnalysis, fn: Function) -> None:
         self.ma = ma
         self.mod = ma.mod
@@ -245,15 +308,44 @@ class FunctionAnalysis:
             return UNKNOWN
         return base
 
-    def _memory_result(self, ty: Type | None) -> Lat:
-        if ty is None or ty.contains_pointer(self.mod.named_types):
-            return UNKNOWN
+    def _memory_result(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
+        """What a load (or an atomic) reads, and why when that is unknown."""
+        ty = ops.result_type
         ma = self.ma
+        if ops.kind == "load" and ops.operands:
+            fwd = ma.slots(self.fn).forwarded(ops.operands[0][1])
+            if fwd is not None:
+                # a private slot read and written whole: the join of what its stores
+                # write (memory.Slots); before any store it holds nothing defined
+                fslot, stores = fwd
+                out: Lat = BOTTOM
+                for _, v in stores:
+                    out = join(out, self._const(v, env))
+                if out is not UNKNOWN:
+                    return out, ""
+                lines = ", ".join(str(st.line) for st, _ in stores[:6]) + (", ..." if len(stores) > 6 else "")
+                return out, (f"loaded from the stack slot {fslot}, whose stores (lines {lines}) write an "
+                             f"address llnoalias cannot trace or addresses of different buffers")
+        what = "value read by an atomic" if ops.kind != "load" else "integer loaded from memory"
+        if ty is None or ty.contains_pointer(self.mod.named_types):
+            return UNKNOWN, ("pointer loaded from memory" if ops.kind == "load" else what)
+        if ops.kind == "load" and ops.operands:
+            addr = ops.operands[0][1]
+            if runtime_pointer(self.mod, self.fn, addr) is not None:
+                # memory the runtime filled before the kernel started (memory.py)
+                return NONE, ""
+            slots = ma.slots_with_addresses.get(self.fn.name)
+            if slots:
+                slot = ma.slots(self.fn).slot_of(addr)
+                store = slots.get(slot) if slot is not None else None
+                if store is not None:
+                    return UNKNOWN, (f"integer loaded from the stack slot {slot}, and line {store.line} stores "
+                                     f"an address there: {inst_text(self.mod, store)}")
         if ma.memory_holds_addresses:
-            return UNKNOWN
+            return UNKNOWN, f"{what}, and {ma.memory_reason}"
         if not ma.memory_decided:
             ma.loaded_int_used = True
-        return NONE
+        return NONE, ""
 
     def transfer(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
         """The instruction's value and, when it makes UNKNOWN itself, why (the reason is
@@ -319,12 +411,8 @@ class FunctionAnalysis:
             else:
                 base = Agg(a, {})
             return base.set(ops.indices, b), "aggregate not traced"
-        if k == "load":
-            return self._memory_result(ops.result_type), (
-                "pointer loaded from memory" if ops.result_type is None or ops.result_type.contains_pointer(
-                    self.mod.named_types) else f"integer loaded from memory, and {self.ma.memory_reason}")
-        if k in ("atomicrmw", "cmpxchg"):
-            return self._memory_result(ops.result_type), "value read by an atomic"
+        if k in ("load", "atomicrmw", "cmpxchg"):
+            return self._memory_result(inst, ops, env)
         if k == "call":
             return self._call(ops, env)
         if k == "alloca":
@@ -341,6 +429,9 @@ class FunctionAnalysis:
         ret = ops.result_type
         name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
         args = [self._const(v, env) for _, v in ops.operands]
+        lane = lane_intrinsic(name) if name else None
+        if lane is not None:
+            return self._lane(name, lane, ops, args)
         if name and pass_through(name) and args:
             rest = self._generic(args[1:])
             if rest is BOTTOM:
@@ -361,6 +452,27 @@ class FunctionAnalysis:
         out = self._generic(args)
         return out, f"result of {name} on an address"
 
+    def _lane(self, name: str, lane: LaneIntrinsic, ops: Ops, args: list[Lat]) -> tuple[Lat, str]:
+        """A lane intrinsic (``intrinsics.LANE_INTRINSICS``): the join of its data operands
+        where it cannot hand back a value that no lane held; else like any intrinsic (none
+        when every operand is none: 0, or a copy of a plain value, is plain)."""
+        consts = [v.text if isinstance(v, PlainConst) else None for _, v in ops.operands]
+        if lane_safe(lane, consts) and all(i < len(args) for i in lane.data):
+            rest = self._generic([a for i, a in enumerate(args) if i not in lane.data])
+            if rest is BOTTOM:
+                return BOTTOM, ""
+            if rest is not NONE:
+                return UNKNOWN, f"{name} with a lane or control operand that carries an address"
+            out: Lat = BOTTOM
+            for i in lane.data:
+                out = join(out, args[i])
+            if out is UNKNOWN:
+                return out, f"{name} joins values from different buffers (or a raw integer with a buffer)"
+            return out, ""
+        out = self._generic(args)
+        return out, (f"{name} on an address: it may hand back a value no lane held (0 or an undefined "
+                     f"value from a disabled lane), which is not inside the buffer")
+
     # --------------------------------------------------------- solving
     def solve(self, names: Iterable[str]) -> None:
         """Solve the backward slice of ``names`` to a fixpoint."""
@@ -379,7 +491,12 @@ class FunctionAnalysis:
         def enter(n: str) -> list[str]:
             inst = by_name[n]
             slice_[n] = inst
-            deps = [dep for dep in _local_deps(opparse.parse(mod, inst)) if dep not in vals]
+            iops = opparse.parse(mod, inst)
+            deps = [dep for dep in _local_deps(iops) if dep not in vals]
+            if iops.kind == "load" and iops.operands:
+                fwd = self.ma.slots(self.fn).forwarded(iops.operands[0][1])
+                if fwd is not None:  # a forwarded slot: the load reads what its stores write
+                    deps += [v.name for _, v in fwd[1] if isinstance(v, LocalRef) and v.name not in vals]
             for dep in deps:
                 users.setdefault(dep, []).append(n)
             return deps
@@ -437,52 +554,9 @@ class FunctionAnalysis:
                     if why:
                         self.cause[n] = why
                     elif sops.kind not in OWN_CAUSE:
-                        self.cause[n] = "unknown"
+                        self.cause[n] = f"'{sops.kind}' made the value unknown"
 
-    # ------------------------------------------------------- explaining
-    def explain_unknown(self, v: Value) -> str:
-        """Follow unknown operands back to the value that made them unknown."""
-        seen: set[str] = set()
-        cur = v
-        for _ in range(10000):
-            if isinstance(cur, GlobalRef):
-                return f"{cur.name} is not a root"
-            if isinstance(cur, ConstExpr):
-                for _, sub in cur.operands:
-                    if self.value(sub) is UNKNOWN:
-                        cur = sub
-                        break
-                else:
-                    return f"constant expression '{cur.opcode}' on an address"
-                continue
-            if isinstance(cur, UnknownValue):
-                return "value llnoalias cannot read"
-            if not isinstance(cur, LocalRef) or cur.name in seen:
-                return "unknown"
-            seen.add(cur.name)
-            why = self.cause.get(cur.name, "")
-            if why:
-                inst = self.fn.by_name.get(cur.name)
-                where = f" (line {inst.line})" if inst is not None else ""
-                return why + where
-            inst = self.fn.by_name.get(cur.name)
-            if inst is None or inst.ops is None:
-                return "unknown"
-            for sub in _operand_values(inst.ops):
-                if self.value(sub) is UNKNOWN:
-                    cur = sub
-                    break
-            else:
-                return "unknown"
-        return "unknown"
-
-
-def _operand_values(ops: Ops) -> list[Value]:
-    if ops.kind == "phi":
-        return list(ops.incoming)
-    if ops.kind == "call":
-        return [v for _, v in ops.operands]
-    return [v for _, v in ops.operands]
+_operand_values = operand_values
 
 
 def _local_deps(ops: Ops) -> list[str]:

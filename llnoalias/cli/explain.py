@@ -19,10 +19,13 @@ from .options import annotate_options, options_from_kwargs
 @annotate_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema llnoalias.explain/1) on stdout.")
 @click.option("--untagged", "untagged_only", is_flag=True, help="Show only the accesses that were not tagged.")
-def explain_command(input_path: str, as_json: bool, untagged_only: bool, **kwargs: Any) -> None:
+@click.option("--summary", is_flag=True,
+              help="Instead of every access: the untagged ones grouped by the instruction that "
+                   "blocked them, most costly first.")
+def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary: bool, **kwargs: Any) -> None:
     """Show, per function, each access of IN with its IR line, the scopes it reached
     or the reason it did not (mixed phi, `or` without `disjoint`, ordered atomic, ...)."""
-    from ..report.explain import explain, print_plain, to_json
+    from ..report.explain import explain, print_plain, summary_text, to_json
     from .render import print_rich
     from .run import run_annotate
 
@@ -32,6 +35,18 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, **kwarg
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
+    if summary:
+        rows = result.report.blockers()
+        if as_json:
+            write_stdout(json.dumps({"schema": "llnoalias.blockers/1", "path": result.report.path,
+                                     "tagged": len(result.report.tagged),
+                                     "untagged": len(result.report.untagged),
+                                     "blockers": [{"where": w, "rule": r, "accesses": acc, "records": n}
+                                                  for w, r, acc, n in rows]}, indent=2) + "\n")
+        else:
+            write_stdout(summary_text(result.report.path, len(result.report.tagged),
+                                      len(result.report.untagged), rows))
+        return
     functions = explain(result.report, result.module, untagged_only=untagged_only)
     if as_json:
         write_stdout(json.dumps(to_json(result.report, functions), indent=2) + "\n")

@@ -31,6 +31,18 @@ def _print_rows(con: Console, table: Table, rows: Sequence[tuple[str, ...]], lim
         con.print(Text(f"... and {len(rows) - limit} more {what} (--report FILE writes all of them)", style="dim"))
 
 
+def print_blockers(report: Report, con: Console, max_rows: int = MAX_ROWS) -> None:
+    """The untagged accesses grouped by the instruction that blocked them, most costly first."""
+    rows = [(str(acc), where, rule) for where, rule, acc, _ in report.blockers()]
+    if not rows:
+        return
+    table = Table(title="untagged accesses by the instruction that blocked them", title_justify="left")
+    table.add_column("accesses", justify="right")
+    table.add_column("blocked at", overflow="fold")
+    table.add_column("rule", overflow="fold")
+    _print_rows(con, table, rows, max_rows, "blocking instructions")
+
+
 def print_stats(report: Report, console: Console | None = None, max_rows: int = MAX_ROWS) -> None:
     con = console or stderr_console()
     roots = Table(title=f"llnoalias: roots in {report.path}", title_justify="left")
@@ -61,6 +73,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         for reason, n in reasons.most_common():
             by_reason.add_row(str(n), reason)
         con.print(by_reason)
+        print_blockers(report, con, max_rows)
 
     no_range = Counter(re.sub(r" \(line \d+\)", "", a.range_note) for a in report.accesses
                        if a.tagged and a.range_note.startswith("no range"))

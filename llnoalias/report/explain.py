@@ -5,6 +5,7 @@ for ``!dbg`` source locations and which functions are kernels)."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -141,3 +142,18 @@ def short_domain(domain: str) -> str:
     if domain.startswith("llnoalias.args."):
         return "args"
     return domain.removeprefix("llnoalias.")
+
+
+def summary_text(path: str, tagged: int, untagged: int, rows: list[tuple[str, str, int, int]]) -> str:
+    """``explain --summary``: the untagged accesses grouped by the instruction that blocked
+    them (``Report.blockers``), most costly first, so that the construct that costs the
+    most claims comes first."""
+    out = io.StringIO()
+    out.write(f"{printable(path)}: {tagged} tagged, {untagged} untagged (access records, one per domain)\n")
+    if not rows:
+        return out.getvalue()
+    out.write("untagged accesses by the instruction that blocked them:\n")
+    for where, rule, acc, n in rows:
+        extra = f" ({n} records)" if n != acc else ""
+        out.write(f"{acc:6d}{extra}  {printable(where)}\n        {printable(rule)}\n")
+    return out.getvalue()

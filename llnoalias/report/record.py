@@ -22,6 +22,11 @@ class AccessRecord:
     reason: str = ""  # why not, when not tagged
     dbg: int | None = None  # the !dbg attachment's id, if any
     range_note: str = ""  # with --regions: the access's byte range, or why it has none
+    #: the reason's rule, without where it applied (what ``--stats`` groups by)
+    rule: str = ""
+    #: where the rule applied: "line N: `code`" of the instruction (or global, argument)
+    #: that blocked the claim, in function ``function`` (``explain --summary`` groups by it)
+    blocker: str = ""
 
 
 @dataclass
@@ -63,7 +68,22 @@ class Report:
         return [a for a in self.accesses if not a.tagged]
 
     def reasons(self) -> Counter[str]:
-        return Counter(_reason_group(a.reason) for a in self.untagged)
+        return Counter(a.rule or _reason_group(a.reason) for a in self.untagged)
+
+    def blockers(self) -> list[tuple[str, str, int, int]]:
+        """The untagged accesses grouped by what blocked them, most costly first:
+        ``(where, rule, accesses, distinct instructions)``; ``where`` is
+        ``"FUNCTION line N: `code`"``."""
+        groups: dict[tuple[str, str], set[tuple[str, int]]] = {}
+        records: Counter[tuple[str, str]] = Counter()
+        for a in self.untagged:
+            where = f"{a.function} {a.blocker}" if a.blocker.startswith("line ") else (a.blocker or "(nowhere)")
+            key = (where, a.rule or _reason_group(a.reason))
+            records[key] += 1
+            groups.setdefault(key, set()).add((a.function, a.line))
+        out = [(where, rule, len(groups[(where, rule)]), n) for (where, rule), n in records.items()]
+        out.sort(key=lambda t: (-t[2], -t[3], t[0]))
+        return [(w, r, acc, n) for w, r, acc, n in out]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +97,8 @@ class Report:
                 "untagged": len(self.untagged),
                 "invariant_loads": self.invariant_loads,
                 "untagged_by_reason": dict(self.reasons()),
+                "untagged_by_blocker": [
+                    {"where": w, "rule": r, "accesses": acc, "records": n} for w, r, acc, n in self.blockers()],
             },
             "notes": list(self.notes),
         }

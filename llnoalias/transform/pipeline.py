@@ -158,6 +158,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             for d in group:
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
+                d.blocker = f"line {inst.line}: the access's own metadata"
 
     for d in p.tagged():
         if group and d.access.inst is not group[0].access.inst:
@@ -193,8 +194,10 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
         opname = d.access.intrinsic or d.access.kind
         rep.accesses.append(AccessRecord(
             inst.function.name, inst.line, col, opname, code if len(code) <= 160 else code[:157] + "...",
-            d.domain, bool(d.keys), [k.name for k in d.keys], d.reason,
-            int(m.group(1)) if m else None, range_note(d)))
+            d.domain, bool(d.keys), [k.name for k in d.keys],
+            "" if d.keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
+            int(m.group(1)) if m else None, range_note(d),
+            rule="" if d.keys else d.reason, blocker="" if d.keys else d.blocker))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
     return rep

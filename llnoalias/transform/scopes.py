@@ -67,6 +67,9 @@ class Decision:
     roots: Sequence[Root] = ()
     keys: Sequence[ScopeKey] = ()
     reason: str = ""
+    #: where the reason applies: "line N: `code`" of the instruction (or global, or
+    #: argument) that blocked the claim; accesses are grouped by it (``explain --summary``)
+    blocker: str = ""
     #: with --regions: the access's byte range and region, or why it has no range
     range_note: str = ""
     #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
@@ -87,16 +90,37 @@ class Plan:
         return (d for d in self.decisions if d.keys)
 
 
-def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str, brief: bool) -> str:
+def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str, brief: bool) -> tuple[str, str]:
+    """Why an operand keeps its access untagged, and where (see ``Decision.blocker``)."""
     if value is NONE:
-        return "pointer is a raw integer address (traced to no buffer)"
+        return "pointer is a raw integer address (traced to no buffer)", _where(fa, v)
     if value is BOTTOM:
-        return "pointer is undef/poison"
+        return "pointer is undef/poison", _where(fa, v)
     if isinstance(value, Root):
-        return f"pointer traced to {value.name}, which is not a buffer of this domain"
+        return f"pointer traced to {value.name}, which is not a buffer of this domain", _where(fa, v)
     if brief:  # nobody will read it: skip the walk back through the slice
-        return "unknown provenance"
-    return "unknown provenance: " + fa.explain_unknown(v)
+        return "unknown provenance (not explained: no report was asked for)", ""
+    rule, where = fa.blame(v)
+    return "unknown provenance: " + rule, where
+
+
+def _where(fa: FunctionAnalysis, v: Value) -> str:
+    """The line and code that defines ``v``, when it is an instruction."""
+    if isinstance(v, LocalRef):
+        inst = fa.fn.by_name.get(v.name)
+        if inst is not None:
+            return fa.where_of(inst)
+    return ""
+
+
+def _at_access(access: Access) -> str:
+    inst = access.inst
+    fn = inst.function
+    text = fn.source.text[inst.start:inst.end] if fn.source is not None else ""
+    code = " ".join(text.strip().split(", !")[0].split())
+    if len(code) > 90:
+        code = code[:87] + "..."
+    return f"line {inst.line}: `{code}`"
 
 
 def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief: bool = False) -> Decision | None:
@@ -120,6 +144,7 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief
     d = Decision(access, fa, domain)
     if access.blocked:
         d.reason = access.blocked
+        d.blocker = _at_access(access)
         return d
     roots: list[Root] = []
     for p, value in relevant:
@@ -127,10 +152,13 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief
             if value not in roots:
                 roots.append(value)
             continue
-        d.reason = _operand_reason(fa, p.value, value, domain, brief)
+        d.reason, d.blocker = _operand_reason(fa, p.value, value, domain, brief)
+        if not d.blocker and not brief:
+            d.blocker = _at_access(access)  # a constant operand: the access itself
         return d
     if opaque:
         d.reason = "buffer resource given as <4 x i32>, not traced"
+        d.blocker = _at_access(access)
         return d
     d.roots = roots
     d.keys = roots  # shared until regions or finish() rebind keys (never mutated in place)
@@ -189,6 +217,7 @@ def finish(p: Plan) -> None:
                 only = lst[0].name if lst else "nothing"
                 d.keys = []
                 d.reason = f"single scope in the domain ({only}): no claim to make"
+                d.blocker = f"domain {d.domain}"
         for domain in lonely:
             del keys[domain]
     p.domain_keys = keys
