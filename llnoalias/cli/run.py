@@ -3,6 +3,8 @@ llvmlite's LLVM. Shared by the single-file command, ``-j`` batches and ``explain
 
 from __future__ import annotations
 
+import sys
+
 from .. import api
 from ..diagnostics import LLNoaliasError, note
 from ..fileio import display_name, read_input
@@ -34,3 +36,33 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
     if verify and result.changed:
         verify_output(text, result.text, name)
     return text, result
+
+
+def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
+                  show_stats: bool = False, report_path: str | None = None,
+                  remarks_path: str | None = None) -> None:
+    """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
+
+    Shared by the click command and the fast path of :mod:`.entry` (which parses the
+    plain command lines without importing click)."""
+    import json
+
+    from ..fileio import write_atomic, write_output
+
+    try:
+        want_report = bool(show_stats or report_path or remarks_path)
+        _, result = run_annotate(path, options, verify=verify, want_report=want_report)
+        if report_path:
+            write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
+        if remarks_path:
+            from ..report.remarks import remarks_yaml
+
+            write_atomic(remarks_path, remarks_yaml(result.report, result.module))
+        write_output(output or "-", result.chunks())
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    if show_stats:
+        from .render import print_stats
+
+        print_stats(result.report)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 
+from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment
 from .lines import LineReader, entry_number, error_at
 from .model import Function, Instruction
 
-_BODY_LINE_RE = re.compile(
+_BODY_LINE_RE = lazy(
     r'[ \t]*(?:'
     r'(?P<blank>(?:;[^\n]*)?\r?$)'
     r'|(?P<end>\}[ \t\r]*(?:;[^\n]*)?$)'
@@ -28,7 +29,7 @@ _BODY_LINE_RE = re.compile(
 # it) to the line-by-line scanner, which handles (or reports) everything else. The
 # instruction comes first because it is the common row; no blank, label or debug line
 # can match it.
-_BODY_ROW_RE = re.compile(
+_BODY_ROW_RE = lazy(
     r'(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
     r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
     r'(?P<tail>(?:[^\n;]*[^\n;\[({, \t\r])?)[ \t\r]*\n'
@@ -37,7 +38,7 @@ _BODY_ROW_RE = re.compile(
     r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
     r'|(?P<other>[^\n]*)\n',
 )
-_BODY_END_RE = re.compile(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
+_BODY_END_RE = lazy(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
 _OPCODES: dict[str, str] = {}
 
 
@@ -47,8 +48,8 @@ def _intern_opcode(op: str) -> str:
         got = _OPCODES[op] = op
     return got
 
-_REF_SCAN_RE = re.compile(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
-_PLAIN_REF_RE = re.compile(r"[%@][-a-zA-Z$._0-9]+")
+_REF_SCAN_RE = lazy(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
+_PLAIN_REF_RE = lazy(r"[%@][-a-zA-Z$._0-9]+")
 
 
 class BodyReader(LineReader):
