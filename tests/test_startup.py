@@ -100,3 +100,32 @@ def test_fast_path_and_click_give_the_same_run(argv: list[str]) -> None:
                               env={**__import__("os").environ, **env}, cwd=ROOT)
         runs.append((proc.returncode, proc.stdout, proc.stderr))
     assert runs[0] == runs[1]
+
+
+def test_regex_cache_gives_what_re_compile_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from llnoalias.ir import lazyre
+
+    cache = tmp_path / "cache.marshal"
+    monkeypatch.setattr(lazyre, "_cache_file", lambda: str(cache))
+    monkeypatch.setattr(lazyre, "_cache", None)
+    monkeypatch.setattr(lazyre.sys, "dont_write_bytecode", False)
+    monkeypatch.delenv("LLNOALIAS_NO_RE_CACHE", raising=False)
+    patterns = [(r"(?P<name>%[-a-zA-Z$._0-9]+)\s*=\s*(\w+)", 0), (r"^\}[ \t]*$", re.M),
+                (r"x{2,5}?[^\n]*(a|b)+", re.S), (r"\bi(\d+)\s+(-?\d+)", 0)]
+    fresh = [lazyre.compile_cached(p, f) for p, f in patterns]
+    lazyre._save()
+    monkeypatch.setattr(lazyre, "_cache", None)
+    cached = [lazyre.compile_cached(p, f) for p, f in patterns]
+    assert lazyre._cache is not None and len(lazyre._cache) == len(patterns)
+    text = "%a.1 = add i32 7, 8\n}\nxxxab i64 -3\n"
+    for (p, f), one, two in zip(patterns, fresh, cached, strict=True):
+        ref = re.compile(p, f)
+        for got in (one, two):
+            assert (got.pattern, got.flags, got.groups, got.groupindex) == (ref.pattern, ref.flags, ref.groups,
+                                                                          ref.groupindex)
+            assert [m.span() for m in got.finditer(text)] == [m.span() for m in ref.finditer(text)]
+    cache.write_bytes(b"junk")
+    monkeypatch.setattr(lazyre, "_cache", None)
+    assert lazyre.compile_cached(*patterns[0]).pattern == patterns[0][0]
