@@ -10,8 +10,10 @@ result: a child that aborts, hangs or prints junk never takes llnoalias down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -172,10 +174,13 @@ class CheckResult:
         return ""
 
 
-def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> CheckResult:
-    """Parse and verify ``input_text``, then ``output_text``, in one child process."""
-    outcome = _run_child({"op": "check", "input": "input.ll", "output": "output.ll"},
-                         {"input.ll": input_text, "output.ll": output_text}, timeout)
+def _child_text(text: str) -> str:
+    """A module's text as it is handed to the child: the one place where that text is
+    prepared (input and output of a check, the module of an emission)."""
+    return text
+
+
+def _check_result(outcome: ChildOutcome) -> CheckResult:
     r = outcome.result
     res = CheckResult(
         input_readable=bool(r.get("input_readable", False)),
@@ -199,6 +204,107 @@ def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> C
     return res
 
 
+class PendingCheck:
+    """A check of one module in a child started before its texts exist.
+
+    Loading llvmlite's LLVM costs a child about as long as annotating a kernel costs the
+    parent, so the CLI starts the child first (:meth:`start`), hands it the input as soon
+    as it has read it (:meth:`send_input`: the child parses and verifies it while the
+    parent annotates) and the output when it is written (:meth:`finish`). When the output
+    equals the input, :meth:`cancel` ends the child. An abort, a hang or junk in the child
+    is contained as in :func:`check_module`.
+    """
+
+    def __init__(self) -> None:
+        self.workdir = tempfile.mkdtemp(prefix="llnoalias-llvmlite-")
+        self._stderr = open(os.path.join(self.workdir, "stderr.txt"), "w+b")
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [*_child_command(), self.workdir, "--stream"], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=self._stderr)
+
+    @classmethod
+    def start(cls) -> PendingCheck:
+        return cls()
+
+    def _tell(self, name: str, text: str) -> None:
+        with open(os.path.join(self.workdir, f"{name}.ll"), "wb") as fh:
+            fh.write(_child_text(text).encode("utf-8", "surrogateescape"))
+        proc = self.proc
+        if proc is not None and proc.stdin is not None:
+            try:
+                proc.stdin.write(f"{name}\n".encode())
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                pass  # the child is gone: finish() says how
+
+    def send_input(self, text: str) -> None:
+        """Hand over the input: the child parses and verifies it now."""
+        self._tell("input", text)
+
+    def finish(self, output_text: str, timeout: float = 120.0) -> CheckResult:
+        """Hand over the output and wait (at most ``timeout`` s) for the verdict."""
+        self._tell("output", output_text)
+        proc = self.proc
+        assert proc is not None, "finish() after cancel()"
+        timed_out = False
+        returncode: int | None
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            timed_out = True
+            returncode = None
+        self.proc = None
+        self._stderr.seek(0)
+        stderr = self._stderr.read()
+        result: dict[str, Any] = {}
+        try:
+            with open(os.path.join(self.workdir, "result.json"), encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            if isinstance(loaded, dict):
+                result = loaded
+        except (OSError, ValueError):
+            pass
+        self._cleanup()
+        return _check_result(ChildOutcome(result=result, data=None, returncode=returncode, timed_out=timed_out,
+                                          stderr=stderr.decode("utf-8", "replace")))
+
+    def cancel(self) -> None:
+        """No check is needed: end the child and remove its files."""
+        proc = self.proc
+        self.proc = None
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+            with contextlib.suppress(OSError):
+                if proc.stdin is not None:
+                    proc.stdin.close()
+            proc.wait()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stderr.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def check_module(input_text: str, output_text: str, timeout: float = 120.0) -> CheckResult:
+    """Parse and verify ``input_text``, then ``output_text``, in one child process."""
+    pending = PendingCheck.start()
+    try:
+        pending.send_input(input_text)
+        return pending.finish(output_text, timeout=timeout)
+    finally:
+        if pending.proc is not None:
+            pending.cancel()
+
+
 def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float = 300.0,
          *, verify: bool = True) -> bytes:
     """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O3``.
@@ -214,7 +320,7 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
             "llvmlite's LLVM cannot write an NVPTX object: PTX is text; write .ptx with --emit asm, "
             "or ask for a cubin (-o OUT.cubin or --emit obj) which goes through ptxas (--ptxas PATH)")
     outcome = _run_child({"op": "emit", "input": "input.ll", "triple": triple, "cpu": cpu,
-                          "kind": kind, "verify": verify}, {"input.ll": ir_text}, timeout)
+                          "kind": kind, "verify": verify}, {"input.ll": _child_text(ir_text)}, timeout)
     r = outcome.result
     where = f"{triple}{' -mcpu=' + cpu if cpu else ''}"
     if outcome.timed_out:

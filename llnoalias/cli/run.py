@@ -4,22 +4,24 @@ llvmlite's LLVM. Shared by the single-file command, ``-j`` batches and ``explain
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from .. import api
 from ..diagnostics import LLNoaliasError, note
 from ..fileio import display_name, read_input
 from ..ir.source import BOM
 from ..options import AnnotateOptions
-from ..transform.pipeline import AnnotateResult
+
+if TYPE_CHECKING:
+    from ..backends.llvmlite_backend import CheckResult
+    from ..transform.pipeline import AnnotateResult
 
 
-def verify_output(source_text: str, output_text: str, path: str, timeout: float = 120.0) -> None:
-    """Check the output with llvmlite's LLVM in a child process (SPEC section 6)."""
-    from ..backends.llvmlite_backend import check_module
+def _strip_bom(text: str) -> str:
+    return text[1:] if text.startswith(BOM) else text
 
-    strip = source_text.startswith(BOM)
-    res = check_module(source_text[1:] if strip else source_text,
-                       output_text[1:] if output_text.startswith(BOM) else output_text, timeout=timeout)
+
+def check_verdict(res: CheckResult, path: str) -> None:
+    """What the CLI makes of llvmlite's verdict on the output (SPEC section 6)."""
     if res.regression:
         raise LLNoaliasError(
             f"{path}: the annotated module does not verify with llvmlite's LLVM although the input does "
@@ -28,13 +30,38 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
         note(f"{path}: the output was not verified: {res.reason()}")
 
 
+def verify_output(source_text: str, output_text: str, path: str, timeout: float = 120.0) -> None:
+    """Check the output with llvmlite's LLVM in a child process (SPEC section 6)."""
+    from ..backends.llvmlite_backend import check_module
+
+    check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
+
+
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True) -> tuple[str, AnnotateResult]:
-    text = read_input(input_path)
-    name = display_name(input_path)
-    result = api.annotate(text, path=name, options=options, report=want_report)
-    if verify and result.changed:
-        verify_output(text, result.text, name)
+    """Read, annotate and (with ``verify``) check one input.
+
+    The checking child starts before anything else: loading llvmlite's LLVM takes it
+    about as long as annotating takes here, and it reads and verifies the input while
+    the parent annotates, so that only the output's check is left to wait for."""
+    pending = None
+    if verify:
+        from ..backends.llvmlite_backend import PendingCheck
+
+        pending = PendingCheck.start()
+    try:
+        from .. import api  # after the child started: it loads llvmlite while this loads llnoalias
+
+        text = read_input(input_path)
+        if pending is not None:
+            pending.send_input(_strip_bom(text))
+        name = display_name(input_path)
+        result = api.annotate(text, path=name, options=options, report=want_report)
+        if pending is not None and result.changed:
+            check_verdict(pending.finish(_strip_bom(result.text)), name)
+    finally:
+        if pending is not None and pending.proc is not None:
+            pending.cancel()
     return text, result
 
 
