@@ -8,8 +8,10 @@ With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
 ``--from fixtures/corpus/clang19/hip_gemm_O3.ll``.
 
-Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt.
-The issue's bar: a 240k-line module within 2x of opt-19's verify.
+Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt, for
+llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was built) and with the
+pure-Python one (LLNOALIAS_PURE=1). The issue's bar: a 240k-line module within 2x of
+opt-19's verify.
 """
 
 from __future__ import annotations
@@ -141,11 +143,11 @@ def replicate(path: str, lines: int) -> str:
     return "".join(parts)
 
 
-def best_of(cmd: list[str], repeat: int) -> float:
+def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> float:
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         dt = time.perf_counter() - t0
         if proc.returncode != 0:
             sys.exit(f"{cmd[0]} failed: {proc.stderr.decode(errors='replace')[:2000]}")
@@ -174,16 +176,25 @@ def main() -> None:
             fh.write(text)
         n_lines = text.count("\n")
         print(f"module: {n_lines} lines, {len(text) / 1e6:.1f} MB")
-        ours = best_of([sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")],
-                       args.repeat)
-        print(f"llnoalias (annotate, no verify): {ours:.2f} s")
+        cmd = [sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")]
+        # bytecode as an installed copy has it (PYTHONDONTWRITEBYTECODE would recompile each run)
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_PURE")}
+        compiled = subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
+                                  capture_output=True, text=True, env=env).stdout.strip() == "True"
+        runs = {"compiled reader": best_of(cmd, args.repeat, env) if compiled else None,
+                "pure Python reader": best_of(cmd, args.repeat, {**env, "LLNOALIAS_PURE": "1"})}
+        for name, secs in runs.items():
+            print(f"llnoalias (annotate, no verify, {name}): "
+                  + (f"{secs:.2f} s" if secs is not None else "not built here"))
         opt = find_opt(args.opt)
         if opt is None:
             print("opt not found: no reference run (install llvm-19)")
             return
         ref = best_of([opt, "-passes=verify", "-disable-output", path], args.repeat)
         print(f"{opt} -passes=verify: {ref:.2f} s")
-        print(f"ratio llnoalias / opt: {ours / ref:.2f}x")
+        for name, secs in runs.items():
+            if secs is not None:
+                print(f"ratio llnoalias / opt ({name}): {secs / ref:.2f}x")
 
 
 if __name__ == "__main__":
