@@ -6,7 +6,11 @@
 
 Runs ``llc -O3 FILE``, ``llnoalias --no-verify FILE -o OUT`` and ``llnoalias FILE -o OUT``
 (verified with llvmlite's LLVM) round-robin, --runs times each, and prints the median wall
-and CPU (user+sys) time of each, side by side, and as ratios to llc. The issue's bar:
+and CPU (user+sys, children included) time of each, side by side, and as ratios to llc;
+``python -c pass`` shows what starting the interpreter costs (an editable install's
+import hook adds about 25 ms of it to every run). On a loaded machine the CPU column is
+the steadier one; the wall column shows the checking child's overlap only where a core
+is free. The issue's bar:
 ``--no-verify`` no slower than llc, at most 2x with verification.
 
 Python writes no bytecode when PYTHONDONTWRITEBYTECODE is set; every run would then compile
@@ -66,6 +70,8 @@ def main() -> None:
             "llc -O3": [llc, "-O3", args.file, "-o", out_s],
             "llnoalias --no-verify": [*llnoalias, "--no-verify", args.file, "-o", out_ll],
             "llnoalias (verified)": [*llnoalias, args.file, "-o", out_ll],
+            # what any Python program pays before its first line (with this install's .pth hooks)
+            "python -c pass": [sys.executable, "-c", "pass"],
         }
         for cmd in commands.values():
             timed(cmd, env)  # warm-up: bytecode, page cache
