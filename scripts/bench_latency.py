@@ -36,7 +36,7 @@ DEFAULT = os.path.join(ROOT, "fixtures", "corpus", "clang19", "hip_gemm_O3.ll")
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall, user+sys CPU of the command and its children) in seconds."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
