@@ -242,6 +242,9 @@ def _no_core_dumps() -> None:
 
 def main(argv: list[str]) -> int:
     _no_core_dumps()
+    where = os.environ.get("LLNOALIAS_CHILD_PATH")
+    if where and where not in sys.path:
+        sys.path.append(where)  # started with -S: llvmlite's site-packages, and nothing else
     workdir = argv[1]
     if argv[2:] == ["--stream"]:
         status = _stream(workdir)

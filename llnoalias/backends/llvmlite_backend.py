@@ -27,8 +27,40 @@ CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmli
 
 
 def _child_command() -> list[str]:
-    """The command that starts the child; tests replace it to simulate a crash or a hang."""
-    return [sys.executable, CHILD_SCRIPT]
+    """The command that starts the child; tests replace it to simulate a crash or a hang.
+
+    The child needs the standard library and llvmlite only, so it starts without ``site``
+    (``-S``: no ``.pth`` hooks, such as the 25 ms of an editable install's) and is told
+    where llvmlite is (``LLNOALIAS_CHILD_PATH``, see :func:`_child_env`); where that
+    cannot be found it starts as any Python program does."""
+    return [sys.executable, "-S", CHILD_SCRIPT] if _llvmlite_dir() else [sys.executable, CHILD_SCRIPT]
+
+
+_LLVMLITE_DIR: list[str | None] = []
+
+
+def _llvmlite_dir() -> str | None:
+    """The folder that holds the ``llvmlite`` package (found, not imported), or None."""
+    if not _LLVMLITE_DIR:
+        found: str | None = None
+        try:
+            import importlib.util
+
+            spec = importlib.util.find_spec("llvmlite")
+            if spec is not None and spec.origin and os.path.basename(spec.origin) == "__init__.py":
+                found = os.path.dirname(os.path.dirname(spec.origin))
+        except (ImportError, ValueError):
+            pass
+        _LLVMLITE_DIR.append(found)
+    return _LLVMLITE_DIR[0]
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    where = _llvmlite_dir()
+    if where:
+        env["LLNOALIAS_CHILD_PATH"] = where
+    return env
 
 
 @dataclass
@@ -87,6 +119,7 @@ def _run_child(request: dict[str, Any], files: dict[str, str], timeout: float) -
         try:
             proc = subprocess.run(
                 [*_child_command(), workdir],
+                env=_child_env(),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=timeout,
@@ -220,7 +253,7 @@ class PendingCheck:
         self._stderr = open(os.path.join(self.workdir, "stderr.txt"), "w+b")
         self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             [*_child_command(), self.workdir, "--stream"], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=self._stderr)
+            stdout=subprocess.DEVNULL, stderr=self._stderr, env=_child_env())
 
     @classmethod
     def start(cls) -> PendingCheck:
