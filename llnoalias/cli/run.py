@@ -72,14 +72,14 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
     plain command lines without importing click)."""
-    import json
-
     from ..fileio import write_atomic, write_output
 
     try:
         want_report = bool(show_stats or report_path or remarks_path)
         _, result = run_annotate(path, options, verify=verify, want_report=want_report)
         if report_path:
+            import json
+
             write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
         if remarks_path:
             from ..report.remarks import remarks_yaml
