@@ -22,3 +22,4 @@ bench:
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find llnoalias -name "*.so" -delete

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 
 from .diagnostics import LLNoaliasError
@@ -64,6 +63,19 @@ def _payloads(data: Data) -> Iterator[bytes]:
             yield encode(chunk)
 
 
+def _make_temporary(directory: str) -> tuple[int, str]:
+    """``tempfile.mkstemp(prefix=".llnoalias-", suffix=".tmp", dir=directory)``, without
+    importing ``tempfile`` (with ``shutil``, ``random`` and the compressors: a few ms of
+    every run's start)."""
+    for _ in range(100):
+        tmp = os.path.join(directory, f".llnoalias-{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in '{directory}'")
+
+
 def write_atomic(path: str, data: Data) -> None:
     """Replace ``path`` with ``data`` atomically: a temporary file, then a rename.
 
@@ -72,7 +84,7 @@ def write_atomic(path: str, data: Data) -> None:
     """
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".llnoalias-", suffix=".tmp", dir=directory)
+        fd, tmp = _make_temporary(directory)
     except FileNotFoundError:
         raise LLNoaliasError(f"cannot write '{path}': directory '{directory}' does not exist") from None
     except PermissionError:

@@ -8,8 +8,10 @@ With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
 ``--from fixtures/corpus/clang19/hip_gemm_O3.ll``.
 
-Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt.
-The issue's bar: a 240k-line module within 2x of opt-19's verify.
+Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt, for
+llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was built) and with the
+pure-Python one (LLNOALIAS_PURE=1). The issue's bar: a 240k-line module within 2x of
+opt-19's verify.
 """
 
 from __future__ import annotations
@@ -141,15 +143,27 @@ def replicate(path: str, lines: int) -> str:
     return "".join(parts)
 
 
-def best_of(cmd: list[str], repeat: int) -> float:
+#: the CPU time (user+sys) of the best run of the last best_of(): steadier than the wall
+#: time on a machine that others share
+last_cpu: list[float] = [0.0]
+
+
+def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> float:
     best = float("inf")
+    best_cpu = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                                cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
         dt = time.perf_counter() - t0
-        if proc.returncode != 0:
-            sys.exit(f"{cmd[0]} failed: {proc.stderr.decode(errors='replace')[:2000]}")
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"{cmd[0]} failed: {err.decode(errors='replace')[:2000]}")
         best = min(best, dt)
+        best_cpu = min(best_cpu, usage.ru_utime + usage.ru_stime)
+    last_cpu[0] = best_cpu
     return best
 
 
@@ -174,16 +188,29 @@ def main() -> None:
             fh.write(text)
         n_lines = text.count("\n")
         print(f"module: {n_lines} lines, {len(text) / 1e6:.1f} MB")
-        ours = best_of([sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")],
-                       args.repeat)
-        print(f"llnoalias (annotate, no verify): {ours:.2f} s")
+        cmd = [sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")]
+        # bytecode as an installed copy has it (PYTHONDONTWRITEBYTECODE would recompile each run)
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_PURE")}
+        compiled = subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
+                                  capture_output=True, text=True, env=env,
+                                  cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout.strip() == "True"
+        runs: dict[str, tuple[float, float] | None] = {"compiled reader": None, "pure Python reader": None}
+        if compiled:
+            runs["compiled reader"] = (best_of(cmd, args.repeat, env), last_cpu[0])
+        runs["pure Python reader"] = (best_of(cmd, args.repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
+        for name, got in runs.items():
+            print(f"llnoalias (annotate, no verify, {name}): "
+                  + (f"{got[0]:.2f} s (cpu {got[1]:.2f} s)" if got is not None else "not built here"))
         opt = find_opt(args.opt)
         if opt is None:
             print("opt not found: no reference run (install llvm-19)")
             return
         ref = best_of([opt, "-passes=verify", "-disable-output", path], args.repeat)
-        print(f"{opt} -passes=verify: {ref:.2f} s")
-        print(f"ratio llnoalias / opt: {ours / ref:.2f}x")
+        ref_cpu = last_cpu[0]
+        print(f"{opt} -passes=verify: {ref:.2f} s (cpu {ref_cpu:.2f} s)")
+        for name, got in runs.items():
+            if got is not None:
+                print(f"ratio llnoalias / opt ({name}): {got[0] / ref:.2f}x wall, {got[1] / ref_cpu:.2f}x cpu")
 
 
 if __name__ == "__main__":

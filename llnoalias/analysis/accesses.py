@@ -3,16 +3,16 @@ operands, and the address-space rules that say which memory a pointer can reach.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..ir import operands as opparse
+from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
 from ..ir.types import Type
 from .intrinsics import MemIntrinsic, memory_intrinsic
 
 ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}
-_CALLEE_RE = re.compile(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
+_CALLEE_RE = lazy(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
 
 
 @dataclass(slots=True)

@@ -20,21 +20,21 @@ that buffer while the kernel runs, which is what lets NVPTX emit ``ld.global.nc`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..ir import operands as opparse
+from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
 from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
 
 #: intrinsics that neither read nor write memory through their pointer operands
-_NO_MEMORY_RE = re.compile(
+_NO_MEMORY_RE = lazy(
     r"llvm\.(amdgcn\.(workitem|workgroup)\.id\..*|amdgcn\.readfirstlane.*|amdgcn\.readlane.*|ptrmask\..*"
     r"|amdgcn\.make\.buffer\.rsrc.*|nvvm\.read\.ptx\.sreg\..*|[us](min|max)\..*|abs\..*|expect\..*|assume"
     r"|dbg\..*|nvvm\.ptr\..*|launder\.invariant\.group.*|strip\.invariant\.group.*"
     r"|ssa\.copy.*|objectsize\..*|amdgcn\.s\.barrier.*|nvvm\.barrier.*|amdgcn\.wave\.barrier)"
 )
-_LOCAL_RE = re.compile(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
+_LOCAL_RE = lazy(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
 
 
 @dataclass

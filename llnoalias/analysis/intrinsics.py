@@ -14,8 +14,9 @@ with unknown provenance.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
+
+from ..ir.lazyre import lazy
 
 #: how a pointer operand is used: r (read), w (write), rw; "lds_w" = the addrspace(3)
 #: operand is written, every other pointer operand is read (the LDS-DMA family).
@@ -72,7 +73,7 @@ MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
     _mem(r"llvm\.nvvm\.stmatrix\..*", {}, default_effect="w"),
 )
 
-_COMPILED = tuple((re.compile(e.pattern), e) for e in MEMORY_INTRINSICS)
+_COMPILED = tuple((lazy(e.pattern), e) for e in MEMORY_INTRINSICS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -87,7 +88,7 @@ def memory_intrinsic(name: str) -> MemIntrinsic | None:
 
 
 #: Calls whose result has the provenance of argument 0 (all other arguments must be none).
-_PASS_THROUGH_RE = re.compile(
+_PASS_THROUGH_RE = lazy(
     r"llvm\.(ptrmask|amdgcn\.make\.buffer\.rsrc"
     r"|launder\.invariant\.group|strip\.invariant\.group|ssa\.copy|expect"
     r"|nvvm\.ptr\.(gen\.to\.[a-z]+|[a-z]+\.to\.gen))(\..*)?"
@@ -95,7 +96,7 @@ _PASS_THROUGH_RE = re.compile(
 
 
 #: Intrinsics outside the table that may write their non-address operands to memory.
-_MAY_STORE_RE = re.compile(r"atomic|store|\.st\.|scatter|swap|bvh|\.ds\.(append|consume|ordered|gws)|cp\.|bulk|stmatrix")
+_MAY_STORE_RE = lazy(r"atomic|store|\.st\.|scatter|swap|bvh|\.ds\.(append|consume|ordered|gws)|cp\.|bulk|stmatrix")
 
 
 def may_store_operands(name: str) -> bool:
@@ -147,7 +148,7 @@ LANE_INTRINSICS: tuple[LaneIntrinsic, ...] = (
     LaneIntrinsic(r"llvm\.nvvm\.shfl\.sync\.(idx|up|down|bfly)\.(i32|f32)", (1,), ("allmask@0",)),
     LaneIntrinsic(r"llvm\.nvvm\.shfl\.[a-z0-9_.]*", (), ("never",)),
 )
-_LANE_COMPILED = tuple((re.compile(e.pattern), e) for e in LANE_INTRINSICS)
+_LANE_COMPILED = tuple((lazy(e.pattern), e) for e in LANE_INTRINSICS)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -16,6 +16,7 @@ import re
 
 from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout, layout_of
+from ..ir.lazyre import lazy
 from ..ir.lexer import canon_name, tokenize
 from ..ir.model import (
     AggregateConst,
@@ -49,13 +50,13 @@ from .workgroup import int_pair_values, work_group
 MAX_DEPTH = 2000
 BUDGET = 50_000
 
-_TID_RE = re.compile(r"llvm\.(?:amdgcn\.workitem\.id|nvvm\.read\.ptx\.sreg\.tid)\.([xyz])")
-_RANGE_ATTR_RE = re.compile(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
-_RANGE_MD_RE = re.compile(r"!range\s+!(\d+)")
-_INT_PAIR_RE = re.compile(r"\bi(\d+)\s+(-?\d+)")
-_QUOTED_RE = re.compile(r'"[^"]*"')
+_TID_RE = lazy(r"llvm\.(?:amdgcn\.workitem\.id|nvvm\.read\.ptx\.sreg\.tid)\.([xyz])")
+_RANGE_ATTR_RE = lazy(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
+_RANGE_MD_RE = lazy(r"!range\s+!(\d+)")
+_INT_PAIR_RE = lazy(r"\bi(\d+)\s+(-?\d+)")
+_QUOTED_RE = lazy(r'"[^"]*"')
 #: what makes a value poison (or undef) where LLVM's own rules would make it wrap or fail
-_POISON_RE = re.compile(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
+_POISON_RE = lazy(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
                         r"|!range\b|\brange\(")
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..ir.lazyre import lazy
 from ..ir.lexer import canon_name, tokenize
 from ..ir.model import Function, Module
 
 #: per-dimension maximum of the thread id count, by target family
 TARGET_MAX = {"amdgpu": (1024, 1024, 1024), "nvptx": (1024, 1024, 64)}
-_INT_PAIR_RE = re.compile(r"\bi(\d+)\s+(-?\d+)")
+_INT_PAIR_RE = lazy(r"\bi(\d+)\s+(-?\d+)")
 
 
 class WorkGroup:

@@ -1,7 +1,9 @@
 """The child process that runs llvmlite's LLVM for :mod:`llnoalias.backends.llvmlite_backend`.
 
 Run as ``python _llvmlite_child.py WORKDIR``. It reads ``WORKDIR/request.json``, does what
-it asks and writes ``WORKDIR/result.json`` (and ``WORKDIR/out.bin`` for an emission). The
+it asks and writes ``WORKDIR/result.json`` (and ``WORKDIR/out.bin`` for an emission).
+``python _llvmlite_child.py WORKDIR --stream`` checks a module whose input and output
+come while it runs (see :func:`_stream`). The
 result is rewritten, atomically, before each step that may abort the process, so that
 the parent knows how far the child got when LLVM takes it down. It imports nothing but
 the standard library and llvmlite, so it starts as fast as llvmlite allows and does not
@@ -37,15 +39,17 @@ def _message(exc: BaseException) -> str:
     return text.strip()
 
 
-def _check(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) -> None:
+def _check_input(llvm: Any, workdir: str, path: str, result: dict[str, Any]) -> bool:
+    """Parse and verify the input; False when it does not parse (then there is nothing to
+    compare the output with)."""
     result.update(stage="parse-input", input_readable=False, input_verified=False, output_ok=False,
                   output_checked=False, input_message="", message="")
     _save(workdir, result)
     try:
-        mod = llvm.parse_assembly(_read_ir(os.path.join(workdir, req["input"])))
+        mod = llvm.parse_assembly(_read_ir(path))
     except RuntimeError as exc:
         result.update(stage="done", input_message=_message(exc))
-        return
+        return False
     result.update(stage="verify-input", input_readable=True)
     _save(workdir, result)
     try:
@@ -54,11 +58,15 @@ def _check(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any])
     except RuntimeError as exc:
         result["input_message"] = _message(exc)
     mod.close()
+    return True
+
+
+def _check_output(llvm: Any, workdir: str, path: str, result: dict[str, Any]) -> None:
     result["stage"] = "parse-output"
     _save(workdir, result)
     result["output_checked"] = True
     try:
-        out = llvm.parse_assembly(_read_ir(os.path.join(workdir, req["output"])))
+        out = llvm.parse_assembly(_read_ir(path))
     except RuntimeError as exc:
         result.update(stage="done", message=_message(exc))
         return
@@ -70,6 +78,114 @@ def _check(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any])
     except RuntimeError as exc:
         result["message"] = _message(exc)
     result["stage"] = "done"
+
+
+def _check(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) -> None:
+    if _check_input(llvm, workdir, os.path.join(workdir, req["input"]), result):
+        _check_output(llvm, workdir, os.path.join(workdir, req["output"]), result)
+
+
+class _DirectModule:
+    def __init__(self, lib: Any, ptr: int) -> None:
+        self._lib = lib
+        self._ptr: int | None = ptr
+
+    def verify(self) -> None:
+        import ctypes
+
+        msg = ctypes.c_char_p()
+        failed = self._lib.LLVMPY_VerifyModule(self._ptr, ctypes.byref(msg))
+        text = (msg.value or b"").decode("utf-8", "replace")
+        if msg.value is not None:
+            self._lib.LLVMPY_DisposeString(msg)
+        if failed:
+            raise RuntimeError(text)
+
+    def close(self) -> None:
+        if self._ptr is not None:
+            self._lib.LLVMPY_DisposeModule(self._ptr)
+            self._ptr = None
+
+
+class _DirectLLVM:
+    """The two calls a check makes (``parse_assembly``, then ``verify`` and ``close`` on
+    the module), made straight into llvmlite's shared library with ctypes, as
+    ``llvmlite.binding`` makes them: importing ``llvmlite.binding`` costs a check about
+    70 ms more than loading the library. Used for checks only; emission imports
+    llvmlite. :func:`_direct_llvm` falls back to llvmlite wherever this cannot be set up."""
+
+    def __init__(self, lib: Any) -> None:
+        self._lib = lib
+        self._context = lib.LLVMPY_GetGlobalContext()
+
+    def parse_assembly(self, text: str) -> _DirectModule:
+        import ctypes
+
+        msg = ctypes.c_char_p()
+        ptr = self._lib.LLVMPY_ParseAssembly(self._context, text.encode("utf-8"), ctypes.byref(msg))
+        if msg.value is not None:
+            err = msg.value.decode("utf-8", "replace")
+            self._lib.LLVMPY_DisposeString(msg)
+            if ptr:
+                self._lib.LLVMPY_DisposeModule(ptr)
+            raise RuntimeError(f"LLVM IR parsing error\n{err}")
+        if not ptr:
+            raise RuntimeError("LLVM IR parsing error\n(no module and no message)")
+        return _DirectModule(self._lib, ptr)
+
+
+def _direct_llvm() -> Any:
+    """:class:`_DirectLLVM` over llvmlite's library; ``llvmlite.binding`` where the
+    library or its entry points are not where llvmlite 0.44-0.50 has them (or
+    ``LLNOALIAS_CHILD_BINDING=1``)."""
+    if not os.environ.get("LLNOALIAS_CHILD_BINDING"):
+        try:
+            import ctypes
+
+            import llvmlite
+            from llvmlite.utils import get_library_name
+
+            path = os.path.join(os.path.dirname(os.path.abspath(llvmlite.__file__)), "binding", get_library_name())
+            lib = ctypes.CDLL(path)
+            lib.LLVMPY_GetGlobalContext.restype = ctypes.c_void_p
+            lib.LLVMPY_GetGlobalContext.argtypes = []
+            lib.LLVMPY_ParseAssembly.restype = ctypes.c_void_p
+            lib.LLVMPY_ParseAssembly.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+            lib.LLVMPY_VerifyModule.restype = ctypes.c_bool
+            lib.LLVMPY_VerifyModule.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)]
+            lib.LLVMPY_DisposeModule.restype = None
+            lib.LLVMPY_DisposeModule.argtypes = [ctypes.c_void_p]
+            lib.LLVMPY_DisposeString.restype = None
+            lib.LLVMPY_DisposeString.argtypes = [ctypes.c_char_p]
+            return _DirectLLVM(lib)
+        except Exception:  # noqa: BLE001 - anything unexpected: the binding itself
+            pass
+    import llvmlite.binding as llvm
+
+    return llvm
+
+
+def _stream(workdir: str) -> int:
+    """``--stream``: a check whose texts come while it runs. The child imports llvmlite
+    at once, then reads ``input`` and ``output`` lines on stdin, each when ``input.ll`` or
+    ``output.ll`` is written, so that llvmlite loads and the input is checked while the
+    parent is still annotating. End of input before ``output``: the parent needs no
+    check (nothing changed, or it failed); the child just exits."""
+    result: dict[str, Any] = {"op": "check", "stage": "import"}
+    _save(workdir, result)
+    llvm = _direct_llvm()
+    result["stage"] = "wait-input"
+    _save(workdir, result)
+    if sys.stdin.readline().strip() != "input":
+        return 0
+    if _check_input(llvm, workdir, os.path.join(workdir, "input.ll"), result):
+        result["stage"] = "wait-output"
+        _save(workdir, result)
+        if sys.stdin.readline().strip() != "output":
+            return 0
+        _check_output(llvm, workdir, os.path.join(workdir, "output.ll"), result)
+    _save(workdir, result)
+    return 0
 
 
 def _emit(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) -> None:
@@ -133,15 +249,25 @@ def _no_core_dumps() -> None:
 
 def main(argv: list[str]) -> int:
     _no_core_dumps()
+    where = os.environ.get("LLNOALIAS_CHILD_PATH")
+    if where and where not in sys.path:
+        sys.path.append(where)  # started with -S: llvmlite's site-packages, and nothing else
     workdir = argv[1]
+    if argv[2:] == ["--stream"]:
+        status = _stream(workdir)
+        # The verdict is on disk: skip the interpreter's and LLVM's teardown (tens of ms
+        # of unloading a 170 MB library) that the parent would otherwise wait for.
+        sys.stderr.flush()
+        os._exit(status)
     with open(os.path.join(workdir, "request.json"), encoding="utf-8") as fh:
         req = json.load(fh)
     result: dict[str, Any] = {"op": req["op"], "stage": "import"}
     _save(workdir, result)
     import llvmlite.binding as llvm
 
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
+    if req["op"] == "emit":
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
     if req["op"] == "check":
         _check(llvm, workdir, req, result)
     elif req["op"] == "emit":

@@ -10,8 +10,10 @@ result: a child that aborts, hangs or prints junk never takes llnoalias down.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,8 +28,40 @@ CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmli
 
 
 def _child_command() -> list[str]:
-    """The command that starts the child; tests replace it to simulate a crash or a hang."""
-    return [sys.executable, CHILD_SCRIPT]
+    """The command that starts the child; tests replace it to simulate a crash or a hang.
+
+    The child needs the standard library and llvmlite only, so it starts without ``site``
+    (``-S``: no ``.pth`` hooks, such as the 25 ms of an editable install's) and is told
+    where llvmlite is (``LLNOALIAS_CHILD_PATH``, see :func:`_child_env`); where that
+    cannot be found it starts as any Python program does."""
+    return [sys.executable, "-S", CHILD_SCRIPT] if _llvmlite_dir() else [sys.executable, CHILD_SCRIPT]
+
+
+_LLVMLITE_DIR: list[str | None] = []
+
+
+def _llvmlite_dir() -> str | None:
+    """The folder that holds the ``llvmlite`` package (found, not imported), or None."""
+    if not _LLVMLITE_DIR:
+        found: str | None = None
+        try:
+            import importlib.util
+
+            spec = importlib.util.find_spec("llvmlite")
+            if spec is not None and spec.origin and os.path.basename(spec.origin) == "__init__.py":
+                found = os.path.dirname(os.path.dirname(spec.origin))
+        except (ImportError, ValueError):
+            pass
+        _LLVMLITE_DIR.append(found)
+    return _LLVMLITE_DIR[0]
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    where = _llvmlite_dir()
+    if where:
+        env["LLNOALIAS_CHILD_PATH"] = where
+    return env
 
 
 @dataclass
@@ -86,6 +120,7 @@ def _run_child(request: dict[str, Any], files: dict[str, str], timeout: float) -
         try:
             proc = subprocess.run(
                 [*_child_command(), workdir],
+                env=_child_env(),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=timeout,
@@ -175,20 +210,14 @@ class CheckResult:
         return ""
 
 
-def check_module(input_text: str, output_text: str, timeout: float = 120.0, *,
-                 use_bridge: bool | None = None) -> CheckResult:
-    """Parse and verify ``input_text``, then ``output_text``, in one child process.
+def _child_text(text: str, use_bridge: bool | None = None) -> tuple[str, list[str]]:
+    """A module's text as it is handed to the child, and the bridge's rewrites applied to
+    it: the one place where that text is prepared (input and output of a check, the module
+    of an emission). Raises :class:`.bridge.BridgeError` for a module the bridge refuses."""
+    return bridge(text, active=use_bridge)
 
-    Both go through the same :func:`.bridge.bridge` first (``use_bridge=False``: not at
-    all; None: unless ``LLNOALIAS_BRIDGE=0``); the output llnoalias writes is untouched.
-    """
-    try:
-        input_text, rewrites = bridge(input_text, active=use_bridge)
-        output_text, _ = bridge(output_text, active=use_bridge)
-    except BridgeError as exc:
-        return CheckResult(input_message=exc.message, stage="bridge")
-    outcome = _run_child({"op": "check", "input": "input.ll", "output": "output.ll"},
-                         {"input.ll": input_text, "output.ll": output_text}, timeout)
+
+def _check_result(outcome: ChildOutcome, rewrites: tuple[str, ...] = ()) -> CheckResult:
     r = outcome.result
     res = CheckResult(
         input_readable=bool(r.get("input_readable", False)),
@@ -203,7 +232,7 @@ def check_module(input_text: str, output_text: str, timeout: float = 120.0, *,
         death=outcome.death() if (outcome.timed_out or outcome.returncode != 0) else "",
         stage=str(r.get("stage", "")),
         stderr=outcome.stderr,
-        rewrites=tuple(rewrites),
+        rewrites=rewrites,
     )
     if res.crashed and not res.death:
         res.death = "no result"
@@ -211,6 +240,129 @@ def check_module(input_text: str, output_text: str, timeout: float = 120.0, *,
         # Whatever the child found out before it died about the output is not trusted.
         res.output_ok = False
     return res
+
+
+class PendingCheck:
+    """A check of one module in a child started before its texts exist.
+
+    Loading llvmlite's LLVM costs a child about as long as annotating a kernel costs the
+    parent, so the CLI starts the child first (:meth:`start`), hands it the input as soon
+    as it has read it (:meth:`send_input`: the child parses and verifies it while the
+    parent annotates) and the output when it is written (:meth:`finish`). When the output
+    equals the input, :meth:`cancel` ends the child. An abort, a hang or junk in the child
+    is contained as in :func:`check_module`.
+    """
+
+    def __init__(self, use_bridge: bool | None = None) -> None:
+        #: ``use_bridge`` as in :func:`check_module`; the input's rewrites and the
+        #: bridge's refusal (which ends the check with the bridge's message) are kept
+        self.use_bridge = use_bridge
+        self.rewrites: tuple[str, ...] = ()
+        self.bridge_error: str | None = None
+        self.workdir = tempfile.mkdtemp(prefix="llnoalias-llvmlite-")
+        self._stderr = open(os.path.join(self.workdir, "stderr.txt"), "w+b")
+        self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [*_child_command(), self.workdir, "--stream"], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=self._stderr, env=_child_env())
+
+    @classmethod
+    def start(cls, use_bridge: bool | None = None) -> PendingCheck:
+        return cls(use_bridge)
+
+    def _tell(self, name: str, text: str) -> None:
+        if self.bridge_error is not None:
+            return
+        try:
+            text, applied = _child_text(text, self.use_bridge)
+        except BridgeError as exc:
+            self.bridge_error = exc.message
+            return
+        if name == "input":
+            self.rewrites = tuple(applied)
+        with open(os.path.join(self.workdir, f"{name}.ll"), "wb") as fh:
+            fh.write(text.encode("utf-8", "surrogateescape"))
+        proc = self.proc
+        if proc is not None and proc.stdin is not None:
+            try:
+                proc.stdin.write(f"{name}\n".encode())
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                pass  # the child is gone: finish() says how
+
+    def send_input(self, text: str) -> None:
+        """Hand over the input: the child parses and verifies it now."""
+        self._tell("input", text)
+
+    def finish(self, output_text: str, timeout: float = 120.0) -> CheckResult:
+        """Hand over the output and wait (at most ``timeout`` s) for the verdict."""
+        self._tell("output", output_text)
+        if self.bridge_error is not None:
+            self.cancel()
+            return CheckResult(input_message=self.bridge_error, stage="bridge")
+        proc = self.proc
+        assert proc is not None, "finish() after cancel()"
+        timed_out = False
+        returncode: int | None
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            timed_out = True
+            returncode = None
+        self.proc = None
+        self._stderr.seek(0)
+        stderr = self._stderr.read()
+        result: dict[str, Any] = {}
+        try:
+            with open(os.path.join(self.workdir, "result.json"), encoding="utf-8") as fh:
+                loaded = json.load(fh)
+            if isinstance(loaded, dict):
+                result = loaded
+        except (OSError, ValueError):
+            pass
+        self._cleanup()
+        return _check_result(ChildOutcome(result=result, data=None, returncode=returncode, timed_out=timed_out,
+                                          stderr=stderr.decode("utf-8", "replace")), self.rewrites)
+
+    def cancel(self) -> None:
+        """No check is needed: end the child and remove its files."""
+        proc = self.proc
+        self.proc = None
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+            with contextlib.suppress(OSError):
+                if proc.stdin is not None:
+                    proc.stdin.close()
+            proc.wait()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stderr.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def check_module(input_text: str, output_text: str, timeout: float = 120.0, *,
+                 use_bridge: bool | None = None) -> CheckResult:
+    """Parse and verify ``input_text``, then ``output_text``, in one child process.
+
+    Both go through the same :func:`.bridge.bridge` first (``use_bridge=False``: not at
+    all; None: unless ``LLNOALIAS_BRIDGE=0``); the output llnoalias writes is untouched.
+    """
+    pending = PendingCheck.start(use_bridge)
+    try:
+        pending.send_input(input_text)
+        return pending.finish(output_text, timeout=timeout)
+    finally:
+        if pending.proc is not None:
+            pending.cancel()
 
 
 def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float = 300.0,
@@ -231,7 +383,7 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
         raise LLNoaliasError(
             "llvmlite's LLVM cannot write an NVPTX object: PTX is text; write .ptx with --emit asm, "
             "or ask for a cubin (-o OUT.cubin or --emit obj) which goes through ptxas (--ptxas PATH)")
-    ir_text, applied = bridge(ir_text, active=use_bridge)
+    ir_text, applied = _child_text(ir_text, use_bridge)
     if rewrites is not None:
         rewrites.extend(applied)
     outcome = _run_child({"op": "emit", "input": "input.ll", "triple": triple, "cpu": cpu,

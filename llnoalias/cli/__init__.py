@@ -1,5 +1,24 @@
-"""The command line: thin click commands and rich output. The only layer that prints."""
+"""The command line: thin click commands and rich output. The only layer that prints.
 
-from .main import cli, main
+``main`` (the console script) reads plain single-file command lines without importing
+click (:mod:`.entry`); ``cli``, the click group, is imported on first use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .entry import main
+
+if TYPE_CHECKING:
+    from .main import cli
+
+
+def __getattr__(name: str) -> Any:
+    if name == "cli":
+        from .main import cli
+
+        return cli
+    raise AttributeError(f"module 'llnoalias.cli' has no attribute {name!r}")
+
 
 __all__ = ["cli", "main"]

@@ -6,11 +6,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import importlib
-import json
-import os
 import sys
 from typing import Any
 
@@ -18,10 +14,9 @@ import click
 
 from .. import __version__
 from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
-from ..fileio import StdoutClosed, write_atomic, write_output
 from ..options import AnnotateOptions
 from .options import annotate_options, options_from_kwargs
-from .run import run_annotate
+from .run import annotate_file
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -102,23 +97,8 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
     if len(paths) > 1 or out_dir is not None:
         _annotate_many(paths, output, out_dir, jobs, show_stats, report_path, remarks_path, no_verify, options)
         return
-    try:
-        want_report = bool(show_stats or report_path or remarks_path)
-        _, result = run_annotate(paths[0], options, verify=not no_verify, want_report=want_report)
-        if report_path:
-            write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
-        if remarks_path:
-            from ..report.remarks import remarks_yaml
-
-            write_atomic(remarks_path, remarks_yaml(result.report, result.module))
-        write_output(output or "-", result.chunks())
-    except LLNoaliasError as exc:
-        sys.stderr.write(exc.format())
-        sys.exit(exc.exit_code)
-    if show_stats:
-        from .render import print_stats
-
-        print_stats(result.report)
+    annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
+                  report_path=report_path, remarks_path=remarks_path)
 
 
 def _usage_error(message: str) -> None:
@@ -150,50 +130,16 @@ def _annotate_many(paths: list[str], output: str | None, out_dir: str | None, jo
         sys.exit(code)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry: quiet on a closed pipe and on Ctrl-C.
-
-    Click's own handling would exit 1 on a closed pipe and print "Aborted!" on Ctrl-C,
-    so the command runs in non-standalone mode and both are handled here: a closed
-    stdout ends the run quietly (status 0), Ctrl-C with status 130 (no output file is
-    left half-written: every file is written to a temporary and renamed).
-    """
-    # A run makes millions of small objects that live until the module is written, and
-    # the collector's default (a young collection every 700 allocations, each promoting
-    # survivors) spends 15-20% of a large run rescanning them, more as the module grows.
-    # They hold no cycles that would wait for a collection, so collecting less often
-    # costs no memory (scripts/bench_memory.py: the same peak RSS).
-    gc.set_threshold(100_000, 50, 100)
+def run_click(argv: list[str] | None) -> None:
+    """The full command line through click (everything the fast path of :mod:`.entry` does
+    not take). Click's own handling would exit 1 on a closed pipe and print "Aborted!" on
+    Ctrl-C, so it runs in non-standalone mode and :func:`.entry.main` handles both."""
     try:
-        try:
-            rv = cli.main(args=argv, prog_name="llnoalias", standalone_mode=False)
-        except click.ClickException as exc:
-            exc.show()
-            sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
-            _interrupted()
-        sys.exit(rv if isinstance(rv, int) else 0)
-    except (BrokenPipeError, StdoutClosed):
-        _silence_stdout()
-        sys.exit(0)
-    except KeyboardInterrupt:
-        _interrupted()
+        rv = cli.main(args=argv, prog_name="llnoalias", standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        raise KeyboardInterrupt from None
+    sys.exit(rv if isinstance(rv, int) else 0)
 
-
-def _interrupted() -> None:
-    with contextlib.suppress(OSError):
-        sys.stderr.write("llnoalias: interrupted\n")
-        sys.stderr.flush()
-    sys.exit(130)
-
-
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

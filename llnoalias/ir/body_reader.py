@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import re
 
+from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment
 from .lines import LineReader, entry_number, error_at
 from .model import Function, Instruction
+from .native import cscan as _cscan
 
-_BODY_LINE_RE = re.compile(
+_BODY_LINE_RE = lazy(
     r'[ \t]*(?:'
     r'(?P<blank>(?:;[^\n]*)?\r?$)'
     r'|(?P<end>\}[ \t\r]*(?:;[^\n]*)?$)'
@@ -28,7 +30,7 @@ _BODY_LINE_RE = re.compile(
 # it) to the line-by-line scanner, which handles (or reports) everything else. The
 # instruction comes first because it is the common row; no blank, label or debug line
 # can match it.
-_BODY_ROW_RE = re.compile(
+_BODY_ROW_RE = lazy(
     r'(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
     r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
     r'(?P<tail>(?:[^\n;]*[^\n;\[({, \t\r])?)[ \t\r]*\n'
@@ -37,7 +39,7 @@ _BODY_ROW_RE = re.compile(
     r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
     r'|(?P<other>[^\n]*)\n',
 )
-_BODY_END_RE = re.compile(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
+_BODY_END_RE = lazy(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
 _OPCODES: dict[str, str] = {}
 
 
@@ -47,8 +49,8 @@ def _intern_opcode(op: str) -> str:
         got = _OPCODES[op] = op
     return got
 
-_REF_SCAN_RE = re.compile(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
-_PLAIN_REF_RE = re.compile(r"[%@][-a-zA-Z$._0-9]+")
+_REF_SCAN_RE = lazy(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
+_PLAIN_REF_RE = lazy(r"[%@][-a-zA-Z$._0-9]+")
 
 
 class BodyReader(LineReader):
@@ -81,6 +83,8 @@ class BodyReader(LineReader):
         end_start = nl + 1
         if not _BODY_END_RE.match(text, end_start):
             return None
+        if _cscan is not None:
+            return self._body_compiled(fn, i, def_off, body_start, end_start)
         rows = _BODY_ROW_RE.findall(text, body_start, end_start)
         end_line = i + len(rows)
         if end_line >= lines.n or starts[end_line] != end_start:
@@ -135,6 +139,49 @@ class BodyReader(LineReader):
                     return nxt
                 skip_to = starts[nxt] if nxt < lines.n else len(text)
         if not blocks:
+            fn.blocks = ["entry"]
+        self._check_refs(body_start, end_start, defined)
+        return end_line + 1
+
+    def _body_compiled(self, fn: Function, i: int, def_off: int, body_start: int, end_start: int) -> int | None:
+        """``_body_fast`` with the compiled loop: ``_cscan.body_rows`` reads the plain rows
+        and stops at each debug record or other line, which is read here as there."""
+        assert _cscan is not None
+        text = self.src.text
+        lines = self.lines
+        starts = lines.starts
+        end_line = i + text.count("\n", body_start, end_start)
+        if end_line >= lines.n or starts[end_line] != end_start:
+            return None
+        defined: set[str] = {a.name for a in fn.args}
+        implicit = f"%{entry_number(fn)}"
+        row_match = _BODY_ROW_RE.match
+        pos, line = body_start, i
+        while pos < end_start:
+            status, pos, line = _cscan.body_rows(text, pos, end_start, line, Instruction, fn, defined, self.names,
+                                                 _OPCODES, fn.by_name, fn.instrs, fn.blocks, fn.block_offsets,
+                                                 implicit)
+            if status == 2:
+                return self._undo_fast(fn)
+            if status == 0:
+                break
+            m = row_match(text, pos, end_start)
+            if m is None or m.group("op") or m.group("label") or not (m.group("dbg") or m.group("other")):
+                return self._undo_fast(fn)  # not what the compiled loop leaves: read it line by line
+            dbg = m.group("dbg")
+            if dbg:
+                code = dbg if ";" not in dbg else split_comment(dbg)
+                if bracket_balance(code) > 0:
+                    return self._undo_fast(fn)
+                line += 1
+                pos = starts[line]
+                continue
+            nxt, ended = self._scan_lines(fn, line, def_off, defined, body_start, True)
+            if ended:
+                return nxt
+            line = nxt
+            pos = starts[nxt] if nxt < lines.n else len(text)
+        if not fn.blocks:
             fn.blocks = ["entry"]
         self._check_refs(body_start, end_start, defined)
         return end_line + 1
@@ -279,7 +326,8 @@ class BodyReader(LineReader):
         if text.find('%"', start, end) < 0 and text.find('@"', start, end) < 0:
             # No quoted name: every plain-looking name (comments and strings included, a
             # superset of the uses) is checked at once, and only a miss is looked at closely.
-            plain = set(_PLAIN_REF_RE.findall(text, start, end))
+            plain = _cscan.plain_refs(text, start, end) if _cscan is not None else set(
+                _PLAIN_REF_RE.findall(text, start, end))
             plain.difference_update(defined)
             named_types = self.mod.named_types
             if all(p[0] == "@" or p in named_types for p in plain):

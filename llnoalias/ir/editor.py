@@ -15,6 +15,8 @@ from .source import SourceFile
 
 @dataclass(frozen=True, slots=True)
 class Edit:
+    """One edit: ``text`` replaces ``start:end`` of the source (see :class:`Editor`)."""
+
     start: int
     end: int
     text: str

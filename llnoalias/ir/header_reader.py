@@ -4,8 +4,7 @@ The common header is read by one pattern; any other by the tokenizer."""
 
 from __future__ import annotations
 
-import re
-
+from .lazyre import lazy
 from .lexer import canon_name, tokenize
 from .lines import LineReader, error_at
 from .model import Argument, Function
@@ -29,18 +28,18 @@ def _calling_convention(words: list[str]) -> str:
 
 # The common function header: a plain name, and parameters that are each a simple type,
 # attribute words (with a parenthesised argument at most) and a plain name.
-_HEADER_RE = re.compile(
+_HEADER_RE = lazy(
     r'(?P<pre>define\b[^"@;(]*(?:\([^"@;()]*\)[^"@;(]*)*)@(?P<name>[-a-zA-Z$._][-a-zA-Z$._0-9]*)'
     r'\((?P<args>[^()"]*(?:\([^()"]*\)[^()"]*)*)\)[^"();]*\Z')
-_PARAM_RE = re.compile(r"(?:[^,()]|\([^()]*\))+")
+_PARAM_RE = lazy(r"(?:[^,()]|\([^()]*\))+")
 _SIMPLE_TYPE = r"(?:ptr(?:[ \t]+addrspace\(\d+\))?|i\d+|half|bfloat|float|double)"
-_SIMPLE_PARAM_RE = re.compile(
+_SIMPLE_PARAM_RE = lazy(
     r"[ \t\n]*(?P<type>" + _SIMPLE_TYPE + r"|<\d+[ \t]+x[ \t]+" + _SIMPLE_TYPE + r">)"
     r"(?P<attrs>(?:[ \t\n]+[a-z_][a-z_0-9]*(?:\([a-z_0-9 ,]*\))?(?:[ \t]+\d+)?)*)"
     r"[ \t\n]+(?P<name>%[-a-zA-Z$._0-9]+)[ \t\n]*")
 # the words the lexer makes of such attributes (ints and parentheses are not words)
-_ATTR_WORD_RE = re.compile(r"[a-z_][a-z_0-9]*")
-_DIGIT_LETTER_RE = re.compile(r"[0-9][a-z_]")
+_ATTR_WORD_RE = lazy(r"[a-z_][a-z_0-9]*")
+_DIGIT_LETTER_RE = lazy(r"[0-9][a-z_]")
 
 
 class HeaderReader(LineReader):

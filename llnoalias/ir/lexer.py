@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .lazyre import lazy
+
 _NAME = r'(?:"[^"]*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+)'
 
-_TOKEN_RE = re.compile(
+_TOKEN_RE = lazy(
     r"""
     (?P<ws>\s+)
   | (?P<local>%""" + _NAME + r""")
@@ -109,10 +111,10 @@ def unquote_name(token: str) -> str:
     return body
 
 
-_PLAIN_NAME_RE = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+")
+_PLAIN_NAME_RE = lazy(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+")
 
 
-_ESCAPE_RE = re.compile(r"\\([0-9A-Fa-f]{2})")
+_ESCAPE_RE = lazy(r"\\([0-9A-Fa-f]{2})")
 
 
 def _escape_name(body: str) -> str:

@@ -4,17 +4,18 @@ over lines), and the state the readers share."""
 from __future__ import annotations
 
 import bisect
-import re
 from array import array
 
 from ..diagnostics import LLNoaliasError
+from .lazyre import lazy
 from .lexer import bracket_balance, split_comment
 from .model import Function, Module
+from .native import cscan
 from .source import SourceFile
 
 NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
 # A line that can only start a new top-level entity (never continue an open bracket).
-_NEW_ENTITY_RE = re.compile(r"\s*(?:![-a-zA-Z$._0-9\\]+\s*=|@" + NAME + r"\s*=|(?:define|declare|attributes)\b)")
+_NEW_ENTITY_RE = lazy(r"\s*(?:![-a-zA-Z$._0-9\\]+\s*=|@" + NAME + r"\s*=|(?:define|declare|attributes)\b)")
 
 
 class Lines:
@@ -23,13 +24,17 @@ class Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = array("q", [0])
-        append = starts.append
-        find = text.find
-        pos = find("\n")
-        while pos >= 0:
-            append(pos + 1)
-            pos = find("\n", pos + 1)
+        if cscan is not None:
+            starts = array("q")
+            starts.frombytes(cscan.line_starts(text))
+        else:
+            starts = array("q", [0])
+            append = starts.append
+            find = text.find
+            pos = find("\n")
+            while pos >= 0:
+                append(pos + 1)
+                pos = find("\n", pos + 1)
         self.starts = starts
         self.n = len(starts)
 

@@ -180,6 +180,8 @@ class Instruction:
 
 @dataclass
 class Argument:
+    """One parameter of a ``define``."""
+
     name: str  # with sigil; implicit numbered arguments get %N
     index: int
     type: Type
@@ -192,6 +194,8 @@ class Argument:
 
 @dataclass
 class Function:
+    """One ``define``: its header, arguments and instructions."""
+
     name: str  # with sigil
     line: int
     start: int
@@ -227,6 +231,8 @@ class Function:
 
 @dataclass
 class Global:
+    """One global variable (``@name = ... global/constant ...``)."""
+
     name: str  # with sigil
     line: int
     start: int
@@ -249,6 +255,8 @@ class Global:
 
 @dataclass
 class Declaration:
+    """One ``declare``."""
+
     name: str
     line: int
     ret: Type | None
@@ -265,6 +273,8 @@ class MetadataNode:
 
 @dataclass
 class Module:
+    """A parsed module: the source text and what the readers found in it."""
+
     source: SourceFile
     globals: dict[str, Global] = field(default_factory=dict)
     functions: list[Function] = field(default_factory=list)

@@ -9,19 +9,20 @@ import re
 
 from .body_reader import BodyReader
 from .header_reader import HeaderReader
+from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .lines import NAME, blank_comment, error_at
 from .model import Declaration, Global
 from .types import Type, TypeParser
 
-_RESULT_RE = re.compile(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
-_OPCODE_RE = re.compile(r"[a-z_]+")
-_MD_DEF_RE = re.compile(r"!(\d+)\s*=")
-_MD_ID_RE = re.compile(r"!(\d+)")
-_NAMED_MD_RE = re.compile(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
-_ATTR_GROUP_RE = re.compile(r"attributes\s+(#\d+)\s*=")
-_TRIPLE_RE = re.compile(r'target\s+triple\s*=\s*"([^"]*)"')
-_LAYOUT_RE = re.compile(r'target\s+datalayout\s*=\s*"([^"]*)"')
+_RESULT_RE = lazy(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
+_OPCODE_RE = lazy(r"[a-z_]+")
+_MD_DEF_RE = lazy(r"!(\d+)\s*=")
+_MD_ID_RE = lazy(r"!(\d+)")
+_NAMED_MD_RE = lazy(r"!([-a-zA-Z$._\\][-a-zA-Z$._0-9\\]*)\s*=")
+_ATTR_GROUP_RE = lazy(r"attributes\s+(#\d+)\s*=")
+_TRIPLE_RE = lazy(r'target\s+triple\s*=\s*"([^"]*)"')
+_LAYOUT_RE = lazy(r'target\s+datalayout\s*=\s*"([^"]*)"')
 
 TOP_LEVEL_WORDS = {"source_filename", "target", "module", "attributes", "declare", "define",
                    "uselistorder", "uselistorder_bb", "deplibs"}

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 
 from ..ir.editor import Editor
+from ..ir.lazyre import lazy
 from ..ir.model import Instruction, Module
 
-_SCOPE_RE = re.compile(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!(\d+)\s*,\s*!"([^"]*)"\s*\}\s*$')
-_DOMAIN_RE = re.compile(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!"(llnoalias\.[^"]*)"\s*\}\s*$')
-_LIST_RE = re.compile(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
-_ID_RE = re.compile(r"!(\d+)")
+_SCOPE_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!(\d+)\s*,\s*!"([^"]*)"\s*\}\s*$')
+_DOMAIN_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!"(llnoalias\.[^"]*)"\s*\}\s*$')
+_LIST_RE = lazy(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
+_ID_RE = lazy(r"!(\d+)")
 
 
 def md_escape(name: str) -> str:

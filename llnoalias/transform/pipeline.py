@@ -3,12 +3,12 @@ The library's entry point (the CLI only wires files to it)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..analysis.provenance import ModuleAnalysis
 from ..analysis.rootset import RootSet
 from ..ir.editor import Editor
+from ..ir.lazyre import lazy
 from ..ir.lexer import split_comment
 from ..ir.model import Module
 from ..ir.parser import parse_module
@@ -21,7 +21,7 @@ from .regions import RegionSplitter, merge_regions, range_note
 from .roots import find_roots
 from .scopes import Decision, Plan, Region, finish, noalias_keys, plan_function
 
-_DBG_RE = re.compile(r"!dbg\s+!(\d+)")
+_DBG_RE = lazy(r"!dbg\s+!(\d+)")
 
 
 class AnnotateResult:

@@ -13,7 +13,6 @@ are formed over every function of the module.
 
 from __future__ import annotations
 
-import re
 import sys
 
 from ..analysis.accesses import Access, PointerOperand, reaches_lds, target_family
@@ -22,6 +21,7 @@ from ..analysis.ranges import FunctionRanges, Off, Range, int_const, urange
 from ..analysis.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout, layout_of
+from ..ir.lazyre import lazy
 from ..ir.model import Function, Module
 from ..ir.types import Type
 from .scopes import Decision, Plan, Region
@@ -32,17 +32,17 @@ ADDRESS_LIMIT = 1 << 32
 
 #: LDS-DMA intrinsics: (name pattern, index of the size operand, index of the immediate offset)
 _DMA = (
-    (re.compile(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.(async\.)?lds"), 2, 5),
-    (re.compile(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.(async\.)?lds"), 2, 6),
-    (re.compile(r"llvm\.amdgcn\.raw\.buffer\.load\.lds"), 2, 5),
-    (re.compile(r"llvm\.amdgcn\.struct\.buffer\.load\.lds"), 2, 6),
-    (re.compile(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?"), 2, 3),
-    (re.compile(r"llvm\.amdgcn\.load\.to\.lds(\..*)?"), 2, 3),
+    (lazy(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.(async\.)?lds"), 2, 5),
+    (lazy(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.(async\.)?lds"), 2, 6),
+    (lazy(r"llvm\.amdgcn\.raw\.buffer\.load\.lds"), 2, 5),
+    (lazy(r"llvm\.amdgcn\.struct\.buffer\.load\.lds"), 2, 6),
+    (lazy(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?"), 2, 3),
+    (lazy(r"llvm\.amdgcn\.load\.to\.lds(\..*)?"), 2, 3),
 )
-_MEM = re.compile(r"llvm\.mem(cpy|move|set)(\.inline)?\..*")
-_CP_ASYNC = re.compile(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?")
-_TR = re.compile(r"llvm\.amdgcn\.ds\.(read|load)\.tr.*")
-_MATRIX = re.compile(r"llvm\.nvvm\.(ld|st)matrix\.(.*)")
+_MEM = lazy(r"llvm\.mem(cpy|move|set)(\.inline)?\..*")
+_CP_ASYNC = lazy(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?")
+_TR = lazy(r"llvm\.amdgcn\.ds\.(read|load)\.tr.*")
+_MATRIX = lazy(r"llvm\.nvvm\.(ld|st)matrix\.(.*)")
 
 
 def _pow2_ceil(n: int) -> int:

@@ -1,0 +1,159 @@
+"""The console-script entry, and a fast path for the plain command line.
+
+Most runs are ``llnoalias IN -o OUT`` (with a few annotation options), often in a
+pipeline, once per kernel. Importing click costs about as much as annotating a small
+kernel, so :func:`main` reads such a command line itself and hands everything else
+(subcommands, ``--help``, ``-j``/``--out-dir``, anything unusual or wrong) to click in
+:mod:`.main`, which gives the usual help and error messages. The fast path takes only
+command lines click reads the same way; it never reports an error of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import sys
+from dataclasses import dataclass, field
+
+from ..options import ARGS_MODES, LDS_MODES, AnnotateOptions, parse_may_alias
+
+#: flags: option -> (field, value)
+_FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
+          "--regions": ("regions", True), "--no-regions": ("regions", False)}
+#: options with a value: option -> field
+_VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args",
+           "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias"}
+#: the subcommands of :mod:`.main` (an input of that name goes to click)
+_COMMANDS = ("annotate", "compile", "explain", "stats", "gate")
+
+
+@dataclass
+class FastRun:
+    """One plain ``llnoalias IN [-o OUT] [options]`` command line."""
+
+    path: str = "-"
+    output: str | None = None
+    no_verify: bool = False
+    show_stats: bool = False
+    regions: bool = True
+    lds: str = "dynamic"
+    args: str = "auto"
+    report_path: str | None = None
+    remarks_path: str | None = None
+    may_alias: list[str] = field(default_factory=list)
+
+    def options(self) -> AnnotateOptions:
+        return AnnotateOptions(lds=self.lds, args=self.args, may_alias=parse_may_alias(self.may_alias),
+                               regions=self.regions)
+
+    def run(self) -> None:
+        from .run import annotate_file
+
+        annotate_file(self.path, self.output, self.options(), verify=not self.no_verify,
+                      show_stats=self.show_stats, report_path=self.report_path,
+                      remarks_path=self.remarks_path)
+
+
+def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
+    """The run ``argv`` asks for when it is a plain single-file annotation that click would
+    read the same way; ``None`` for anything else."""
+    if not argv and not stdin_is_pipe:
+        return None  # click prints the help
+    run = FastRun()
+    seen: set[str] = set()
+    inputs: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _FLAGS:
+            name, flag = _FLAGS[arg]
+            if name in seen:
+                return None
+            seen.add(name)
+            setattr(run, name, flag)
+        elif arg in _VALUED or (arg.startswith("--") and arg.split("=", 1)[0] in _VALUED):
+            if "=" in arg:
+                arg, value = arg.split("=", 1)
+            elif i + 1 < len(argv):
+                value = argv[i + 1]
+                i += 1
+            else:
+                return None
+            name = _VALUED[arg]
+            if value.startswith("-") and value != "-":
+                return None
+            if name == "may_alias":
+                run.may_alias.append(value)
+            elif name in seen:
+                return None
+            else:
+                seen.add(name)
+                setattr(run, name, value)
+        elif arg == "-" or not arg.startswith("-"):
+            inputs.append(arg)
+        else:
+            return None
+        i += 1
+    if len(inputs) > 1 or any(a in _COMMANDS for a in inputs) or (argv and argv[0] in _COMMANDS):
+        return None
+    if run.lds not in LDS_MODES or run.args not in ARGS_MODES:
+        return None
+    try:
+        parse_may_alias(run.may_alias)
+    except ValueError:
+        return None
+    if inputs:
+        run.path = inputs[0]
+    return run
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry: quiet on a closed pipe and on Ctrl-C.
+
+    A closed stdout ends the run quietly (status 0), Ctrl-C with status 130 (no output
+    file is left half-written: every file is written to a temporary and renamed).
+    """
+    # A run makes millions of small objects that live until the module is written, and
+    # the collector's default (a young collection every 700 allocations, each promoting
+    # survivors) spends 15-20% of a large run rescanning them, more as the module grows.
+    # They hold no cycles that would wait for a collection, so collecting less often
+    # costs no memory (scripts/bench_memory.py: the same peak RSS).
+    gc.set_threshold(100_000, 50, 100)
+    from ..fileio import StdoutClosed
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    fast = None
+    if not os.environ.get("LLNOALIAS_NO_FAST_CLI"):
+        fast = parse_fast(args, stdin_is_pipe=sys.stdin is not None and not sys.stdin.isatty())
+    try:
+        if fast is None:
+            from .main import run_click
+
+            run_click(argv)
+        else:
+            fast.run()
+            sys.exit(0)
+    except (BrokenPipeError, StdoutClosed):
+        _silence_stdout()
+        sys.exit(0)
+    except KeyboardInterrupt:
+        _interrupted()
+
+
+def _interrupted() -> None:
+    with contextlib.suppress(OSError):
+        sys.stderr.write("llnoalias: interrupted\n")
+        sys.stderr.flush()
+    sys.exit(130)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+__all__ = ["FastRun", "main", "parse_fast"]

@@ -1,0 +1,345 @@
+/* The hot loop of the function body reader (llnoalias/ir/body_reader.py), compiled.
+ *
+ * body_rows() does what BodyReader._body_fast does with the rows of _BODY_ROW_RE, for the
+ * rows it can finish alone: blank and comment lines, unquoted labels and one-line
+ * instructions without a ';'. It stops at a debug record or any other line and hands
+ * that row back to Python, which reads it as before and calls again from the next line
+ * it has not read. plain_refs() is _PLAIN_REF_RE.findall as a set. Both read the str in
+ * place (any PEP 393 kind); positions are code points, as in Python.
+ *
+ * The pure-Python reader is the reference: tests/test_cscan.py compares the two on every
+ * fixture and corpus file.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define RD(i) PyUnicode_READ(kind, data, (i))
+
+static int is_name_char(Py_UCS4 c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '$' || c == '.' || c == '_';
+}
+
+static int is_op_start(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || c == '_'; }
+static int is_op_char(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || c == '_' || (c >= '0' && c <= '9'); }
+
+/* Does the word [s, e) equal the ASCII string w? */
+static int word_is(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *w) {
+    Py_ssize_t n = (Py_ssize_t)strlen(w);
+    if (e - s != n) return 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (RD(s + k) != (Py_UCS4)(unsigned char)w[k]) return 0;
+    return 1;
+}
+
+/* Does [s, e) end with the ASCII string w? */
+static int ends_with(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *w) {
+    Py_ssize_t n = (Py_ssize_t)strlen(w);
+    if (e - s < n) return 0;
+    return word_is(kind, data, e - n, e, w);
+}
+
+/* The opcode at p in [p, nl): its end, or -1 when there is none (the lookahead and the
+ * define/declare lookbehind of _BODY_ROW_RE). */
+static Py_ssize_t op_at(int kind, const void *data, Py_ssize_t p, Py_ssize_t nl) {
+    if (p >= nl || !is_op_start(RD(p))) return -1;
+    Py_ssize_t q = p + 1;
+    while (q < nl && is_op_char(RD(q))) q++;
+    if (q < nl) {
+        Py_UCS4 c = RD(q);
+        if (!(c == ' ' || c == '\t' || c == '\r' || c == ',' || c == '(')) return -1;
+    } /* q == nl: the '\n' */
+    if (ends_with(kind, data, p, q, "define") || ends_with(kind, data, p, q, "declare")) return -1;
+    return q;
+}
+
+/* The end of the tail after an opcode ending at q: -1 when the line cannot be an
+ * instruction row (a ';', or its last character opens a bracket or is a comma). */
+static Py_ssize_t tail_end(int kind, const void *data, Py_ssize_t q, Py_ssize_t nl) {
+    for (Py_ssize_t k = q; k < nl; k++)
+        if (RD(k) == ';') return -1;
+    Py_ssize_t e = nl;
+    while (e > q) {
+        Py_UCS4 c = RD(e - 1);
+        if (c == ' ' || c == '\t' || c == '\r') e--;
+        else break;
+    }
+    if (e == q) return q;
+    Py_UCS4 last = RD(e - 1);
+    if (last == '[' || last == '(' || last == '{' || last == ',') return -1;
+    return e;
+}
+
+/* An instruction row at line [p, nl): fills result and opcode spans, the opcode's start
+ * and the instruction's end; 0 when the line is no instruction row. */
+static int instruction_row(int kind, const void *data, Py_ssize_t p, Py_ssize_t nl, Py_ssize_t *res_s,
+                           Py_ssize_t *res_e, Py_ssize_t *op_s, Py_ssize_t *op_e, Py_ssize_t *end) {
+    Py_ssize_t q = p;
+    while (q < nl && (RD(q) == ' ' || RD(q) == '\t')) q++;
+    *res_s = *res_e = -1;
+    if (q < nl && RD(q) == '%') {
+        Py_ssize_t r = q + 1;
+        while (r < nl && is_name_char(RD(r))) r++;
+        if (r == q + 1) return 0;
+        Py_ssize_t t = r;
+        while (t < nl && (RD(t) == ' ' || RD(t) == '\t')) t++;
+        if (t >= nl || RD(t) != '=') return 0;
+        t++;
+        while (t < nl && (RD(t) == ' ' || RD(t) == '\t')) t++;
+        *res_s = q;
+        *res_e = r;
+        q = t;
+    }
+    /* an optional tail/musttail/notail prefix; without it when the rest does not read */
+    Py_ssize_t w = q;
+    while (w < nl && is_op_char(RD(w))) w++;
+    if (word_is(kind, data, q, w, "tail") || word_is(kind, data, q, w, "musttail") ||
+        word_is(kind, data, q, w, "notail")) {
+        Py_ssize_t s = w;
+        while (s < nl && (RD(s) == ' ' || RD(s) == '\t')) s++;
+        if (s > w) {
+            Py_ssize_t oe = op_at(kind, data, s, nl);
+            if (oe >= 0) {
+                Py_ssize_t te = tail_end(kind, data, oe, nl);
+                if (te >= 0) {
+                    *op_s = s;
+                    *op_e = oe;
+                    *end = te;
+                    return 1;
+                }
+            }
+        }
+    }
+    Py_ssize_t oe = op_at(kind, data, q, nl);
+    if (oe < 0) return 0;
+    Py_ssize_t te = tail_end(kind, data, oe, nl);
+    if (te < 0) return 0;
+    *op_s = q;
+    *op_e = oe;
+    *end = te;
+    return 1;
+}
+
+/* A blank or comment row: [ \t]*(;[^\n]*)?\r?\n */
+static int blank_row(int kind, const void *data, Py_ssize_t p, Py_ssize_t nl) {
+    Py_ssize_t q = p;
+    while (q < nl && (RD(q) == ' ' || RD(q) == '\t')) q++;
+    if (q == nl) return 1;
+    if (RD(q) == ';') return 1;
+    return RD(q) == '\r' && q + 1 == nl;
+}
+
+/* A label row: [ \t]*NAME:[ \t\r]*(;[^\n]*)?\n; the name's span. */
+static int label_row(int kind, const void *data, Py_ssize_t p, Py_ssize_t nl, Py_ssize_t *s, Py_ssize_t *e) {
+    Py_ssize_t q = p;
+    while (q < nl && (RD(q) == ' ' || RD(q) == '\t')) q++;
+    Py_ssize_t r = q;
+    while (r < nl && is_name_char(RD(r))) r++;
+    if (r == q || r >= nl || RD(r) != ':') return 0;
+    Py_ssize_t t = r + 1;
+    while (t < nl && (RD(t) == ' ' || RD(t) == '\t' || RD(t) == '\r')) t++;
+    if (t < nl && RD(t) != ';') return 0;
+    *s = q;
+    *e = r;
+    return 1;
+}
+
+/* names.setdefault(key, key), a new reference */
+static PyObject *setdefault_self(PyObject *names, PyObject *key) {
+    PyObject *got = PyDict_SetDefault(names, key, key);
+    Py_XINCREF(got);
+    return got;
+}
+
+/* body_rows(text, pos, end, line, instruction, fn, defined, names, opcodes, by_name, instrs,
+ *           blocks, block_offsets, implicit) -> (status, pos, line)
+ *
+ * Reads rows from offset pos (a line start; line is its number) up to end (the start of
+ * the '}' line). status 0: all read (pos == end); 1: the row at pos (line) is a debug
+ * record or another line for Python; 2: a name defined twice (Python undoes the body).
+ */
+static PyObject *body_rows(PyObject *self, PyObject *args) {
+    PyObject *text, *instruction, *fn, *defined, *names, *opcodes, *by_name, *instrs, *blocks, *block_offsets,
+        *implicit;
+    Py_ssize_t pos, end, line;
+    if (!PyArg_ParseTuple(args, "UnnnOOO!O!O!O!O!O!O!U", &text, &pos, &end, &line, &instruction, &fn,
+                          &PySet_Type, &defined, &PyDict_Type, &names, &PyDict_Type, &opcodes, &PyDict_Type,
+                          &by_name, &PyList_Type, &instrs, &PyList_Type, &blocks, &PyList_Type, &block_offsets,
+                          &implicit))
+        return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+    if (end > tlen) end = tlen;
+    int status = 0;
+    while (pos < end) {
+        Py_ssize_t nl = pos;
+        while (nl < end && RD(nl) != '\n') nl++;
+        if (nl >= end) { /* no '\n' before end: not a row of ours */
+            status = 1;
+            break;
+        }
+        Py_ssize_t res_s, res_e, op_s, op_e, iend, lab_s, lab_e;
+        if (instruction_row(kind, data, pos, nl, &res_s, &res_e, &op_s, &op_e, &iend)) {
+            if (PyList_GET_SIZE(blocks) == 0) {
+                PyObject *off = PyLong_FromSsize_t(pos);
+                if (off == NULL || PyList_Append(blocks, implicit) < 0 || PyList_Append(block_offsets, off) < 0 ||
+                    PySet_Add(defined, implicit) < 0) {
+                    Py_XDECREF(off);
+                    return NULL;
+                }
+                Py_DECREF(off);
+            }
+            PyObject *op = PyUnicode_Substring(text, op_s, op_e);
+            if (op == NULL) return NULL;
+            PyObject *opcode = PyDict_SetDefault(opcodes, op, op); /* borrowed */
+            Py_DECREF(op);
+            if (opcode == NULL) return NULL;
+            PyObject *name = Py_None;
+            Py_INCREF(name);
+            if (res_s >= 0) {
+                PyObject *res = PyUnicode_Substring(text, res_s, res_e);
+                if (res == NULL) {
+                    Py_DECREF(name);
+                    return NULL;
+                }
+                Py_DECREF(name);
+                name = setdefault_self(names, res);
+                Py_DECREF(res);
+                if (name == NULL) return NULL;
+                int has = PySet_Contains(defined, name);
+                if (has != 0) {
+                    Py_DECREF(name);
+                    if (has < 0) return NULL;
+                    status = 2;
+                    break;
+                }
+                if (PySet_Add(defined, name) < 0) {
+                    Py_DECREF(name);
+                    return NULL;
+                }
+            }
+            PyObject *n_start = PyLong_FromSsize_t(pos), *n_end = PyLong_FromSsize_t(iend),
+                     *n_op = PyLong_FromSsize_t(op_s);
+            PyObject *inst = NULL;
+            if (n_start != NULL && n_end != NULL && n_op != NULL) {
+                PyObject *argv[6] = {name, opcode, n_start, n_end, fn, n_op};
+                inst = PyObject_Vectorcall(instruction, argv, 6, NULL);
+            }
+            Py_XDECREF(n_start);
+            Py_XDECREF(n_end);
+            Py_XDECREF(n_op);
+            if (inst == NULL) {
+                Py_DECREF(name);
+                return NULL;
+            }
+            if (name != Py_None && PyDict_SetItem(by_name, name, inst) < 0) {
+                Py_DECREF(name);
+                Py_DECREF(inst);
+                return NULL;
+            }
+            Py_DECREF(name);
+            int err = PyList_Append(instrs, inst);
+            Py_DECREF(inst);
+            if (err < 0) return NULL;
+        } else if (blank_row(kind, data, pos, nl)) {
+            /* nothing to record */
+        } else if (label_row(kind, data, pos, nl, &lab_s, &lab_e)) {
+            PyObject *bare = PyUnicode_Substring(text, lab_s, lab_e);
+            if (bare == NULL) return NULL;
+            PyObject *lname = PyUnicode_FromFormat("%%%U", bare);
+            Py_DECREF(bare);
+            if (lname == NULL) return NULL;
+            PyObject *label = setdefault_self(names, lname);
+            Py_DECREF(lname);
+            if (label == NULL) return NULL;
+            int has = PySet_Contains(defined, label);
+            if (has != 0) {
+                Py_DECREF(label);
+                if (has < 0) return NULL;
+                status = 2;
+                break;
+            }
+            PyObject *off = PyLong_FromSsize_t(pos);
+            if (off == NULL || PySet_Add(defined, label) < 0 || PyList_Append(blocks, label) < 0 ||
+                PyList_Append(block_offsets, off) < 0) {
+                Py_XDECREF(off);
+                Py_DECREF(label);
+                return NULL;
+            }
+            Py_DECREF(off);
+            Py_DECREF(label);
+        } else {
+            status = 1; /* a debug record or another line: Python reads it */
+            break;
+        }
+        pos = nl + 1;
+        line++;
+    }
+    return Py_BuildValue("inn", status, pos, line);
+}
+
+/* plain_refs(text, start, end) -> set(re.findall(r"[%@][-a-zA-Z$._0-9]+", text[start:end])) */
+static PyObject *plain_refs(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "Unn", &text, &start, &end)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+    if (end > tlen) end = tlen;
+    if (start < 0) start = 0;
+    PyObject *out = PySet_New(NULL);
+    if (out == NULL) return NULL;
+    Py_ssize_t p = start;
+    while (p < end) {
+        Py_UCS4 c = RD(p);
+        if ((c == '%' || c == '@') && p + 1 < end && is_name_char(RD(p + 1))) {
+            Py_ssize_t q = p + 2;
+            while (q < end && is_name_char(RD(q))) q++;
+            PyObject *s = PyUnicode_Substring(text, p, q);
+            if (s == NULL || PySet_Add(out, s) < 0) {
+                Py_XDECREF(s);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(s);
+            p = q;
+        } else {
+            p++;
+        }
+    }
+    return out;
+}
+
+/* line_starts(text) -> bytes: the offsets after each '\n', with 0 first, as native int64
+ * (what Lines keeps in an array("q")) */
+static PyObject *line_starts(PyObject *self, PyObject *args) {
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 1;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (RD(k) == '\n') count++;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(long long));
+    if (out == NULL) return NULL;
+    long long *v = (long long *)PyBytes_AS_STRING(out);
+    Py_ssize_t j = 0;
+    v[j++] = 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (RD(k) == '\n') v[j++] = (long long)(k + 1);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
+    {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},
+    {"plain_refs", plain_refs, METH_VARARGS, "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end]))"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan",
+                                    "The compiled hot loop of the function body reader.", -1, methods};
+
+PyMODINIT_FUNC PyInit__cscan(void) { return PyModule_Create(&module); }

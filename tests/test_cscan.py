@@ -1,0 +1,98 @@
+"""The compiled reader (llnoalias/ir/_cscan.c) and the pure-Python one give the same model
+on every fixture and corpus file: line starts, blocks, and every instruction's span, name,
+opcode and operands as the analysis reads them (issue 13)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.ir import body_reader, lines, native
+from llnoalias.ir import operands as opparse
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *ROOT.glob("tests/data/**/*.ll")})
+
+needs_cscan = pytest.mark.skipif(native.cscan is None, reason="the compiled reader is not built here")
+
+
+def _read(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _plain(obj: Any, depth: int = 0) -> Any:
+    """A value of the model as plain data (its class and fields), to compare two models."""
+    if depth > 12 or obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [_plain(x, depth + 1) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v, depth + 1) for k, v in obj.items()}
+    fields: dict[str, Any] = {}
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if hasattr(obj, name) and name not in ("function", "ops"):
+                fields[name] = getattr(obj, name)
+    fields.update(getattr(obj, "__dict__", {}))
+    return (type(obj).__name__, {k: _plain(v, depth + 1) for k, v in sorted(fields.items())})
+
+
+def _model(text: str, path: str) -> Any:
+    try:
+        mod = parse_module(SourceFile(path, text))
+    except LLNoaliasError as exc:
+        return ("error", exc.format())
+    out: list[Any] = [list(lines.Lines(text).starts)]
+    for fn in mod.functions:
+        insts = []
+        for inst in fn.instrs:
+            ops = opparse.parse(mod, inst)
+            insts.append((inst.name, inst.opcode, inst.start, inst.end, inst.opstart, _plain(ops)))
+        out.append((fn.name, fn.blocks, fn.block_offsets, sorted(fn.by_name), insts))
+    return out
+
+
+@needs_cscan
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+def test_compiled_and_pure_readers_give_the_same_model(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _read(path)
+    compiled = _model(text, str(path))
+    monkeypatch.setattr(body_reader, "_cscan", None)
+    monkeypatch.setattr(lines, "cscan", None)
+    assert _model(text, str(path)) == compiled
+
+
+@needs_cscan
+@pytest.mark.parametrize("text", [
+    "", "\n", "a\nb", "%x = add i32 1, 2\n", "  %x=  tail   call void @f()\r\n", "  tail call void @f(\n",
+    "x: ; c\n", "  %\"q\" = load i32, ptr %p\n", "  #dbg_value(i32 0)\n", "  ret void ; done\n",
+    "  define void\n", "  xdeclare\n", "  notail\n", "  musttail %x\n", "\u00e9 %a@b %c.d @\"e\" %\n",
+])
+def test_rows_and_refs_on_odd_lines(text: str) -> None:
+    cscan = native.cscan
+    assert cscan is not None
+    body = text if text.endswith("\n") else text + "\n"
+    refs = cscan.plain_refs(body, 0, len(body))
+    assert refs == set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body))
+    assert bytes(cscan.line_starts(text)) == bytes(lines.array("q", [0] + [m.end() for m in re.finditer("\n", text)]))
+
+
+def test_pure_mode_loads_no_extension() -> None:
+    code = ("import sys, llnoalias.ir.native as n, llnoalias.ir.body_reader\n"
+            "assert n.cscan is None and 'llnoalias.ir._cscan' not in sys.modules\n")
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
