@@ -46,7 +46,9 @@ DECLS = "".join(f"declare i32 @llvm.{n}()\n" for n in (
 
 
 def rng(fr: FunctionRanges, name: str) -> object:
-    return fr.int_range(I32, LocalRef(name))
+    """The interval of ``name`` (its known bits left out: ``bits`` reads them)."""
+    r = fr.int_range(I32, LocalRef(name))
+    return Range(r.lo, r.hi) if isinstance(r, Range) else r
 
 
 # ------------------------------------------------------------------ helpers

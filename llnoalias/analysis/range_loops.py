@@ -15,7 +15,20 @@ import re
 from ..ir import operands as opparse
 from ..ir.lexer import canon_name, tokenize
 from ..ir.model import Instruction, LocalRef, Ops, UndefConst, Value
-from .interval import IntResult, Range, const_range, fit, int_const, join, srange, urange, width
+from . import knownbits as kb
+from .interval import (
+    IntResult,
+    Range,
+    const_range,
+    fit,
+    int_const,
+    join,
+    known,
+    srange,
+    urange,
+    width,
+    with_known,
+)
 from .range_transfer import IntTransfer
 
 
@@ -92,6 +105,9 @@ class LoopRanges(IntTransfer):
             return r
         if lo > hi:
             return None
+        if isinstance(r, Range):
+            # the arm's bits still hold where it is chosen
+            return with_known(Range(lo, hi), known(r, w), w)
         return Range(lo, hi)
 
     def _phi(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
@@ -122,7 +138,7 @@ class LoopRanges(IntTransfer):
         key = "i" + inst.name
         assumed: Range = out
         try:
-            for _ in range(4):
+            for _ in range(5):
                 self._assume[key] = assumed
                 nxt: IntResult = assumed
                 for v in vals:
@@ -134,6 +150,10 @@ class LoopRanges(IntTransfer):
                     break
                 if nxt == assumed:
                     return assumed
+                if (nxt.lo, nxt.hi) == (assumed.lo, assumed.hi) and assumed.zero | assumed.one:
+                    # the interval holds, its bits are still shrinking: assume no bits beyond
+                    # what the interval implies (a weaker assumption, checked the same way)
+                    nxt = with_known(Range(nxt.lo, nxt.hi), kb.NOTHING, w)
                 assumed = nxt
         finally:
             self._assume.pop(key, None)

@@ -31,6 +31,7 @@ from ..ir.model import (
     Value,
 )
 from ..ir.types import Type
+from . import knownbits as kb
 from .interval import (
     IntResult,
     OffResult,
@@ -39,9 +40,11 @@ from .interval import (
     const_range,
     fit,
     half_open,
+    known,
     srange,
     urange,
     width,
+    with_known,
 )
 from .provenance import FunctionAnalysis
 from .workgroup import int_pair_values, work_group
@@ -63,6 +66,38 @@ def at_line(inst: Instruction | None) -> str:
     """`` (line N)`` for a reason, built only when a reason is returned."""
     return f" (line {inst.line})" if inst is not None else ""
 
+
+
+def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> kb.Known | None:
+    """The known bits of ``a op b`` in ``iW`` (``cb``: ``b`` when it is a constant); None
+    for an operation whose bits are not followed."""
+    c = None
+    if cb is not None and cb.lo == cb.hi:
+        c = cb.lo & kb.mask(w)
+    if op == "add":
+        return kb.add_sub(a, b, w)
+    if op == "sub":
+        return kb.add_sub(a, b, w, sub=True)
+    if op == "mul":
+        return kb.mul(a, b, w)
+    if op == "and":
+        return kb.and_(a, b)
+    if op == "or":
+        return kb.or_(a, b)
+    if op == "xor":
+        return kb.xor(a, b)
+    if c is None or (c >= w and op in ("shl", "lshr", "ashr")):
+        return None
+    if op == "shl":
+        return kb.shl(a, c, w)
+    if op == "lshr":
+        return kb.lshr(a, c, w)
+    if op == "ashr":
+        return kb.ashr(a, c, w)
+    if op in ("udiv", "urem") and c > 0 and c & (c - 1) == 0:
+        t = c.bit_length() - 1
+        return kb.lshr(a, t, w) if op == "udiv" else kb.and_(a, kb.const(c - 1, w))
+    return None
 
 
 class IntTransfer:
@@ -136,6 +171,8 @@ class IntTransfer:
                 return saved
             try:
                 res = self._int_inst(inst, w)
+                if isinstance(res, Range):
+                    res = with_known(res, kb.NOTHING, w)
             finally:
                 cache = self._leave(key, saved)
             if cache:
@@ -184,13 +221,15 @@ class IntTransfer:
             if cast in ("zext", "sext", "trunc") and sw > 0:
                 r = self.int_range(sty, sv)
                 if cast == "zext":
-                    return urange(r, sw)
+                    return with_known(urange(r, sw), kb.zext(known(r, sw), sw, w), w)
                 if cast == "sext":
-                    return srange(r, sw)
+                    return with_known(srange(r, sw), kb.sext(known(r, sw), sw, w), w)
                 if not isinstance(r, Range):
                     return r
                 got = fit(r.lo, r.hi, w)
-                return got if got is not None else f"trunc may drop bits{at_line(inst)}"
+                if got is None:
+                    return f"trunc may drop bits{at_line(inst)}"
+                return with_known(Range(got.lo, got.hi), kb.trunc(known(r, sw), w), w)
             return f"{cast} result{at_line(inst)}"
         if k == "cmp":
             return Range(0, 1)
@@ -222,7 +261,23 @@ class IntTransfer:
             va, vb, ca, cb = vb, va, cb, ca
         a = ca if ca is not None else self.int_range(ta, va)
         b = cb if cb is not None else self.int_range(tb, vb)
-        if op == "add" or (op == "or" and "disjoint" in ops.flags):
+        res = self._binop_range(op, ops.flags, a, b, cb, w, inst)
+        if not isinstance(res, Range):
+            return res
+        ka, kb_ = known(a, w), known(b, w)
+        if op in ("or", "xor") and kb.disjoint(ka, kb_, w):
+            # no bit set in both: the same value as their sum, which cannot wrap
+            ua, ub = urange(a, w), urange(b, w)
+            got = fit(ua.lo + ub.lo, ua.hi + ub.hi, w)
+            if got is not None and got.lo >= 0 and res.lo >= 0 and max(res.lo, got.lo) <= min(res.hi, got.hi):
+                res = Range(max(res.lo, got.lo), min(res.hi, got.hi))
+        k = known_binop(op, ka, kb_, cb, w)
+        return with_known(res, k, w) if k is not None else res
+
+    def _binop_range(self, op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb: Range | None,
+                     w: int, inst: Instruction | None) -> IntResult:
+        """The interval of ``a op b`` (``cb``: ``b`` when it is a constant)."""
+        if op == "add" or (op == "or" and "disjoint" in flags):
             if not isinstance(a, Range):
                 return a
             if not isinstance(b, Range):
