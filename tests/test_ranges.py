@@ -4,7 +4,7 @@ property test that brute-forces every thread id and loop value of random offset 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from offset_programs import M32, Program, programs, s32
+from offset_programs import M32, Program, programs, s32, swizzle_programs
 
 from llnoalias.analysis.provenance import ModuleAnalysis
 from llnoalias.analysis.ranges import FunctionRanges, Off, Range, fit, srange, urange, work_group
@@ -246,14 +246,44 @@ def test_brute_force_values_land_in_their_ranges(prog: Program) -> None:
         vals = prog.evaluate(tid, i)
         if vals is None:
             continue
-        for k, r in enumerate(ranges):
-            if isinstance(r, Range):
-                u, s = vals[k], s32(vals[k])
-                assert r.lo <= u <= r.hi or r.lo <= s <= r.hi, (k, r, u, s, prog.text())
-        for acc, off in zip(prog.accesses, offs, strict=True):
-            if isinstance(off, Off):
-                addr = prog.address(acc, vals)
-                assert (addr - off.lo) % (1 << 32) <= off.hi - off.lo, (acc, off, addr, prog.text())
+        check_values(prog, ranges, offs, vals, set())
+
+
+def check_values(prog: Program, ranges: list[object], offs: list[object], vals: list[int],
+                 poisoned: set[int]) -> None:
+    """Every value of one execution lies in its range and agrees with its known bits; every
+    address in its offset range and agrees with the offset's bits. Poison values (an ``or
+    disjoint`` whose operands share a bit) and what they feed are left out: an access
+    through poison is undefined."""
+    for k, r in enumerate(ranges):
+        if isinstance(r, Range) and k not in poisoned:
+            u, s = vals[k], s32(vals[k])
+            assert r.lo <= u <= r.hi or r.lo <= s <= r.hi, (k, r, u, s, prog.text())
+            assert u & r.zero == 0 and u & r.one == r.one, (k, r, u, prog.text())
+    for acc, off in zip(prog.accesses, offs, strict=True):
+        if isinstance(off, Off) and acc.value not in poisoned:
+            addr = prog.address(acc, vals)
+            assert (addr - off.lo) % (1 << 32) <= off.hi - off.lo, (acc, off, addr, prog.text())
+            m = (1 << min(off.kw, 32)) - 1
+            assert addr & off.zero & m == 0 and addr & off.one & m == off.one & m, (acc, off, addr, prog.text())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(swizzle_programs())
+def test_brute_force_swizzles_land_in_their_ranges_and_bits(prog: Program) -> None:
+    """Triton-like offsets (masks of the thread id, shifts, xors, ors with aligned tile
+    bases, multiplications, truncations): every thread id and loop value lands in the
+    computed range and has the computed known bits."""
+    fr, nb = _analyse_program(prog)
+    n_vals = nb + len(prog.ops)
+    ranges: list[object] = [fr.int_range(I32, LocalRef(f"%v{k}")) for k in range(n_vals)]
+    offs: list[object] = [fr.offset(P3, LocalRef(f"%p{j}")) for j in range(len(prog.accesses))]
+    for tid, i in prog.executions():
+        got = prog.evaluate_poison(tid, i)
+        if got is None:
+            continue
+        vals, poisoned = got
+        check_values(prog, ranges, offs, vals, poisoned)
 
 
 def test_exact_exit_needs_a_single_back_edge() -> None:
