@@ -320,3 +320,51 @@ def test_select_narrows_by_its_condition() -> None:
                            "  %ge = icmp sge i32 %n, 10\n  %b = select i1 %ge, i32 0, i32 %n\n"))
     assert rng(fr, "%a") == Range(0, 99)
     assert rng(fr, "%b") == Range(-(1 << 31), 9)
+
+
+def bits(fr: FunctionRanges, name: str) -> tuple[int, int] | str:
+    """The known bits (zero, one) of ``name``, or why it has no range."""
+    r = fr.int_range(I32, LocalRef(name))
+    return (r.zero, r.one) if isinstance(r, Range) else r
+
+
+def test_buffer_toggled_by_xor_is_an_inductive_invariant() -> None:
+    # double buffering: buf = 0, 8192, 0, ... ; the offset ors in a swizzled lane offset
+    body = ("  br label %loop\nloop:\n"
+            "  %buf = phi i32 [ 0, %entry ], [ %nb, %loop ]\n"
+            "  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]\n"
+            "  %nb = xor i32 %buf, 8192\n"
+            "  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+            "  %m = and i32 %t, 63\n  %o = shl i32 %m, 4\n  %sw = xor i32 %o, 48\n"
+            "  %off = or i32 %buf, %sw\n"
+            "  %i1 = add i32 %i, 1\n  %c = icmp ult i32 %i1, %n\n  br i1 %c, label %loop, label %exit\nexit:")
+    fr, _ = analyse(kernel(body))
+    assert rng(fr, "%buf") == Range(0, 8192)
+    assert bits(fr, "%buf") == (M32 & ~8192, 0)
+    assert rng(fr, "%sw") == Range(0, 1008)
+    assert rng(fr, "%off") == Range(0, 8192 + 1008)
+    assert bits(fr, "%off") == (M32 & ~(8192 | 1008), 0)
+    # brute force: every value the loop reaches agrees
+    r = fr.int_range(I32, LocalRef("%off"))
+    assert isinstance(r, Range)
+    for it in range(6):
+        for t in range(1024):
+            v = ((it % 2) * 8192) | (((t & 63) << 4) ^ 48)
+            assert r.lo <= v <= r.hi and v & r.zero == 0 and v & r.one == r.one
+    # a buffer advanced by add grows without bound: no range
+    fr, _ = analyse(kernel(body.replace("%nb = xor i32 %buf, 8192", "%nb = add i32 %buf, 8192")))
+    assert isinstance(rng(fr, "%buf"), str)
+
+
+def test_known_bits_tighten_or_and_xor_ranges() -> None:
+    fr, _ = analyse(kernel("  %t = call i32 @llvm.amdgcn.workitem.id.x()\n"
+                           "  %a = shl i32 %t, 3\n  %b = and i32 %a, 8184\n  %c = xor i32 %b, 16\n"
+                           "  %d = or i32 %b, 8192\n  %e = or disjoint i32 %t, 128\n  %f = mul i32 %t, 24\n"
+                           "  %g = add i32 %b, 8199\n  %h = and i32 %g, -8\n",
+                           '"amdgpu-flat-work-group-size"="1,1024"'))
+    assert rng(fr, "%c") == Range(0, 8184)  # bits 3..12 only: below 8192, a multiple of 8
+    assert rng(fr, "%d") == Range(8192, 16376)  # no bit shared with 8192: a sum
+    assert rng(fr, "%e") == Range(128, 1023)  # bit 7 set, at most 10 bits
+    zero, _ = bits(fr, "%f")  # type: ignore[misc]
+    assert zero & 7 == 7  # 24 = 8 * 3: three trailing zeros
+    assert rng(fr, "%h") == Range(8192, 16376)

@@ -68,6 +68,98 @@ def at_line(inst: Instruction | None) -> str:
 
 
 
+def binop_range(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb: Range | None,
+            w: int, inst: Instruction | None) -> IntResult:
+    """The interval of ``a op b`` (``cb``: ``b`` when it is a constant)."""
+    if op == "add" or (op == "or" and "disjoint" in flags):
+        if not isinstance(a, Range):
+            return a
+        if not isinstance(b, Range):
+            return b
+        return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "sub":
+        if not isinstance(a, Range):
+            return a
+        if not isinstance(b, Range):
+            return b
+        return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "mul":
+        if not isinstance(a, Range):
+            return a
+        if not isinstance(b, Range):
+            return b
+        prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+        return fit(min(prods), max(prods), w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "shl":
+        if cb is None or not (0 <= cb.lo < w):
+            return f"shl by a non-constant amount{at_line(inst)}"
+        if not isinstance(a, Range):
+            return a
+        return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "lshr":
+        if cb is None or not (0 <= cb.lo < w):
+            return f"lshr by a non-constant amount{at_line(inst)}"
+        u = urange(a, w)
+        return Range(u.lo >> cb.lo, u.hi >> cb.lo)
+    if op == "ashr":
+        if cb is None or not (0 <= cb.lo < w):
+            return f"ashr by a non-constant amount{at_line(inst)}"
+        s = srange(a, w)
+        return Range(s.lo >> cb.lo, s.hi >> cb.lo)
+    if op == "udiv":
+        if cb is None:
+            return f"udiv by a non-constant{at_line(inst)}"
+        d = urange(cb, w).lo
+        if d <= 0:
+            return f"udiv by zero{at_line(inst)}"
+        u = urange(a, w)
+        return Range(u.lo // d, u.hi // d)
+    if op == "urem":
+        if cb is None:
+            return f"urem by a non-constant{at_line(inst)}"
+        d = urange(cb, w).lo
+        if d <= 0:
+            return f"urem by zero{at_line(inst)}"
+        u = urange(a, w)
+        if u.hi < d:
+            return u
+        return Range(0, d - 1)
+    if op == "srem":
+        if cb is None or not isinstance(a, Range):
+            return f"srem{at_line(inst)}"
+        d = abs(srange(cb, w).lo)
+        s = srange(a, w)
+        if d == 0 or s.lo < 0:
+            return f"srem of a value that may be negative{at_line(inst)}"
+        return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
+    if op == "sdiv":
+        if cb is None:
+            return f"sdiv by a non-constant{at_line(inst)}"
+        d = srange(cb, w).lo
+        s = srange(a, w)
+        if d <= 0 or s.lo < 0:
+            return f"sdiv of a value that may be negative{at_line(inst)}"
+        return Range(s.lo // d, s.hi // d)
+    if op == "and":
+        if cb is not None:
+            c = urange(cb, w).lo
+            sc = srange(cb, w).lo
+            u = urange(a, w)
+            if sc < 0 and ((-sc) & (-sc - 1)) == 0:
+                # a mask that clears the low bits: monotone on the unsigned reading
+                return Range(u.lo & c, u.hi & c)
+            return Range(0, min(u.hi, c))
+        ua, ub = urange(a, w), urange(b, w)
+        return Range(0, min(ua.hi, ub.hi))
+    if op in ("or", "xor"):
+        ua, ub = urange(a, w), urange(b, w)
+        top = (1 << max(ua.hi, ub.hi).bit_length()) - 1
+        if op == "or":
+            return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
+        return Range(0, top)
+    return f"'{op}' not followed by the range analysis{at_line(inst)}"
+
+
 def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> kb.Known | None:
     """The known bits of ``a op b`` in ``iW`` (``cb``: ``b`` when it is a constant); None
     for an operation whose bits are not followed."""
@@ -261,7 +353,14 @@ class IntTransfer:
             va, vb, ca, cb = vb, va, cb, ca
         a = ca if ca is not None else self.int_range(ta, va)
         b = cb if cb is not None else self.int_range(tb, vb)
-        res = self._binop_range(op, ops.flags, a, b, cb, w, inst)
+        if op in ("or", "xor"):
+            for r in (a, b):
+                if isinstance(r, str) and "itself" in r:
+                    # a loop value being solved: let its phi find an invariant (a buffer
+                    # toggled by 'xor %buf, 8192' stays in {0, 8192}) rather than read it
+                    # as any value
+                    return r
+        res = binop_range(op, ops.flags, a, b, cb, w, inst)
         if not isinstance(res, Range):
             return res
         ka, kb_ = known(a, w), known(b, w)
@@ -273,97 +372,6 @@ class IntTransfer:
                 res = Range(max(res.lo, got.lo), min(res.hi, got.hi))
         k = known_binop(op, ka, kb_, cb, w)
         return with_known(res, k, w) if k is not None else res
-
-    def _binop_range(self, op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb: Range | None,
-                     w: int, inst: Instruction | None) -> IntResult:
-        """The interval of ``a op b`` (``cb``: ``b`` when it is a constant)."""
-        if op == "add" or (op == "or" and "disjoint" in flags):
-            if not isinstance(a, Range):
-                return a
-            if not isinstance(b, Range):
-                return b
-            return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "sub":
-            if not isinstance(a, Range):
-                return a
-            if not isinstance(b, Range):
-                return b
-            return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "mul":
-            if not isinstance(a, Range):
-                return a
-            if not isinstance(b, Range):
-                return b
-            prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
-            return fit(min(prods), max(prods), w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "shl":
-            if cb is None or not (0 <= cb.lo < w):
-                return f"shl by a non-constant amount{at_line(inst)}"
-            if not isinstance(a, Range):
-                return a
-            return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "lshr":
-            if cb is None or not (0 <= cb.lo < w):
-                return f"lshr by a non-constant amount{at_line(inst)}"
-            u = urange(a, w)
-            return Range(u.lo >> cb.lo, u.hi >> cb.lo)
-        if op == "ashr":
-            if cb is None or not (0 <= cb.lo < w):
-                return f"ashr by a non-constant amount{at_line(inst)}"
-            s = srange(a, w)
-            return Range(s.lo >> cb.lo, s.hi >> cb.lo)
-        if op == "udiv":
-            if cb is None:
-                return f"udiv by a non-constant{at_line(inst)}"
-            d = urange(cb, w).lo
-            if d <= 0:
-                return f"udiv by zero{at_line(inst)}"
-            u = urange(a, w)
-            return Range(u.lo // d, u.hi // d)
-        if op == "urem":
-            if cb is None:
-                return f"urem by a non-constant{at_line(inst)}"
-            d = urange(cb, w).lo
-            if d <= 0:
-                return f"urem by zero{at_line(inst)}"
-            u = urange(a, w)
-            if u.hi < d:
-                return u
-            return Range(0, d - 1)
-        if op == "srem":
-            if cb is None or not isinstance(a, Range):
-                return f"srem{at_line(inst)}"
-            d = abs(srange(cb, w).lo)
-            s = srange(a, w)
-            if d == 0 or s.lo < 0:
-                return f"srem of a value that may be negative{at_line(inst)}"
-            return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
-        if op == "sdiv":
-            if cb is None:
-                return f"sdiv by a non-constant{at_line(inst)}"
-            d = srange(cb, w).lo
-            s = srange(a, w)
-            if d <= 0 or s.lo < 0:
-                return f"sdiv of a value that may be negative{at_line(inst)}"
-            return Range(s.lo // d, s.hi // d)
-        if op == "and":
-            if cb is not None:
-                c = urange(cb, w).lo
-                sc = srange(cb, w).lo
-                u = urange(a, w)
-                if sc < 0 and ((-sc) & (-sc - 1)) == 0:
-                    # a mask that clears the low bits: monotone on the unsigned reading
-                    return Range(u.lo & c, u.hi & c)
-                return Range(0, min(u.hi, c))
-            ua, ub = urange(a, w), urange(b, w)
-            return Range(0, min(ua.hi, ub.hi))
-        if op in ("or", "xor"):
-            ua, ub = urange(a, w), urange(b, w)
-            top = (1 << max(ua.hi, ub.hi).bit_length()) - 1
-            if op == "or":
-                return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
-            return Range(0, top)
-        return f"'{op}' not followed by the range analysis{at_line(inst)}"
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
         """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.
