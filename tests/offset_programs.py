@@ -51,13 +51,18 @@ class Program:
     wg: int
     trip: int  # 0: no loop
     stages: int = 3
+    #: with a loop: %v3 toggles between 0 and ``toggle`` (``xor`` each iteration); 0: none
+    toggle: int = 0
     ops: list[Op] = field(default_factory=list)
     consts: list[int] = field(default_factory=list)
     accesses: list[AccessSpec] = field(default_factory=list)
 
     # ------------------------------------------------------------- values
     def n_base(self) -> int:
-        return 3 if self.trip else 1  # %v0 = tid, %v1 = i, %v2 = a stage counter i % stages
+        # %v0 = tid, %v1 = i, %v2 = a stage counter i % stages, %v3 = a toggled buffer base
+        if not self.trip:
+            return 1
+        return 4 if self.toggle else 3
 
     def operand_text(self, x: int) -> str:
         if x < 0:
@@ -79,9 +84,13 @@ class Program:
             lines.append("loop:")
             lines.append("  %v1 = phi i32 [ 0, %entry ], [ %inext, %loop ]")
             lines.append("  %v2 = phi i32 [ 0, %entry ], [ %stnext, %loop ]")
+            if self.toggle:
+                lines.append("  %v3 = phi i32 [ 0, %entry ], [ %tgnext, %loop ]")
             lines.append("  %st1 = add i32 %v2, 1")
             lines.append(f"  %stlt = icmp slt i32 %st1, {self.stages}")
             lines.append("  %stnext = select i1 %stlt, i32 %st1, i32 0")
+            if self.toggle:
+                lines.append(f"  %tgnext = xor i32 %v3, {self.toggle}")
         n = self.n_base()
         for k, op in enumerate(self.ops):
             dst = f"%v{n + k}"
@@ -152,6 +161,8 @@ class Program:
         if self.trip:
             vals.append(i & M32)
             vals.append(i % self.stages)
+            if self.toggle:
+                vals.append((i % 2) * self.toggle)
 
         def get(x: int) -> int:
             return self.consts[-1 - x] & M32 if x < 0 else vals[x]
@@ -280,6 +291,8 @@ def swizzle_programs(draw: st.DrawFn, max_ops: int = 8, max_accesses: int = 3) -
     wg = draw(st.sampled_from([1, 3, 64, 128, 256]))
     trip = draw(st.sampled_from([0, 0, 2, 4]))
     prog = Program(wg, trip, draw(st.sampled_from([1, 2, 3])))
+    if trip:
+        prog.toggle = draw(st.sampled_from([0, 4096, 8192, 8200, 16384 + 8192]))
     # the last few constants are shift amounts
     shifts = [1, 2, 3, 4, 6, 7]
     prog.consts = draw(st.lists(st.sampled_from(SWIZZLE_CONSTS), min_size=4, max_size=10)) + shifts
