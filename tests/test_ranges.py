@@ -368,3 +368,22 @@ def test_known_bits_tighten_or_and_xor_ranges() -> None:
     zero, _ = bits(fr, "%f")  # type: ignore[misc]
     assert zero & 7 == 7  # 24 = 8 * 3: three trailing zeros
     assert rng(fr, "%h") == Range(8192, 16376)
+
+
+def test_stage_counter_reached_from_an_address_first() -> None:
+    # Triton's pipelined gfx950 matmul: the buffer pointer is a phi advanced by a gep of the
+    # wrapped stage counter. A query that enters the loop at the address (not at the
+    # counter's phi) once found the select in progress and read the counter as any value
+    # below 2, so 'shl 13' might wrap: no range. Phis are now solved first, from outside.
+    body = ("  br label %loop\nloop:\n"
+            "  %s = phi i32 [ 0, %entry ], [ %sn, %loop ]\n"
+            "  %p = phi ptr addrspace(3) [ @smem, %entry ], [ %q, %loop ]\n"
+            "  %v = load i32, ptr addrspace(3) %p, align 4\n"
+            "  %s1 = add i32 %s, 1\n  %lt = icmp slt i32 %s1, 2\n"
+            "  %sn = select i1 %lt, i32 %s1, i32 0\n  %o = shl i32 %sn, 13\n"
+            "  %q = getelementptr [2 x i8], ptr addrspace(3) @smem, i32 %o\n"
+            "  %c = icmp ult i32 %s1, %n\n  br i1 %c, label %loop, label %exit\nexit:")
+    fr, _ = analyse(kernel(body))
+    off = fr.offset(P3, LocalRef("%p"))  # the address first
+    assert isinstance(off, Off) and (off.lo, off.hi) == (0, 16384)
+    assert rng(fr, "%sn") == Range(0, 1)

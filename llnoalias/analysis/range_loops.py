@@ -35,6 +35,29 @@ from .range_transfer import IntTransfer
 class LoopRanges(IntTransfer):
     """Phis, selects and loops on top of the transfer functions."""
 
+    def _before_query(self) -> None:
+        """Before the first query, solve every integer phi from the outside, in text order.
+
+        A loop is solved at its phi: the phi assumes a range and evaluates the loop's values
+        under it. A query that enters the loop elsewhere (``select`` of a stage counter,
+        reached from an address) finds that value in progress when the phi asks for it
+        again, so the phi cannot solve its loop and the value gets a loose range (Triton's
+        pipelined ``s = s + 1 < 2 ? s + 1 : 0`` read as any value below 2). Solving the phis
+        first, each as the entry of its own query, makes a value's range independent of
+        which query reached it first."""
+        super()._before_query()
+        if self._phis_solved:
+            return
+        self._phis_solved = True
+        for inst in self.fn.instrs:
+            if inst.opcode != "phi" or inst.name is None or inst.name in self.ints:
+                continue
+            ops = opparse.parse(self.mod, inst)
+            ty = ops.result_type
+            if ops.kind == "phi" and ty is not None and ty.kind == "int":
+                self.int_range(ty, LocalRef(inst.name))
+                super()._before_query()
+
     def _select(self, ops: Ops, w: int) -> IntResult:
         """The join of both arms, each narrowed by what the condition says when it is chosen
         (``select (icmp slt x, 2), x, 0``: the first arm is below 2)."""

@@ -213,8 +213,13 @@ class IntTransfer:
         self._decl_ranges: dict[str, Range | None] = {}
         #: loop phis being solved: the range assumed for them while their loop is evaluated
         self._assume: dict[str, Range] = {}
+        self._phis_solved = False
 
     # ------------------------------------------------------------- plumbing
+    def _before_query(self) -> None:
+        """Called before each query from outside (depth 0): a fresh budget."""
+        self._budget = BUDGET
+
     def _enter(self, key: str) -> int | Why:
         if key in self._inprog:
             self._low = min(self._low, self._inprog[key])
@@ -245,7 +250,7 @@ class IntTransfer:
         if w <= 0:
             return "not an integer"
         if self._depth == 0:
-            self._budget = BUDGET
+            self._before_query()
         if isinstance(v, LocalRef):
             got = self.ints.get(v.name)
             if got is not None:

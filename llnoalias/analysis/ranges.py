@@ -33,7 +33,7 @@ from .interval import (
 )
 from .lattice import Root
 from .range_loops import LoopRanges
-from .range_transfer import BUDGET, at_line
+from .range_transfer import at_line
 from .workgroup import WorkGroup, work_group
 
 
@@ -46,7 +46,7 @@ class FunctionRanges(LoopRanges):
         """The root and byte offsets of address ``v`` (a pointer, or an integer that
         carries a root's address)."""
         if self._depth == 0:
-            self._budget = BUDGET
+            self._before_query()
         if isinstance(v, LocalRef):
             got = self.offs.get(v.name)
             if got is not None:
