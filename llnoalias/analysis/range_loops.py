@@ -29,7 +29,10 @@ from .interval import (
     width,
     with_known,
 )
-from .range_transfer import IntTransfer
+from .range_transfer import BUDGET, IntTransfer
+
+#: the steps spent solving phis before the first query, at most
+WARM_BUDGET = 4 * BUDGET
 
 
 class LoopRanges(IntTransfer):
@@ -49,6 +52,7 @@ class LoopRanges(IntTransfer):
         if self._phis_solved:
             return
         self._phis_solved = True
+        spent = 0
         for inst in self.fn.instrs:
             if inst.opcode != "phi" or inst.name is None or inst.name in self.ints:
                 continue
@@ -56,7 +60,10 @@ class LoopRanges(IntTransfer):
             ty = ops.result_type
             if ops.kind == "phi" and ty is not None and ty.kind == "int":
                 self.int_range(ty, LocalRef(inst.name))
+                spent += BUDGET - self._budget
                 super()._before_query()
+                if spent > WARM_BUDGET:
+                    break  # a huge function: the rest are solved when a query needs them
 
     def _select(self, ops: Ops, w: int) -> IntResult:
         """The join of both arms, each narrowed by what the condition says when it is chosen
