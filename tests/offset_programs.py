@@ -51,13 +51,18 @@ class Program:
     wg: int
     trip: int  # 0: no loop
     stages: int = 3
+    #: with a loop: %v3 toggles between 0 and ``toggle`` (``xor`` each iteration); 0: none
+    toggle: int = 0
     ops: list[Op] = field(default_factory=list)
     consts: list[int] = field(default_factory=list)
     accesses: list[AccessSpec] = field(default_factory=list)
 
     # ------------------------------------------------------------- values
     def n_base(self) -> int:
-        return 3 if self.trip else 1  # %v0 = tid, %v1 = i, %v2 = a stage counter i % stages
+        # %v0 = tid, %v1 = i, %v2 = a stage counter i % stages, %v3 = a toggled buffer base
+        if not self.trip:
+            return 1
+        return 4 if self.toggle else 3
 
     def operand_text(self, x: int) -> str:
         if x < 0:
@@ -79,9 +84,13 @@ class Program:
             lines.append("loop:")
             lines.append("  %v1 = phi i32 [ 0, %entry ], [ %inext, %loop ]")
             lines.append("  %v2 = phi i32 [ 0, %entry ], [ %stnext, %loop ]")
+            if self.toggle:
+                lines.append("  %v3 = phi i32 [ 0, %entry ], [ %tgnext, %loop ]")
             lines.append("  %st1 = add i32 %v2, 1")
             lines.append(f"  %stlt = icmp slt i32 %st1, {self.stages}")
             lines.append("  %stnext = select i1 %stlt, i32 %st1, i32 0")
+            if self.toggle:
+                lines.append(f"  %tgnext = xor i32 %v3, {self.toggle}")
         n = self.n_base()
         for k, op in enumerate(self.ops):
             dst = f"%v{n + k}"
@@ -89,6 +98,8 @@ class Program:
             b = self.operand_text(op.b)
             if op.kind in BINOPS:
                 lines.append(f"  {dst} = {op.kind} i32 {a}, {b}")
+            elif op.kind == "ordisjoint":
+                lines.append(f"  {dst} = or disjoint i32 {a}, {b}")
             elif op.kind in INTRINSICS:
                 lines.append(f"  {dst} = call i32 @llvm.{op.kind}.i32(i32 {a}, i32 {b})")
             elif op.kind == "select":
@@ -135,19 +146,48 @@ class Program:
     # ----------------------------------------------------------- semantics
     def evaluate(self, tid: int, i: int) -> list[int] | None:
         """Every value (as an unsigned 32-bit pattern) for one execution; None when the
-        execution is undefined (division by zero, an over-wide shift)."""
+        execution is undefined (division by zero, an over-wide shift) or a value is poison."""
+        got = self.evaluate_poison(tid, i)
+        if got is None or got[1]:
+            return None
+        return got[0]
+
+    def evaluate_poison(self, tid: int, i: int) -> tuple[list[int], set[int]] | None:
+        """``evaluate``, and the indices of the values that are poison: an ``or disjoint``
+        whose operands share a bit, and every value computed from a poison one (a select
+        only from its condition's operands and the arm it chooses)."""
+        poisoned: set[int] = set()
         vals = [tid & M32]
         if self.trip:
             vals.append(i & M32)
             vals.append(i % self.stages)
+            if self.toggle:
+                vals.append((i % 2) * self.toggle)
 
         def get(x: int) -> int:
             return self.consts[-1 - x] & M32 if x < 0 else vals[x]
 
+        def bad(x: int) -> bool:
+            return x >= 0 and x in poisoned
+
         for op in self.ops:
             a, b = get(op.a), get(op.b)
             k = op.kind
-            if k == "add":
+            dst = len(vals)
+            if k == "select":
+                chosen = op.b if a < b else op.c
+                if bad(op.a) or bad(op.b) or bad(chosen):
+                    poisoned.add(dst)
+            elif k.startswith("trunc"):
+                if bad(op.a):
+                    poisoned.add(dst)
+            elif bad(op.a) or bad(op.b):
+                poisoned.add(dst)
+            if k == "ordisjoint":
+                if a & b:
+                    poisoned.add(dst)
+                r = a | b
+            elif k == "add":
                 r = a + b
             elif k == "sub":
                 r = a - b
@@ -186,7 +226,7 @@ class Program:
             else:
                 raise AssertionError(k)
             vals.append(r & M32)
-        return vals
+        return vals, poisoned
 
     def executions(self) -> list[tuple[int, int]]:
         loops = range(self.trip) if self.trip else range(1)
@@ -233,6 +273,50 @@ def programs(draw: st.DrawFn, max_ops: int = 6, max_accesses: int = 3) -> Progra
         value = draw(st.integers(0, n_vals - 1))
         elem = draw(st.sampled_from(list(ELEMS)))
         base = draw(st.sampled_from([0, 0, 16, 1024, 4096, 8192, 65536]))
+        form = draw(st.sampled_from(["gep32", "gep32", "gep64", "int"]))
+        size = draw(st.sampled_from(["i8", "i32", "<4 x i32>"]))
+        prog.accesses.append(AccessSpec(value, elem, base, form, draw(st.booleans()), size))
+    return prog
+
+
+#: Triton's swizzles: thread-id masks, shifts, xors, ors with tile bases, products
+SWIZZLE_OPS = ("and", "and", "shl", "shl", "lshr", "xor", "xor", "or", "ordisjoint", "ordisjoint", "add", "mul",
+               "sub", "urem", "udiv", "select", "trunc16z", "trunc8z", "trunc16s")
+SWIZZLE_CONSTS = (0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 24, 31, 32, 56, 63, 64, 112, 127, 128, 192, 255, 512, 544, 1088,
+                  1632, 2048, 2056, 4096, 4112, 8192, 16384, M32 - 7, M32 - 15, M32 - 8191)
+
+
+@st.composite
+def swizzle_programs(draw: st.DrawFn, max_ops: int = 8, max_accesses: int = 3) -> Program:
+    wg = draw(st.sampled_from([1, 3, 64, 128, 256]))
+    trip = draw(st.sampled_from([0, 0, 2, 4]))
+    prog = Program(wg, trip, draw(st.sampled_from([1, 2, 3])))
+    if trip:
+        prog.toggle = draw(st.sampled_from([0, 4096, 8192, 8200, 16384 + 8192]))
+    # the last few constants are shift amounts
+    shifts = [1, 2, 3, 4, 6, 7]
+    prog.consts = draw(st.lists(st.sampled_from(SWIZZLE_CONSTS), min_size=4, max_size=10)) + shifts
+    n_ops = draw(st.integers(1, max_ops))
+    for k in range(n_ops):
+        avail = prog.n_base() + k
+
+        def operand(prefer_value: bool = True, avail: int = avail) -> int:
+            if prefer_value and draw(st.booleans()):
+                return draw(st.integers(0, avail - 1))
+            return -1 - draw(st.integers(0, len(prog.consts) - 1))
+
+        kind = draw(st.sampled_from(SWIZZLE_OPS))
+        a = draw(st.integers(0, avail - 1))
+        if kind in ("shl", "lshr"):
+            b = -len(prog.consts) + draw(st.integers(0, len(shifts) - 1))
+        else:
+            b = operand(prefer_value=kind not in ("urem", "udiv"))
+        prog.ops.append(Op(kind, a, b, operand()))
+    n_vals = prog.n_base() + n_ops
+    for _ in range(draw(st.integers(1, max_accesses))):
+        value = draw(st.integers(0, n_vals - 1))
+        elem = draw(st.sampled_from(list(ELEMS)))
+        base = draw(st.sampled_from([0, 0, 16, 4096, 8192]))
         form = draw(st.sampled_from(["gep32", "gep32", "gep64", "int"]))
         size = draw(st.sampled_from(["i8", "i32", "<4 x i32>"]))
         prog.accesses.append(AccessSpec(value, elem, base, form, draw(st.booleans()), size))

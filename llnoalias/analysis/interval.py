@@ -13,20 +13,31 @@ from typing import NamedTuple
 
 from ..ir.model import PlainConst, Value
 from ..ir.types import Type
+from . import knownbits as kb
+from .knownbits import Known
 from .lattice import Root
 
 
 class Range(NamedTuple):
+    """``[lo, hi]``, and the value's known bits (``knownbits``): ``zero``/``one`` masks of its
+    ``W``-bit pattern (``0, 0``: nothing known beyond the interval)."""
+
     lo: int
     hi: int
+    zero: int = 0
+    one: int = 0
 
 
 class Off(NamedTuple):
-    """An address: ``root`` plus a byte offset in ``[lo, hi]``."""
+    """An address: ``root`` plus a byte offset in ``[lo, hi]``; the offset's bits below
+    ``kw`` agree with the masks ``zero``/``one`` (``kw == 0``: nothing known)."""
 
     root: Root
     lo: int
     hi: int
+    zero: int = 0
+    one: int = 0
+    kw: int = 0
 
 
 #: an absent range: why
@@ -52,7 +63,7 @@ def urange(r: IntResult, w: int) -> Range:
         if r.lo >= 0:
             return r
         if r.hi < 0:
-            return Range(r.lo + (1 << w), r.hi + (1 << w))
+            return Range(r.lo + (1 << w), r.hi + (1 << w), r.zero, r.one)
     return Range(0, (1 << w) - 1)
 
 
@@ -63,7 +74,7 @@ def srange(r: IntResult, w: int) -> Range:
         if r.hi < half:
             return r
         if r.lo >= half:
-            return Range(r.lo - (1 << w), r.hi - (1 << w))
+            return Range(r.lo - (1 << w), r.hi - (1 << w), r.zero, r.one)
     return Range(-half, half - 1)
 
 
@@ -76,14 +87,62 @@ def join(a: IntResult, b: IntResult, w: int) -> IntResult:
         return a
     if not isinstance(b, Range):
         return b
+    k = kb.meet(known(a, w), known(b, w))
     got = fit(min(a.lo, b.lo), max(a.hi, b.hi), w)
     if got is not None:
-        return got
+        return with_known(got, k, w)
     # one negative, one large unsigned: try both readings
     ua, ub = urange(a, w), urange(b, w)
     if not is_full(ua, w) and not is_full(ub, w):
-        return Range(min(ua.lo, ub.lo), max(ua.hi, ub.hi))
+        return with_known(Range(min(ua.lo, ub.lo), max(ua.hi, ub.hi)), k, w)
     return "join of ranges that fit no single reading"
+
+
+def known(r: IntResult, w: int) -> Known:
+    """All that is known of the bits of an ``iW`` value: its masks and what its interval
+    implies (nothing for an absent range)."""
+    if not isinstance(r, Range) or w <= 0:
+        return kb.NOTHING
+    m = kb.mask(w)
+    return kb.union(Known(r.zero & m, r.one & m), kb.of_interval(r.lo, r.hi, w))
+
+
+def with_known(r: Range, k: Known, w: int) -> Range:
+    """``r`` with the bits ``k`` added, its ends tightened to them (a multiple of 8 at most
+    8199 is at most 8192). When the bits and the interval admit no value (dead code), ``r``
+    is kept as it was."""
+    m = kb.mask(w)
+    k = kb.union(Known(k.zero & m, k.one & m), Known(r.zero & m, r.one & m))
+    implied = kb.of_interval(r.lo, r.hi, w)
+    full = kb.union(k, implied)
+    lo, hi = r.lo, r.hi
+    if (full.zero | full.one) & ~(implied.zero | implied.one):
+        got = kb.tighten(lo, hi, full, w)
+        if got is None:
+            return r
+        lo, hi = got
+        full = kb.union(full, kb.of_interval(lo, hi, w))
+    return Range(lo, hi, full.zero, full.one)
+
+
+def off_known(o: Off, w: int) -> Known:
+    """What is known of the bits of ``o``'s offset modulo ``2**w``."""
+    k = kb.trunc(Known(o.zero, o.one), min(o.kw, w))
+    if 0 <= o.lo and o.hi < (1 << w):
+        k = kb.union(k, kb.of_interval(o.lo, o.hi, w))
+    return k
+
+
+def off_with_known(o: Off, k: Known, w: int) -> Off:
+    """``o`` with the bits ``k`` of its offset modulo ``2**w``, its ends tightened to them
+    where the offsets lie in ``[0, 2**w)``."""
+    k = kb.union(kb.trunc(k, w), off_known(o, w))
+    lo, hi = o.lo, o.hi
+    if 0 <= lo and hi < (1 << w):
+        got = kb.tighten(lo, hi, k, w)
+        if got is not None:
+            lo, hi = got
+    return Off(o.root, lo, hi, k.zero, k.one, w)
 
 
 def int_const(v: Value) -> int | None:
@@ -124,5 +183,6 @@ def half_open(lo: int, hi: int, w: int) -> Range | None:
     return None
 
 
-__all__ = ["IntResult", "Off", "OffResult", "Range", "Why", "const_range", "fit", "half_open", "int_const",
-           "is_full", "join", "srange", "urange", "width"]
+__all__ = ["IntResult", "Known", "Off", "OffResult", "Range", "Why", "const_range", "fit", "half_open",
+           "int_const", "is_full", "join", "known", "off_known", "off_with_known", "srange", "urange", "width",
+           "with_known"]

@@ -15,12 +15,55 @@ import re
 from ..ir import operands as opparse
 from ..ir.lexer import canon_name, tokenize
 from ..ir.model import Instruction, LocalRef, Ops, UndefConst, Value
-from .interval import IntResult, Range, const_range, fit, int_const, join, srange, urange, width
-from .range_transfer import IntTransfer
+from . import knownbits as kb
+from .interval import (
+    IntResult,
+    Range,
+    const_range,
+    fit,
+    int_const,
+    join,
+    known,
+    srange,
+    urange,
+    width,
+    with_known,
+)
+from .range_transfer import BUDGET, IntTransfer
+
+#: the steps spent solving phis before the first query, at most
+WARM_BUDGET = 4 * BUDGET
 
 
 class LoopRanges(IntTransfer):
     """Phis, selects and loops on top of the transfer functions."""
+
+    def _before_query(self) -> None:
+        """Before the first query, solve every integer phi from the outside, in text order.
+
+        A loop is solved at its phi: the phi assumes a range and evaluates the loop's values
+        under it. A query that enters the loop elsewhere (``select`` of a stage counter,
+        reached from an address) finds that value in progress when the phi asks for it
+        again, so the phi cannot solve its loop and the value gets a loose range (Triton's
+        pipelined ``s = s + 1 < 2 ? s + 1 : 0`` read as any value below 2). Solving the phis
+        first, each as the entry of its own query, makes a value's range independent of
+        which query reached it first."""
+        super()._before_query()
+        if self._phis_solved:
+            return
+        self._phis_solved = True
+        spent = 0
+        for inst in self.fn.instrs:
+            if inst.opcode != "phi" or inst.name is None or inst.name in self.ints:
+                continue
+            ops = opparse.parse(self.mod, inst)
+            ty = ops.result_type
+            if ops.kind == "phi" and ty is not None and ty.kind == "int":
+                self.int_range(ty, LocalRef(inst.name))
+                spent += BUDGET - self._budget
+                super()._before_query()
+                if spent > WARM_BUDGET:
+                    break  # a huge function: the rest are solved when a query needs them
 
     def _select(self, ops: Ops, w: int) -> IntResult:
         """The join of both arms, each narrowed by what the condition says when it is chosen
@@ -92,6 +135,9 @@ class LoopRanges(IntTransfer):
             return r
         if lo > hi:
             return None
+        if isinstance(r, Range):
+            # the arm's bits still hold where it is chosen
+            return with_known(Range(lo, hi), known(r, w), w)
         return Range(lo, hi)
 
     def _phi(self, inst: Instruction, ops: Ops, w: int) -> IntResult:
@@ -122,7 +168,7 @@ class LoopRanges(IntTransfer):
         key = "i" + inst.name
         assumed: Range = out
         try:
-            for _ in range(4):
+            for _ in range(5):
                 self._assume[key] = assumed
                 nxt: IntResult = assumed
                 for v in vals:
@@ -134,6 +180,10 @@ class LoopRanges(IntTransfer):
                     break
                 if nxt == assumed:
                     return assumed
+                if (nxt.lo, nxt.hi) == (assumed.lo, assumed.hi) and assumed.zero | assumed.one:
+                    # the interval holds, its bits are still shrinking: assume no bits beyond
+                    # what the interval implies (a weaker assumption, checked the same way)
+                    nxt = with_known(Range(nxt.lo, nxt.hi), kb.NOTHING, w)
                 assumed = nxt
         finally:
             self._assume.pop(key, None)

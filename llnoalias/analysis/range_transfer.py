@@ -32,6 +32,7 @@ from ..ir.model import (
     Value,
 )
 from ..ir.types import Type
+from . import knownbits as kb
 from .interval import (
     IntResult,
     OffResult,
@@ -40,9 +41,11 @@ from .interval import (
     const_range,
     fit,
     half_open,
+    known,
     srange,
     urange,
     width,
+    with_known,
 )
 from .provenance import FunctionAnalysis
 from .workgroup import int_pair_values, work_group
@@ -66,6 +69,130 @@ def at_line(inst: Instruction | None) -> str:
 
 
 
+def binop_range(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb: Range | None,
+            w: int, inst: Instruction | None) -> IntResult:
+    """The interval of ``a op b`` (``cb``: ``b`` when it is a constant)."""
+    if op == "add" or (op == "or" and "disjoint" in flags):
+        if not isinstance(a, Range):
+            return a
+        if not isinstance(b, Range):
+            return b
+        return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "sub":
+        if not isinstance(a, Range):
+            return a
+        if not isinstance(b, Range):
+            return b
+        return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "mul":
+        if not isinstance(a, Range):
+            return a
+        if not isinstance(b, Range):
+            return b
+        prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+        return fit(min(prods), max(prods), w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "shl":
+        if cb is None or not (0 <= cb.lo < w):
+            return f"shl by a non-constant amount{at_line(inst)}"
+        if not isinstance(a, Range):
+            return a
+        return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{at_line(inst)}"
+    if op == "lshr":
+        if cb is None or not (0 <= cb.lo < w):
+            return f"lshr by a non-constant amount{at_line(inst)}"
+        u = urange(a, w)
+        return Range(u.lo >> cb.lo, u.hi >> cb.lo)
+    if op == "ashr":
+        if cb is None or not (0 <= cb.lo < w):
+            return f"ashr by a non-constant amount{at_line(inst)}"
+        s = srange(a, w)
+        return Range(s.lo >> cb.lo, s.hi >> cb.lo)
+    if op == "udiv":
+        if cb is None:
+            return f"udiv by a non-constant{at_line(inst)}"
+        d = urange(cb, w).lo
+        if d <= 0:
+            return f"udiv by zero{at_line(inst)}"
+        u = urange(a, w)
+        return Range(u.lo // d, u.hi // d)
+    if op == "urem":
+        if cb is None:
+            return f"urem by a non-constant{at_line(inst)}"
+        d = urange(cb, w).lo
+        if d <= 0:
+            return f"urem by zero{at_line(inst)}"
+        u = urange(a, w)
+        if u.hi < d:
+            return u
+        return Range(0, d - 1)
+    if op == "srem":
+        if cb is None or not isinstance(a, Range):
+            return f"srem{at_line(inst)}"
+        d = abs(srange(cb, w).lo)
+        s = srange(a, w)
+        if d == 0 or s.lo < 0:
+            return f"srem of a value that may be negative{at_line(inst)}"
+        return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
+    if op == "sdiv":
+        if cb is None:
+            return f"sdiv by a non-constant{at_line(inst)}"
+        d = srange(cb, w).lo
+        s = srange(a, w)
+        if d <= 0 or s.lo < 0:
+            return f"sdiv of a value that may be negative{at_line(inst)}"
+        return Range(s.lo // d, s.hi // d)
+    if op == "and":
+        if cb is not None:
+            c = urange(cb, w).lo
+            sc = srange(cb, w).lo
+            u = urange(a, w)
+            if sc < 0 and ((-sc) & (-sc - 1)) == 0:
+                # a mask that clears the low bits: monotone on the unsigned reading
+                return Range(u.lo & c, u.hi & c)
+            return Range(0, min(u.hi, c))
+        ua, ub = urange(a, w), urange(b, w)
+        return Range(0, min(ua.hi, ub.hi))
+    if op in ("or", "xor"):
+        ua, ub = urange(a, w), urange(b, w)
+        top = (1 << max(ua.hi, ub.hi).bit_length()) - 1
+        if op == "or":
+            return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
+        return Range(0, top)
+    return f"'{op}' not followed by the range analysis{at_line(inst)}"
+
+
+def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> kb.Known | None:
+    """The known bits of ``a op b`` in ``iW`` (``cb``: ``b`` when it is a constant); None
+    for an operation whose bits are not followed."""
+    c = None
+    if cb is not None and cb.lo == cb.hi:
+        c = cb.lo & kb.mask(w)
+    if op == "add":
+        return kb.add_sub(a, b, w)
+    if op == "sub":
+        return kb.add_sub(a, b, w, sub=True)
+    if op == "mul":
+        return kb.mul(a, b, w)
+    if op == "and":
+        return kb.and_(a, b)
+    if op == "or":
+        return kb.or_(a, b)
+    if op == "xor":
+        return kb.xor(a, b)
+    if c is None or (c >= w and op in ("shl", "lshr", "ashr")):
+        return None
+    if op == "shl":
+        return kb.shl(a, c, w)
+    if op == "lshr":
+        return kb.lshr(a, c, w)
+    if op == "ashr":
+        return kb.ashr(a, c, w)
+    if op in ("udiv", "urem") and c > 0 and c & (c - 1) == 0:
+        t = c.bit_length() - 1
+        return kb.lshr(a, t, w) if op == "udiv" else kb.and_(a, kb.const(c - 1, w))
+    return None
+
+
 class IntTransfer:
     """The transfer functions of the range analysis: the range of an integer from its
     operands' ranges, one instruction kind at a time (cached per function). Phis and
@@ -87,8 +214,13 @@ class IntTransfer:
         self._decl_ranges: dict[str, Range | None] = {}
         #: loop phis being solved: the range assumed for them while their loop is evaluated
         self._assume: dict[str, Range] = {}
+        self._phis_solved = False
 
     # ------------------------------------------------------------- plumbing
+    def _before_query(self) -> None:
+        """Called before each query from outside (depth 0): a fresh budget."""
+        self._budget = BUDGET
+
     def _enter(self, key: str) -> int | Why:
         if key in self._inprog:
             self._low = min(self._low, self._inprog[key])
@@ -119,7 +251,7 @@ class IntTransfer:
         if w <= 0:
             return "not an integer"
         if self._depth == 0:
-            self._budget = BUDGET
+            self._before_query()
         if isinstance(v, LocalRef):
             got = self.ints.get(v.name)
             if got is not None:
@@ -137,6 +269,8 @@ class IntTransfer:
                 return saved
             try:
                 res = self._int_inst(inst, w)
+                if isinstance(res, Range):
+                    res = with_known(res, kb.NOTHING, w)
             finally:
                 cache = self._leave(key, saved)
             if cache:
@@ -185,13 +319,15 @@ class IntTransfer:
             if cast in ("zext", "sext", "trunc") and sw > 0:
                 r = self.int_range(sty, sv)
                 if cast == "zext":
-                    return urange(r, sw)
+                    return with_known(urange(r, sw), kb.zext(known(r, sw), sw, w), w)
                 if cast == "sext":
-                    return srange(r, sw)
+                    return with_known(srange(r, sw), kb.sext(known(r, sw), sw, w), w)
                 if not isinstance(r, Range):
                     return r
                 got = fit(r.lo, r.hi, w)
-                return got if got is not None else f"trunc may drop bits{at_line(inst)}"
+                if got is None:
+                    return f"trunc may drop bits{at_line(inst)}"
+                return with_known(Range(got.lo, got.hi), kb.trunc(known(r, sw), w), w)
             return f"{cast} result{at_line(inst)}"
         if k == "cmp":
             return Range(0, 1)
@@ -223,93 +359,25 @@ class IntTransfer:
             va, vb, ca, cb = vb, va, cb, ca
         a = ca if ca is not None else self.int_range(ta, va)
         b = cb if cb is not None else self.int_range(tb, vb)
-        if op == "add" or (op == "or" and "disjoint" in ops.flags):
-            if not isinstance(a, Range):
-                return a
-            if not isinstance(b, Range):
-                return b
-            return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "sub":
-            if not isinstance(a, Range):
-                return a
-            if not isinstance(b, Range):
-                return b
-            return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "mul":
-            if not isinstance(a, Range):
-                return a
-            if not isinstance(b, Range):
-                return b
-            prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
-            return fit(min(prods), max(prods), w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "shl":
-            if cb is None or not (0 <= cb.lo < w):
-                return f"shl by a non-constant amount{at_line(inst)}"
-            if not isinstance(a, Range):
-                return a
-            return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{at_line(inst)}"
-        if op == "lshr":
-            if cb is None or not (0 <= cb.lo < w):
-                return f"lshr by a non-constant amount{at_line(inst)}"
-            u = urange(a, w)
-            return Range(u.lo >> cb.lo, u.hi >> cb.lo)
-        if op == "ashr":
-            if cb is None or not (0 <= cb.lo < w):
-                return f"ashr by a non-constant amount{at_line(inst)}"
-            s = srange(a, w)
-            return Range(s.lo >> cb.lo, s.hi >> cb.lo)
-        if op == "udiv":
-            if cb is None:
-                return f"udiv by a non-constant{at_line(inst)}"
-            d = urange(cb, w).lo
-            if d <= 0:
-                return f"udiv by zero{at_line(inst)}"
-            u = urange(a, w)
-            return Range(u.lo // d, u.hi // d)
-        if op == "urem":
-            if cb is None:
-                return f"urem by a non-constant{at_line(inst)}"
-            d = urange(cb, w).lo
-            if d <= 0:
-                return f"urem by zero{at_line(inst)}"
-            u = urange(a, w)
-            if u.hi < d:
-                return u
-            return Range(0, d - 1)
-        if op == "srem":
-            if cb is None or not isinstance(a, Range):
-                return f"srem{at_line(inst)}"
-            d = abs(srange(cb, w).lo)
-            s = srange(a, w)
-            if d == 0 or s.lo < 0:
-                return f"srem of a value that may be negative{at_line(inst)}"
-            return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
-        if op == "sdiv":
-            if cb is None:
-                return f"sdiv by a non-constant{at_line(inst)}"
-            d = srange(cb, w).lo
-            s = srange(a, w)
-            if d <= 0 or s.lo < 0:
-                return f"sdiv of a value that may be negative{at_line(inst)}"
-            return Range(s.lo // d, s.hi // d)
-        if op == "and":
-            if cb is not None:
-                c = urange(cb, w).lo
-                sc = srange(cb, w).lo
-                u = urange(a, w)
-                if sc < 0 and ((-sc) & (-sc - 1)) == 0:
-                    # a mask that clears the low bits: monotone on the unsigned reading
-                    return Range(u.lo & c, u.hi & c)
-                return Range(0, min(u.hi, c))
-            ua, ub = urange(a, w), urange(b, w)
-            return Range(0, min(ua.hi, ub.hi))
         if op in ("or", "xor"):
+            for r in (a, b):
+                if isinstance(r, str) and "itself" in r:
+                    # a loop value being solved: let its phi find an invariant (a buffer
+                    # toggled by 'xor %buf, 8192' stays in {0, 8192}) rather than read it
+                    # as any value
+                    return r
+        res = binop_range(op, ops.flags, a, b, cb, w, inst)
+        if not isinstance(res, Range):
+            return res
+        ka, kb_ = known(a, w), known(b, w)
+        if op in ("or", "xor") and kb.disjoint(ka, kb_, w):
+            # no bit set in both: the same value as their sum, which cannot wrap
             ua, ub = urange(a, w), urange(b, w)
-            top = (1 << max(ua.hi, ub.hi).bit_length()) - 1
-            if op == "or":
-                return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
-            return Range(0, top)
-        return f"'{op}' not followed by the range analysis{at_line(inst)}"
+            got = fit(ua.lo + ub.lo, ua.hi + ub.hi, w)
+            if got is not None and got.lo >= 0 and res.lo >= 0 and max(res.lo, got.lo) <= min(res.hi, got.hi):
+                res = Range(max(res.lo, got.lo), min(res.hi, got.hi))
+        k = known_binop(op, ka, kb_, cb, w)
+        return with_known(res, k, w) if k is not None else res
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
         """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.

@@ -17,10 +17,23 @@ from __future__ import annotations
 from ..ir import operands as opparse
 from ..ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, UndefConst, Value
 from ..ir.types import Type
-from .interval import Off, OffResult, Range, fit, int_const, is_full, srange, urange
+from . import knownbits as kb
+from .interval import (
+    Off,
+    OffResult,
+    Range,
+    fit,
+    int_const,
+    is_full,
+    known,
+    off_known,
+    off_with_known,
+    srange,
+    urange,
+)
 from .lattice import Root
 from .range_loops import LoopRanges
-from .range_transfer import BUDGET, at_line
+from .range_transfer import at_line
 from .workgroup import WorkGroup, work_group
 
 
@@ -33,7 +46,7 @@ class FunctionRanges(LoopRanges):
         """The root and byte offsets of address ``v`` (a pointer, or an integer that
         carries a root's address)."""
         if self._depth == 0:
-            self._budget = BUDGET
+            self._before_query()
         if isinstance(v, LocalRef):
             got = self.offs.get(v.name)
             if got is not None:
@@ -106,7 +119,7 @@ class FunctionRanges(LoopRanges):
                     return r
                 if out is not None and out.root is not r.root:
                     return f"{k} of two roots{at_line(inst)}"
-                out = r if out is None else Off(r.root, min(out.lo, r.lo), max(out.hi, r.hi))
+                out = r if out is None else self._off_join(out, r)
             return out if out is not None else f"{k} of undef values only{at_line(inst)}"
         if k == "call":
             callee = ops.callee
@@ -116,6 +129,13 @@ class FunctionRanges(LoopRanges):
                 return self.offset(*ops.operands[0])
             return f"address returned by a call to {('@' + name) if name else 'an indirect callee'}{at_line(inst)}"
         return f"address computed by '{ops.flags[0] if ops.flags else k}'{at_line(inst)}"
+
+    def _off_join(self, a: Off, b: Off) -> Off:
+        """Either of two offsets of one root: the hull, and the bits both share."""
+        # bits known modulo 2**kw hold modulo any 2**w for the bits below min(kw, w)
+        w = max(a.kw, b.kw, 32)
+        k = kb.meet(off_known(a, w), off_known(b, w))
+        return off_with_known(Off(a.root, min(a.lo, b.lo), max(a.hi, b.hi)), k, w)
 
     def _cast_off(self, cast: str, src: tuple[Type, Value], dest: Type | None) -> OffResult:
         sty, sv = src
@@ -148,9 +168,11 @@ class FunctionRanges(LoopRanges):
         r = self.int_range(tb, vb)
         if not isinstance(r, Range):
             return f"offset with no range: {r}"
+        w = ta.bits  # the sum is taken modulo 2**w
+        k = kb.add_sub(off_known(base, w), kb.trunc(known(r, tb.bits), w), w, sub=op == "sub")
         if op == "sub":
-            return Off(base.root, base.lo - r.hi, base.hi - r.lo)
-        return Off(base.root, base.lo + r.lo, base.hi + r.hi)
+            return off_with_known(Off(base.root, base.lo - r.hi, base.hi - r.lo), k, w)
+        return off_with_known(Off(base.root, base.lo + r.lo, base.hi + r.hi), k, w)
 
     def _gep(self, source: Type, operands: list[tuple[Type, Value]]) -> OffResult:
         bty, bv = operands[0]
@@ -166,6 +188,8 @@ class FunctionRanges(LoopRanges):
             return f"getelementptr index width ({iw}) narrower than the pointer"
         named = self.mod.named_types
         lo, hi = base.lo, base.hi
+        w = iw  # the offset is added modulo 2**iw
+        k = off_known(base, w)
         cur: Type | None = source
         for n, (ity, iv) in enumerate(operands[1:]):
             if ity.kind != "int":
@@ -188,6 +212,7 @@ class FunctionRanges(LoopRanges):
                         return "getelementptr into a struct not laid out"
                     lo += layout[0][c]
                     hi += layout[0][c]
+                    k = kb.add_sub(k, kb.const(layout[0][c], w), w)
                     cur = rcur.fields[c]
                     continue
                 if rcur.kind in ("array", "vector") and rcur.elem is not None:
@@ -211,8 +236,12 @@ class FunctionRanges(LoopRanges):
             a, b = r.lo * scale, r.hi * scale
             lo += min(a, b)
             hi += max(a, b)
+            # the index, sign extended (or truncated) to the index width, times the scale
+            ki = known(r, ity.bits)
+            ki = kb.trunc(ki, w) if ity.bits >= w else kb.trunc(kb.sext(ki, ity.bits, iw), w)
+            k = kb.add_sub(k, kb.mul(ki, kb.const(scale, w), w), w)
             cur = nxt
-        return Off(base.root, lo, hi)
+        return off_with_known(Off(base.root, lo, hi), k, w)
 
 
 
