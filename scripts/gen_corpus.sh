@@ -8,8 +8,12 @@
 #
 # Needs Debian's clang-19 / llvm-19 (apt-get install -y clang-19 llvm-19).
 # Typed-pointer modules (typed/*.ll) are printed by LLVM 14's opt from the
-# hand-written typed/src/*.ll.in. Triton-style modules (triton/, LLVM 22+
-# syntax) and odd/ files are hand-written and checked in as they are.
+# hand-written typed/src/*.ll.in. odd/ files and the Triton-*style* modules
+# in triton/ (LLVM 22+ syntax) are hand-written and checked in as they are.
+# Real Triton output lives in triton39/: the llir of Triton 3.9.0 for a few
+# tutorial kernels, made by scripts/gen_triton_corpus.py (no GPU needed;
+# `.venv/bin/pip install triton==3.9.0 && .venv/bin/python
+# scripts/gen_triton_corpus.py`), not by this script.
 # Set LLVMLITE=1 to also report which files llvmlite's LLVM accepts.
 set -euo pipefail
 

@@ -25,6 +25,19 @@ CORPUS_REWRITES: dict[str, tuple[str, ...]] = {
     "triton/amd_matmul_gfx942.ll": (),
     "triton/nv_matmul_sm80.ll": (),
     "triton/nv_softmax.ll": (),
+    # Real Triton 3.9.0 output (scripts/gen_triton_corpus.py).
+    "triton39/add_gfx942.ll": ("amdgpu-versioned-triple",),
+    "triton39/attn_fwd_gfx942.ll": ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal"),
+    "triton39/attn_fwd_gfx950.ll": ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal", "amdgcn-async-lds-load", "amdgcn-asyncmark"),
+    "triton39/layernorm_gfx942.ll": ("amdgpu-versioned-triple",),
+    "triton39/matmul_128x128x64_w8s2_gfx942.ll": ("amdgpu-versioned-triple",),
+    "triton39/matmul_128x128x64_w8s2_gfx950.ll": ("amdgpu-versioned-triple", "amdgcn-async-lds-load", "amdgcn-asyncmark"),
+    "triton39/matmul_128x128x64_w8s2_sm80.ll": (),
+    "triton39/matmul_128x128x64_w8s2_sm90.ll": (),
+    "triton39/matmul_64x64x32_gfx942.ll": ("amdgpu-versioned-triple",),
+    "triton39/softmax_gfx942.ll": ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal"),
+    "triton39/softmax_sm80.ll": ("float-bits-literal", "float-special-literal"),
+    "triton39/softmax_sm90.ll": ("float-bits-literal", "float-special-literal"),
 }
 
 
@@ -54,7 +67,8 @@ def test_rewrite_fixture(name: str) -> None:
 
 def test_rewrites_that_llvm22_needs() -> None:
     # Without the bridge LLVM 22 rejects these fixtures (the triple one it reads anyway).
-    for name in ("amdgcn-make-buffer-rsrc-i64", "amdgcn-async-lds-load", "float-bits-literal"):
+    for name in ("amdgcn-make-buffer-rsrc-i64", "amdgcn-async-lds-load", "float-bits-literal",
+                 "float-special-literal"):
         text = _read(FIXTURES / f"{name}.ll")
         res = llvmlite_backend.check_module(text, text, use_bridge=False)
         assert not res.input_verified, name
@@ -83,6 +97,22 @@ def test_float_bits_rewrite() -> None:
     assert "half 0xH3C00" in bridged and "bfloat 0xR3F80" in bridged
     assert "float 0x3FF8000000000000" in bridged and "double 0x3FF8000000000000" in bridged
     assert "half 0xHBC00>" in bridged and "f0x" not in bridged
+    # an operand without its own type takes the instruction's (Triton 3.9 writes these)
+    assert "%y = fmul float %x, 0x3FF7154760000000" in bridged
+
+
+def test_float_special_rewrite() -> None:
+    bridged, applied = bridge(_read(FIXTURES / "float-special-literal.ll"), active=True)
+    assert applied == ["float-special-literal"]
+    assert "%s = select i1 %c, float %x, float 0xFFF0000000000000" in bridged
+    assert "%m = fadd float %s, 0x7FF0000000000000" in bridged
+    assert "splat (float 0xFFF0000000000000), <2 x float> splat (float 0x7FF8000000000000)" in bridged
+    assert "half 0xHFC00" in bridged and "bfloat 0xR7FC0" in bridged and "double 0xFFF8000000000000" in bridged
+    assert "phi float [ 0xFFF0000000000000, %entry ]" in bridged
+    assert "phi float [ 0x7FF0000000000000, %entry ]" in bridged
+    # strings and comment lines are not constants
+    assert '!{!"a string holding float -inf stays as it is"}' in bridged
+    assert bridged.splitlines()[0] == _read(FIXTURES / "float-special-literal.ll").splitlines()[0]
 
 
 def test_versioned_triple_rewrite() -> None:
@@ -117,13 +147,16 @@ def test_corpus_rewrites(rel: str) -> None:
 
 
 def test_every_other_corpus_file_needs_nothing() -> None:
+    assert {f"triton39/{p.name}" for p in (CORPUS / "triton39").glob("*.ll")} <= set(CORPUS_REWRITES), \
+        "every real Triton file is listed in CORPUS_REWRITES"
     for path in sorted((CORPUS / "clang19").glob("*.ll")):
         rel = f"clang19/{path.name}"
         if rel not in CORPUS_REWRITES:
             assert bridge(_read(path), active=True)[1] == [], rel
 
 
-@pytest.mark.parametrize("rel", ["clang19/hip_lds_dma_O3_g.ll", "triton/amd_attn_gfx950_async.ll"])
+@pytest.mark.parametrize("rel", ["clang19/hip_lds_dma_O3_g.ll", "triton/amd_attn_gfx950_async.ll",
+                                 "triton39/attn_fwd_gfx950.ll"])
 def test_bridge_never_changes_what_llnoalias_writes(rel: str, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     outputs = []

@@ -122,24 +122,88 @@ def _versioned_triple(text: str) -> tuple[str, int]:
     return _VERSIONED_TRIPLE_RE.subn(r"\1amdgcn\2", text)
 
 
-_FLOAT_BITS_RE = re.compile(r"\b(half|bfloat|float|double)([ \t]+)f0x([0-9A-Fa-f]+)\b")
+#: The floating-point types whose constants the two literal rewrites below spell.
+_FP_WIDTH = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
+_FP_TYPE_RE = re.compile(r"\b(half|bfloat|float|double)\b")
+
+
+def _fp_literals(text: str, token_re: re.Pattern[str],
+                 convert: Callable[[str, re.Match[str]], str | None]) -> tuple[str, int]:
+    """Replace each ``token_re`` match on a line of code by ``convert(type, match)``.
+
+    The type is the last floating-point type named before the token on its line: the
+    token's own (``float f0x3FC00000``, ``splat (float -inf)``) or, where the operand is
+    written without one, the instruction's (``fmul float %4, f0x3FB8AA3B``,
+    ``phi float [ -inf, %bb ]``). Tokens inside a quoted string, comment lines, and tokens
+    with no type before them are left alone (LLVM 22 then names them itself)."""
+    count = 0
+    out: list[str] = []
+    for line in _lines(text):
+        if line.lstrip().startswith(";"):
+            out.append(line)
+            continue
+        pieces: list[str] = []
+        last = 0
+        for m in token_re.finditer(line):
+            before = line[:m.start()]
+            if before.count('"') % 2:
+                continue
+            types = _FP_TYPE_RE.findall(before)
+            new = convert(types[-1], m) if types else None
+            if new is None:
+                continue
+            pieces.append(line[last:m.start()])
+            pieces.append(new)
+            last = m.end()
+            count += 1
+        pieces.append(line[last:])
+        out.append("".join(pieces))
+    return "".join(out), count
+
+
+def _spell(ty: str, bits: int) -> str:
+    """LLVM 22's hexadecimal spelling of the ``ty`` constant with bit pattern ``bits``."""
+    if ty == "half":
+        return f"0xH{bits:04X}"
+    if ty == "bfloat":
+        return f"0xR{bits:04X}"
+    if ty == "float":
+        # LLVM writes a float constant as the double with the same value.
+        value = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+        bits = struct.unpack("<Q", struct.pack("<d", value))[0]
+    return f"0x{bits:016X}"
+
+
+_FLOAT_BITS_RE = re.compile(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
 
 
 def _float_bits(text: str) -> tuple[str, int]:
-    def one(m: re.Match[str]) -> str:
-        ty, gap, digits = m.group(1), m.group(2), m.group(3)
-        bits = int(digits, 16)
-        if ty == "half":
-            return f"{ty}{gap}0xH{bits:04X}"
-        if ty == "bfloat":
-            return f"{ty}{gap}0xR{bits:04X}"
-        if ty == "float":
-            # LLVM writes a float constant as the double with the same value.
-            value = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
-            bits = struct.unpack("<Q", struct.pack("<d", value))[0]
-        return f"{ty}{gap}0x{bits:016X}"
+    def one(ty: str, m: re.Match[str]) -> str | None:
+        bits = int(m.group(1), 16)
+        return _spell(ty, bits) if bits < 1 << _FP_WIDTH[ty] else None
 
-    return _FLOAT_BITS_RE.subn(one, text)
+    return _fp_literals(text, _FLOAT_BITS_RE, one)
+
+
+#: ``+inf``/``-inf`` and the preferred quiet NaNs ``+qnan``/``-qnan`` (the sign is required).
+_FLOAT_SPECIAL_RE = re.compile(r"(?<=[\s,(\[<])([+-])(inf|qnan)\b")
+#: Their bit patterns, positive sign: all-ones exponent, and for qnan only the quiet bit.
+_FP_SPECIAL_BITS = {
+    ("half", "inf"): 0x7C00, ("half", "qnan"): 0x7E00,
+    ("bfloat", "inf"): 0x7F80, ("bfloat", "qnan"): 0x7FC0,
+    ("float", "inf"): 0x7F800000, ("float", "qnan"): 0x7FC00000,
+    ("double", "inf"): 0x7FF0000000000000, ("double", "qnan"): 0x7FF8000000000000,
+}
+
+
+def _float_special(text: str) -> tuple[str, int]:
+    def one(ty: str, m: re.Match[str]) -> str:
+        bits = _FP_SPECIAL_BITS[ty, m.group(2)]
+        if m.group(1) == "-":
+            bits |= 1 << (_FP_WIDTH[ty] - 1)
+        return _spell(ty, bits)
+
+    return _fp_literals(text, _FLOAT_SPECIAL_RE, one)
 
 
 _RSRC_RE = re.compile(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")
@@ -236,12 +300,24 @@ REWRITES: tuple[Rewrite, ...] = (
     ),
     Rewrite(
         name="float-bits-literal",
-        matches="a floating-point constant written as its bit pattern, 'half f0x3C00' (newer LLVM's "
+        matches="a floating-point constant written as its bit pattern, 'half f0x3C00', also as an "
+                "operand without its own type ('fmul float %4, f0x3FB8AA3B', Triton 3.9) (newer LLVM's "
                 "literal; LLVM 22 says 'expected value token')",
-        sound="the same bits in LLVM 22's hexadecimal spelling: the same value",
+        sound="the same bits in LLVM 22's hexadecimal spelling: the same value; an operand without "
+              "a type has the instruction's type, the last one named before it on the line",
         how="half 0xH...., bfloat 0xR...., float/double as the 16-digit double of the same value",
         needle="f0x",
         apply=_float_bits,
+    ),
+    Rewrite(
+        name="float-special-literal",
+        matches="+inf/-inf and +qnan/-qnan constants ('float -inf', 'phi float [ -inf, %bb ]', "
+                "Triton 3.9; LLVM 22 says 'expected value token')",
+        sound="LLVM 24 defines them as the infinities and the preferred quiet NaNs (quiet bit set, "
+              "no other payload bit); the same bits in LLVM 22's hexadecimal spelling are the same value",
+        how="the hexadecimal constant of the type named last before it on the line, as float-bits-literal",
+        needle="",  # "inf" and "qnan" share no substring: always look
+        apply=_float_special,
     ),
     Rewrite(
         name="amdgcn-make-buffer-rsrc-i64",
