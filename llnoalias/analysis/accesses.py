@@ -3,8 +3,6 @@ operands, and the address-space rules that say which memory a pointer can reach.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..ir import operands as opparse
 from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
@@ -15,28 +13,59 @@ ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}
 _CALLEE_RE = lazy(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
 
 
-@dataclass(slots=True)
+# Plain classes, not dataclasses: decorating one costs about 1 ms at every start.
+
+
 class PointerOperand:
-    index: int
-    type: Type
-    value: Value
-    effect: str  # r, w, rw
+    __slots__ = ("index", "type", "value", "effect")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, index: int, type: Type, value: Value, effect: str) -> None:
+        self.index = index
+        self.type = type
+        self.value = value
+        self.effect = effect  # r, w, rw
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PointerOperand):
+            return NotImplemented
+        return (self.index, self.type, self.value, self.effect) == (other.index, other.type, other.value,
+                                                                    other.effect)
+
+    def __repr__(self) -> str:
+        return (f"PointerOperand(index={self.index!r}, type={self.type!r}, value={self.value!r}, "
+                f"effect={self.effect!r})")
 
 
 #: what an access's operand lists become once its function is done (shared; never mutated)
 RELEASED: list = []
 
 
-@dataclass(slots=True)
 class Access:
-    inst: Instruction
-    kind: str  # load store atomicrmw cmpxchg call
-    pointers: list[PointerOperand] = field(default_factory=list)
-    #: non-pointer operands that address global memory (an old <4 x i32> buffer resource)
-    opaque: list[Value] = field(default_factory=list)
-    intrinsic: str | None = None
-    #: why the access can never be tagged (volatile, ordered atomic, not understood)
-    blocked: str | None = None
+    __slots__ = ("inst", "kind", "pointers", "opaque", "intrinsic", "blocked")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, inst: Instruction, kind: str, pointers: list[PointerOperand] | None = None,
+                 opaque: list[Value] | None = None, intrinsic: str | None = None,
+                 blocked: str | None = None) -> None:
+        self.inst = inst
+        self.kind = kind  # load store atomicrmw cmpxchg call
+        self.pointers: list[PointerOperand] = [] if pointers is None else pointers
+        #: non-pointer operands that address global memory (an old <4 x i32> buffer resource)
+        self.opaque: list[Value] = [] if opaque is None else opaque
+        self.intrinsic = intrinsic
+        #: why the access can never be tagged (volatile, ordered atomic, not understood)
+        self.blocked = blocked
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.inst, self.kind, self.pointers, self.opaque, self.intrinsic, self.blocked)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Access) else NotImplemented
+
+    def __repr__(self) -> str:
+        return (f"Access(inst={self.inst!r}, kind={self.kind!r}, pointers={self.pointers!r}, "
+                f"opaque={self.opaque!r}, intrinsic={self.intrinsic!r}, blocked={self.blocked!r})")
 
     def release(self) -> None:
         """Drop the operands (parsed values) once the access's function is done."""

@@ -20,8 +20,6 @@ that buffer while the kernel runs, which is what lets NVPTX emit ``ld.global.nc`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..ir import operands as opparse
 from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
@@ -37,12 +35,28 @@ _NO_MEMORY_RE = lazy(
 _LOCAL_RE = lazy(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
 
 
-@dataclass
 class Effects:
-    read: int = 0  # line of the first read through it, 0 if none
-    write: int = 0
-    escape: int = 0
-    escape_how: str = ""
+    """What a kernel does through one pointer argument (a plain class: a dataclass costs
+    about 1 ms at every start)."""
+
+    __slots__ = ("read", "write", "escape", "escape_how")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, read: int = 0, write: int = 0, escape: int = 0, escape_how: str = "") -> None:
+        self.read = read  # line of the first read through it, 0 if none
+        self.write = write
+        self.escape = escape
+        self.escape_how = escape_how
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Effects):
+            return NotImplemented
+        return (self.read, self.write, self.escape, self.escape_how) == (
+            other.read, other.write, other.escape, other.escape_how)
+
+    def __repr__(self) -> str:
+        return (f"Effects(read={self.read!r}, write={self.write!r}, escape={self.escape!r}, "
+                f"escape_how={self.escape_how!r})")
 
 
 def _values(ops: opparse.Ops) -> list[Value]:

@@ -14,7 +14,6 @@ with unknown provenance.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 from ..ir.lazyre import lazy
 
@@ -23,19 +22,29 @@ from ..ir.lazyre import lazy
 Effect = str
 
 
-@dataclass(frozen=True)
 class MemIntrinsic:
-    pattern: str
-    effects: dict[int, Effect]
-    #: which argument says "volatile": "memflag" (an i1 flag at that index) or
-    #: "aux" (the last argument, an immediate whose bit 31 means volatile), or None.
-    volatile: str | None = None
-    volatile_index: int = -1
-    opaque: tuple[int, ...] = ()
-    default_effect: Effect = "rw"
-    #: operands whose value is written to memory (the data of a buffer store, which may
-    #: itself be a pointer): they escape, whatever their type
-    data: tuple[int, ...] = ()
+    """One row of ``MEMORY_INTRINSICS`` (not changed once made; a plain class: a dataclass
+    costs about 1 ms at every start)."""
+
+    __slots__ = ("pattern", "effects", "volatile", "volatile_index", "opaque", "default_effect", "data")
+
+    def __init__(self, pattern: str, effects: dict[int, Effect], volatile: str | None = None,
+                 volatile_index: int = -1, opaque: tuple[int, ...] = (), default_effect: Effect = "rw",
+                 data: tuple[int, ...] = ()) -> None:
+        self.pattern = pattern
+        self.effects = effects
+        #: which argument says "volatile": "memflag" (an i1 flag at that index) or
+        #: "aux" (the last argument, an immediate whose bit 31 means volatile), or None.
+        self.volatile = volatile
+        self.volatile_index = volatile_index
+        self.opaque = opaque
+        self.default_effect = default_effect
+        #: operands whose value is written to memory (the data of a buffer store, which may
+        #: itself be a pointer): they escape, whatever their type
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"MemIntrinsic({self.pattern!r})"
 
     def effect_of(self, index: int, addrspace: int) -> Effect:
         if self.default_effect == "lds_w":
@@ -104,7 +113,6 @@ def may_store_operands(name: str) -> bool:
     return memory_intrinsic(name) is not None or bool(_MAY_STORE_RE.search(name))
 
 
-@dataclass(frozen=True)
 class LaneIntrinsic:
     """A lane intrinsic (SPEC section 2): each lane gets another lane's copy of the data
     operands. ``data``: the operands whose copies the result is, when ``safe`` holds
@@ -113,9 +121,15 @@ class LaneIntrinsic:
     ``never``, ``false@I`` (operand I is the constant false: DPP/permlane ``bound_ctrl``,
     ``fi``), ``allmask@I`` (operand I is the all-lanes mask ``-1``)."""
 
-    pattern: str
-    data: tuple[int, ...]
-    safe: tuple[str, ...]
+    __slots__ = ("pattern", "data", "safe")
+
+    def __init__(self, pattern: str, data: tuple[int, ...], safe: tuple[str, ...]) -> None:
+        self.pattern = pattern
+        self.data = data
+        self.safe = safe
+
+    def __repr__(self) -> str:
+        return f"LaneIntrinsic({self.pattern!r})"
 
 
 #: The lane intrinsics and when their result is the join of their data operands. The

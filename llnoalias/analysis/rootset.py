@@ -4,8 +4,6 @@ argument roots by kernel. Which buffers become roots is decided in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..ir.lexer import unquote_name
 from ..ir.model import Argument, Function
 from .lattice import Root
@@ -20,24 +18,27 @@ def args_domain(kernel: Function) -> str:
     return f"llnoalias.args.{unquote_name(kernel.name)}"
 
 
-@dataclass
+# Plain classes, not dataclasses: decorating one costs about 1 ms at every start.
+
+
 class KernelArgs:
-    kernel: Function
-    domain: str
-    #: argument index -> its root (members of a --may-alias group share one)
-    roots: dict[int, Root] = field(default_factory=dict)
-    #: argument index -> why it is not a root (for --stats and explain)
-    not_rooted: dict[int, str] = field(default_factory=dict)
-    #: argument indices in a --may-alias group: never given noalias
-    grouped: set[int] = field(default_factory=set)
+    def __init__(self, kernel: Function, domain: str) -> None:
+        self.kernel = kernel
+        self.domain = domain
+        #: argument index -> its root (members of a --may-alias group share one)
+        self.roots: dict[int, Root] = {}
+        #: argument index -> why it is not a root (for --stats and explain)
+        self.not_rooted: dict[int, str] = {}
+        #: argument indices in a --may-alias group: never given noalias
+        self.grouped: set[int] = set()
 
 
-@dataclass
 class RootSet:
-    lds: dict[str, Root] = field(default_factory=dict)
-    kernels: dict[str, KernelArgs] = field(default_factory=dict)
-    #: addrspace(3) globals that are not roots, and why
-    lds_skipped: dict[str, str] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.lds: dict[str, Root] = {}
+        self.kernels: dict[str, KernelArgs] = {}
+        #: addrspace(3) globals that are not roots, and why
+        self.lds_skipped: dict[str, str] = {}
 
     def arg_root(self, fn: Function, arg: Argument) -> Root | None:
         ka = self.kernels.get(fn.name)

@@ -14,7 +14,6 @@ import contextlib
 import gc
 import os
 import sys
-from dataclasses import dataclass, field
 
 from ..options import ARGS_MODES, LDS_MODES, AnnotateOptions, parse_may_alias
 
@@ -28,20 +27,36 @@ _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args
 _COMMANDS = ("annotate", "compile", "explain", "stats", "gate")
 
 
-@dataclass
 class FastRun:
-    """One plain ``llnoalias IN [-o OUT] [options]`` command line."""
+    """One plain ``llnoalias IN [-o OUT] [options]`` command line (a plain class: a
+    dataclass costs about 1 ms at every start)."""
 
-    path: str = "-"
-    output: str | None = None
-    no_verify: bool = False
-    show_stats: bool = False
-    regions: bool = True
-    lds: str = "dynamic"
-    args: str = "auto"
-    report_path: str | None = None
-    remarks_path: str | None = None
-    may_alias: list[str] = field(default_factory=list)
+    _FIELDS = ("path", "output", "no_verify", "show_stats", "regions", "lds", "args", "report_path",
+               "remarks_path", "may_alias")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, path: str = "-", output: str | None = None, no_verify: bool = False,
+                 show_stats: bool = False, regions: bool = True, lds: str = "dynamic", args: str = "auto",
+                 report_path: str | None = None, remarks_path: str | None = None,
+                 may_alias: list[str] | None = None) -> None:
+        self.path = path
+        self.output = output
+        self.no_verify = no_verify
+        self.show_stats = show_stats
+        self.regions = regions
+        self.lds = lds
+        self.args = args
+        self.report_path = report_path
+        self.remarks_path = remarks_path
+        self.may_alias: list[str] = [] if may_alias is None else may_alias
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FastRun):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
+
+    def __repr__(self) -> str:
+        return f"FastRun({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
 
     def options(self) -> AnnotateOptions:
         return AnnotateOptions(lds=self.lds, args=self.args, may_alias=parse_may_alias(self.may_alias),

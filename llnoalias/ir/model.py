@@ -9,7 +9,6 @@ module of a million lines costs one scan plus the instructions that matter.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 
 from .lexer import split_comment
 from .source import SourceFile
@@ -178,43 +177,86 @@ class Instruction:
         return f"<{self.opcode} {self.name or ''} @{self.line}>"
 
 
-@dataclass
+def _fields_eq(a: object, b: object, names: tuple[str, ...]) -> bool:
+    return all(getattr(a, n) == getattr(b, n) for n in names)
+
+
+def _fields_repr(obj: object, names: tuple[str, ...]) -> str:
+    return f"{type(obj).__name__}({', '.join(f'{n}={getattr(obj, n)!r}' for n in names)})"
+
+
+# The classes below were dataclasses: written out by hand, because decorating a dataclass
+# compiles its generated methods at every start (about 1 ms each). Equality and repr are
+# the dataclass's: all fields in order, and equal objects are unhashable.
+
+
 class Argument:
     """One parameter of a ``define``."""
 
-    name: str  # with sigil; implicit numbered arguments get %N
-    index: int
-    type: Type
-    attrs: set[str]
-    #: Offset where a new attribute is inserted (before the name, or at the end of an unnamed one).
-    insert_at: int
-    #: Whether the argument's name is spelled in the text (an unnamed one needs a space before).
-    named: bool = True
+    _FIELDS = ("name", "index", "type", "attrs", "insert_at", "named")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, name: str, index: int, type: Type, attrs: set[str], insert_at: int,
+                 named: bool = True) -> None:
+        self.name = name  # with sigil; implicit numbered arguments get %N
+        self.index = index
+        self.type = type
+        self.attrs = attrs
+        #: Offset where a new attribute is inserted (before the name, or at the end of an unnamed one).
+        self.insert_at = insert_at
+        #: Whether the argument's name is spelled in the text (an unnamed one needs a space before).
+        self.named = named
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_eq(self, other, self._FIELDS)
+
+    def __repr__(self) -> str:
+        return _fields_repr(self, self._FIELDS)
 
 
-@dataclass
 class Function:
     """One ``define``: its header, arguments and instructions."""
 
-    name: str  # with sigil
-    line: int
-    start: int
-    cc: str
-    args: list[Argument]
-    header_end: int  # offset just after the header's closing ')' of the argument list
-    fn_attr_groups: tuple[str, ...] = ()
-    fn_attrs_inline: tuple[str, ...] = ()
-    instrs: list[Instruction] = field(default_factory=list)
-    by_name: dict[str, Instruction] = field(default_factory=dict)
-    blocks: list[str] = field(default_factory=list)
-    is_kernel: bool = False
-    header_text: str = ""
-    #: the header after the parameter list: the function's own attributes (a parameter
-    #: or the return value may carry string attributes too)
-    own_attrs_text: str = ""
-    source: SourceFile | None = None
-    #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
-    block_offsets: list[int] = field(default_factory=list)
+    _FIELDS = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
+               "instrs", "by_name", "blocks", "is_kernel", "header_text", "own_attrs_text", "source",
+               "block_offsets")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, name: str, line: int, start: int, cc: str, args: list[Argument], header_end: int,
+                 fn_attr_groups: tuple[str, ...] = (), fn_attrs_inline: tuple[str, ...] = (),
+                 instrs: list[Instruction] | None = None, by_name: dict[str, Instruction] | None = None,
+                 blocks: list[str] | None = None, is_kernel: bool = False, header_text: str = "",
+                 own_attrs_text: str = "", source: SourceFile | None = None,
+                 block_offsets: list[int] | None = None) -> None:
+        self.name = name  # with sigil
+        self.line = line
+        self.start = start
+        self.cc = cc
+        self.args = args
+        self.header_end = header_end  # offset just after the header's closing ')' of the argument list
+        self.fn_attr_groups = fn_attr_groups
+        self.fn_attrs_inline = fn_attrs_inline
+        self.instrs: list[Instruction] = [] if instrs is None else instrs
+        self.by_name: dict[str, Instruction] = {} if by_name is None else by_name
+        self.blocks: list[str] = [] if blocks is None else blocks
+        self.is_kernel = is_kernel
+        self.header_text = header_text
+        #: the header after the parameter list: the function's own attributes (a parameter
+        #: or the return value may carry string attributes too)
+        self.own_attrs_text = own_attrs_text
+        self.source = source
+        #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
+        self.block_offsets: list[int] = [] if block_offsets is None else block_offsets
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_eq(self, other, self._FIELDS)
+
+    def __repr__(self) -> str:
+        return _fields_repr(self, self._FIELDS)
 
     def block_at(self, offset: int) -> int:
         return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)
@@ -229,20 +271,34 @@ class Function:
         return None
 
 
-@dataclass
 class Global:
     """One global variable (``@name = ... global/constant ...``)."""
 
-    name: str  # with sigil
-    line: int
-    start: int
-    addrspace: int
-    type: Type | None
-    linkage: str
-    has_initializer: bool
-    is_constant: bool
-    initializer_refs_globals: bool = False
-    kind: str = "variable"  # variable alias ifunc
+    _FIELDS = ("name", "line", "start", "addrspace", "type", "linkage", "has_initializer", "is_constant",
+               "initializer_refs_globals", "kind")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, name: str, line: int, start: int, addrspace: int, type: Type | None, linkage: str,
+                 has_initializer: bool, is_constant: bool, initializer_refs_globals: bool = False,
+                 kind: str = "variable") -> None:
+        self.name = name  # with sigil
+        self.line = line
+        self.start = start
+        self.addrspace = addrspace
+        self.type = type
+        self.linkage = linkage
+        self.has_initializer = has_initializer
+        self.is_constant = is_constant
+        self.initializer_refs_globals = initializer_refs_globals
+        self.kind = kind  # variable alias ifunc
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_eq(self, other, self._FIELDS)
+
+    def __repr__(self) -> str:
+        return _fields_repr(self, self._FIELDS)
 
     @property
     def is_external(self) -> bool:
@@ -253,47 +309,82 @@ class Global:
         return self.type is not None and self.type.kind == "array" and self.type.count == 0
 
 
-@dataclass
 class Declaration:
     """One ``declare``."""
 
-    name: str
-    line: int
-    ret: Type | None
+    _FIELDS = ("name", "line", "ret")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, name: str, line: int, ret: Type | None) -> None:
+        self.name = name
+        self.line = line
+        self.ret = ret
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_eq(self, other, self._FIELDS)
+
+    def __repr__(self) -> str:
+        return _fields_repr(self, self._FIELDS)
 
 
-@dataclass
 class MetadataNode:
     """A numbered metadata definition ``!N = [distinct] !{...}`` (see ``Module.metadata``)."""
 
-    id: int
-    start: int
-    end: int
+    _FIELDS = ("id", "start", "end")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, id: int, start: int, end: int) -> None:
+        self.id = id
+        self.start = start
+        self.end = end
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_eq(self, other, self._FIELDS)
+
+    def __repr__(self) -> str:
+        return _fields_repr(self, self._FIELDS)
 
 
-@dataclass
 class Module:
     """A parsed module: the source text and what the readers found in it."""
 
-    source: SourceFile
-    globals: dict[str, Global] = field(default_factory=dict)
-    functions: list[Function] = field(default_factory=list)
-    functions_by_name: dict[str, Function] = field(default_factory=dict)
-    declarations: dict[str, Declaration] = field(default_factory=dict)
-    #: numbered metadata: id -> offset of its definition (a million !DILocation lines cost
-    #: one int each); ``metadata_ends`` holds the end of the few that span several lines
-    metadata: dict[int, int] = field(default_factory=dict)
-    metadata_ends: dict[int, int] = field(default_factory=dict)
-    named_metadata: dict[str, tuple[int, int]] = field(default_factory=dict)
-    attribute_groups: dict[str, tuple[int, int]] = field(default_factory=dict)
-    named_types: dict[str, Type] = field(default_factory=dict)
-    triple: str = ""
-    datalayout: str = ""
-    #: parsed operands by instruction text (see ``operands.parse``)
-    ops_cache: dict[str, Ops] = field(default_factory=dict)
-    max_metadata_id: int = -1
-    #: ``!nvvm.annotations`` thread-count extents by kernel (read once, by ``ranges``)
-    nvvm_thread_bounds: dict[str, dict[str, dict[str, int]]] | None = None
+    _FIELDS = ("source", "globals", "functions", "functions_by_name", "declarations", "metadata",
+               "metadata_ends", "named_metadata", "attribute_groups", "named_types", "triple", "datalayout",
+               "ops_cache", "max_metadata_id", "nvvm_thread_bounds")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.globals: dict[str, Global] = {}
+        self.functions: list[Function] = []
+        self.functions_by_name: dict[str, Function] = {}
+        self.declarations: dict[str, Declaration] = {}
+        #: numbered metadata: id -> offset of its definition (a million !DILocation lines cost
+        #: one int each); ``metadata_ends`` holds the end of the few that span several lines
+        self.metadata: dict[int, int] = {}
+        self.metadata_ends: dict[int, int] = {}
+        self.named_metadata: dict[str, tuple[int, int]] = {}
+        self.attribute_groups: dict[str, tuple[int, int]] = {}
+        self.named_types: dict[str, Type] = {}
+        self.triple = ""
+        self.datalayout = ""
+        #: parsed operands by instruction text (see ``operands.parse``)
+        self.ops_cache: dict[str, Ops] = {}
+        self.max_metadata_id = -1
+        #: ``!nvvm.annotations`` thread-count extents by kernel (read once, by ``ranges``)
+        self.nvvm_thread_bounds: dict[str, dict[str, dict[str, int]]] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_eq(self, other, self._FIELDS)
+
+    def __repr__(self) -> str:
+        return _fields_repr(self, self._FIELDS)
 
     @property
     def text(self) -> str:

@@ -5,8 +5,6 @@ emit ``ld.global.nc``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..analysis.effects import Effects, analyse_effects
 from ..analysis.lattice import Root
 from ..analysis.provenance import ModuleAnalysis
@@ -19,10 +17,13 @@ from ..report.record import ArgRecord
 from .metadata import MetadataWriter
 
 
-@dataclass
 class ArgumentsResult:
-    records: list[ArgRecord] = field(default_factory=list)
-    invariant_loads: int = 0
+    """The argument records of a run (a plain class: a dataclass costs about 1 ms at
+    every start)."""
+
+    def __init__(self, records: list[ArgRecord] | None = None, invariant_loads: int = 0) -> None:
+        self.records: list[ArgRecord] = [] if records is None else records
+        self.invariant_loads = invariant_loads
 
 
 def apply_arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
