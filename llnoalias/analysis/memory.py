@@ -30,6 +30,7 @@ import re
 
 from ..ir import operands as opparse
 from ..ir.datalayout import layout_of
+from ..ir.lazyre import lazy
 from ..ir.model import (
     ConstExpr,
     Function,
@@ -46,11 +47,11 @@ from ..ir.types import Type
 
 #: globals whose initializers the code generator reads and the program never does
 UNREAD_GLOBALS = frozenset({"@llvm.used", "@llvm.compiler.used", "@llvm.global_ctors", "@llvm.global_dtors"})
-_METADATA_SECTION_RE = re.compile(r'\bsection\s+"llvm\.metadata"')
-RUNTIME_POINTER_RE = re.compile(r"llvm\.amdgcn\.(dispatch\.ptr|implicitarg\.ptr|kernarg\.segment\.ptr|queue\.ptr)")
+_METADATA_SECTION_RE = lazy(r'\bsection\s+"llvm\.metadata"')
+RUNTIME_POINTER_RE = lazy(r"llvm\.amdgcn\.(dispatch\.ptr|implicitarg\.ptr|kernarg\.segment\.ptr|queue\.ptr)")
 _NAME_CHARS = r"[-a-zA-Z$._0-9]"
-_LIFETIME_RE = re.compile(r"llvm\.lifetime\.(start|end)(\..*)?")
-_LOCAL_RE = re.compile(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
+_LIFETIME_RE = lazy(r"llvm\.lifetime\.(start|end)(\..*)?")
+_LOCAL_RE = lazy(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
