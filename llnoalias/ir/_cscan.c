@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 #define RD(i) PyUnicode_READ(kind, data, (i))
 
@@ -144,6 +145,65 @@ static int label_row(int kind, const void *data, Py_ssize_t p, Py_ssize_t nl, Py
     return 1;
 }
 
+/* Making an Instruction without running its Python __init__: the offsets of its slots,
+ * read from the class's member descriptors (the layout CPython gives a __slots__ class).
+ * When the class is not laid out that way, body_rows calls the class as before. */
+#define N_SLOTS 7
+static const char *slot_names[N_SLOTS] = {"name", "opcode", "start", "_len", "_op", "ops", "function"};
+enum { S_NAME, S_OPCODE, S_START, S_LEN, S_OP, S_OPS, S_FUNCTION };
+static PyObject *slots_of = NULL; /* the class the offsets were read from (a strong reference) */
+static Py_ssize_t slot_off[N_SLOTS];
+
+/* 1: the offsets of cls's slots are in slot_off; 0: cls has no such slots; -1: error */
+static int read_slots(PyObject *cls) {
+    if (slots_of == cls) return 1;
+    if (!PyType_Check(cls) || ((PyTypeObject *)cls)->tp_init == NULL) return 0;
+    for (int k = 0; k < N_SLOTS; k++) {
+        PyObject *d = PyObject_GetAttrString(cls, slot_names[k]);
+        if (d == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
+        if (ok) slot_off[k] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) return 0;
+    }
+    Py_XDECREF(slots_of);
+    Py_INCREF(cls);
+    slots_of = cls;
+    return 1;
+}
+
+/* A new Instruction with what Instruction.__init__ stores: name, opcode, start, _len =
+ * end - start, _op = opstart - start, ops = None, function. */
+static PyObject *make_instruction(PyObject *cls, PyObject *name, PyObject *opcode, Py_ssize_t start,
+                                  Py_ssize_t end, Py_ssize_t opstart, PyObject *fn) {
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    PyObject *obj = tp->tp_alloc(tp, 0);
+    if (obj == NULL) return NULL;
+    PyObject *vals[N_SLOTS];
+    vals[S_NAME] = name;
+    Py_INCREF(name);
+    vals[S_OPCODE] = opcode;
+    Py_INCREF(opcode);
+    vals[S_START] = PyLong_FromSsize_t(start);
+    vals[S_LEN] = PyLong_FromSsize_t(end - start);
+    vals[S_OP] = PyLong_FromSsize_t(opstart >= 0 ? opstart - start : -1);
+    vals[S_OPS] = Py_None;
+    Py_INCREF(Py_None);
+    vals[S_FUNCTION] = fn;
+    Py_INCREF(fn);
+    int failed = vals[S_START] == NULL || vals[S_LEN] == NULL || vals[S_OP] == NULL;
+    for (int k = 0; k < N_SLOTS; k++) /* the object owns what was made, also on failure */
+        *(PyObject **)((char *)obj + slot_off[k]) = vals[k];
+    if (failed) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    return obj;
+}
+
 /* names.setdefault(key, key), a new reference */
 static PyObject *setdefault_self(PyObject *names, PyObject *key) {
     PyObject *got = PyDict_SetDefault(names, key, key);
@@ -171,6 +231,8 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
     if (end > tlen) end = tlen;
+    int direct = read_slots(instruction);
+    if (direct < 0) return NULL;
     int status = 0;
     while (pos < end) {
         Py_ssize_t nl = pos;
@@ -219,16 +281,20 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                     return NULL;
                 }
             }
-            PyObject *n_start = PyLong_FromSsize_t(pos), *n_end = PyLong_FromSsize_t(iend),
-                     *n_op = PyLong_FromSsize_t(op_s);
             PyObject *inst = NULL;
-            if (n_start != NULL && n_end != NULL && n_op != NULL) {
-                PyObject *argv[6] = {name, opcode, n_start, n_end, fn, n_op};
-                inst = PyObject_Vectorcall(instruction, argv, 6, NULL);
+            if (direct) {
+                inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn);
+            } else {
+                PyObject *n_start = PyLong_FromSsize_t(pos), *n_end = PyLong_FromSsize_t(iend),
+                         *n_op = PyLong_FromSsize_t(op_s);
+                if (n_start != NULL && n_end != NULL && n_op != NULL) {
+                    PyObject *argv[6] = {name, opcode, n_start, n_end, fn, n_op};
+                    inst = PyObject_Vectorcall(instruction, argv, 6, NULL);
+                }
+                Py_XDECREF(n_start);
+                Py_XDECREF(n_end);
+                Py_XDECREF(n_op);
             }
-            Py_XDECREF(n_start);
-            Py_XDECREF(n_end);
-            Py_XDECREF(n_op);
             if (inst == NULL) {
                 Py_DECREF(name);
                 return NULL;
