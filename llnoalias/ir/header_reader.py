@@ -31,7 +31,7 @@ def _calling_convention(words: list[str]) -> str:
 _HEADER_RE = lazy(
     r'(?P<pre>define\b[^"@;(]*(?:\([^"@;()]*\)[^"@;(]*)*)@(?P<name>[-a-zA-Z$._][-a-zA-Z$._0-9]*)'
     r'\((?P<args>[^()"]*(?:\([^()"]*\)[^()"]*)*)\)[^"();]*\Z')
-_PARAM_RE = lazy(r"(?:[^,()]|\([^()]*\))+")
+_PARAM_RE = lazy(r"(?:[^,()]+|\([^()]*\))+")
 _SIMPLE_TYPE = r"(?:ptr(?:[ \t]+addrspace\(\d+\))?|i\d+|half|bfloat|float|double)"
 _SIMPLE_PARAM_RE = lazy(
     r"[ \t\n]*(?P<type>" + _SIMPLE_TYPE + r"|<\d+[ \t]+x[ \t]+" + _SIMPLE_TYPE + r">)"

@@ -275,12 +275,8 @@ class TopLevelReader(HeaderReader, BodyReader):
 
     def _max_metadata_id(self) -> None:
         # Every '!N' anywhere (strings included: a superset only raises the bound).
-        best = -1
-        for m in _MD_ID_RE.finditer(self.src.text):
-            v = int(m.group(1))
-            if v > best:
-                best = v
-        self.mod.max_metadata_id = best
+        # (findall and one max over the ints: no match object per '!N')
+        self.mod.max_metadata_id = max(map(int, _MD_ID_RE.findall(self.src.text)), default=-1)
 
 
 __all__ = ["INSTRUCTION_WORDS", "LINKAGES", "TOP_LEVEL_WORDS", "TopLevelReader"]
