@@ -101,6 +101,7 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                     e.escape = inst.line
                     e.escape_how = how
 
+    parse = opparse.parse
     changed = True
     rounds = 0
     while changed and rounds < 64:
@@ -108,7 +109,9 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
         visited.intersection_update(index)
         early.clear()
         for inst in fn.instrs:
-            ops = opparse.parse(mod, inst)
+            ops = inst.ops
+            if ops is None:
+                ops = parse(mod, inst)
             kind = ops.kind
             if kind == "unparsed":
                 bits = 0
@@ -139,8 +142,14 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
             elif kind == "alloca":
                 pass
             else:
-                for v in _values(ops):
-                    result |= t(v)
+                # t() inlined: this is the branch most instructions take
+                for v in (ops.incoming if kind == "phi" else [tv[1] for tv in ops.operands]):
+                    if isinstance(v, LocalRef):
+                        name = v.name
+                        bits = taint.get(name, 0)
+                        if name not in visited:
+                            early[name] = bits
+                        result |= bits
                 if result and inst.opcode in ("resume", "invoke", "callbr", "indirectbr", "va_arg"):
                     mark(result, "escape", inst, f"used by '{inst.opcode}'")
             if inst.name is not None:

@@ -488,11 +488,16 @@ class FunctionAnalysis(Blame):
         order: list[str] = []
         mod = self.mod
 
+        parse = opparse.parse
+        local_deps = _local_deps
+
         def enter(n: str) -> list[str]:
             inst = by_name[n]
             slice_[n] = inst
-            iops = opparse.parse(mod, inst)
-            deps = [dep for dep in _local_deps(iops) if dep not in vals]
+            iops = inst.ops
+            if iops is None:
+                iops = parse(mod, inst)
+            deps = [dep for dep in local_deps(iops) if dep not in vals]
             if iops.kind == "load" and iops.operands:
                 fwd = self.ma.slots(self.fn).forwarded(iops.operands[0][1])
                 if fwd is not None:  # a forwarded slot: the load reads what its stores write
@@ -504,14 +509,13 @@ class FunctionAnalysis(Blame):
         for top in todo:
             if top in slice_:
                 continue
-            stack = [(top, enter(top), 0)]
+            stack = [(top, iter(enter(top)))]
             while stack:
-                n, deps, k = stack[-1]
-                if k < len(deps):
-                    stack[-1] = (n, deps, k + 1)
-                    dep = deps[k]
+                n, rest = stack[-1]
+                for dep in rest:
                     if dep not in slice_ and dep in by_name:
-                        stack.append((dep, enter(dep), 0))
+                        stack.append((dep, iter(enter(dep))))
+                        break
                 else:
                     stack.pop()
                     order.append(n)
@@ -560,11 +564,25 @@ _operand_values = operand_values
 
 
 def _local_deps(ops: Ops) -> list[str]:
+    """The local names ``ops`` reads, last operand first (constant expressions and
+    aggregates opened in place)."""
     # What a load or an atomic reads does not depend on the provenance of its address.
-    if ops.kind in _NO_DEPS:
+    kind = ops.kind
+    if kind in _NO_DEPS:
         return []
+    vals: list[Value] = ops.incoming if kind == "phi" else [v for _, v in ops.operands]
     out: list[str] = []
-    stack: list[Value] = list(_operand_values(ops))
+    # the common case, no constant expression or aggregate among the operands: the same
+    # names in the same order as the general walk below, without its stack
+    for v in reversed(vals):
+        if isinstance(v, LocalRef):
+            out.append(v.name)
+        elif isinstance(v, (ConstExpr, AggregateConst)):
+            break
+    else:
+        return out
+    out = []
+    stack: list[Value] = list(vals)
     while stack:
         v = stack.pop()
         if isinstance(v, LocalRef):

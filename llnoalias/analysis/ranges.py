@@ -89,7 +89,7 @@ class FunctionRanges(LoopRanges):
         return f"constant expression '{op}' on an address"
 
     def _off_inst(self, inst: Instruction) -> OffResult:
-        if "vscale" in self.mod.text[inst.start:inst.end]:
+        if self.mod.source.text.find("vscale", inst.start, inst.end) >= 0:
             return "scalable vector type: its size is not known" + at_line(inst)
         ops = opparse.parse(self.mod, inst)
         k = ops.kind

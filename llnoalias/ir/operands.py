@@ -525,8 +525,14 @@ def parse(mod: Module, inst: Instruction) -> Ops:
     """The operands of ``inst`` (cached on the instruction, and by text in the module)."""
     ops = inst.ops
     if ops is None:
-        op = inst.opstart
-        key = mod.text[op:inst.end] if op >= 0 else None
+        # inst.opstart and inst.end without their properties (this runs for most
+        # instructions of every function the analysis looks at)
+        op = inst._op
+        if op >= 0:
+            start = inst.start
+            key: str | None = mod.source.text[start + op:start + inst._len]
+        else:
+            key = None
         cache = mod.ops_cache
         if key is not None:
             ops = cache.get(key)
