@@ -378,6 +378,54 @@ static PyObject *plain_refs(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* undefined_refs(text, start, end, defined) -> the set of plain_refs(text, start, end)
+ * not in the set defined, or None when [start, end) holds '%"' or '@"' anywhere (a quoted
+ * name: the caller reads the body with the exact scan). One pass, and no set of every
+ * reference: most are defined names, looked up and dropped. */
+static PyObject *undefined_refs(PyObject *self, PyObject *args) {
+    PyObject *text, *defined;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "UnnO!", &text, &start, &end, &PySet_Type, &defined)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+    if (end > tlen) end = tlen;
+    if (start < 0) start = 0;
+    PyObject *out = PySet_New(NULL);
+    if (out == NULL) return NULL;
+    Py_ssize_t p = start;
+    while (p < end) {
+        Py_UCS4 c = RD(p);
+        if ((c == '%' || c == '@') && p + 1 < end) {
+            Py_UCS4 d = RD(p + 1);
+            if (d == '"') {
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            if (is_name_char(d)) {
+                Py_ssize_t q = p + 2;
+                while (q < end && is_name_char(RD(q))) q++;
+                PyObject *s = PyUnicode_Substring(text, p, q);
+                if (s == NULL) {
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                int has = PySet_Contains(defined, s);
+                if (has < 0 || (has == 0 && PySet_Add(out, s) < 0)) {
+                    Py_DECREF(s);
+                    Py_DECREF(out);
+                    return NULL;
+                }
+                Py_DECREF(s);
+                p = q;
+                continue;
+            }
+        }
+        p++;
+    }
+    return out;
+}
+
 /* line_starts(text) -> bytes: the offsets after each '\n', with 0 first, as native int64
  * (what Lines keeps in an array("q")) */
 static PyObject *line_starts(PyObject *self, PyObject *args) {
@@ -402,6 +450,8 @@ static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},
     {"plain_refs", plain_refs, METH_VARARGS, "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end]))"},
+    {"undefined_refs", undefined_refs, METH_VARARGS,
+     "plain_refs(text, start, end) - defined, or None where a quoted name occurs."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -323,12 +323,17 @@ class BodyReader(LineReader):
         """Every %value and @symbol used in the body [start, end) must be defined (one
         regex pass over the body; positions are looked up only for an error)."""
         text = self.src.text
-        if text.find('%"', start, end) < 0 and text.find('@"', start, end) < 0:
-            # No quoted name: every plain-looking name (comments and strings included, a
-            # superset of the uses) is checked at once, and only a miss is looked at closely.
-            plain = _cscan.plain_refs(text, start, end) if _cscan is not None else set(
-                _PLAIN_REF_RE.findall(text, start, end))
+        # No quoted name: every plain-looking name (comments and strings included, a
+        # superset of the uses) is checked at once, and only a miss is looked at closely.
+        plain: set[str] | None
+        if _cscan is not None:
+            plain = _cscan.undefined_refs(text, start, end, defined)  # None: a quoted name
+        elif text.find('%"', start, end) < 0 and text.find('@"', start, end) < 0:
+            plain = set(_PLAIN_REF_RE.findall(text, start, end))
             plain.difference_update(defined)
+        else:
+            plain = None
+        if plain is not None:
             named_types = self.mod.named_types
             if all(p[0] == "@" or p in named_types for p in plain):
                 for p in plain:
