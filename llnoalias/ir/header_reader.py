@@ -31,6 +31,12 @@ def _calling_convention(words: list[str]) -> str:
 _HEADER_RE = lazy(
     r'(?P<pre>define\b[^"@;(]*(?:\([^"@;()]*\)[^"@;(]*)*)@(?P<name>[-a-zA-Z$._][-a-zA-Z$._0-9]*)'
     r'\((?P<args>[^()"]*(?:\([^()"]*\)[^()"]*)*)\)[^"();]*\Z')
+# A header's text before the name and after the parameters when it holds only plain
+# lowercase words (and attribute groups after): whitespace splits it into the lexer's
+# tokens (no word here can read as a hex number, an int, a label or a comdat).
+_PLAIN_WORD = r"(?![su]?0x)[a-z_][a-z_0-9]*(?![-a-zA-Z$._0-9:])"
+_PLAIN_PRE_RE = lazy(r"define(?:[ \t]+" + _PLAIN_WORD + r")*[ \t]*\Z")
+_PLAIN_TAIL_RE = lazy(r"(?:[ \t]+(?:" + _PLAIN_WORD + r"|\#\d+(?![-a-zA-Z$._0-9:])))*[ \t]*\{?[ \t]*\Z")
 _PARAM_RE = lazy(r"(?:[^,()]+|\([^()]*\))+")
 _SIMPLE_TYPE = r"(?:ptr(?:[ \t]+addrspace\(\d+\))?|i\d+|half|bfloat|float|double)"
 _SIMPLE_PARAM_RE = lazy(
@@ -140,11 +146,21 @@ class HeaderReader(LineReader):
                 attrs = set(_ATTR_WORD_RE.findall(attr_text))
                 args.append(Argument(am.group("name"), idx, aty, attrs, base + pm.start() + am.start("name")))
         close = start + m.end("args") + 1  # just after the ')'
-        pre = tokenize(m.group("pre"))
-        cc = _calling_convention([t.text for t in pre[1:]])
-        tail = tokenize(code[m.end("args") + 1:])
-        groups = tuple(t.text for t in tail if t.kind == "attrgrp")
-        inline = tuple(t.text for t in tail if t.kind in ("word", "string"))
+        pre_text = m.group("pre")
+        if _PLAIN_PRE_RE.match(pre_text):
+            cc = _calling_convention(pre_text.split()[1:])  # the lexer's tokens, all words
+        else:
+            cc = _calling_convention([t.text for t in tokenize(pre_text)[1:]])
+        tail_text = code[m.end("args") + 1:]
+        if _PLAIN_TAIL_RE.match(tail_text):
+            # words and attribute groups only: the lexer's tokens, without the lexer
+            words = tail_text.split()
+            groups = tuple(w for w in words if w[0] == "#")
+            inline = tuple(w for w in words if w[0] != "#" and w != "{")
+        else:
+            tail = tokenize(tail_text)
+            groups = tuple(t.text for t in tail if t.kind == "attrgrp")
+            inline = tuple(t.text for t in tail if t.kind in ("word", "string"))
         fn = Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline)
         fn.header_text = code
         fn.own_attrs_text = code[close - start:]
