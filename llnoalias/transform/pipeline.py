@@ -136,7 +136,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             used.add(md_escape(name))
             ids[id(key)] = writer.scope(domain, name)
     # The decisions of one instruction (one per domain) are adjacent in the plan.
-    noalias_of: dict[tuple[str, tuple[int, ...]], list[int]] = {}
+    noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     seen: set[int] = set()
     group: list[Decision] = []
 
@@ -144,17 +144,17 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         inst = group[0].access.inst
         assert id(inst) not in seen, "decisions of one instruction are not adjacent"
         seen.add(id(inst))
-        scopes: list[int] = []
-        noalias: list[int] = []
+        scopes: tuple[int, ...] = ()
+        noalias: tuple[int, ...] = ()
         for d in group:
-            own = tuple(ids[id(k)] for k in d.keys)
+            own = tuple([ids[id(k)] for k in d.keys])
             key = (d.domain, own)
             na = noalias_of.get(key)
             if na is None:
-                na = noalias_of[key] = [ids[id(k)] for k in noalias_keys(d, p.domain_keys[d.domain])]
-            scopes.extend(own)
-            noalias.extend(na)
-        if not writer.attach_scopes(inst, tuple(scopes), tuple(noalias)):
+                na = noalias_of[key] = tuple([ids[id(k)] for k in noalias_keys(d, p.domain_keys[d.domain])])
+            scopes += own
+            noalias += na
+        if not writer.attach_scopes(inst, scopes, noalias):
             for d in group:
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
