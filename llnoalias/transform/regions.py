@@ -214,7 +214,7 @@ def range_note(d: Decision) -> str:
         return d.range_note
     lo, hi = d.byte_range
     regions = [k for k in d.keys if isinstance(k, Region) and not k.spanning]
-    if len(regions) < len(d.keys):
+    if any(isinstance(k, Region) and k.spanning for k in d.keys):
         if not regions:
             return f"bytes [{lo}, {hi}) spanning, meets no region"
         root = regions[0].root.name
