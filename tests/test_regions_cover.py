@@ -1,7 +1,7 @@
 """Covering regions (``llnoalias.transform.cover``): an access that bridges two groups of
 others spans their regions instead of merging them.
 
-The property tests draw random sets of byte intervals, annotate them (as memsets of one
+The property tests draw random sets of byte intervals, annotate them (as stores to one
 LDS root at constant offsets, beside accesses of a second root and accesses with no byte
 range), read the emitted ``!alias.scope`` / ``!noalias`` lists back, and evaluate them
 with a re-implementation of LLVM's ScopedNoAliasAA (``mayAliasInScopes``: for each domain
@@ -12,8 +12,13 @@ chain rule claimed must still be claimed.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 
+import pytest
+from conftest import FIXTURES, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,21 +76,22 @@ def read_back(out: str) -> tuple[dict[str, tuple[frozenset[str], frozenset[str]]
 # ------------------------------------------------------------ kernels of intervals
 
 def kernel(smem: list[Interval], other: list[Interval], unranged: int) -> str:
-    """One memset per interval of ``@smem`` (``%pN``) and of ``@other`` (``%qN``); ``unranged``
-    stores to ``@smem`` at an offset read from an argument (``%uN``: no byte range)."""
+    """One store of ``<hi - lo x i8>`` per interval of ``@smem`` (``%pN``) and of ``@other``
+    (``%qN``); ``unranged`` stores to ``@smem`` at an offset read from an argument (``%uN``:
+    no byte range). Stores, not memsets: LLVM's aa-eval evaluates the metadata of loads and
+    stores only."""
     body = []
     for name, root, ivs in (("p", "smem", smem), ("q", "other", other)):
         for i, (lo, hi) in enumerate(ivs):
             body.append(f"  %{name}{i} = getelementptr i8, ptr addrspace(3) @{root}, i32 {lo}")
-            body.append(f"  call void @llvm.memset.p3.i32(ptr addrspace(3) %{name}{i}, i8 {i % 100}, i32 {hi - lo}, i1 false)")
+            body.append(f"  store <{hi - lo} x i8> zeroinitializer, ptr addrspace(3) %{name}{i}, align 1")
     for i in range(unranged):
         body.append(f"  %u{i} = getelementptr i8, ptr addrspace(3) @smem, i32 %n")
         body.append(f"  store i8 {i}, ptr addrspace(3) %u{i}, align 1")
     return ('target triple = "amdgcn-amd-amdhsa"\n'
             "@smem = external addrspace(3) global [0 x i8], align 16\n"
             "@other = external addrspace(3) global [0 x i8], align 16\n"
-            "define amdgpu_kernel void @k(i32 %n) {\nentry:\n" + "\n".join(body) + "\n  ret void\n}\n"
-            "declare void @llvm.memset.p3.i32(ptr addrspace(3), i8, i32, i1)\n")
+            "define amdgpu_kernel void @k(i32 %n) {\nentry:\n" + "\n".join(body) + "\n  ret void\n}\n")
 
 
 def share_a_byte(a: Interval, b: Interval) -> bool:
@@ -222,3 +228,56 @@ def test_triton_gfx942_layout() -> None:
     b_reads = range(24, 32)
     assert all((i, j) in claimed for i in a_reads for j in b_reads)
     assert not any((i, j) in claimed for i in range(len(ivs)) for j in range(32, 44) if i < j)
+
+
+# ------------------------------------------------------------ LLVM's own verdicts
+
+OPT = shutil.which("opt-19")
+_VERDICT = re.compile(r"^\s*(NoAlias|MayAlias|MustAlias|PartialAlias):\s+(.*?)\s+<->\s+(.*)$")
+_PTR = re.compile(r"ptr addrspace\(3\) (%[a-z0-9]+)")
+
+
+def aa_eval(text: str) -> dict[frozenset[str], str]:
+    """LLVM's verdict (ScopedNoAliasAA alone) for every pair of LDS accesses, by their
+    pointer names."""
+    assert OPT is not None
+    proc = subprocess.run([OPT, "-aa-pipeline=scoped-noalias-aa", "-passes=aa-eval", "-evaluate-aa-metadata",
+                           "-print-all-alias-modref-info", "-disable-output"],
+                          input=text, capture_output=True, text=True, check=True)
+    out: dict[frozenset[str], str] = {}
+    for line in proc.stderr.splitlines():
+        m = _VERDICT.match(line)
+        if m is None:
+            continue
+        a, b = _PTR.search(m.group(2)), _PTR.search(m.group(3))
+        if a and b:  # (the pointer-pair lines of aa-eval name no address space this way)
+            out[frozenset((a.group(1), b.group(1)))] = m.group(1)
+    return out
+
+
+needs_opt = pytest.mark.skipif(OPT is None, reason="opt-19 is not installed: LLVM's own aa-eval cannot be asked")
+
+
+@needs_opt
+def test_llvm_aa_eval_on_the_tiles_fixture() -> None:
+    res = run_cli([os.path.join(FIXTURES, "regions", "tiles_epilogue_spanning.ll")])
+    assert res.exit_code == 0, res.stderr
+    verdicts = aa_eval(res.stdout.decode())
+    assert verdicts[frozenset(("%pa", "%pb"))] == "NoAlias"  # tile A and tile B
+    assert verdicts[frozenset(("%pa", "%pe"))] == "MayAlias"  # the epilogue spans both
+    assert verdicts[frozenset(("%pb", "%pe"))] == "MayAlias"
+
+
+@needs_opt
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(intervals, st.integers(0, 1))
+def test_llvm_agrees_with_the_python_scoped_noalias(smem: list[Interval], unranged: int) -> None:
+    # distinct pointer names only: several stores through one pointer are one pair to aa-eval
+    text = annotate_text(kernel(smem, [(0, 4)], unranged), options=AnnotateOptions(lds="all")).text
+    got, domain_of = read_back(text)
+    verdicts = aa_eval(text)
+    names = sorted(got)
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            ours = "NoAlias" if llvm_noalias(got[x], got[y], domain_of) else "MayAlias"
+            assert verdicts[frozenset((x, y))] == ours, (x, y, text)

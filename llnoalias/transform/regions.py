@@ -204,7 +204,7 @@ def merge_regions(plan: Plan) -> None:
             continue
         # one key object per scope: the writer finds a key's id by the object
         keys = [Region(root, lo, hi, span) for lo, hi, span in cv.scopes]
-        for d, own in zip(ranged, cv.own):
+        for d, own in zip(ranged, cv.own, strict=True):
             d.keys = [keys[i] for i in own]
 
 
