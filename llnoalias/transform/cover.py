@@ -47,7 +47,19 @@ share a scope:
 
 So no claim is ever made between accesses that can touch the same byte. Accesses of the
 root with no byte range keep the root's own scope, which no access of that root lists in
-its ``!noalias`` (they may alias every region).
+its ``!noalias`` (they may alias every region). Accesses of other roots hold only their
+own root's scopes, which are in every noalias list of this root, as before.
+
+Never fewer claims than the chain rule: two intervals of different chains hold scopes of
+their own chains only (regions and spanning groups never cross chains), so they are still
+claimed apart. That is why a spanning group is a group of overlapping spanning intervals,
+not one scope for every spanning interval of the root: two epilogues over two separate
+chains stay apart.
+
+Known weakness: when many candidates tie for the cheapest cut, all of them are cut, which
+can make more intervals spanning than needed (``[0,4) [12,20) [2,10) [8,14) [0,20)`` cuts
+everywhere and gains nothing); such a chain then stays whole, which is never worse than
+the chain rule.
 """
 
 from __future__ import annotations
