@@ -281,3 +281,19 @@ def test_llvm_agrees_with_the_python_scoped_noalias(smem: list[Interval], unrang
         for y in names[i + 1:]:
             ours = "NoAlias" if llvm_noalias(got[x], got[y], domain_of) else "MayAlias"
             assert verdicts[frozenset((x, y))] == ours, (x, y, text)
+
+
+def test_reports_name_the_spanning_access() -> None:
+    res = run_cli(["explain", os.path.join(FIXTURES, "regions", "tiles_epilogue_spanning.ll")])
+    assert res.exit_code == 0, res.stderr
+    text = res.stdout.decode()
+    assert ("global_smem[0,16384) spanning (bytes [0, 16384) spans regions [0,8192), [8192,16384) of global_smem)"
+            in text)
+    from llnoalias import annotate
+
+    rep = annotate(open(os.path.join(FIXTURES, "regions", "tiles_epilogue_spanning.ll")).read()).report
+    kinds = {r.name: r.kind for r in rep.roots}
+    assert kinds["global_smem[0,16384) spanning"] == "spanning"
+    assert kinds["global_smem[0,8192)"] == "region"
+    notes = [a.range_note for a in rep.accesses]
+    assert notes[0] == "bytes [0, 8192) in region global_smem[0,8192)"
