@@ -297,3 +297,16 @@ def test_reports_name_the_spanning_access() -> None:
     assert kinds["global_smem[0,8192)"] == "region"
     notes = [a.range_note for a in rep.accesses]
     assert notes[0] == "bytes [0, 8192) in region global_smem[0,8192)"
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 12)).map(lambda t: (t[0], t[0] + t[1])),
+                min_size=1, max_size=10))
+def test_a_chain_is_split_whenever_some_cut_could_split_it(ivs: list[Interval]) -> None:
+    cv = cover(ivs)
+    for lo, hi, members in components(ivs, range(len(ivs))):
+        splittable = any(
+            len(components(ivs, [i for i in members if not (ivs[i][0] < p < ivs[i][1])])) >= 2
+            for p in {q for i in members for q in ivs[i]} if lo < p < hi)
+        regions = {s for i in members for s in cv.own[i] if not cv.scopes[s][2]}
+        assert (len(regions) >= 2) == splittable, (ivs, members, cv)

@@ -17,8 +17,11 @@ Algorithm (deterministic, ``O(n log n)``):
 2. For every chain, the *candidate cuts* are the endpoints (``lo`` or ``hi``) of its
    intervals that lie strictly inside the chain's hull. A cut ``p`` is *crossed* by the
    intervals with ``lo < p < hi``; their number is ``#(lo < p) - #(hi <= p)`` (two binary
-   searches). ``m`` is the smallest crossing count of any candidate; the chain is cut at
-   every candidate crossed by exactly ``m`` intervals (the cheapest places to split it).
+   searches). A candidate is *useful* when some interval lies wholly below it
+   (``hi <= p``) and some wholly above it (``lo >= p``); only useful candidates count.
+   ``m`` is the smallest crossing count of any useful candidate; the chain is cut at
+   every useful candidate crossed by exactly ``m`` intervals (the cheapest places to
+   split it).
 3. An interval that crosses a chosen cut is *spanning*. The *regions* of the chain are
    the connected components (by overlap) of its non-spanning intervals; the spanning
    intervals are grouped the same way into *spanning groups*.
@@ -56,10 +59,12 @@ claimed apart. That is why a spanning group is a group of overlapping spanning i
 not one scope for every spanning interval of the root: two epilogues over two separate
 chains stay apart.
 
-Known weakness: when many candidates tie for the cheapest cut, all of them are cut, which
-can make more intervals spanning than needed (``[0,4) [12,20) [2,10) [8,14) [0,20)`` cuts
-everywhere and gains nothing); such a chain then stays whole, which is never worse than
-the chain rule.
+A chain is split whenever any choice of spanning intervals could split it: between two
+regions of such a choice lies a useful candidate (the highest end of the lower region), and
+once any useful candidate is cut, an interval wholly below the lowest cut and one wholly
+above the highest cross no cut and lie in different regions. So step 4 only keeps chains
+that have no useful candidate. What is not optimal is the number of claims: cutting at
+every tied candidate can make more intervals spanning than a better choice would.
 """
 
 from __future__ import annotations
@@ -115,8 +120,12 @@ def _cuts(ivs: Sequence[tuple[int, int]], members: Sequence[int], hull: tuple[in
     cands = sorted({p for i in members for p in ivs[i] if hull[0] < p < hull[1]})
     best: list[int] = []
     least = -1
+    n = len(los)
     for p in cands:
-        c = bisect_left(los, p) - bisect_right(his, p)
+        ended = bisect_right(his, p)  # intervals wholly at or below p
+        if ended == 0 or bisect_left(los, p) == n:
+            continue  # nothing lies wholly on one side: the cut cannot separate two regions
+        c = bisect_left(los, p) - ended
         if least < 0 or c < least:
             least, best = c, [p]
         elif c == least:
