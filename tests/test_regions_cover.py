@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from llnoalias.analysis.lattice import Root
 from llnoalias.options import AnnotateOptions
-from llnoalias.transform.cover import chain_claims, components, cover
+from llnoalias.transform.cover import MAX_SCOPES, chain_claims, coarsen, components, cover
 from llnoalias.transform.pipeline import annotate_text
 from llnoalias.transform.scopes import Region, noalias_keys
 
@@ -142,10 +142,13 @@ def test_accesses_that_share_a_byte_are_never_claimed_noalias(smem: list[Interva
     check(smem, other, unranged)
 
 
-def model_claims(ivs: list[Interval]) -> set[tuple[int, int]]:
-    """The plan alone (cover + the writer's noalias rule), evaluated with ScopedNoAliasAA."""
+def model_claims(ivs: list[Interval], limit: int | None = None) -> set[tuple[int, int]]:
+    """The plan alone (cover + the writer's noalias rule), evaluated with ScopedNoAliasAA;
+    with ``limit``, after ``coarsen`` to that many scopes."""
     root = Root("d", "smem", "lds")
-    cv = cover(ivs)
+    cv = cover(ivs) if limit is None else coarsen(cover(ivs), limit)
+    if limit is not None:
+        assert len(cv.scopes) <= limit
     if cv.regions < 2:
         return set()
     keys = [Region(root, lo, hi, span) for lo, hi, span in cv.scopes]
@@ -172,6 +175,25 @@ def test_the_plan_never_claims_two_intervals_that_share_a_byte(ivs: list[Interva
         assert not share_a_byte(ivs[i], ivs[j]), (ivs[i], ivs[j])
     assert _chain_claimed(ivs) <= claimed
     assert chain_claims(ivs) == len(_chain_claimed(ivs))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 30)).map(lambda t: (t[0], t[0] + t[1])),
+                min_size=1, max_size=24), st.integers(2, 6))
+def test_coarsened_scopes_only_ever_remove_claims(ivs: list[Interval], limit: int) -> None:
+    full = model_claims(ivs)
+    coarse = model_claims(ivs, limit)
+    assert coarse <= full
+    for i, j in coarse:
+        assert not share_a_byte(ivs[i], ivs[j]), (ivs[i], ivs[j])
+
+
+def test_a_root_with_thousands_of_disjoint_accesses_gets_at_most_max_scopes() -> None:
+    ivs = [(8 * i, 8 * i + 4) for i in range(2000)]
+    cv = coarsen(cover(ivs))
+    assert len(cv.scopes) == MAX_SCOPES and cv.regions == MAX_SCOPES
+    # neighbours merged: the first and the last access still sit in different scopes
+    assert cv.own[0] != cv.own[-1] and len({o for o in cv.own}) == MAX_SCOPES
 
 
 # ------------------------------------------------------------ the cases it is for

@@ -171,6 +171,34 @@ def cover(ivs: Sequence[tuple[int, int]]) -> Cover:
     return out
 
 
+#: The most scopes one root gets: every access's ``!noalias`` lists the root's scopes that
+#: are not its own, so n scopes cost O(n) per list and O(n^2) metadata for n regions.
+MAX_SCOPES = 64
+
+
+def coarsen(cv: Cover, limit: int = MAX_SCOPES) -> Cover:
+    """``cv`` with at most ``limit`` scopes: runs of consecutive scopes (in ``cv.scopes``'s
+    order: a chain's regions ascending, then its spanning groups) become one.
+
+    Sound for any such merge: two intervals that share a byte share a scope in ``cv``, and
+    so share the scope it is merged into; merging only ever removes claims. A merged scope
+    is a region (not spanning) when any of its parts is one; its hull covers its parts.
+    """
+    n = len(cv.scopes)
+    if n <= limit:
+        return cv
+    bucket = [i * limit // n for i in range(n)]
+    scopes: list[tuple[int, int, bool]] = []
+    for i, (lo, hi, span) in enumerate(cv.scopes):
+        if bucket[i] == len(scopes):
+            scopes.append((lo, hi, span))
+        else:
+            plo, phi, pspan = scopes[-1]
+            scopes[-1] = (min(plo, lo), max(phi, hi), pspan and span)
+    own = [tuple(sorted({bucket[i] for i in o})) for o in cv.own]
+    return Cover(scopes=scopes, own=own)
+
+
 def chain_claims(ivs: Sequence[tuple[int, int]]) -> int:
     """Pairs of intervals the chain rule claims apart (for tests and statistics)."""
     sizes = [len(m) for _, _, m in components(ivs, range(len(ivs)))]
@@ -180,4 +208,4 @@ def chain_claims(ivs: Sequence[tuple[int, int]]) -> int:
     return (n * n - sum(s * s for s in sizes)) // 2
 
 
-__all__ = ["Cover", "chain_claims", "components", "cover"]
+__all__ = ["MAX_SCOPES", "Cover", "chain_claims", "coarsen", "components", "cover"]
