@@ -20,7 +20,8 @@ from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "corpus" / "triton39"
-KERNELS = ["matmul_64x64x32_gfx942.ll", "matmul_128x128x64_w8s2_gfx942.ll", "attn_fwd_gfx950.ll"]
+KERNELS = ["matmul_64x64x32_gfx942.ll", "matmul_128x128x64_w8s2_gfx942.ll", "attn_fwd_gfx942.ll",
+           "attn_fwd_gfx950.ll"]
 _WG = re.compile(r'"amdgpu-flat-work-group-size"="\d+,(\d+)"')
 
 

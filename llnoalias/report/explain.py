@@ -71,6 +71,9 @@ def explain(report: Report, module: Module | None = None, untagged_only: bool = 
         scopes = list(a.scopes)
         if a.range_note and a.tagged and not any("[" in sc for sc in scopes):
             scopes = [f"{sc} ({a.range_note})" for sc in scopes]
+        elif a.tagged and " spans regions " in a.range_note:
+            # an access that spans regions: say which bytes, beside its spanning scope
+            scopes = [f"{sc} ({a.range_note})" if sc.endswith(" spanning") else sc for sc in scopes]
         ea.domains.append((a.domain, a.tagged, scopes, "" if a.tagged else reason_of(a)))
     out = [f for f in funcs.values() if f.accesses]
     for f in out:

@@ -33,7 +33,7 @@ class AccessRecord:
 class RootRecord:
     domain: str
     name: str
-    kind: str  # lds, arg, region
+    kind: str  # lds, arg, region, spanning (the scope of accesses that span regions)
     detail: str = ""
 
 

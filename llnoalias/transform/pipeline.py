@@ -181,7 +181,10 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
                 rep.roots.append(RootRecord(r.domain, r.name, "arg"))
     for keys in p.domain_keys.values():
         for k in keys:
-            if isinstance(k, Region):
+            if isinstance(k, Region) and k.spanning:
+                rep.roots.append(RootRecord(k.domain, k.name, "spanning",
+                                            f"accesses over regions of bytes [{k.lo}, {k.hi}) of {k.root.name}"))
+            elif isinstance(k, Region):
                 rep.roots.append(RootRecord(k.domain, k.name, "region", f"bytes [{k.lo}, {k.hi}) of {k.root.name}"))
     rep.skipped_globals = dict(roots.lds_skipped)
     text = mod.text

@@ -3,9 +3,13 @@
 For every tagged access of an LDS root, the bytes it can touch, relative to the root's
 start, are computed from its address (``ranges.FunctionRanges.offset``) widened by what
 the access touches (its type's store size, a memcpy's length, an LDS-DMA's 64 lanes).
-Accesses of one root whose ranges overlap, directly or through a chain, form one region
-with its own scope; an access with no range keeps the root's scope (which may alias
-every region of the root). A root with a single region is left as it was.
+The regions of a root are chosen by ``cover`` (which states the rule and why it is
+sound): accesses whose ranges overlap, directly or through a chain, form one region,
+except that an access crossing the cheapest cuts of its chain is kept out of the regions
+as a *spanning* access when that splits the chain into two regions or more; it then
+holds the scope of every region it meets and its spanning group's. An access with no
+range keeps the root's scope (which may alias every region of the root). A root with a
+single region is left as it was.
 
 Ranges are module-wide facts (byte offsets inside one object), so the regions of a root
 are formed over every function of the module.
@@ -24,6 +28,7 @@ from ..ir.datalayout import DataLayout, layout_of
 from ..ir.lazyre import lazy
 from ..ir.model import Function, Module
 from ..ir.types import Type
+from .cover import coarsen, cover
 from .scopes import Decision, Plan, Region
 
 #: The largest wave: an LDS-DMA instruction writes one element per lane.
@@ -185,31 +190,22 @@ class RegionSplitter:
 
 
 def merge_regions(plan: Plan) -> None:
-    """Form each root's regions from the measured ranges of all its accesses: ranges that
-    overlap (directly or through a chain) make one region; a root with one region keeps
-    its own scope."""
-    per_root: dict[int, tuple[Root, list[tuple[Decision, int, int]]]] = {}
+    """Form each root's regions from the measured ranges of all its accesses (``cover``);
+    a root with one region keeps its own scope."""
+    per_root: dict[int, tuple[Root, list[Decision]]] = {}
     for d in plan.decisions:
         if d.byte_range is None or not d.keys:
             continue
         root = d.roots[0]
-        per_root.setdefault(id(root), (root, []))[1].append((d, *d.byte_range))
+        per_root.setdefault(id(root), (root, []))[1].append(d)
     for root, ranged in per_root.values():
-        ranged.sort(key=lambda t: (t[1], t[2]))
-        merged: list[list[int]] = []
-        for _, lo, hi in ranged:
-            if merged and lo < merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], hi)
-            else:
-                merged.append([lo, hi])
-        if len(merged) < 2:
+        cv = coarsen(cover([d.byte_range for d in ranged if d.byte_range is not None]))
+        if cv.regions < 2:
             continue
-        regions = [Region(root, lo, hi) for lo, hi in merged]
-        idx = 0
-        for d, lo, hi in ranged:
-            while not (regions[idx].lo <= lo and hi <= regions[idx].hi):
-                idx += 1
-            d.keys = [regions[idx]]
+        # one key object per scope: the writer finds a key's id by the object
+        keys = [Region(root, lo, hi, span) for lo, hi, span in cv.scopes]
+        for d, own in zip(ranged, cv.own, strict=True):
+            d.keys = [keys[i] for i in own]
 
 
 def range_note(d: Decision) -> str:
@@ -217,8 +213,17 @@ def range_note(d: Decision) -> str:
     if d.byte_range is None:
         return d.range_note
     lo, hi = d.byte_range
-    if d.keys and isinstance(d.keys[0], Region):
-        return f"bytes [{lo}, {hi}) in region {d.keys[0].name}"
+    regions = [k for k in d.keys if isinstance(k, Region) and not k.spanning]
+    if any(isinstance(k, Region) and k.spanning for k in d.keys):
+        if not regions:
+            return f"bytes [{lo}, {hi}) spanning, meets no region"
+        root = regions[0].root.name
+        spans = ", ".join(f"[{k.lo},{k.hi})" for k in regions[:4])
+        if len(regions) > 4:
+            spans += f", ... ({len(regions)} regions)"
+        return f"bytes [{lo}, {hi}) spans regions {spans} of {root}"
+    if regions:
+        return f"bytes [{lo}, {hi}) in region {regions[0].name}"
     return f"bytes [{lo}, {hi}): the root's only region"
 
 

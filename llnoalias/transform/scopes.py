@@ -8,7 +8,8 @@ domain with fewer than two scopes makes no claim.
 Scopes are keyed by ``ScopeKey``: a root, or (with ``--regions``) one byte-range region of
 a root. A region access may alias only its own region and the root's own scope (held
 by the accesses of that root whose range is unknown); a root-scope access may alias
-every region of its root.
+every region of its root. An access that spans regions holds several region scopes and
+its spanning group's scope (see ``cover``).
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ from ..ir.model import Function, LocalRef, Module, Value
 
 @dataclass(frozen=True)
 class Region:
-    """One byte range ``[lo, hi)`` of a root: a scope of its own under the root's domain."""
+    """One byte range ``[lo, hi)`` of a root: a scope of its own under the root's domain.
+    A *spanning* one is the scope shared by a group of accesses that cross the root's
+    regions (``cover``): it overlaps only itself, like a region."""
 
     root: Root
     lo: int
     hi: int
+    spanning: bool = False
 
     @property
     def domain(self) -> str:
@@ -37,7 +41,8 @@ class Region:
 
     @property
     def name(self) -> str:
-        return f"{self.root.name}[{self.lo},{self.hi})"
+        span = " spanning" if self.spanning else ""
+        return f"{self.root.name}[{self.lo},{self.hi}){span}"
 
 
 ScopeKey = Root | Region
