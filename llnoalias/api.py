@@ -43,7 +43,7 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     check hands ``result.text`` to its own LLVM, as it would hand the input.
     """
     if options is None:
-        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),  # type: ignore[arg-type]
+        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),
                                   regions=regions)
     if not isinstance(text, str):
         raise TypeError(f"annotate() takes the module's text as str, not {type(text).__name__}")

@@ -9,7 +9,10 @@ unwritable directory) are shown as ``llnoalias: error: MESSAGE``.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import TextIO
 
 PROG = "llnoalias"
 

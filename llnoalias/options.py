@@ -3,33 +3,77 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 LDS_MODES = ("dynamic", "all", "off")
 ARGS_MODES = ("auto", "noalias", "off")
 
 
-@dataclass(frozen=True)
 class AnnotateOptions:
-    """What one annotation run does; each field is one option of the command line."""
+    """What one annotation run does; each field is one option of the command line.
+
+    Immutable, compared and hashed by value. A plain class, not a frozen dataclass: the
+    ``dataclasses`` module and the code it generates cost every command-line run about
+    10 ms of start-up."""
+
+    __slots__ = ("lds", "args", "may_alias", "regions")
+    _FIELDS = __slots__
 
     #: Which ``addrspace(3)`` globals are roots: ``dynamic`` (external zero-sized),
     #: ``all`` (sized ones too) or ``off``.
-    lds: str = "dynamic"
+    lds: str
     #: Which kernel pointer arguments are roots: ``auto`` (those already ``noalias``),
     #: ``noalias`` (every pointer argument: the bindings rule) or ``off``.
-    args: str = "auto"
+    args: str
     #: Groups of argument indices that may share a buffer (``--may-alias 0,2``).
-    may_alias: tuple[tuple[int, ...], ...] = field(default_factory=tuple)
+    may_alias: tuple[tuple[int, ...], ...]
     #: Split one root into byte-range regions (SPEC section 2b).
-    regions: bool = True
+    regions: bool
 
-    def __post_init__(self) -> None:
-        if self.lds not in LDS_MODES:
-            raise ValueError(f"lds must be one of {', '.join(LDS_MODES)}, not {self.lds!r}")
-        if self.args not in ARGS_MODES:
-            raise ValueError(f"args must be one of {', '.join(ARGS_MODES)}, not {self.args!r}")
-        object.__setattr__(self, "may_alias", parse_may_alias(self.may_alias))
+    def __init__(self, lds: str = "dynamic", args: str = "auto",
+                 may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True) -> None:
+        if lds not in LDS_MODES:
+            raise ValueError(f"lds must be one of {', '.join(LDS_MODES)}, not {lds!r}")
+        if args not in ARGS_MODES:
+            raise ValueError(f"args must be one of {', '.join(ARGS_MODES)}, not {args!r}")
+        set_ = object.__setattr__
+        set_(self, "lds", lds)
+        set_(self, "args", args)
+        set_(self, "may_alias", parse_may_alias(may_alias))
+        set_(self, "regions", regions)
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.lds, self.args, self.may_alias, self.regions)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: AnnotateOptions is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: AnnotateOptions is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, AnnotateOptions)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (f"AnnotateOptions(lds={self.lds!r}, args={self.args!r}, "
+                f"may_alias={self.may_alias!r}, regions={self.regions!r})")
+
+    def replace(self, **changes: object) -> AnnotateOptions:
+        """A copy with the given fields changed (what ``dataclasses.replace`` did)."""
+        unknown = set(changes) - set(self._FIELDS)
+        if unknown:
+            raise TypeError(f"AnnotateOptions has no field {sorted(unknown)[0]!r}")
+        values: dict[str, object] = dict(zip(self._FIELDS, self._values(), strict=True))
+        values.update(changes)
+        return AnnotateOptions(**values)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (AnnotateOptions, self._values())
 
 
 def parse_may_alias(groups: Iterable[str | Iterable[int]]) -> tuple[tuple[int, ...], ...]:

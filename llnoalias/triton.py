@@ -150,7 +150,7 @@ def enable(*, lds: str = "dynamic", args: str = "auto",
     raise here, not at the first compile. Calling it again replaces the options.
     """
     if options is None:
-        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),  # type: ignore[arg-type]
+        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),
                                   regions=regions)
     elif not isinstance(options, AnnotateOptions):
         raise TypeError(f"options must be an AnnotateOptions, not {type(options).__name__}")

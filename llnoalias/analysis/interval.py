@@ -9,7 +9,7 @@ plus a byte offset in ``[lo, hi]``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
 from ..ir.model import PlainConst, Value
 from ..ir.types import Type
@@ -17,27 +17,37 @@ from . import knownbits as kb
 from .knownbits import Known
 from .lattice import Root
 
-
-class Range(NamedTuple):
-    """``[lo, hi]``, and the value's known bits (``knownbits``): ``zero``/``one`` masks of its
-    ``W``-bit pattern (``0, 0``: nothing known beyond the interval)."""
-
-    lo: int
-    hi: int
-    zero: int = 0
-    one: int = 0
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 
 
-class Off(NamedTuple):
-    """An address: ``root`` plus a byte offset in ``[lo, hi]``; the offset's bits below
-    ``kw`` agree with the masks ``zero``/``one`` (``kw == 0``: nothing known)."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-    root: Root
-    lo: int
-    hi: int
-    zero: int = 0
-    one: int = 0
-    kw: int = 0
+    class Range(NamedTuple):
+        """``[lo, hi]``, and the value's known bits (``knownbits``): ``zero``/``one`` masks of its
+        ``W``-bit pattern (``0, 0``: nothing known beyond the interval)."""
+
+        lo: int
+        hi: int
+        zero: int = 0
+        one: int = 0
+
+
+    class Off(NamedTuple):
+        """An address: ``root`` plus a byte offset in ``[lo, hi]``; the offset's bits below
+        ``kw`` agree with the masks ``zero``/``one`` (``kw == 0``: nothing known)."""
+
+        root: Root
+        lo: int
+        hi: int
+        zero: int = 0
+        one: int = 0
+        kw: int = 0
+else:
+    Range = namedtuple("Range", "lo hi zero one", defaults=(0, 0))
+    Off = namedtuple("Off", "root lo hi zero one kw", defaults=(0, 0, 0))
+    Range.__doc__ = "``[lo, hi]`` and the value's known bits ``zero``/``one``."
+    Off.__doc__ = "An address: ``root`` plus a byte offset in ``[lo, hi]`` and its known bits."
 
 
 #: an absent range: why

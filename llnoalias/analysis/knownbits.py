@@ -14,12 +14,18 @@ interval's end that the bits allow: the interval's ends tightened to the bits, a
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
 
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 
-class Known(NamedTuple):
-    zero: int
-    one: int
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class Known(NamedTuple):
+        zero: int
+        one: int
+else:
+    Known = namedtuple("Known", "zero one")
 
 
 NOTHING = Known(0, 0)

@@ -28,9 +28,9 @@ import os
 import re
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..diagnostics import LLNoaliasError
+from ..ir.lazyre import LazyPattern, lazy
 
 #: Set ``LLNOALIAS_BRIDGE=0`` to hand llvmlite the module exactly as it is.
 ENV_SWITCH = "LLNOALIAS_BRIDGE"
@@ -40,21 +40,27 @@ class BridgeError(LLNoaliasError):
     """The module uses something LLVM 22 lacks and no rewrite can stand in for."""
 
 
-@dataclass(frozen=True)
 class Rewrite:
-    """One entry of the table."""
+    """One entry of the table. (A plain class: a dataclass costs every start.)"""
 
-    name: str
-    #: What it matches, in words.
-    matches: str
-    #: Why the rewritten module means the same to code generation.
-    sound: str
-    #: How it rewrites, in words.
-    how: str
-    #: A substring without which the rewrite has nothing to do (a cheap test first).
-    needle: str
-    #: ``text -> (new text, number of places rewritten)``.
-    apply: Callable[[str], tuple[str, int]]
+    __slots__ = ("name", "matches", "sound", "how", "needle", "apply")
+
+    def __init__(self, name: str, matches: str, sound: str, how: str, needle: str,
+                 apply: Callable[[str], tuple[str, int]]) -> None:
+        self.name = name
+        #: What it matches, in words.
+        self.matches = matches
+        #: Why the rewritten module means the same to code generation.
+        self.sound = sound
+        #: How it rewrites, in words.
+        self.how = how
+        #: A substring without which the rewrite has nothing to do (a cheap test first).
+        self.needle = needle
+        #: ``text -> (new text, number of places rewritten)``.
+        self.apply = apply
+
+    def __repr__(self) -> str:
+        return f"Rewrite({self.name!r})"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -114,7 +120,7 @@ def _blank(line: str) -> str:
 
 # --------------------------------------------------------------------------- rewrites
 
-_VERSIONED_TRIPLE_RE = re.compile(
+_VERSIONED_TRIPLE_RE = lazy(
     r'^([ \t]*target[ \t]+triple[ \t]*=[ \t]*")(?:amdgpu|amdgcn)\d+\.[0-9A-Za-z.]+(-[^"\r\n]*")', re.MULTILINE)
 
 
@@ -124,10 +130,10 @@ def _versioned_triple(text: str) -> tuple[str, int]:
 
 #: The floating-point types whose constants the two literal rewrites below spell.
 _FP_WIDTH = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
-_FP_TYPE_RE = re.compile(r"\b(half|bfloat|float|double)\b")
+_FP_TYPE_RE = lazy(r"\b(half|bfloat|float|double)\b")
 
 
-def _fp_literals(text: str, token_re: re.Pattern[str],
+def _fp_literals(text: str, token_re: LazyPattern,
                  convert: Callable[[str, re.Match[str]], str | None]) -> tuple[str, int]:
     """Replace each ``token_re`` match on a line of code by ``convert(type, match)``.
 
@@ -174,7 +180,7 @@ def _spell(ty: str, bits: int) -> str:
     return f"0x{bits:016X}"
 
 
-_FLOAT_BITS_RE = re.compile(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
+_FLOAT_BITS_RE = lazy(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
 
 
 def _float_bits(text: str) -> tuple[str, int]:
@@ -186,7 +192,7 @@ def _float_bits(text: str) -> tuple[str, int]:
 
 
 #: ``+inf``/``-inf`` and the preferred quiet NaNs ``+qnan``/``-qnan`` (the sign is required).
-_FLOAT_SPECIAL_RE = re.compile(r"(?<=[\s,(\[<])([+-])(inf|qnan)\b")
+_FLOAT_SPECIAL_RE = lazy(r"(?<=[\s,(\[<])([+-])(inf|qnan)\b")
 #: Their bit patterns, positive sign: all-ones exponent, and for qnan only the quiet bit.
 _FP_SPECIAL_BITS = {
     ("half", "inf"): 0x7C00, ("half", "qnan"): 0x7E00,
@@ -206,7 +212,7 @@ def _float_special(text: str) -> tuple[str, int]:
     return _fp_literals(text, _FLOAT_SPECIAL_RE, one)
 
 
-_RSRC_RE = re.compile(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")
+_RSRC_RE = lazy(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")
 
 
 def _make_buffer_rsrc(text: str) -> tuple[str, int]:
@@ -248,7 +254,7 @@ def _make_buffer_rsrc(text: str) -> tuple[str, int]:
 
 
 #: LLVM 24's asynchronous LDS loads and the LLVM 22 intrinsic that issues the same load.
-_ASYNC_LDS_RE = re.compile(
+_ASYNC_LDS_RE = lazy(
     r"@llvm\.amdgcn\.((?:raw|struct)(?:\.ptr)?\.buffer\.load|global\.load)\.async\.lds\b")
 
 
@@ -271,8 +277,8 @@ def _async_lds(text: str) -> tuple[str, int]:
     return "".join(out), count
 
 
-_ASYNCMARK_RE = re.compile(r"@llvm\.amdgcn\.(?:wait\.)?asyncmark\(")
-_ASYNCMARK_CALL_RE = re.compile(
+_ASYNCMARK_RE = lazy(r"@llvm\.amdgcn\.(?:wait\.)?asyncmark\(")
+_ASYNCMARK_CALL_RE = lazy(
     r"^[ \t]*(?:(?:tail|musttail|notail)[ \t]+)?call[ \t]+void[ \t]+@llvm\.amdgcn\.(?:wait\.)?asyncmark\(")
 
 
@@ -355,9 +361,9 @@ REWRITES: tuple[Rewrite, ...] = (
 )
 
 #: Intrinsics of newer LLVMs that LLVM 22 lacks and no rewrite above replaces.
-_UNBRIDGED_RE = re.compile(r"@(llvm\.amdgcn\.[\w.]*async[\w.]*|llvm\.amdgcn\.(?:wait\.)?asyncmark)\b")
+_UNBRIDGED_RE = lazy(r"@(llvm\.amdgcn\.[\w.]*async[\w.]*|llvm\.amdgcn\.(?:wait\.)?asyncmark)\b")
 #: ... except these, which LLVM 22 has.
-_LLVM22_ASYNC = re.compile(
+_LLVM22_ASYNC = lazy(
     r"llvm\.amdgcn\.(?:(?:cluster|global)\.load\.async\.to\.lds\.b\d+|global\.store\.async\.from\.lds\.b\d+"
     r"|ds\.atomic\.async\.barrier\.arrive\.b64|s\.wait\.asynccnt)$")
 

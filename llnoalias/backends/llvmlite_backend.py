@@ -17,12 +17,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
-from typing import Any
 
 from ..diagnostics import LLNoaliasError, pass_on
+from ..plain import Record
 from . import signal_name
 from .bridge import BridgeError, bridge
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmlite_child.py")
 
@@ -64,17 +67,21 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-@dataclass
-class ChildOutcome:
+class ChildOutcome(Record):
     """What came back from one child run."""
 
-    #: The child's JSON result (possibly a partial one written before a crash).
-    result: dict[str, Any]
-    #: Emitted bytes (``emit`` only, when the child succeeded).
-    data: bytes | None
-    returncode: int | None
-    timed_out: bool
-    stderr: str
+    __slots__ = ("result", "data", "returncode", "timed_out", "stderr")
+    _FIELDS = __slots__
+
+    def __init__(self, result: dict[str, Any], data: bytes | None, returncode: int | None, timed_out: bool,
+                 stderr: str) -> None:
+        #: The child's JSON result (possibly a partial one written before a crash).
+        self.result = result
+        #: Emitted bytes (``emit`` only, when the child succeeded).
+        self.data = data
+        self.returncode = returncode
+        self.timed_out = timed_out
+        self.stderr = stderr
 
     @property
     def crashed(self) -> bool:
@@ -156,36 +163,43 @@ def _first_line(text: str) -> str:
     return ""
 
 
-@dataclass
-class CheckResult:
+class CheckResult(Record):
     """What llvmlite's LLVM said about an input module and its rewritten output."""
 
-    #: The input parsed. False: llvmlite's LLVM cannot read it (newer or older syntax).
-    input_readable: bool = False
-    #: The input parsed and passed the verifier.
-    input_verified: bool = False
-    #: The output was parsed (it is only tried when the input was readable).
-    output_checked: bool = False
-    #: The output parsed and passed the verifier.
-    output_ok: bool = False
-    #: llvmlite's first line about the output (parse or verifier error), else empty.
-    message: str = ""
-    #: llvmlite's first line about the input (parse or verifier error), else empty.
-    input_message: str = ""
-    #: The child died (signal or non-zero exit) before it finished.
-    crashed: bool = False
-    #: The child ran past the timeout and was killed.
-    timed_out: bool = False
-    #: The child's return code (negative: killed by that signal); None on timeout.
-    returncode: int | None = None
-    #: How the child died, in words ("SIGABRT", "exit status 1", "timed out"), else empty.
-    death: str = ""
-    #: Where the child was when it died ("parse-input", "verify-output", ...).
-    stage: str = ""
-    #: The child's stderr (LLVM's assertion text when it aborted).
-    stderr: str = ""
-    #: The bridge's rewrites applied to the copy llvmlite's LLVM read (see :mod:`.bridge`).
-    rewrites: tuple[str, ...] = ()
+    __slots__ = ("input_readable", "input_verified", "output_checked", "output_ok", "message", "input_message",
+                 "crashed", "timed_out", "returncode", "death", "stage", "stderr", "rewrites")
+    _FIELDS = __slots__
+
+    def __init__(self, input_readable: bool = False, input_verified: bool = False, output_checked: bool = False,
+                 output_ok: bool = False, message: str = "", input_message: str = "", crashed: bool = False,
+                 timed_out: bool = False, returncode: int | None = None, death: str = "", stage: str = "",
+                 stderr: str = "", rewrites: tuple[str, ...] = ()) -> None:
+        #: The input parsed. False: llvmlite's LLVM cannot read it (newer or older syntax).
+        self.input_readable = input_readable
+        #: The input parsed and passed the verifier.
+        self.input_verified = input_verified
+        #: The output was parsed (it is only tried when the input was readable).
+        self.output_checked = output_checked
+        #: The output parsed and passed the verifier.
+        self.output_ok = output_ok
+        #: llvmlite's first line about the output (parse or verifier error), else empty.
+        self.message = message
+        #: llvmlite's first line about the input (parse or verifier error), else empty.
+        self.input_message = input_message
+        #: The child died (signal or non-zero exit) before it finished.
+        self.crashed = crashed
+        #: The child ran past the timeout and was killed.
+        self.timed_out = timed_out
+        #: The child's return code (negative: killed by that signal); None on timeout.
+        self.returncode = returncode
+        #: How the child died, in words ("SIGABRT", "exit status 1", "timed out"), else empty.
+        self.death = death
+        #: Where the child was when it died ("parse-input", "verify-output", ...).
+        self.stage = stage
+        #: The child's stderr (LLVM's assertion text when it aborted).
+        self.stderr = stderr
+        #: The bridge's rewrites applied to the copy llvmlite's LLVM read (see :mod:`.bridge`).
+        self.rewrites = rewrites
 
     @property
     def verified(self) -> bool:

@@ -5,11 +5,12 @@ click (:mod:`.entry`); ``cli``, the click group, is imported on first use."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .entry import main
 
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from .main import cli
 
 

@@ -15,7 +15,10 @@ import re
 import sys
 from array import array
 from collections.abc import Callable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 #: (pattern, flags) -> the arguments of ``_sre.compile`` after the pattern
 #: (the code words are kept as the bytes of an ``array("I")``: marshal reads a list of
@@ -26,7 +29,7 @@ _missed = False
 #: a cache that grew past this (patterns of older versions) starts again
 _CACHE_LIMIT = 1000
 
-_METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "split")
+_METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
 
 
 class LazyPattern:
@@ -40,6 +43,7 @@ class LazyPattern:
     finditer: Callable[..., Iterator[re.Match[str]]]
     findall: Callable[..., list[Any]]
     sub: Callable[..., str]
+    subn: Callable[..., tuple[str, int]]
     split: Callable[..., list[str]]
 
     def __init__(self, pattern: str, flags: int = 0) -> None:

@@ -8,9 +8,11 @@ what such a token means (usually: "this value is unknown").
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from collections import namedtuple
 
 from .lazyre import lazy
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 
 _NAME = r'(?:"[^"]*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+)'
 
@@ -40,11 +42,16 @@ _TOKEN_RE = lazy(
 )
 
 
-class Token(NamedTuple):
-    kind: str
-    text: str
-    start: int
-    end: int
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class Token(NamedTuple):
+        kind: str
+        text: str
+        start: int
+        end: int
+else:
+    Token = namedtuple("Token", "kind text start end")
 
 
 def tokenize(text: str, base: int = 0) -> list[Token]:

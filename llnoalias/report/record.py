@@ -5,59 +5,81 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from typing import Any
+
+from ..plain import Record
+
+TYPE_CHECKING = False  # typing itself is not imported: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(slots=True)
-class AccessRecord:
-    function: str
-    line: int
-    col: int
-    opcode: str  # load, store, atomicrmw, cmpxchg, or the intrinsic's name
-    text: str  # the instruction, trimmed
-    domain: str
-    tagged: bool
-    scopes: list[str] = field(default_factory=list)  # scope names it was given
-    reason: str = ""  # why not, when not tagged
-    dbg: int | None = None  # the !dbg attachment's id, if any
-    range_note: str = ""  # with --regions: the access's byte range, or why it has none
-    #: the reason's rule, without where it applied (what ``--stats`` groups by)
-    rule: str = ""
-    #: where the rule applied: "line N: `code`" of the instruction (or global, argument)
-    #: that blocked the claim, in function ``function`` (``explain --summary`` groups by it)
-    blocker: str = ""
+class AccessRecord(Record):
+    __slots__ = ("function", "line", "col", "opcode", "text", "domain", "tagged", "scopes", "reason", "dbg",
+                 "range_note", "rule", "blocker")
+    _FIELDS = __slots__
+
+    def __init__(self, function: str, line: int, col: int, opcode: str, text: str, domain: str, tagged: bool,
+                 scopes: list[str] | None = None, reason: str = "", dbg: int | None = None, range_note: str = "",
+                 rule: str = "", blocker: str = "") -> None:
+        self.function = function
+        self.line = line
+        self.col = col
+        self.opcode = opcode  # load, store, atomicrmw, cmpxchg, or the intrinsic's name
+        self.text = text  # the instruction, trimmed
+        self.domain = domain
+        self.tagged = tagged
+        self.scopes: list[str] = [] if scopes is None else scopes  # scope names it was given
+        self.reason = reason  # why not, when not tagged
+        self.dbg = dbg  # the !dbg attachment's id, if any
+        self.range_note = range_note  # with --regions: the access's byte range, or why it has none
+        #: the reason's rule, without where it applied (what ``--stats`` groups by)
+        self.rule = rule
+        #: where the rule applied: "line N: `code`" of the instruction (or global, argument)
+        #: that blocked the claim, in function ``function`` (``explain --summary`` groups by it)
+        self.blocker = blocker
 
 
-@dataclass
-class RootRecord:
-    domain: str
-    name: str
-    kind: str  # lds, arg, region, spanning (the scope of accesses that span regions)
-    detail: str = ""
+class RootRecord(Record):
+    __slots__ = ("domain", "name", "kind", "detail")
+    _FIELDS = __slots__
+
+    def __init__(self, domain: str, name: str, kind: str, detail: str = "") -> None:
+        self.domain = domain
+        self.name = name
+        self.kind = kind  # lds, arg, region, spanning (the scope of accesses that span regions)
+        self.detail = detail
 
 
-@dataclass
-class ArgRecord:
-    kernel: str
-    index: int
-    name: str
-    rooted: bool
-    reason: str = ""
-    readonly: str = ""  # "proved", "already", or why not
-    writeonly: str = ""
-    added: list[str] = field(default_factory=list)  # attributes added to the define line
+class ArgRecord(Record):
+    __slots__ = ("kernel", "index", "name", "rooted", "reason", "readonly", "writeonly", "added")
+    _FIELDS = __slots__
+
+    def __init__(self, kernel: str, index: int, name: str, rooted: bool, reason: str = "", readonly: str = "",
+                 writeonly: str = "", added: list[str] | None = None) -> None:
+        self.kernel = kernel
+        self.index = index
+        self.name = name
+        self.rooted = rooted
+        self.reason = reason
+        self.readonly = readonly  # "proved", "already", or why not
+        self.writeonly = writeonly
+        self.added: list[str] = [] if added is None else added  # attributes added to the define line
 
 
-@dataclass
-class Report:
-    path: str
-    roots: list[RootRecord] = field(default_factory=list)
-    accesses: list[AccessRecord] = field(default_factory=list)
-    args: list[ArgRecord] = field(default_factory=list)
-    skipped_globals: dict[str, str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    invariant_loads: int = 0
+class Report(Record):
+    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads")
+    _FIELDS = __slots__
+
+    def __init__(self, path: str, roots: list[RootRecord] | None = None, accesses: list[AccessRecord] | None = None,
+                 args: list[ArgRecord] | None = None, skipped_globals: dict[str, str] | None = None,
+                 notes: list[str] | None = None, invariant_loads: int = 0) -> None:
+        self.path = path
+        self.roots: list[RootRecord] = [] if roots is None else roots
+        self.accesses: list[AccessRecord] = [] if accesses is None else accesses
+        self.args: list[ArgRecord] = [] if args is None else args
+        self.skipped_globals: dict[str, str] = {} if skipped_globals is None else skipped_globals
+        self.notes: list[str] = [] if notes is None else notes
+        self.invariant_loads = invariant_loads
 
     @property
     def tagged(self) -> list[AccessRecord]:
@@ -89,9 +111,9 @@ class Report:
         return {
             "schema": "llnoalias.report/1",
             "path": self.path,
-            "roots": [asdict(r) for r in self.roots],
-            "accesses": [asdict(a) for a in self.accesses],
-            "arguments": [asdict(a) for a in self.args],
+            "roots": [r.as_dict() for r in self.roots],
+            "accesses": [a.as_dict() for a in self.accesses],
+            "arguments": [a.as_dict() for a in self.args],
             "summary": {
                 "tagged": len(self.tagged),
                 "untagged": len(self.untagged),

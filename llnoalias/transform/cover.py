@@ -71,18 +71,28 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 
-@dataclass
 class Cover:
-    """The scopes of one root's intervals."""
+    """The scopes of one root's intervals. (A plain class: a dataclass costs start-up.)"""
 
-    #: every scope: ``(lo, hi, spanning)``, the hull of its intervals; regions of one chain
-    #: in ascending order, then that chain's spanning groups
-    scopes: list[tuple[int, int, bool]] = field(default_factory=list)
-    #: per input interval: the indices (into ``scopes``) of its own scopes, regions first
-    own: list[tuple[int, ...]] = field(default_factory=list)
+    def __init__(self, scopes: list[tuple[int, int, bool]] | None = None,
+                 own: list[tuple[int, ...]] | None = None) -> None:
+        #: every scope: ``(lo, hi, spanning)``, the hull of its intervals; regions of one chain
+        #: in ascending order, then that chain's spanning groups
+        self.scopes: list[tuple[int, int, bool]] = [] if scopes is None else scopes
+        #: per input interval: the indices (into ``scopes``) of its own scopes, regions first
+        self.own: list[tuple[int, ...]] = [] if own is None else own
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Cover):
+            return NotImplemented
+        return self.scopes == other.scopes and self.own == other.own
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Cover(scopes={self.scopes!r}, own={self.own!r})"
 
     @property
     def regions(self) -> int:

@@ -15,7 +15,6 @@ its spanning group's scope (see ``cover``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from ..analysis.accesses import Access, find_accesses, reaches_global, reaches_lds, target_family
 from ..analysis.lattice import BOTTOM, NONE, UNKNOWN, Root
@@ -23,17 +22,45 @@ from ..analysis.provenance import FunctionAnalysis, ModuleAnalysis
 from ..analysis.rootset import LDS_DOMAIN, RootSet
 from ..ir.model import Function, LocalRef, Module, Value
 
+# Plain classes, not dataclasses: the ``dataclasses`` module and the code it generates
+# cost every command-line run about 10 ms of start-up.
 
-@dataclass(frozen=True)
+
 class Region:
     """One byte range ``[lo, hi)`` of a root: a scope of its own under the root's domain.
     A *spanning* one is the scope shared by a group of accesses that cross the root's
-    regions (``cover``): it overlaps only itself, like a region."""
+    regions (``cover``): it overlaps only itself, like a region. Immutable; equal (and
+    hashed) by value."""
+
+    __slots__ = ("root", "lo", "hi", "spanning")
 
     root: Root
     lo: int
     hi: int
-    spanning: bool = False
+    spanning: bool
+
+    def __init__(self, root: Root, lo: int, hi: int, spanning: bool = False) -> None:
+        set_ = object.__setattr__
+        set_(self, "root", root)
+        set_(self, "lo", lo)
+        set_(self, "hi", hi)
+        set_(self, "spanning", spanning)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: Region is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Region:
+            return NotImplemented
+        assert isinstance(other, Region)
+        return (self.root == other.root and self.lo == other.lo and self.hi == other.hi
+                and self.spanning == other.spanning)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.lo, self.hi, self.spanning))
+
+    def __repr__(self) -> str:
+        return f"Region(root={self.root!r}, lo={self.lo!r}, hi={self.hi!r}, spanning={self.spanning!r})"
 
     @property
     def domain(self) -> str:
@@ -61,35 +88,41 @@ def may_overlap(a: ScopeKey, b: ScopeKey) -> bool:
     return True
 
 
-@dataclass(slots=True)
 class Decision:
     """One access in one domain."""
 
-    access: Access
-    #: the function's analysis while it is being planned (released afterwards)
-    fa: FunctionAnalysis | None
-    domain: str
-    roots: Sequence[Root] = ()
-    keys: Sequence[ScopeKey] = ()
-    reason: str = ""
-    #: where the reason applies: "line N: `code`" of the instruction (or global, or
-    #: argument) that blocked the claim; accesses are grouped by it (``explain --summary``)
-    blocker: str = ""
-    #: with --regions: the access's byte range and region, or why it has no range
-    range_note: str = ""
-    #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
-    byte_range: tuple[int, int] | None = None
+    __slots__ = ("access", "fa", "domain", "roots", "keys", "reason", "blocker", "range_note", "byte_range")
+
+    def __init__(self, access: Access, fa: FunctionAnalysis | None, domain: str, roots: Sequence[Root] = (),
+                 keys: Sequence[ScopeKey] = (), reason: str = "") -> None:
+        self.access = access
+        #: the function's analysis while it is being planned (released afterwards)
+        self.fa: FunctionAnalysis | None = fa
+        self.domain = domain
+        self.roots: Sequence[Root] = roots
+        self.keys: Sequence[ScopeKey] = keys
+        self.reason = reason
+        #: where the reason applies: "line N: `code`" of the instruction (or global, or
+        #: argument) that blocked the claim; accesses are grouped by it (``explain --summary``)
+        self.blocker = ""
+        #: with --regions: the access's byte range and region, or why it has no range
+        self.range_note = ""
+        #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
+        self.byte_range: tuple[int, int] | None = None
+
+    def __repr__(self) -> str:
+        return f"Decision({self.access!r}, domain={self.domain!r}, keys={list(self.keys)!r}, reason={self.reason!r})"
 
     @property
     def tagged(self) -> bool:
         return bool(self.keys)
 
 
-@dataclass
 class Plan:
-    decisions: list[Decision] = field(default_factory=list)
-    #: domain -> every scope key used by a tagged access, in first-use order
-    domain_keys: dict[str, list[ScopeKey]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.decisions: list[Decision] = []
+        #: domain -> every scope key used by a tagged access, in first-use order
+        self.domain_keys: dict[str, list[ScopeKey]] = {}
 
     def tagged(self) -> Iterable[Decision]:
         return (d for d in self.decisions if d.keys)
