@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llnoalias.backends import llvmlite_backend
+from llnoalias.backends import pending_check
 from llnoalias.backends.llvmlite_backend import PendingCheck, check_module
 from llnoalias.cli.run import run_annotate
 from llnoalias.options import AnnotateOptions
@@ -39,7 +39,7 @@ def test_finish_after_the_input_is_checked() -> None:
 
 def test_a_child_that_dies_before_the_input_is_contained(monkeypatch: pytest.MonkeyPatch) -> None:
     code = "import resource, os; resource.setrlimit(resource.RLIMIT_CORE, (0, 0)); os.abort()"
-    monkeypatch.setattr(llvmlite_backend, "_child_command", lambda: [sys.executable, "-c", code])
+    monkeypatch.setattr(pending_check, "_child_command", lambda: [sys.executable, "-c", code])
     pending = PendingCheck.start()
     pending.send_input(GEMM)
     res = pending.finish(GEMM)
@@ -77,3 +77,18 @@ def test_direct_calls_say_what_llvmlite_binding_says(name: str, monkeypatch: pyt
                      for r in (check_module(a, b) for a, b in cases)])
     assert seen[0] == seen[1]
     assert seen[0][0][:3] == (True, True, True)
+
+
+@pytest.mark.parametrize("result", [
+    {"op": "check", "stage": "done", "input_readable": True, "output_ok": False, "message": ""},
+    {"message": 'error: expected \'"\' \\ here\n\tnext line \x01 \u00e9 \u2603 \U0001F600', "n": 3, "x": None},
+    {"nested": ["not", "flat"], "stage": "emit"},  # not flat: the json module writes it
+])
+def test_the_childs_result_writer_is_json(result: dict[str, object]) -> None:
+    """The child writes its result without importing json (it costs its start ~10 ms);
+    what it writes must read back as the same dict."""
+    import json
+
+    from llnoalias.backends._llvmlite_child import _dumps
+
+    assert json.loads(_dumps(result)) == result  # type: ignore[arg-type]
