@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from llnoalias.backends import ExternalToolError, codegen, llc, llvmlite_backend, ptxas
+from llnoalias.backends import (
+    ExternalToolError,
+    codegen,
+    llc,
+    llvmlite_backend,
+    pending_check,
+    ptxas,
+)
 from llnoalias.diagnostics import LLNoaliasError
 
 AMD_KERNEL = """\
@@ -78,7 +85,7 @@ def _fake_tool(tmp_path: Path, name: str, body: str) -> str:
 
 def _fake_child(monkeypatch: pytest.MonkeyPatch, code: str) -> None:
     code = "import resource; resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n" + code
-    monkeypatch.setattr(llvmlite_backend, "_child_command", lambda: [sys.executable, "-c", code])
+    monkeypatch.setattr(pending_check, "_child_command", lambda: [sys.executable, "-c", code])
 
 
 # --- llvmlite: emission -------------------------------------------------------------
@@ -301,3 +308,13 @@ def test_nvptx_without_cpu_gets_sm80_and_a_note() -> None:
     assert any("generating PTX for sm_80" in n for n in notes)
     with pytest.raises(LLNoaliasError, match="a cubin needs one"):
         codegen.generate(text, emit="obj")
+
+
+def test_check_child_that_floods_stdout_is_contained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checking child's stdout is a pipe the parent waits on (its end is how the parent
+    learns the child exited): 4 MB of junk there must not block either side."""
+    _fake_child(monkeypatch, "import sys; sys.stdout.write('x' * (4 << 20)); sys.stdout.flush()")
+    start = time.monotonic()
+    res = llvmlite_backend.check_module(AMD_KERNEL, AMD_KERNEL, timeout=30)
+    assert time.monotonic() - start < 20
+    assert res.crashed and not res.timed_out and not res.output_ok and not res.regression

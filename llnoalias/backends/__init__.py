@@ -11,13 +11,13 @@ own stderr and exit status so that the CLI can hand both back unchanged (SPEC 6)
 
 from __future__ import annotations
 
-import signal
-
 from ..diagnostics import LLNoaliasError
 
 
 def signal_name(signum: int) -> str:
     """``6`` -> ``"SIGABRT"``; a number that names no signal -> ``"signal N"``."""
+    import signal  # here, not at import: every verified run imports this package
+
     try:
         return signal.Signals(signum).name
     except ValueError:

@@ -46,7 +46,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
     the parent annotates, so that only the output's check is left to wait for."""
     pending = None
     if verify:
-        from ..backends.llvmlite_backend import PendingCheck
+        from ..backends.pending_check import PendingCheck
 
         pending = PendingCheck.start()
     try:
