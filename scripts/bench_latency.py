@@ -8,7 +8,10 @@ Runs ``llc -O3 FILE``, ``llnoalias --no-verify FILE -o OUT`` and ``llnoalias FIL
 (verified with llvmlite's LLVM) round-robin, --runs times each, and prints the median wall
 and CPU (user+sys, children included) time of each, side by side, and as ratios to llc;
 ``python -c pass`` shows what starting the interpreter costs (an editable install's
-import hook adds about 25 ms of it to every run). On a loaded machine the CPU column is
+import hook adds about 25 ms of it to every run). The rows marked "installed" run the same
+code as a regular ``pip install`` would: a throwaway virtual environment whose only
+``.pth`` puts this checkout and this environment's site-packages on ``sys.path``, without
+the editable install's import hook, started as the console script starts. On a loaded machine the CPU column is
 the steadier one; the wall column shows the checking child's overlap only where a core
 is free. The issue's bar:
 ``--no-verify`` no slower than llc, at most 2x with verification.
@@ -54,6 +57,28 @@ def find_llc(explicit: str | None) -> str:
     sys.exit("llc not found (install llvm-19 or pass --llc PATH)")
 
 
+def installed_python(tmp: str) -> str:
+    """A Python that finds llnoalias as a regular install does: a fresh virtual environment
+    (no pip) whose one ``.pth`` names this checkout and this environment's site-packages
+    (llvmlite, click, rich), and no editable-install hook."""
+    import site
+    import sysconfig
+
+    venv = os.path.join(tmp, "installed")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    py = os.path.join(venv, "bin", "python")
+    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    ours = [p for p in site.getsitepackages() if os.path.isdir(p)] or [sysconfig.get_paths()["purelib"]]
+    with open(os.path.join(purelib, "llnoalias-bench.pth"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join([ROOT, *ours]) + "\n")
+    return py
+
+
+#: what the console script ``llnoalias`` runs
+SCRIPT = "import sys\nfrom llnoalias.cli import main\nsys.exit(main())"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=21)
@@ -65,13 +90,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out_s = os.path.join(tmp, "out.s")
         out_ll = os.path.join(tmp, "out.ll")
-        llnoalias = [sys.executable, "-m", "llnoalias"]
+        llnoalias = [sys.executable, "-c", SCRIPT]
+        inst = installed_python(tmp)
+        installed = [inst, "-c", SCRIPT]
         commands = {
             "llc -O3": [llc, "-O3", args.file, "-o", out_s],
             "llnoalias --no-verify": [*llnoalias, "--no-verify", args.file, "-o", out_ll],
             "llnoalias (verified)": [*llnoalias, args.file, "-o", out_ll],
             # what any Python program pays before its first line (with this install's .pth hooks)
             "python -c pass": [sys.executable, "-c", "pass"],
+            "installed: --no-verify": [*installed, "--no-verify", args.file, "-o", out_ll],
+            "installed: verified": [*installed, args.file, "-o", out_ll],
+            "installed: python -c pass": [inst, "-c", "pass"],
         }
         for cmd in commands.values():
             timed(cmd, env)  # warm-up: bytecode, page cache
@@ -86,13 +116,13 @@ def main() -> None:
         n_lines = sum(1 for _ in fh)
     print(f"{os.path.relpath(args.file, ROOT)}: {n_lines} lines; median of {args.runs} runs "
           f"({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f})")
-    print(f"{'':24} {'wall ms':>9} {'x llc':>7} {'cpu ms':>9} {'x llc':>7}")
+    print(f"{'':26} {'wall ms':>9} {'x llc':>7} {'cpu ms':>9} {'x llc':>7}")
     base_wall = statistics.median(walls["llc -O3"])
     base_cpu = statistics.median(cpus["llc -O3"])
     for name in commands:
         w = statistics.median(walls[name])
         c = statistics.median(cpus[name])
-        print(f"{name:24} {w * 1e3:9.1f} {w / base_wall:7.2f} {c * 1e3:9.1f} {c / base_cpu:7.2f}")
+        print(f"{name:26} {w * 1e3:9.1f} {w / base_wall:7.2f} {c * 1e3:9.1f} {c / base_cpu:7.2f}")
 
 
 if __name__ == "__main__":
