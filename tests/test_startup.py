@@ -150,3 +150,20 @@ def test_regex_cache_gives_what_re_compile_gives(tmp_path: Path, monkeypatch: py
     cache.write_bytes(b"junk")
     monkeypatch.setattr(lazyre, "_cache", None)
     assert lazyre.compile_cached(*patterns[0]).pattern == patterns[0][0]
+
+
+def test_the_console_script_ends_without_teardown_but_loses_nothing(tmp_path: Path) -> None:
+    """The console script's plain run ends with ``os._exit`` (no interpreter teardown):
+    its output on a pipe is complete, its status 0, and the regex cache it filled is saved."""
+    import os
+
+    cache = tmp_path / "re.marshal"
+    code = ("import sys\nfrom llnoalias.ir import lazyre\n"
+            f"lazyre._cache_file = lambda: {str(cache)!r}\n"
+            "from llnoalias.cli.entry import main\nmain()\nraise SystemExit('main() returned')\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_NO_RE_CACHE")}
+    proc = subprocess.run([sys.executable, "-c", code, "--no-verify", "--lds", "all", str(FIXTURE)],
+                          capture_output=True, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.decode() == __import__("llnoalias").annotate(FIXTURE.read_text(), lds="all").text
+    assert cache.exists() and cache.stat().st_size > 0

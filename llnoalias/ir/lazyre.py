@@ -144,6 +144,18 @@ def _compile_fresh(pattern: str, flags: int) -> tuple[re.Pattern[str], _Entry | 
     return re.compile(pattern, flags), None
 
 
+def save_pending() -> None:
+    """Save the cache now if this run added to it (what the exit handler would do), for a
+    process that ends with ``os._exit``."""
+    global _missed
+    if _missed:
+        import atexit
+
+        atexit.unregister(_save)
+        _missed = False
+        _save()
+
+
 def compile_cached(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, from the cache between runs where it can be."""
     global _missed
