@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from .plain import ValueRecord
+
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
     from typing import TextIO
@@ -20,11 +22,12 @@ PROG = "llnoalias"
 EXIT_BAD_INPUT = 2
 
 
-class Location:
+class Location(ValueRecord):
     """A 1-based line and column in a named input, with the text of that line (not
     changed once made; a plain class: a dataclass costs about 1 ms at every start)."""
 
     __slots__ = ("path", "line", "col", "source_line")
+    _FIELDS = __slots__
 
     def __init__(self, path: str, line: int, col: int, source_line: str = "") -> None:
         self.path = path
@@ -32,18 +35,6 @@ class Location:
         self.col = col
         self.source_line = source_line
 
-    def _key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.col, self.source_line)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, Location) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"Location(path={self.path!r}, line={self.line!r}, col={self.col!r}, "
-                f"source_line={self.source_line!r})")
 
 
 class LLNoaliasError(Exception):

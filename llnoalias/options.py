@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .plain import ValueRecord
+
 LDS_MODES = ("dynamic", "all", "off")
 ARGS_MODES = ("auto", "noalias", "off")
 
 
-class AnnotateOptions:
+class AnnotateOptions(ValueRecord):
     """What one annotation run does; each field is one option of the command line.
 
     Immutable, compared and hashed by value. A plain class, not a frozen dataclass: the
@@ -41,36 +43,20 @@ class AnnotateOptions:
         set_(self, "may_alias", parse_may_alias(may_alias))
         set_(self, "regions", regions)
 
-    def _values(self) -> tuple[object, ...]:
-        return (self.lds, self.args, self.may_alias, self.regions)
-
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: AnnotateOptions is immutable")
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r}: AnnotateOptions is immutable")
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, AnnotateOptions)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return (f"AnnotateOptions(lds={self.lds!r}, args={self.args!r}, "
-                f"may_alias={self.may_alias!r}, regions={self.regions!r})")
-
     def replace(self, **changes: object) -> AnnotateOptions:
         """A copy with the given fields changed (what ``dataclasses.replace`` did)."""
         unknown = set(changes) - set(self._FIELDS)
         if unknown:
             raise TypeError(f"AnnotateOptions has no field {sorted(unknown)[0]!r}")
-        values: dict[str, object] = dict(zip(self._FIELDS, self._values(), strict=True))
+        values = self.as_dict()
         values.update(changes)
-        return AnnotateOptions(**values)  # type: ignore[arg-type]
+        return AnnotateOptions(**values)
 
     def __reduce__(self) -> tuple[object, ...]:
         return (AnnotateOptions, self._values())

@@ -7,6 +7,7 @@ from ..ir import operands as opparse
 from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
 from ..ir.types import Type
+from ..plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
 
 ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}
@@ -16,9 +17,9 @@ _CALLEE_RE = lazy(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
 # Plain classes, not dataclasses: decorating one costs about 1 ms at every start.
 
 
-class PointerOperand:
+class PointerOperand(Record):
     __slots__ = ("index", "type", "value", "effect")
-    __hash__ = None  # type: ignore[assignment]
+    _FIELDS = __slots__
 
     def __init__(self, index: int, type: Type, value: Value, effect: str) -> None:
         self.index = index
@@ -26,24 +27,15 @@ class PointerOperand:
         self.value = value
         self.effect = effect  # r, w, rw
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PointerOperand):
-            return NotImplemented
-        return (self.index, self.type, self.value, self.effect) == (other.index, other.type, other.value,
-                                                                    other.effect)
-
-    def __repr__(self) -> str:
-        return (f"PointerOperand(index={self.index!r}, type={self.type!r}, value={self.value!r}, "
-                f"effect={self.effect!r})")
 
 
 #: what an access's operand lists become once its function is done (shared; never mutated)
 RELEASED: list = []
 
 
-class Access:
+class Access(Record):
     __slots__ = ("inst", "kind", "pointers", "opaque", "intrinsic", "blocked")
-    __hash__ = None  # type: ignore[assignment]
+    _FIELDS = __slots__
 
     def __init__(self, inst: Instruction, kind: str, pointers: list[PointerOperand] | None = None,
                  opaque: list[Value] | None = None, intrinsic: str | None = None,
@@ -57,15 +49,6 @@ class Access:
         #: why the access can never be tagged (volatile, ordered atomic, not understood)
         self.blocked = blocked
 
-    def _key(self) -> tuple[object, ...]:
-        return (self.inst, self.kind, self.pointers, self.opaque, self.intrinsic, self.blocked)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, Access) else NotImplemented
-
-    def __repr__(self) -> str:
-        return (f"Access(inst={self.inst!r}, kind={self.kind!r}, pointers={self.pointers!r}, "
-                f"opaque={self.opaque!r}, intrinsic={self.intrinsic!r}, blocked={self.blocked!r})")
 
     def release(self) -> None:
         """Drop the operands (parsed values) once the access's function is done."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 from ..ir import operands as opparse
 from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
+from ..plain import Record
 from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
 
 #: intrinsics that neither read nor write memory through their pointer operands
@@ -35,12 +36,12 @@ _NO_MEMORY_RE = lazy(
 _LOCAL_RE = lazy(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
 
 
-class Effects:
+class Effects(Record):
     """What a kernel does through one pointer argument (a plain class: a dataclass costs
     about 1 ms at every start)."""
 
     __slots__ = ("read", "write", "escape", "escape_how")
-    __hash__ = None  # type: ignore[assignment]
+    _FIELDS = __slots__
 
     def __init__(self, read: int = 0, write: int = 0, escape: int = 0, escape_how: str = "") -> None:
         self.read = read  # line of the first read through it, 0 if none
@@ -48,15 +49,6 @@ class Effects:
         self.escape = escape
         self.escape_how = escape_how
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Effects):
-            return NotImplemented
-        return (self.read, self.write, self.escape, self.escape_how) == (
-            other.read, other.write, other.escape, other.escape_how)
-
-    def __repr__(self) -> str:
-        return (f"Effects(read={self.read!r}, write={self.write!r}, escape={self.escape!r}, "
-                f"escape_how={self.escape_how!r})")
 
 
 def _values(ops: opparse.Ops) -> list[Value]:

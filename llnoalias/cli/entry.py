@@ -16,6 +16,7 @@ import os
 import sys
 
 from ..options import ARGS_MODES, LDS_MODES, AnnotateOptions, parse_may_alias
+from ..plain import Record
 
 #: flags: option -> (field, value)
 _FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
@@ -27,13 +28,12 @@ _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args
 _COMMANDS = ("annotate", "compile", "explain", "stats", "gate")
 
 
-class FastRun:
+class FastRun(Record):
     """One plain ``llnoalias IN [-o OUT] [options]`` command line (a plain class: a
     dataclass costs about 1 ms at every start)."""
 
     _FIELDS = ("path", "output", "no_verify", "show_stats", "regions", "lds", "args", "report_path",
                "remarks_path", "may_alias")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, path: str = "-", output: str | None = None, no_verify: bool = False,
                  show_stats: bool = False, regions: bool = True, lds: str = "dynamic", args: str = "auto",
@@ -50,13 +50,6 @@ class FastRun:
         self.remarks_path = remarks_path
         self.may_alias: list[str] = [] if may_alias is None else may_alias
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FastRun):
-            return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in self._FIELDS)
-
-    def __repr__(self) -> str:
-        return f"FastRun({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
 
     def options(self) -> AnnotateOptions:
         return AnnotateOptions(lds=self.lds, args=self.args, may_alias=parse_may_alias(self.may_alias),

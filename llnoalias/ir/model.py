@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 
+from ..plain import Record
 from .lexer import split_comment
 from .source import SourceFile
 from .types import Type
@@ -177,24 +178,14 @@ class Instruction:
         return f"<{self.opcode} {self.name or ''} @{self.line}>"
 
 
-def _fields_eq(a: object, b: object, names: tuple[str, ...]) -> bool:
-    return all(getattr(a, n) == getattr(b, n) for n in names)
+# The classes below were dataclasses; :class:`..plain.Record` gives them the dataclass's
+# equality and repr by ``_FIELDS`` (decorating a dataclass costs every start about 1 ms).
 
 
-def _fields_repr(obj: object, names: tuple[str, ...]) -> str:
-    return f"{type(obj).__name__}({', '.join(f'{n}={getattr(obj, n)!r}' for n in names)})"
-
-
-# The classes below were dataclasses: written out by hand, because decorating a dataclass
-# compiles its generated methods at every start (about 1 ms each). Equality and repr are
-# the dataclass's: all fields in order, and equal objects are unhashable.
-
-
-class Argument:
+class Argument(Record):
     """One parameter of a ``define``."""
 
     _FIELDS = ("name", "index", "type", "attrs", "insert_at", "named")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, name: str, index: int, type: Type, attrs: set[str], insert_at: int,
                  named: bool = True) -> None:
@@ -207,22 +198,13 @@ class Argument:
         #: Whether the argument's name is spelled in the text (an unnamed one needs a space before).
         self.named = named
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _fields_eq(self, other, self._FIELDS)
 
-    def __repr__(self) -> str:
-        return _fields_repr(self, self._FIELDS)
-
-
-class Function:
+class Function(Record):
     """One ``define``: its header, arguments and instructions."""
 
     _FIELDS = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
                "instrs", "by_name", "blocks", "is_kernel", "header_text", "own_attrs_text", "source",
                "block_offsets")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, name: str, line: int, start: int, cc: str, args: list[Argument], header_end: int,
                  fn_attr_groups: tuple[str, ...] = (), fn_attrs_inline: tuple[str, ...] = (),
@@ -250,14 +232,6 @@ class Function:
         #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
         self.block_offsets: list[int] = [] if block_offsets is None else block_offsets
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _fields_eq(self, other, self._FIELDS)
-
-    def __repr__(self) -> str:
-        return _fields_repr(self, self._FIELDS)
-
     def block_at(self, offset: int) -> int:
         return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)
 
@@ -271,12 +245,11 @@ class Function:
         return None
 
 
-class Global:
+class Global(Record):
     """One global variable (``@name = ... global/constant ...``)."""
 
     _FIELDS = ("name", "line", "start", "addrspace", "type", "linkage", "has_initializer", "is_constant",
                "initializer_refs_globals", "kind")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, name: str, line: int, start: int, addrspace: int, type: Type | None, linkage: str,
                  has_initializer: bool, is_constant: bool, initializer_refs_globals: bool = False,
@@ -292,14 +265,6 @@ class Global:
         self.initializer_refs_globals = initializer_refs_globals
         self.kind = kind  # variable alias ifunc
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _fields_eq(self, other, self._FIELDS)
-
-    def __repr__(self) -> str:
-        return _fields_repr(self, self._FIELDS)
-
     @property
     def is_external(self) -> bool:
         return not self.has_initializer and self.linkage in ("external", "extern_weak", "")
@@ -309,53 +274,34 @@ class Global:
         return self.type is not None and self.type.kind == "array" and self.type.count == 0
 
 
-class Declaration:
+class Declaration(Record):
     """One ``declare``."""
 
     _FIELDS = ("name", "line", "ret")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, name: str, line: int, ret: Type | None) -> None:
         self.name = name
         self.line = line
         self.ret = ret
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _fields_eq(self, other, self._FIELDS)
 
-    def __repr__(self) -> str:
-        return _fields_repr(self, self._FIELDS)
-
-
-class MetadataNode:
+class MetadataNode(Record):
     """A numbered metadata definition ``!N = [distinct] !{...}`` (see ``Module.metadata``)."""
 
     _FIELDS = ("id", "start", "end")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, id: int, start: int, end: int) -> None:
         self.id = id
         self.start = start
         self.end = end
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _fields_eq(self, other, self._FIELDS)
 
-    def __repr__(self) -> str:
-        return _fields_repr(self, self._FIELDS)
-
-
-class Module:
+class Module(Record):
     """A parsed module: the source text and what the readers found in it."""
 
     _FIELDS = ("source", "globals", "functions", "functions_by_name", "declarations", "metadata",
                "metadata_ends", "named_metadata", "attribute_groups", "named_types", "triple", "datalayout",
                "ops_cache", "max_metadata_id", "nvvm_thread_bounds")
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, source: SourceFile) -> None:
         self.source = source
@@ -377,14 +323,6 @@ class Module:
         self.max_metadata_id = -1
         #: ``!nvvm.annotations`` thread-count extents by kernel (read once, by ``ranges``)
         self.nvvm_thread_bounds: dict[str, dict[str, dict[str, int]]] | None = None
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _fields_eq(self, other, self._FIELDS)
-
-    def __repr__(self) -> str:
-        return _fields_repr(self, self._FIELDS)
 
     @property
     def text(self) -> str:

@@ -72,9 +72,13 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
+from ..plain import Record
 
-class Cover:
+
+class Cover(Record):
     """The scopes of one root's intervals. (A plain class: a dataclass costs start-up.)"""
+
+    _FIELDS = ("scopes", "own")
 
     def __init__(self, scopes: list[tuple[int, int, bool]] | None = None,
                  own: list[tuple[int, ...]] | None = None) -> None:
@@ -84,15 +88,6 @@ class Cover:
         #: per input interval: the indices (into ``scopes``) of its own scopes, regions first
         self.own: list[tuple[int, ...]] = [] if own is None else own
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Cover):
-            return NotImplemented
-        return self.scopes == other.scopes and self.own == other.own
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Cover(scopes={self.scopes!r}, own={self.own!r})"
 
     @property
     def regions(self) -> int:

@@ -21,18 +21,20 @@ from ..analysis.lattice import BOTTOM, NONE, UNKNOWN, Root
 from ..analysis.provenance import FunctionAnalysis, ModuleAnalysis
 from ..analysis.rootset import LDS_DOMAIN, RootSet
 from ..ir.model import Function, LocalRef, Module, Value
+from ..plain import ValueRecord
 
 # Plain classes, not dataclasses: the ``dataclasses`` module and the code it generates
 # cost every command-line run about 10 ms of start-up.
 
 
-class Region:
+class Region(ValueRecord):
     """One byte range ``[lo, hi)`` of a root: a scope of its own under the root's domain.
     A *spanning* one is the scope shared by a group of accesses that cross the root's
     regions (``cover``): it overlaps only itself, like a region. Immutable; equal (and
     hashed) by value."""
 
     __slots__ = ("root", "lo", "hi", "spanning")
+    _FIELDS = __slots__
 
     root: Root
     lo: int
@@ -49,18 +51,6 @@ class Region:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: Region is immutable")
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Region:
-            return NotImplemented
-        assert isinstance(other, Region)
-        return (self.root == other.root and self.lo == other.lo and self.hi == other.hi
-                and self.spanning == other.spanning)
-
-    def __hash__(self) -> int:
-        return hash((self.root, self.lo, self.hi, self.spanning))
-
-    def __repr__(self) -> str:
-        return f"Region(root={self.root!r}, lo={self.lo!r}, hi={self.hi!r}, spanning={self.spanning!r})"
 
     @property
     def domain(self) -> str:
