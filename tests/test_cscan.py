@@ -85,8 +85,7 @@ def test_rows_and_refs_on_odd_lines(text: str) -> None:
     cscan = native.cscan
     assert cscan is not None
     body = text if text.endswith("\n") else text + "\n"
-    refs = cscan.plain_refs(body, 0, len(body))
-    assert refs == set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body))
+    refs = set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body))
     defined = {"%x", "%a", "@f"}
     undefined = cscan.undefined_refs(body, 0, len(body), defined)
     assert undefined == (None if '%"' in body or '@"' in body else refs - defined)

@@ -4,8 +4,8 @@
  * rows it can finish alone: blank and comment lines, unquoted labels and one-line
  * instructions without a ';'. It stops at a debug record or any other line and hands
  * that row back to Python, which reads it as before and calls again from the next line
- * it has not read. plain_refs() is _PLAIN_REF_RE.findall as a set. Both read the str in
- * place (any PEP 393 kind); positions are code points, as in Python.
+ * it has not read. undefined_refs() is _PLAIN_REF_RE.findall as a set, less the defined
+ * names. Both read the str in place (any PEP 393 kind); positions are code points, as in Python.
  *
  * The pure-Python reader is the reference: tests/test_cscan.py compares the two on every
  * fixture and corpus file.
@@ -345,41 +345,8 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
     return Py_BuildValue("inn", status, pos, line);
 }
 
-/* plain_refs(text, start, end) -> set(re.findall(r"[%@][-a-zA-Z$._0-9]+", text[start:end])) */
-static PyObject *plain_refs(PyObject *self, PyObject *args) {
-    PyObject *text;
-    Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "Unn", &text, &start, &end)) return NULL;
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
-    if (end > tlen) end = tlen;
-    if (start < 0) start = 0;
-    PyObject *out = PySet_New(NULL);
-    if (out == NULL) return NULL;
-    Py_ssize_t p = start;
-    while (p < end) {
-        Py_UCS4 c = RD(p);
-        if ((c == '%' || c == '@') && p + 1 < end && is_name_char(RD(p + 1))) {
-            Py_ssize_t q = p + 2;
-            while (q < end && is_name_char(RD(q))) q++;
-            PyObject *s = PyUnicode_Substring(text, p, q);
-            if (s == NULL || PySet_Add(out, s) < 0) {
-                Py_XDECREF(s);
-                Py_DECREF(out);
-                return NULL;
-            }
-            Py_DECREF(s);
-            p = q;
-        } else {
-            p++;
-        }
-    }
-    return out;
-}
-
-/* undefined_refs(text, start, end, defined) -> the set of plain_refs(text, start, end)
- * not in the set defined, or None when [start, end) holds '%"' or '@"' anywhere (a quoted
+/* undefined_refs(text, start, end, defined) -> the set of
+ * re.findall(r"[%@][-a-zA-Z$._0-9]+", text[start:end]) not in the set defined, or None when [start, end) holds '%"' or '@"' anywhere (a quoted
  * name: the caller reads the body with the exact scan). One pass, and no set of every
  * reference: most are defined names, looked up and dropped. */
 static PyObject *undefined_refs(PyObject *self, PyObject *args) {
@@ -449,9 +416,8 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},
-    {"plain_refs", plain_refs, METH_VARARGS, "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end]))"},
     {"undefined_refs", undefined_refs, METH_VARARGS,
-     "plain_refs(text, start, end) - defined, or None where a quoted name occurs."},
+     "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},
     {NULL, NULL, 0, NULL},
 };
 
