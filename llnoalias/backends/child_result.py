@@ -4,12 +4,26 @@ from both so that reading a check's verdict imports nothing heavy."""
 
 from __future__ import annotations
 
+import json
+import os
+
 from ..plain import Record
 from . import signal_name
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
     from typing import Any
+
+
+def read_result(workdir: str) -> dict[str, Any]:
+    """The JSON result a child left in ``workdir`` (possibly a partial one written before
+    it died), or ``{}`` where there is none or it is not a JSON object."""
+    try:
+        with open(os.path.join(workdir, "result.json"), encoding="utf-8") as fh:
+            loaded = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
 
 
 class ChildOutcome(Record):

@@ -18,7 +18,7 @@ import tempfile
 from ..diagnostics import LLNoaliasError, pass_on
 from . import pending_check
 from .bridge import bridge
-from .child_result import CheckResult, ChildOutcome, _first_line, key_lines
+from .child_result import CheckResult, ChildOutcome, _first_line, key_lines, read_result
 from .pending_check import CHILD_SCRIPT, PendingCheck
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
@@ -52,14 +52,7 @@ def _run_child(request: dict[str, Any], files: dict[str, str], timeout: float) -
             timed_out = True
             returncode = None
             stderr = exc.stderr or b""
-        result: dict[str, Any] = {}
-        try:
-            with open(os.path.join(workdir, "result.json"), encoding="utf-8") as fh:
-                loaded = json.load(fh)
-            if isinstance(loaded, dict):
-                result = loaded
-        except (OSError, ValueError):
-            pass
+        result = read_result(workdir)
         data: bytes | None = None
         out_path = os.path.join(workdir, "out.bin")
         if returncode == 0 and result.get("ok") and os.path.exists(out_path):

@@ -10,7 +10,7 @@ it while the parent annotates) and the output when it is written
 Starting the child is on the critical path of every verified run, so this module imports
 nothing but ``os`` and ``sys``: the child is spawned with ``os.posix_spawn`` (no
 ``subprocess``, whose import costs about 7 ms, nor ``tempfile``, another 7 ms), and what
-only the verdict needs (:mod:`json`, the bridge, :mod:`.llvmlite_backend`) is imported
+only the verdict needs (:mod:`json`, the bridge, :mod:`.child_result`) is imported
 while the child works. An abort, a hang or junk in the child is contained as in
 :func:`.llvmlite_backend.check_module`.
 """
@@ -22,8 +22,6 @@ import sys
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
-    from typing import Any
-
     from .child_result import CheckResult
 
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_llvmlite_child.py")
@@ -231,10 +229,9 @@ class PendingCheck:
     def finish(self, output_text: str, timeout: float = 120.0) -> CheckResult:
         """Hand over the output and wait (at most ``timeout`` s) for the verdict."""
         self._tell("output", output_text)
-        # What reading the verdict needs is imported while the child checks the output.
-        import json
-
-        from .child_result import CheckResult, ChildOutcome, _check_result
+        # What reading the verdict needs (json with it) is imported while the child checks
+        # the output.
+        from .child_result import CheckResult, ChildOutcome, _check_result, read_result
 
         if self.bridge_error is not None:
             self.cancel()
@@ -254,14 +251,7 @@ class PendingCheck:
         self.proc = None
         self._stderr.seek(0)
         stderr = self._stderr.read()
-        result: dict[str, Any] = {}
-        try:
-            with open(os.path.join(self.workdir, "result.json"), encoding="utf-8") as fh:
-                loaded = json.load(fh)
-            if isinstance(loaded, dict):
-                result = loaded
-        except (OSError, ValueError):
-            pass
+        result = read_result(self.workdir)
         self._cleanup()
         return _check_result(ChildOutcome(result=result, data=None, returncode=returncode, timed_out=timed_out,
                                           stderr=stderr.decode("utf-8", "replace")), self.rewrites)
