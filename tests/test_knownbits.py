@@ -150,3 +150,53 @@ def test_ranges_carry_and_tighten_to_their_bits() -> None:
     assert known(j, w) == Known(kb.mask(w) & ~8192, 0)
     # dead code (no value agrees): the range is kept
     assert with_known(Range(1, 7), Known(kb.mask(w), 0), w) == Range(1, 7)
+
+
+def _max_le_by_bits(hi: int, k: Known, w: int) -> int | None:
+    """``max_le`` one bit at a time, from the top: the definition the closed form follows."""
+    best: int | None = None
+    for i in range(w - 1, -1, -1):
+        bit = 1 << i
+        if hi & bit:
+            if not k.one & bit:
+                best = (hi & ~kb.mask(i + 1)) | (~k.zero & kb.mask(i))
+            if k.zero & bit:
+                return best
+        elif k.one & bit:
+            return best
+    return hi
+
+
+def _min_ge_by_bits(lo: int, k: Known, w: int) -> int | None:
+    best: int | None = None
+    for i in range(w - 1, -1, -1):
+        bit = 1 << i
+        if not lo & bit:
+            if not k.zero & bit:
+                best = (lo & ~kb.mask(i + 1)) | bit | (k.one & kb.mask(i))
+            if k.one & bit:
+                return best
+        elif k.zero & bit:
+            return best
+    return lo
+
+
+def test_interval_ends_match_the_bit_by_bit_search_on_every_small_fact() -> None:
+    # every fact of width 5, contradictory ones too, and every end
+    w = 5
+    for z, o, v in itertools.product(range(32), range(32), range(32)):
+        k = Known(z, o)
+        assert kb.max_le(v, k, w) == _max_le_by_bits(v, k, w), (z, o, v)
+        assert kb.min_ge(v, k, w) == _min_ge_by_bits(v, k, w), (z, o, v)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from([8, 16, 32, 64, 128]), st.data())
+def test_interval_ends_match_the_bit_by_bit_search_on_wide_facts(w: int, data: st.DataObject) -> None:
+    bits = st.integers(0, (1 << w) - 1)
+    z = data.draw(bits)
+    o = data.draw(bits) & ~z
+    v = data.draw(bits)
+    k = Known(z, o)
+    assert kb.max_le(v, k, w) == _max_le_by_bits(v, k, w)
+    assert kb.min_ge(v, k, w) == _min_ge_by_bits(v, k, w)

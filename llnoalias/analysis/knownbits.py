@@ -184,37 +184,38 @@ def trunc(a: Known, w: int) -> Known:
 
 # ------------------------------------------------------------ interval ends
 def max_le(hi: int, k: Known, w: int) -> int | None:
-    """The largest ``v <= hi`` (``0 <= hi < 2**w``) whose bits agree with ``k``, or None."""
-    free_max = ~k.zero & mask(w)  # every bit not known zero set: the largest pattern
-    best: int | None = None
-    for i in range(w - 1, -1, -1):
-        bit = 1 << i
-        if hi & bit:
-            if not k.one & bit:
-                # keep hi's bits above i, put 0 at i, the most below
-                cand = (hi & ~mask(i + 1)) | (free_max & mask(i))
-                best = cand
-            if k.zero & bit:
-                return best
-        elif k.one & bit:
-            return best
-    return hi
+    """The largest ``v <= hi`` (``0 <= hi < 2**w``) whose bits agree with ``k``, or None.
+
+    ``v`` keeps ``hi``'s bits above some bit ``i`` where ``hi`` has a 1 that may be 0, puts
+    0 there and every bit not known zero below it. ``i`` must be at or above the highest
+    bit where ``hi`` disagrees with ``k``; the lowest such ``i`` gives the largest ``v``."""
+    m = (1 << w) - 1
+    zero, one = k.zero, k.one
+    conflict = ((hi & zero) | (~hi & one)) & m
+    if not conflict:
+        return hi
+    at_or_above = m & ~((1 << (conflict.bit_length() - 1)) - 1)
+    cands = hi & ~one & at_or_above
+    if not cands:
+        return None
+    low = cands & -cands  # bit i
+    return (hi & ~((low << 1) - 1)) | (~zero & (low - 1))
 
 
 def min_ge(lo: int, k: Known, w: int) -> int | None:
-    """The smallest ``v >= lo`` (``0 <= lo < 2**w``) whose bits agree with ``k``, or None."""
-    best: int | None = None
-    for i in range(w - 1, -1, -1):
-        bit = 1 << i
-        if not lo & bit:
-            if not k.zero & bit:
-                # keep lo's bits above i, put 1 at i, the least below
-                best = (lo & ~mask(i + 1)) | bit | (k.one & mask(i))
-            if k.one & bit:
-                return best
-        elif k.zero & bit:
-            return best
-    return lo
+    """The smallest ``v >= lo`` (``0 <= lo < 2**w``) whose bits agree with ``k``, or None:
+    ``max_le`` mirrored (a 0 of ``lo`` that may be 1 becomes 1, the known ones below it)."""
+    m = (1 << w) - 1
+    zero, one = k.zero, k.one
+    conflict = ((lo & zero) | (~lo & one)) & m
+    if not conflict:
+        return lo
+    at_or_above = m & ~((1 << (conflict.bit_length() - 1)) - 1)
+    cands = ~lo & ~zero & at_or_above
+    if not cands:
+        return None
+    low = cands & -cands
+    return (lo & ~((low << 1) - 1)) | low | (one & (low - 1))
 
 
 def tighten(lo: int, hi: int, k: Known, w: int) -> tuple[int, int] | None:
