@@ -108,51 +108,94 @@ def join(a: IntResult, b: IntResult, w: int) -> IntResult:
     return "join of ranges that fit no single reading"
 
 
+def _interval_bits(lo: int, hi: int, w: int, m: int) -> tuple[int, int]:
+    """``knownbits.of_interval`` as a plain pair (``m`` is the width's mask): the ranges'
+    hot path builds no ``Known`` until it returns one."""
+    if lo > hi:
+        return 0, 0
+    if lo < 0:
+        if hi >= 0:
+            return 0, 0
+        lo += 1 << w
+        hi += 1 << w
+        if lo < 0:
+            return 0, 0
+    if hi >> w:
+        return 0, 0
+    top = ~((1 << (lo ^ hi).bit_length()) - 1) & m
+    return ~lo & top, lo & top
+
+
 def known(r: IntResult, w: int) -> Known:
     """All that is known of the bits of an ``iW`` value: its masks and what its interval
     implies (nothing for an absent range)."""
     if not isinstance(r, Range) or w <= 0:
         return kb.NOTHING
-    m = kb.mask(w)
-    return kb.union(Known(r.zero & m, r.one & m), kb.of_interval(r.lo, r.hi, w))
+    m = (1 << w) - 1
+    z, o = r.zero & m, r.one & m
+    iz, io = _interval_bits(r.lo, r.hi, w, m)
+    if (z | iz) & (o | io):  # kb.union keeps the first fact of two that contradict
+        return Known(z, o)
+    return Known(z | iz, o | io)
 
 
 def with_known(r: Range, k: Known, w: int) -> Range:
     """``r`` with the bits ``k`` added, its ends tightened to them (a multiple of 8 at most
     8199 is at most 8192). When the bits and the interval admit no value (dead code), ``r``
     is kept as it was."""
-    m = kb.mask(w)
-    k = kb.union(Known(k.zero & m, k.one & m), Known(r.zero & m, r.one & m))
-    implied = kb.of_interval(r.lo, r.hi, w)
-    full = kb.union(k, implied)
+    m = (1 << w) - 1
+    # k = union(k, r's masks), full = union(k, what the interval implies)
+    z, o = k.zero & m, k.one & m
+    rz, ro = r.zero & m, r.one & m
+    if not (z | rz) & (o | ro):
+        z, o = z | rz, o | ro
     lo, hi = r.lo, r.hi
-    if (full.zero | full.one) & ~(implied.zero | implied.one):
-        got = kb.tighten(lo, hi, full, w)
+    iz, io = _interval_bits(lo, hi, w, m)
+    if not (z | iz) & (o | io):
+        z, o = z | iz, o | io
+    if (z | o) & ~(iz | io):
+        got = kb.tighten(lo, hi, Known(z, o), w)
         if got is None:
             return r
         lo, hi = got
-        full = kb.union(full, kb.of_interval(lo, hi, w))
-    return Range(lo, hi, full.zero, full.one)
+        iz, io = _interval_bits(lo, hi, w, m)
+        if not (z | iz) & (o | io):
+            z, o = z | iz, o | io
+    return Range(lo, hi, z, o)
 
 
 def off_known(o: Off, w: int) -> Known:
     """What is known of the bits of ``o``'s offset modulo ``2**w``."""
-    k = kb.trunc(Known(o.zero, o.one), min(o.kw, w))
-    if 0 <= o.lo and o.hi < (1 << w):
-        k = kb.union(k, kb.of_interval(o.lo, o.hi, w))
-    return k
+    z, n = _off_bits(o, w)
+    return Known(z, n)
+
+
+def _off_bits(o: Off, w: int) -> tuple[int, int]:
+    """``off_known`` as a plain pair."""
+    km = (1 << min(o.kw, w)) - 1
+    z, n = o.zero & km, o.one & km
+    lo, hi = o.lo, o.hi
+    if 0 <= lo and hi < (1 << w):
+        iz, io = _interval_bits(lo, hi, w, (1 << w) - 1)
+        if not (z | iz) & (n | io):
+            z, n = z | iz, n | io
+    return z, n
 
 
 def off_with_known(o: Off, k: Known, w: int) -> Off:
     """``o`` with the bits ``k`` of its offset modulo ``2**w``, its ends tightened to them
     where the offsets lie in ``[0, 2**w)``."""
-    k = kb.union(kb.trunc(k, w), off_known(o, w))
+    m = (1 << w) - 1
+    z, n = k.zero & m, k.one & m
+    oz, on = _off_bits(o, w)
+    if not (z | oz) & (n | on):
+        z, n = z | oz, n | on
     lo, hi = o.lo, o.hi
-    if 0 <= lo and hi < (1 << w):
-        got = kb.tighten(lo, hi, k, w)
+    if 0 <= lo and hi <= m:
+        got = kb.tighten(lo, hi, Known(z, n), w)
         if got is not None:
             lo, hi = got
-    return Off(o.root, lo, hi, k.zero, k.one, w)
+    return Off(o.root, lo, hi, z, n, w)
 
 
 def int_const(v: Value) -> int | None:
