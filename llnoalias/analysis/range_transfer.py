@@ -269,7 +269,9 @@ class IntTransfer:
                 return saved
             try:
                 res = self._int_inst(inst, w)
-                if isinstance(res, Range):
+                if isinstance(res, Range) and not (res.zero or res.one):
+                    # a range with known bits came from with_known, which its own
+                    # output leaves as it is
                     res = with_known(res, kb.NOTHING, w)
             finally:
                 cache = self._leave(key, saved)
