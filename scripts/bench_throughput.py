@@ -17,6 +17,7 @@ opt-19's verify.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -24,7 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import NamedTuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HEADER = """target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
 target triple = "amdgcn-amd-amdhsa"
@@ -123,8 +127,9 @@ def strip_debug(body: str) -> tuple[str, int, int]:
     return body, attachments, records + calls
 
 
-def _renamed(name: str, k: int) -> str:
-    return f'@"{name[1:-1]}.r{k}"' if name.startswith('"') else f"@{name}.r{k}"
+def _renamed(m: re.Match[str], suffix: str) -> str:
+    name = m.group(1)
+    return f'@"{name[1:-1]}{suffix}"' if name.startswith('"') else f"@{name}{suffix}"
 
 
 class Replica(NamedTuple):
@@ -163,14 +168,128 @@ def replicate(path: str, lines: int) -> Replica:
     count = head.count("\n")
     per_copy = body.count("\n") + 1
     k = 0
-    while count < lines:
+    while k == 0 or count < lines:  # one copy at least
         # the first copy keeps its names (metadata such as !nvvm.annotations names them)
-        parts.append(body if k == 0 else ref.sub(lambda m, k=k: _renamed(m.group(1), k), body))
+        parts.append(body if k == 0 else ref.sub(functools.partial(_renamed, suffix=f".r{k}"), body))
         parts.append("\n")
         count += per_copy
         k += 1
     return Replica("".join(parts), k, attachments, records)
 
+
+# --------------------------------------------------------------------------- the reference copy
+#
+# opt-19 cannot read what newer LLVMs write (Triton 3.9 writes LLVM 22+ syntax). The
+# reference reader then gets a copy rewritten to LLVM 19's syntax; llnoalias always reads
+# the module as built. The copy only has to be read and verified by opt-19 (it is never
+# compiled), but each rewrite keeps the meaning anyway where LLVM 19 can say it.
+
+#: the rewrites of llnoalias/backends/bridge.py (written for llvmlite's LLVM 22) that
+#: LLVM 19 needs as well: it lacks these spellings too
+BRIDGE_REWRITES = ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal",
+                   "amdgcn-async-lds-load", "amdgcn-asyncmark")
+
+_CAPTURES_RE = re.compile(r"\bcaptures\(([^()]*)\)")
+_NOCREATEUNDEF_RE = re.compile(r"\bnocreateundeforpoison\b")
+_SAMESIGN_RE = re.compile(r"\bicmp[ \t]+samesign\b")
+
+
+def _captures(text: str) -> tuple[str, int]:
+    # LLVM 21's captures(none) is LLVM 19's nocapture; the partial forms (captures(address),
+    # captures(ret: ...)) have no LLVM 19 spelling: without one, the argument may be captured
+    return _CAPTURES_RE.subn(lambda m: "nocapture" if m.group(1).strip() == "none" else "", text)
+
+
+def _nocreateundeforpoison(text: str) -> tuple[str, int]:
+    # LLVM 22's "the result is never undef/poison from defined operands": dropping a
+    # promise only makes the function less known
+    return _NOCREATEUNDEF_RE.subn("", text)
+
+
+def _samesign(text: str) -> tuple[str, int]:
+    # LLVM 20's "both operands have the same sign": without it the compare is the same
+    return _SAMESIGN_RE.subn("icmp", text)
+
+
+#: (name, a substring without which there is nothing to do, rewrite) written here for the
+#: syntax that LLVM 22 reads (so bridge.py has no rewrite for it) and LLVM 19 does not.
+#: GEP nuw/nusw flags need none: opt-19 reads them.
+SCRIPT_REWRITES: tuple[tuple[str, str, Callable[[str], tuple[str, int]]], ...] = (
+    ("captures-attribute", "captures(", _captures),
+    ("nocreateundeforpoison", "nocreateundeforpoison", _nocreateundeforpoison),
+    ("icmp-samesign", "samesign", _samesign),
+)
+
+
+def reference_rewrites() -> list[tuple[str, str, Callable[[str], tuple[str, int]]]]:
+    """The rewrites to LLVM 19 syntax, bridge.py's first (imported from this checkout)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from llnoalias.backends import bridge
+
+    table = {r.name: r for r in bridge.REWRITES}
+    missing = [name for name in BRIDGE_REWRITES if name not in table]
+    if missing:
+        sys.exit(f"llnoalias/backends/bridge.py has no rewrite {', '.join(missing)} any more: update BRIDGE_REWRITES")
+    return [(n, table[n].needle, table[n].apply) for n in BRIDGE_REWRITES] + list(SCRIPT_REWRITES)
+
+
+def reference_copy(text: str) -> tuple[str, list[tuple[str, int]]]:
+    """``text`` in LLVM 19's syntax, for the reference reader only, and the rewrites it
+    needed with the number of places each rewrote (empty when opt-19 reads it as it is)."""
+    applied: list[tuple[str, int]] = []
+    for name, needle, apply in reference_rewrites():
+        if needle not in text:
+            continue
+        text, n = apply(text)
+        if n:
+            applied.append((name, n))
+    return text, applied
+
+
+class Files(NamedTuple):
+    #: the module as built: what llnoalias reads
+    module: str
+    #: what opt reads: the module itself, or its copy in LLVM 19's syntax
+    reference: str
+    #: the rewrites the copy needed (empty: no copy)
+    rewrites: list[tuple[str, int]]
+
+
+def write_module(text: str, tmp: str, name: str = "big") -> Files:
+    path = os.path.join(tmp, f"{name}.ll")
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(text)
+    ref_text, rewrites = reference_copy(text)
+    ref = path
+    if rewrites:
+        ref = os.path.join(tmp, f"{name}.llvm19.ll")
+        with open(ref, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(ref_text)
+    return Files(path, ref, rewrites)
+
+
+def llnoalias_cmd(files: Files, out: str) -> list[str]:
+    """The timed command: llnoalias reads the module as built, never the reference copy."""
+    return [sys.executable, "-m", "llnoalias", files.module, "--no-verify", "-o", out]
+
+
+def describe_rewrites(rewrites: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{name} ({n}x)" for name, n in rewrites) or "none"
+
+
+def opt_error(opt: str, path: str) -> str | None:
+    """None when ``opt -passes=verify`` accepts ``path``, else its first error line."""
+    proc = subprocess.run([opt, "-passes=verify", "-disable-output", path], capture_output=True, text=True)
+    if proc.returncode == 0:
+        return None
+    lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+    # a parse error names itself "error:"; a verifier failure is its first line
+    first = next((ln for ln in lines if "error:" in ln), lines[0] if lines else f"exit status {proc.returncode}")
+    return first.replace(path, os.path.basename(path))
+
+
+# --------------------------------------------------------------------------- timing
 
 #: the CPU time (user+sys) of the best run of the last best_of(): steadier than the wall
 #: time on a machine that others share
@@ -182,8 +301,7 @@ def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> f
     best_cpu = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                                cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
         assert proc.stderr is not None
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -203,6 +321,79 @@ def find_opt(explicit: str | None) -> str | None:
     return None
 
 
+class Timing(NamedTuple):
+    wall: float
+    cpu: float
+
+
+READERS = ("compiled reader", "pure Python reader")
+
+
+class Measured(NamedTuple):
+    lines: int
+    megabytes: float
+    #: per reader: the best of --repeat runs, None when the compiled reader is not built
+    runs: dict[str, Timing | None]
+    #: alias.scope attachments in llnoalias's output (0: it annotated nothing)
+    annotated: int
+    files: Files
+    #: the reference run, None with the reason in no_reference
+    ref: Timing | None
+    no_reference: str | None
+
+
+def llnoalias_env() -> dict[str, str]:
+    # bytecode as an installed copy has it (PYTHONDONTWRITEBYTECODE would recompile each run)
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_PURE")}
+
+
+def compiled_reader_built(env: dict[str, str]) -> bool:
+    return subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
+                          capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip() == "True"
+
+
+def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, name: str = "big") -> Measured:
+    files = write_module(text, tmp, name)
+    out = os.path.join(tmp, f"{name}.out.ll")
+    cmd = llnoalias_cmd(files, out)
+    env = llnoalias_env()
+    runs: dict[str, Timing | None] = dict.fromkeys(READERS)
+    if compiled:
+        runs["compiled reader"] = Timing(best_of(cmd, repeat, env), last_cpu[0])
+    runs["pure Python reader"] = Timing(best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
+    with open(out, encoding="utf-8", errors="surrogateescape") as fh:
+        annotated = fh.read().count("!alias.scope !")
+    ref: Timing | None = None
+    why: str | None = None
+    if opt is None:
+        why = "opt not found: no reference run (install llvm-19)"
+    else:
+        err = opt_error(opt, files.reference)
+        if err is not None:
+            why = f"{opt} cannot read the module: {err}"
+        else:
+            ref = Timing(best_of([opt, "-passes=verify", "-disable-output", files.reference], repeat), last_cpu[0])
+    return Measured(text.count("\n"), len(text) / 1e6, runs, annotated, files, ref, why)
+
+
+def report(m: Measured, opt: str | None) -> None:
+    """The lines of the single-module run (the output before --suite existed, plus the
+    reference copy's rewrites when it needed any)."""
+    for name, got in m.runs.items():
+        print(f"llnoalias (annotate, no verify, {name}): "
+              + (f"{got.wall:.2f} s (cpu {got.cpu:.2f} s)" if got is not None else "not built here"))
+    if m.files.rewrites:
+        print(f"reference copy for opt (LLVM 19 syntax; llnoalias reads the original): "
+              f"{describe_rewrites(m.files.rewrites)}")
+    if m.ref is None:
+        print(m.no_reference if opt is None else f"{m.no_reference}\nno reference")
+        return
+    print(f"{opt} -passes=verify: {m.ref.wall:.2f} s (cpu {m.ref.cpu:.2f} s)")
+    for name, got in m.runs.items():
+        if got is not None:
+            print(f"ratio llnoalias / opt ({name}): {got.wall / m.ref.wall:.2f}x wall, {got.cpu / m.ref.cpu:.2f}x cpu")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, default=240_000)
@@ -218,35 +409,11 @@ def main() -> None:
                   f"attachments and {replica.dbg_records} #dbg_ records per copy")
     else:
         text = build(args.lines)
+    opt = find_opt(args.opt)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "big.ll")
-        with open(path, "w") as fh:
-            fh.write(text)
-        n_lines = text.count("\n")
-        print(f"module: {n_lines} lines, {len(text) / 1e6:.1f} MB")
-        cmd = [sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")]
-        # bytecode as an installed copy has it (PYTHONDONTWRITEBYTECODE would recompile each run)
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_PURE")}
-        compiled = subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
-                                  capture_output=True, text=True, env=env,
-                                  cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout.strip() == "True"
-        runs: dict[str, tuple[float, float] | None] = {"compiled reader": None, "pure Python reader": None}
-        if compiled:
-            runs["compiled reader"] = (best_of(cmd, args.repeat, env), last_cpu[0])
-        runs["pure Python reader"] = (best_of(cmd, args.repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
-        for name, got in runs.items():
-            print(f"llnoalias (annotate, no verify, {name}): "
-                  + (f"{got[0]:.2f} s (cpu {got[1]:.2f} s)" if got is not None else "not built here"))
-        opt = find_opt(args.opt)
-        if opt is None:
-            print("opt not found: no reference run (install llvm-19)")
-            return
-        ref = best_of([opt, "-passes=verify", "-disable-output", path], args.repeat)
-        ref_cpu = last_cpu[0]
-        print(f"{opt} -passes=verify: {ref:.2f} s (cpu {ref_cpu:.2f} s)")
-        for name, got in runs.items():
-            if got is not None:
-                print(f"ratio llnoalias / opt ({name}): {got[0] / ref:.2f}x wall, {got[1] / ref_cpu:.2f}x cpu")
+        print(f"module: {text.count(chr(10))} lines, {len(text) / 1e6:.1f} MB")
+        m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()))
+        report(m, opt)
 
 
 if __name__ == "__main__":
