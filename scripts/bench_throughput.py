@@ -2,16 +2,25 @@
 """Throughput: annotate a large generated AMDGPU module and compare with the time
 ``opt -passes=verify`` takes to read the same file on this machine.
 
-    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE]
+    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE | --suite]
 
 With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
-``--from fixtures/corpus/clang19/hip_gemm_O3.ll``.
+``--from fixtures/corpus/clang19/hip_gemm_O3.ll``. A subprogram belongs to one function,
+so the repeated functions lose their debug info (``!dbg`` attachments, ``#dbg_*``
+records); the metadata nodes stay, unreferenced.
 
-Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt, for
-llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was built) and with the
-pure-Python one (LLNOALIAS_PURE=1). The issue's bar: a 240k-line module within 2x of
-opt-19's verify.
+opt-19 cannot read newer LLVMs' syntax (Triton 3.9 writes LLVM 22's). When the module
+uses it, opt reads a copy rewritten to LLVM 19's syntax (llnoalias/backends/bridge.py's
+rewrites that LLVM 19 needs too, and the ones written here); llnoalias always reads the
+module itself. The rewrites the copy needed are printed; when opt cannot read even the
+copy, its first error line is, and no ratio.
+
+Prints the wall time of each (best of --repeat runs, with its CPU time) and the ratio
+llnoalias / opt, for llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was
+built) and with the pure-Python one (LLNOALIAS_PURE=1). ``--suite`` does so for the
+generated module and the corpus modules in SUITE, each repeated to ``--lines``, in one
+markdown table. The issue's bar: a 240k-line module within 2x of opt-19's verify.
 """
 
 from __future__ import annotations
@@ -394,13 +403,80 @@ def report(m: Measured, opt: str | None) -> None:
             print(f"ratio llnoalias / opt ({name}): {got.wall / m.ref.wall:.2f}x wall, {got.cpu / m.ref.cpu:.2f}x cpu")
 
 
+#: the --suite modules: None is the generated LDS-dense module, the others are repeated
+#: (debug info stripped) up to --lines
+SUITE: tuple[str | None, ...] = (
+    None,
+    "fixtures/corpus/clang19/hip_gemm_O3.ll",
+    "fixtures/corpus/clang19/cuda_gemm_O3.ll",
+    "fixtures/corpus/triton39/matmul_128x128x64_w8s2_gfx942.ll",
+    "fixtures/corpus/triton39/attn_fwd_gfx942.ll",
+)
+
+
+def _cell(t: Timing | None) -> str:
+    return "not built" if t is None else f"{t.wall:.2f} (cpu {t.cpu:.2f})"
+
+
+def _ratio(t: Timing | None, ref: Timing | None) -> str:
+    if t is None:
+        return "not built"
+    if ref is None:
+        return "no reference"
+    return f"{t.wall / ref.wall:.2f}x (cpu {t.cpu / ref.cpu:.2f}x)"
+
+
+def suite(lines: int, repeat: int, opt: str | None) -> None:
+    """One markdown table for the SUITE modules; progress goes to stderr."""
+    compiled = compiled_reader_built(llnoalias_env())
+    rows: list[str] = []
+    notes: list[str] = []
+    for source in SUITE:
+        label = "generated LDS-dense" if source is None else source.replace("fixtures/corpus/", "")
+        print(f"{label} ...", file=sys.stderr, flush=True)
+        if source is None:
+            text = build(lines)
+        else:
+            replica = replicate(os.path.join(ROOT, source), lines)
+            text = replica.text
+            if replica.dbg_attachments or replica.dbg_records:
+                notes.append(f"{label}: debug info stripped ({replica.dbg_attachments} !dbg attachments, "
+                             f"{replica.dbg_records} #dbg_ records per copy; {replica.copies} copies)")
+        with tempfile.TemporaryDirectory() as tmp:
+            m = measure(text, tmp, repeat, opt, compiled)
+        if m.files.rewrites:
+            notes.append(f"{label}: opt read a copy in LLVM 19 syntax: {describe_rewrites(m.files.rewrites)}")
+        if m.no_reference is not None:
+            notes.append(f"{label}: no reference: {m.no_reference}")
+        c, p = m.runs["compiled reader"], m.runs["pure Python reader"]
+        rows.append(f"| {label} | {m.lines} | {_cell(c)} | {_cell(p)} | {_cell(m.ref) if m.ref else 'no reference'} "
+                    f"| {_ratio(c, m.ref)} | {_ratio(p, m.ref)} | {m.annotated} |")
+    print(f"best of {repeat}; opt: {opt or 'not found'} -passes=verify -disable-output; "
+          f"llnoalias: annotate --no-verify; times in s (wall, cpu = user+sys)\n")
+    print("| module | lines | llnoalias, compiled reader (s) | llnoalias, pure-Python reader (s) | opt (s) "
+          "| compiled / opt | pure / opt | !alias.scope written |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    if notes:
+        print()
+        print("\n".join(f"- {n}" for n in notes))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, default=240_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--opt", default=None)
     ap.add_argument("--from", dest="source", default=None, help="repeat this module's functions instead")
+    ap.add_argument("--suite", action="store_true",
+                    help="time the generated module and the SUITE corpus modules, one markdown table")
     args = ap.parse_args()
+    opt = find_opt(args.opt)
+    if args.suite:
+        if args.source:
+            ap.error("--suite and --from exclude each other")
+        suite(args.lines, args.repeat, opt)
+        return
     if args.source:
         replica = replicate(args.source, args.lines)
         text = replica.text
@@ -409,7 +485,6 @@ def main() -> None:
                   f"attachments and {replica.dbg_records} #dbg_ records per copy")
     else:
         text = build(args.lines)
-    opt = find_opt(args.opt)
     with tempfile.TemporaryDirectory() as tmp:
         print(f"module: {text.count(chr(10))} lines, {len(text) / 1e6:.1f} MB")
         m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()))
