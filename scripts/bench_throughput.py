@@ -2,21 +2,31 @@
 """Throughput: annotate a large generated AMDGPU module and compare with the time
 ``opt -passes=verify`` takes to read the same file on this machine.
 
-    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE]
+    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE | --suite]
 
 With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
-``--from fixtures/corpus/clang19/hip_gemm_O3.ll``.
+``--from fixtures/corpus/clang19/hip_gemm_O3.ll``. A subprogram belongs to one function,
+so the repeated functions lose their debug info (``!dbg`` attachments, ``#dbg_*``
+records); the metadata nodes stay, unreferenced.
 
-Prints the wall time of each (best of --repeat runs) and the ratio llnoalias / opt, for
-llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was built) and with the
-pure-Python one (LLNOALIAS_PURE=1). The issue's bar: a 240k-line module within 2x of
-opt-19's verify.
+opt-19 cannot read newer LLVMs' syntax (Triton 3.9 writes LLVM 22's). When the module
+uses it, opt reads a copy rewritten to LLVM 19's syntax (llnoalias/backends/bridge.py's
+rewrites that LLVM 19 needs too, and the ones written here); llnoalias always reads the
+module itself. The rewrites the copy needed are printed; when opt cannot read even the
+copy, its first error line is, and no ratio.
+
+Prints the wall time of each (best of --repeat runs, with its CPU time) and the ratio
+llnoalias / opt, for llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was
+built) and with the pure-Python one (LLNOALIAS_PURE=1). ``--suite`` does so for the
+generated module and the corpus modules in SUITE, each repeated to ``--lines``, in one
+markdown table. The issue's bar: a 240k-line module within 2x of opt-19's verify.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -24,6 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HEADER = """target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
 target triple = "amdgcn-amd-amdhsa"
@@ -100,15 +114,46 @@ def build(lines: int) -> str:
 
 _DEFINE_RE = re.compile(r'^define [^\n]*?@("[^"]*"|[-a-zA-Z$._0-9]+)\(', re.M)
 
+#: a debug record line (LLVM 19+ prints them in place of llvm.dbg.* calls), and the older
+#: form, a call of a debug intrinsic
+_DBG_RECORD_RE = re.compile(r"^[ \t]*#dbg_(?:value|declare|assign|label)\(.*\r?\n", re.M)
+_DBG_CALL_RE = re.compile(
+    r"^[ \t]*(?:(?:tail|notail)[ \t]+)?call[ \t]+void[ \t]+@llvm\.dbg\.(?:value|declare|assign|label)\(.*\r?\n",
+    re.M)
+#: ``, !dbg !12`` after an instruction, `` !dbg !4`` on a define line, and the
+#: ``!DIAssignID`` attachments that only #dbg_assign records refer to
+_DBG_ATTACH_RE = re.compile(r"(?:,[ \t]*|[ \t]+)!(?:dbg|DIAssignID)[ \t]+!\d+(?![0-9])")
 
-def _renamed(name: str, k: int) -> str:
-    return f'@"{name[1:-1]}.r{k}"' if name.startswith('"') else f"@{name}.r{k}"
+
+def strip_debug(body: str) -> tuple[str, int, int]:
+    """``body`` (function definitions) without debug info: every ``!dbg !N`` attachment
+    and every ``#dbg_*`` record (or ``llvm.dbg.*`` call) line dropped. The metadata nodes
+    they named stay in the module, unreferenced, which the verifier accepts. Returns the
+    text, the number of attachments and the number of record lines dropped."""
+    body, records = _DBG_RECORD_RE.subn("", body)
+    body, calls = _DBG_CALL_RE.subn("", body)
+    body, attachments = _DBG_ATTACH_RE.subn("", body)
+    return body, attachments, records + calls
 
 
-def replicate(path: str, lines: int) -> str:
+def _renamed(m: re.Match[str], suffix: str) -> str:
+    name = m.group(1)
+    return f'@"{name[1:-1]}{suffix}"' if name.startswith('"') else f"@{name}{suffix}"
+
+
+class Replica(NamedTuple):
+    text: str
+    #: how many copies of the functions the module holds
+    copies: int
+    #: ``!dbg`` attachments and ``#dbg_*`` records dropped from one copy
+    dbg_attachments: int
+    dbg_records: int
+
+
+def replicate(path: str, lines: int) -> Replica:
     """``path``'s function definitions repeated, renamed ``@f.rN``, up to ``lines`` lines
-    (everything else in the module is kept once). A module compiled with ``-g`` cannot be
-    repeated: a subprogram belongs to one function only."""
+    (everything else in the module is kept once). A subprogram belongs to one function
+    only, so the functions lose their debug info first (:func:`strip_debug`)."""
     with open(path, encoding="utf-8", errors="surrogateescape") as fh:
         text = fh.read()
     bodies: list[str] = []
@@ -124,9 +169,7 @@ def replicate(path: str, lines: int) -> str:
     rest.append(text[pos:])
     if not bodies:
         sys.exit(f"{path}: no function definitions to repeat")
-    if any(re.search(r"\)[^\n]*!dbg !\d+[^\n]*\{$", b.split("\n", 1)[0]) for b in bodies):
-        sys.exit(f"{path}: built with -g: its functions cannot be repeated (use a module without debug info)")
-    body = "".join(bodies)
+    body, attachments, records = strip_debug("".join(bodies))
     names = [m.group(1) for m in _DEFINE_RE.finditer(body)]
     ref = re.compile("@(" + "|".join(re.escape(n) for n in names) + r")(?![-a-zA-Z$._0-9])")
     head = "".join(rest)
@@ -134,14 +177,128 @@ def replicate(path: str, lines: int) -> str:
     count = head.count("\n")
     per_copy = body.count("\n") + 1
     k = 0
-    while count < lines:
+    while k == 0 or count < lines:  # one copy at least
         # the first copy keeps its names (metadata such as !nvvm.annotations names them)
-        parts.append(body if k == 0 else ref.sub(lambda m, k=k: _renamed(m.group(1), k), body))
+        parts.append(body if k == 0 else ref.sub(functools.partial(_renamed, suffix=f".r{k}"), body))
         parts.append("\n")
         count += per_copy
         k += 1
-    return "".join(parts)
+    return Replica("".join(parts), k, attachments, records)
 
+
+# --------------------------------------------------------------------------- the reference copy
+#
+# opt-19 cannot read what newer LLVMs write (Triton 3.9 writes LLVM 22+ syntax). The
+# reference reader then gets a copy rewritten to LLVM 19's syntax; llnoalias always reads
+# the module as built. The copy only has to be read and verified by opt-19 (it is never
+# compiled), but each rewrite keeps the meaning anyway where LLVM 19 can say it.
+
+#: the rewrites of llnoalias/backends/bridge.py (written for llvmlite's LLVM 22) that
+#: LLVM 19 needs as well: it lacks these spellings too
+BRIDGE_REWRITES = ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal",
+                   "amdgcn-async-lds-load", "amdgcn-asyncmark")
+
+_CAPTURES_RE = re.compile(r"\bcaptures\(([^()]*)\)")
+_NOCREATEUNDEF_RE = re.compile(r"\bnocreateundeforpoison\b")
+_SAMESIGN_RE = re.compile(r"\bicmp[ \t]+samesign\b")
+
+
+def _captures(text: str) -> tuple[str, int]:
+    # LLVM 21's captures(none) is LLVM 19's nocapture; the partial forms (captures(address),
+    # captures(ret: ...)) have no LLVM 19 spelling: without one, the argument may be captured
+    return _CAPTURES_RE.subn(lambda m: "nocapture" if m.group(1).strip() == "none" else "", text)
+
+
+def _nocreateundeforpoison(text: str) -> tuple[str, int]:
+    # LLVM 22's "the result is never undef/poison from defined operands": dropping a
+    # promise only makes the function less known
+    return _NOCREATEUNDEF_RE.subn("", text)
+
+
+def _samesign(text: str) -> tuple[str, int]:
+    # LLVM 20's "both operands have the same sign": without it the compare is the same
+    return _SAMESIGN_RE.subn("icmp", text)
+
+
+#: (name, a substring without which there is nothing to do, rewrite) written here for the
+#: syntax that LLVM 22 reads (so bridge.py has no rewrite for it) and LLVM 19 does not.
+#: GEP nuw/nusw flags need none: opt-19 reads them.
+SCRIPT_REWRITES: tuple[tuple[str, str, Callable[[str], tuple[str, int]]], ...] = (
+    ("captures-attribute", "captures(", _captures),
+    ("nocreateundeforpoison", "nocreateundeforpoison", _nocreateundeforpoison),
+    ("icmp-samesign", "samesign", _samesign),
+)
+
+
+def reference_rewrites() -> list[tuple[str, str, Callable[[str], tuple[str, int]]]]:
+    """The rewrites to LLVM 19 syntax, bridge.py's first (imported from this checkout)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    from llnoalias.backends import bridge
+
+    table = {r.name: r for r in bridge.REWRITES}
+    missing = [name for name in BRIDGE_REWRITES if name not in table]
+    if missing:
+        sys.exit(f"llnoalias/backends/bridge.py has no rewrite {', '.join(missing)} any more: update BRIDGE_REWRITES")
+    return [(n, table[n].needle, table[n].apply) for n in BRIDGE_REWRITES] + list(SCRIPT_REWRITES)
+
+
+def reference_copy(text: str) -> tuple[str, list[tuple[str, int]]]:
+    """``text`` in LLVM 19's syntax, for the reference reader only, and the rewrites it
+    needed with the number of places each rewrote (empty when opt-19 reads it as it is)."""
+    applied: list[tuple[str, int]] = []
+    for name, needle, apply in reference_rewrites():
+        if needle not in text:
+            continue
+        text, n = apply(text)
+        if n:
+            applied.append((name, n))
+    return text, applied
+
+
+class Files(NamedTuple):
+    #: the module as built: what llnoalias reads
+    module: str
+    #: what opt reads: the module itself, or its copy in LLVM 19's syntax
+    reference: str
+    #: the rewrites the copy needed (empty: no copy)
+    rewrites: list[tuple[str, int]]
+
+
+def write_module(text: str, tmp: str, name: str = "big") -> Files:
+    path = os.path.join(tmp, f"{name}.ll")
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(text)
+    ref_text, rewrites = reference_copy(text)
+    ref = path
+    if rewrites:
+        ref = os.path.join(tmp, f"{name}.llvm19.ll")
+        with open(ref, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(ref_text)
+    return Files(path, ref, rewrites)
+
+
+def llnoalias_cmd(files: Files, out: str) -> list[str]:
+    """The timed command: llnoalias reads the module as built, never the reference copy."""
+    return [sys.executable, "-m", "llnoalias", files.module, "--no-verify", "-o", out]
+
+
+def describe_rewrites(rewrites: list[tuple[str, int]]) -> str:
+    return ", ".join(f"{name} ({n}x)" for name, n in rewrites) or "none"
+
+
+def opt_error(opt: str, path: str) -> str | None:
+    """None when ``opt -passes=verify`` accepts ``path``, else its first error line."""
+    proc = subprocess.run([opt, "-passes=verify", "-disable-output", path], capture_output=True, text=True)
+    if proc.returncode == 0:
+        return None
+    lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+    # a parse error names itself "error:"; a verifier failure is its first line
+    first = next((ln for ln in lines if "error:" in ln), lines[0] if lines else f"exit status {proc.returncode}")
+    return first.replace(path, os.path.basename(path))
+
+
+# --------------------------------------------------------------------------- timing
 
 #: the CPU time (user+sys) of the best run of the last best_of(): steadier than the wall
 #: time on a machine that others share
@@ -153,8 +310,7 @@ def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> f
     best_cpu = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                                cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
         assert proc.stderr is not None
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -174,43 +330,165 @@ def find_opt(explicit: str | None) -> str | None:
     return None
 
 
+class Timing(NamedTuple):
+    wall: float
+    cpu: float
+
+
+READERS = ("compiled reader", "pure Python reader")
+
+
+class Measured(NamedTuple):
+    lines: int
+    megabytes: float
+    #: per reader: the best of --repeat runs, None when the compiled reader is not built
+    runs: dict[str, Timing | None]
+    #: alias.scope attachments in llnoalias's output (0: it annotated nothing)
+    annotated: int
+    files: Files
+    #: the reference run, None with the reason in no_reference
+    ref: Timing | None
+    no_reference: str | None
+
+
+def llnoalias_env() -> dict[str, str]:
+    # bytecode as an installed copy has it (PYTHONDONTWRITEBYTECODE would recompile each run)
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_PURE")}
+
+
+def compiled_reader_built(env: dict[str, str]) -> bool:
+    return subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
+                          capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip() == "True"
+
+
+def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, name: str = "big") -> Measured:
+    files = write_module(text, tmp, name)
+    out = os.path.join(tmp, f"{name}.out.ll")
+    cmd = llnoalias_cmd(files, out)
+    env = llnoalias_env()
+    runs: dict[str, Timing | None] = dict.fromkeys(READERS)
+    if compiled:
+        runs["compiled reader"] = Timing(best_of(cmd, repeat, env), last_cpu[0])
+    runs["pure Python reader"] = Timing(best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
+    with open(out, encoding="utf-8", errors="surrogateescape") as fh:
+        annotated = fh.read().count("!alias.scope !")
+    ref: Timing | None = None
+    why: str | None = None
+    if opt is None:
+        why = "opt not found: no reference run (install llvm-19)"
+    else:
+        err = opt_error(opt, files.reference)
+        if err is not None:
+            why = f"{opt} cannot read the module: {err}"
+        else:
+            ref = Timing(best_of([opt, "-passes=verify", "-disable-output", files.reference], repeat), last_cpu[0])
+    return Measured(text.count("\n"), len(text) / 1e6, runs, annotated, files, ref, why)
+
+
+def report(m: Measured, opt: str | None) -> None:
+    """The lines of the single-module run (the output before --suite existed, plus the
+    reference copy's rewrites when it needed any)."""
+    for name, got in m.runs.items():
+        print(f"llnoalias (annotate, no verify, {name}): "
+              + (f"{got.wall:.2f} s (cpu {got.cpu:.2f} s)" if got is not None else "not built here"))
+    if m.files.rewrites:
+        print(f"reference copy for opt (LLVM 19 syntax; llnoalias reads the original): "
+              f"{describe_rewrites(m.files.rewrites)}")
+    if m.ref is None:
+        print(m.no_reference if opt is None else f"{m.no_reference}\nno reference")
+        return
+    print(f"{opt} -passes=verify: {m.ref.wall:.2f} s (cpu {m.ref.cpu:.2f} s)")
+    for name, got in m.runs.items():
+        if got is not None:
+            print(f"ratio llnoalias / opt ({name}): {got.wall / m.ref.wall:.2f}x wall, {got.cpu / m.ref.cpu:.2f}x cpu")
+
+
+#: the --suite modules: None is the generated LDS-dense module, the others are repeated
+#: (debug info stripped) up to --lines
+SUITE: tuple[str | None, ...] = (
+    None,
+    "fixtures/corpus/clang19/hip_gemm_O3.ll",
+    "fixtures/corpus/clang19/cuda_gemm_O3.ll",
+    "fixtures/corpus/triton39/matmul_128x128x64_w8s2_gfx942.ll",
+    "fixtures/corpus/triton39/attn_fwd_gfx942.ll",
+)
+
+
+def _cell(t: Timing | None) -> str:
+    return "not built" if t is None else f"{t.wall:.2f} (cpu {t.cpu:.2f})"
+
+
+def _ratio(t: Timing | None, ref: Timing | None) -> str:
+    if t is None:
+        return "not built"
+    if ref is None:
+        return "no reference"
+    return f"{t.wall / ref.wall:.2f}x (cpu {t.cpu / ref.cpu:.2f}x)"
+
+
+def suite(lines: int, repeat: int, opt: str | None) -> None:
+    """One markdown table for the SUITE modules; progress goes to stderr."""
+    compiled = compiled_reader_built(llnoalias_env())
+    rows: list[str] = []
+    notes: list[str] = []
+    for source in SUITE:
+        label = "generated LDS-dense" if source is None else source.replace("fixtures/corpus/", "")
+        print(f"{label} ...", file=sys.stderr, flush=True)
+        if source is None:
+            text = build(lines)
+        else:
+            replica = replicate(os.path.join(ROOT, source), lines)
+            text = replica.text
+            if replica.dbg_attachments or replica.dbg_records:
+                notes.append(f"{label}: debug info stripped ({replica.dbg_attachments} !dbg attachments, "
+                             f"{replica.dbg_records} #dbg_ records per copy; {replica.copies} copies)")
+        with tempfile.TemporaryDirectory() as tmp:
+            m = measure(text, tmp, repeat, opt, compiled)
+        if m.files.rewrites:
+            notes.append(f"{label}: opt read a copy in LLVM 19 syntax: {describe_rewrites(m.files.rewrites)}")
+        if m.no_reference is not None:
+            notes.append(f"{label}: no reference: {m.no_reference}")
+        c, p = m.runs["compiled reader"], m.runs["pure Python reader"]
+        rows.append(f"| {label} | {m.lines} | {_cell(c)} | {_cell(p)} | {_cell(m.ref) if m.ref else 'no reference'} "
+                    f"| {_ratio(c, m.ref)} | {_ratio(p, m.ref)} | {m.annotated} |")
+    print(f"best of {repeat}; opt: {opt or 'not found'} -passes=verify -disable-output; "
+          f"llnoalias: annotate --no-verify; times in s (wall, cpu = user+sys)\n")
+    print("| module | lines | llnoalias, compiled reader (s) | llnoalias, pure-Python reader (s) | opt (s) "
+          "| compiled / opt | pure / opt | !alias.scope written |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+    if notes:
+        print()
+        print("\n".join(f"- {n}" for n in notes))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, default=240_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--opt", default=None)
     ap.add_argument("--from", dest="source", default=None, help="repeat this module's functions instead")
+    ap.add_argument("--suite", action="store_true",
+                    help="time the generated module and the SUITE corpus modules, one markdown table")
     args = ap.parse_args()
-    text = replicate(args.source, args.lines) if args.source else build(args.lines)
+    opt = find_opt(args.opt)
+    if args.suite:
+        if args.source:
+            ap.error("--suite and --from exclude each other")
+        suite(args.lines, args.repeat, opt)
+        return
+    if args.source:
+        replica = replicate(args.source, args.lines)
+        text = replica.text
+        if replica.dbg_attachments or replica.dbg_records:
+            print(f"debug info stripped from the repeated functions: {replica.dbg_attachments} !dbg "
+                  f"attachments and {replica.dbg_records} #dbg_ records per copy")
+    else:
+        text = build(args.lines)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "big.ll")
-        with open(path, "w") as fh:
-            fh.write(text)
-        n_lines = text.count("\n")
-        print(f"module: {n_lines} lines, {len(text) / 1e6:.1f} MB")
-        cmd = [sys.executable, "-m", "llnoalias", path, "--no-verify", "-o", os.path.join(tmp, "o.ll")]
-        # bytecode as an installed copy has it (PYTHONDONTWRITEBYTECODE would recompile each run)
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "LLNOALIAS_PURE")}
-        compiled = subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
-                                  capture_output=True, text=True, env=env,
-                                  cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout.strip() == "True"
-        runs: dict[str, tuple[float, float] | None] = {"compiled reader": None, "pure Python reader": None}
-        if compiled:
-            runs["compiled reader"] = (best_of(cmd, args.repeat, env), last_cpu[0])
-        runs["pure Python reader"] = (best_of(cmd, args.repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
-        for name, got in runs.items():
-            print(f"llnoalias (annotate, no verify, {name}): "
-                  + (f"{got[0]:.2f} s (cpu {got[1]:.2f} s)" if got is not None else "not built here"))
-        opt = find_opt(args.opt)
-        if opt is None:
-            print("opt not found: no reference run (install llvm-19)")
-            return
-        ref = best_of([opt, "-passes=verify", "-disable-output", path], args.repeat)
-        ref_cpu = last_cpu[0]
-        print(f"{opt} -passes=verify: {ref:.2f} s (cpu {ref_cpu:.2f} s)")
-        for name, got in runs.items():
-            if got is not None:
-                print(f"ratio llnoalias / opt ({name}): {got[0] / ref:.2f}x wall, {got[1] / ref_cpu:.2f}x cpu")
+        print(f"module: {text.count(chr(10))} lines, {len(text) / 1e6:.1f} MB")
+        m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()))
+        report(m, opt)
 
 
 if __name__ == "__main__":
