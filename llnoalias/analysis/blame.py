@@ -10,6 +10,7 @@ construct cost the claim and ``explain --summary`` can group accesses by it.
 from __future__ import annotations
 
 from ..ir.model import (
+    AggregateConst,
     ConstExpr,
     Function,
     GlobalRef,
@@ -23,11 +24,47 @@ from ..ir.model import (
 from .lattice import UNKNOWN, Lat
 from .memory import inst_text
 
+#: kinds whose unknown result does not come from an unknown operand
+OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}
+#: kinds whose value does not depend on the provenance of their operands
+NO_DEPS = {"load", "atomicrmw", "cmpxchg", "alloca"}
+
 
 def operand_values(ops: Ops) -> list[Value]:
     if ops.kind == "phi":
         return list(ops.incoming)
     return [v for _, v in ops.operands]
+
+
+def local_deps(ops: Ops) -> list[str]:
+    """The local names ``ops`` reads, last operand first (constant expressions and
+    aggregates opened in place)."""
+    # What a load or an atomic reads does not depend on the provenance of its address.
+    kind = ops.kind
+    if kind in NO_DEPS:
+        return []
+    vals: list[Value] = ops.incoming if kind == "phi" else [v for _, v in ops.operands]
+    out: list[str] = []
+    # the common case, no constant expression or aggregate among the operands: the same
+    # names in the same order as the general walk below, without its stack
+    for v in reversed(vals):
+        if isinstance(v, LocalRef):
+            out.append(v.name)
+        elif isinstance(v, (ConstExpr, AggregateConst)):
+            break
+    else:
+        return out
+    out = []
+    stack: list[Value] = list(vals)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, LocalRef):
+            out.append(v.name)
+        elif isinstance(v, ConstExpr):
+            stack.extend(x for _, x in v.operands)
+        elif isinstance(v, AggregateConst):
+            stack.extend(x for _, x in v.elems)
+    return out
 
 
 class Blame:
@@ -36,10 +73,28 @@ class Blame:
 
     mod: Module
     fn: Function
+    vals: dict[str, Lat]
     cause: dict[str, str]
 
     def value(self, v: Value) -> Lat:  # provided by FunctionAnalysis
         raise NotImplementedError
+
+    def transfer(self, inst: Instruction, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:  # likewise
+        raise NotImplementedError
+
+    def note_causes(self, solved: dict[str, Lat], slice_: dict[str, Instruction]) -> None:
+        """Record why each value just ``solved`` unknown became so, where no operand of
+        it is unknown or its kind makes unknown values by itself."""
+        for n, got in solved.items():
+            if got is UNKNOWN:
+                sops = slice_[n].ops
+                assert sops is not None
+                if sops.kind in OWN_CAUSE or not any(self.value(dv) is UNKNOWN for dv in operand_values(sops)):
+                    why = self.transfer(slice_[n], sops, self.vals)[1]
+                    if why:
+                        self.cause[n] = why
+                    elif sops.kind not in OWN_CAUSE:
+                        self.cause[n] = f"'{sops.kind}' made the value unknown"
 
     def explain_unknown(self, v: Value) -> str:
         """Follow unknown operands back to the value that made them unknown: the rule and

@@ -11,7 +11,7 @@ recorded, so ``--stats`` and ``explain`` can say why an access was left untagged
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from ..ir import operands as opparse
 from ..ir.model import (
@@ -28,7 +28,7 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
-from .blame import Blame, operand_values
+from .blame import NO_DEPS, Blame, local_deps
 from .intrinsics import (
     LaneIntrinsic,
     is_intrinsic,
@@ -43,9 +43,6 @@ from .memory import Slots, inst_text, runtime_pointer, unread_initializer
 from .rootset import RootSet
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
-#: kinds whose unknown result does not come from an unknown operand
-OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}
-_NO_DEPS = {"load", "atomicrmw", "cmpxchg", "alloca"}
 #: how many times a function's stores are looked at again as stack slots fill with
 #: addresses (a chain of slots longer than this makes every loaded integer unknown)
 MAX_SLOT_ROUNDS = 16
@@ -352,33 +349,79 @@ class FunctionAnalysis(Blame):
         only read for an UNKNOWN value, and may be left empty for any other)."""
         k = ops.kind
         ev = self._const
-        if k == "gep":
-            vals = [ev(v, env) for _, v in ops.operands]
-            out = self._gep(vals)
-            return out, "getelementptr with an index that carries an address"
-        if k == "cast":
-            cast = ops.flags[0]
-            src_ty, src = ops.operands[0]
-            a = ev(src, env)
-            if cast in KEEP_CASTS or (cast == "bitcast" and src_ty.is_pointer):
-                return a, ""
-            out = self._generic([a])
-            return out, (f"{cast} of an address" if out is UNKNOWN else "")
+        # The most common kinds first, their local and plain operands read in place
+        # (what ``_const`` does for them).
         if k == "binop":
+            opnds = ops.operands
+            x = opnds[0][1]
+            if type(x) is LocalRef:
+                a = env.get(x.name)
+                if a is None:
+                    a = self.vals.get(x.name, UNKNOWN)
+            elif type(x) is PlainConst:
+                a = NONE
+            else:
+                a = ev(x, env)
+            x = opnds[1][1]
+            if type(x) is LocalRef:
+                b = env.get(x.name)
+                if b is None:
+                    b = self.vals.get(x.name, UNKNOWN)
+            elif type(x) is PlainConst:
+                b = NONE
+            else:
+                b = ev(x, env)
             op = ops.flags[0]
-            a = ev(ops.operands[0][1], env)
-            b = ev(ops.operands[1][1], env)
             if op == "add" or (op == "or" and "disjoint" in ops.flags):
                 out = self._add(a, b)
                 return out, (f"{op} of two values that both carry an address" if out is UNKNOWN else "")
-            out = self._generic([a, b])
-            if out is not UNKNOWN:
-                return out, ""
+            # _generic([a, b])
+            if a is BOTTOM or b is BOTTOM:
+                return BOTTOM, ""
+            if a is NONE and b is NONE:
+                return NONE, ""
             if op == "or":
-                return out, "or without 'disjoint' on an address"
-            if op == "sub":
-                return out, "sub on an address"
-            return out, f"{op} on an address"
+                return UNKNOWN, "or without 'disjoint' on an address"
+            return UNKNOWN, f"{op} on an address"
+        if k == "gep":
+            opnds = ops.operands
+            x = opnds[0][1]
+            if type(x) is LocalRef:
+                base = env.get(x.name)
+                if base is None:
+                    base = self.vals.get(x.name, UNKNOWN)
+            else:
+                base = ev(x, env)
+            # _gep: the first index that is not none decides
+            for _, x in opnds[1:]:
+                if type(x) is PlainConst:
+                    continue
+                if type(x) is LocalRef:
+                    idx = env.get(x.name)
+                    if idx is None:
+                        idx = self.vals.get(x.name, UNKNOWN)
+                else:
+                    idx = ev(x, env)
+                if idx is BOTTOM:
+                    return BOTTOM, "getelementptr with an index that carries an address"
+                if idx is not NONE:
+                    return UNKNOWN, "getelementptr with an index that carries an address"
+            return (UNKNOWN if isinstance(base, Agg) else base), "getelementptr with an index that carries an address"
+        if k == "cast":
+            cast = ops.flags[0]
+            src_ty, src = ops.operands[0]
+            if type(src) is LocalRef:
+                a = env.get(src.name)
+                if a is None:
+                    a = self.vals.get(src.name, UNKNOWN)
+            else:
+                a = ev(src, env)
+            if cast in KEEP_CASTS or (cast == "bitcast" and src_ty.is_pointer):
+                return a, ""
+            # _generic([a])
+            if a is BOTTOM or a is NONE:
+                return a, ""
+            return UNKNOWN, f"{cast} of an address"
         if k == "cmp":
             return self._generic([ev(v, env) for _, v in ops.operands]), "comparison of addresses"
         if k in ("phi", "select"):
@@ -476,119 +519,181 @@ class FunctionAnalysis(Blame):
     # --------------------------------------------------------- solving
     def solve(self, names: Iterable[str]) -> None:
         """Solve the backward slice of ``names`` to a fixpoint."""
-        by_name = self.fn.by_name
         vals = self.vals
+        by_name = self.fn.by_name
         todo = [n for n in names if n not in vals and n in by_name]
         if not todo:
             return
-        slice_: dict[str, Instruction] = {}
-        users: dict[str, list[str]] = {}
-        # The slice in post-order (every value after the values it reads, loops aside),
-        # so that the worklist meets most values once.
-        order: list[str] = []
-        mod = self.mod
+        slice_, deps_of, order, back = _walk(self, todo)
+        transfer = self.transfer
+        if not back:
+            # Every value comes after what it reads: the worklist would meet each value
+            # once, in this order, and find it bottom; one pass does the same.
+            env: dict[str, Lat] = {}
+            for n in order:
+                inst = slice_[n]
+                iops = inst.ops
+                assert iops is not None
+                env[n] = transfer(inst, iops, env)[0]
+        else:
+            env = _fixpoint(transfer, slice_, deps_of, order, back)
+        vals.update(env)
+        self.note_causes(env, slice_)
 
-        parse = opparse.parse
-        local_deps = _local_deps
 
-        def enter(n: str) -> list[str]:
+def _walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[dict[str, Instruction], dict[str, list[str]], list[str],
+                                                         list[tuple[int, str, str]]]:
+    """Enter the backward slice of ``todo`` depth first (parsing what it reads): its
+    instructions, what each reads (the local names not solved before), the slice in
+    post-order, and the reads that go back in that order (loops: through phis or
+    forwarded slots), each as (place of the user in the slice, user, value read)."""
+    by_name = fa.fn.by_name
+    vals = fa.vals
+    mod, ma, fn, parse = fa.mod, fa.ma, fa.fn, opparse.parse
+    slice_: dict[str, Instruction] = {}
+    deps_of: dict[str, list[str]] = {}
+    # post-order: every value after the values it reads, loops aside, so that the
+    # worklist meets most values once
+    order: list[str] = []
+    back: list[tuple[int, str, str]] = []
+    onstack: dict[str, int] = {}  # the values on the walk's stack -> their place in the slice
+    stack: list[tuple[str, Iterator[str]]] = []
+    for top in todo:
+        if top in slice_:
+            continue
+        n = top
+        while True:
+            # enter n: note what it reads
             inst = by_name[n]
+            onstack[n] = len(slice_)
             slice_[n] = inst
             iops = inst.ops
             if iops is None:
                 iops = parse(mod, inst)
-            deps = [dep for dep in local_deps(iops) if dep not in vals]
-            if iops.kind == "load" and iops.operands:
-                fwd = self.ma.slots(self.fn).forwarded(iops.operands[0][1])
-                if fwd is not None:  # a forwarded slot: the load reads what its stores write
-                    deps += [v.name for _, v in fwd[1] if isinstance(v, LocalRef) and v.name not in vals]
-            for dep in deps:
-                users.setdefault(dep, []).append(n)
-            return deps
-
-        for top in todo:
-            if top in slice_:
-                continue
-            stack = [(top, iter(enter(top)))]
-            while stack:
-                n, rest = stack[-1]
-                for dep in rest:
-                    if dep not in slice_ and dep in by_name:
-                        stack.append((dep, iter(enter(dep))))
+            kind = iops.kind
+            deps: list[str] = []
+            if kind == "phi":
+                for v in reversed(iops.incoming):
+                    if type(v) is LocalRef:
+                        if v.name not in vals:
+                            deps.append(v.name)
+                    elif isinstance(v, (ConstExpr, AggregateConst)):
+                        deps = [dep for dep in local_deps(iops) if dep not in vals]
                         break
+            elif kind not in NO_DEPS:
+                # local_deps, filtered, without its lists in the common case (no
+                # constant expression or aggregate among the operands)
+                for _, v in reversed(iops.operands):
+                    if type(v) is LocalRef:
+                        if v.name not in vals:
+                            deps.append(v.name)
+                    elif isinstance(v, (ConstExpr, AggregateConst)):
+                        deps = [dep for dep in local_deps(iops) if dep not in vals]
+                        break
+            elif kind == "load" and iops.operands:
+                fwd = ma.slots(fn).forwarded(iops.operands[0][1])
+                if fwd is not None:  # a forwarded slot: the load reads what its stores write
+                    deps = [v.name for _, v in fwd[1] if isinstance(v, LocalRef) and v.name not in vals]
+            deps_of[n] = deps
+            rest = iter(deps)
+            # go down to the first value it reads not entered yet, or leave it and
+            # go on with the value that read it
+            while True:
+                for dep in rest:
+                    if dep not in slice_:
+                        if dep in by_name:
+                            break
+                    elif dep in onstack:
+                        back.append((onstack[n], n, dep))
                 else:
-                    stack.pop()
+                    del onstack[n]
                     order.append(n)
-        env: dict[str, Lat] = dict.fromkeys(slice_, BOTTOM)
-        work = order[::-1]
-        queued = set(work)
-        budget = 64 * len(work) + 1000
-        transfer = self.transfer
-        while work:
-            n = work.pop()
-            queued.discard(n)
-            inst = slice_[n]
+                    if not stack:
+                        break
+                    n, rest = stack.pop()
+                    continue
+                stack.append((n, rest))
+                n = dep
+                break
+            if not stack and n not in onstack:
+                break
+    return slice_, deps_of, order, back
+
+
+def _fixpoint(transfer: Callable[[Instruction, Ops, dict[str, Lat]], tuple[Lat, str]], slice_: dict[str, Instruction],
+              deps_of: dict[str, list[str]], order: list[str], back: list[tuple[int, str, str]]) -> dict[str, Lat]:
+    """The optimistic worklist over a slice with loops: a stack of values to visit, at
+    first ``order`` reversed; a value that changes puts back its users not on it.
+
+    Done without the stack's first part: a value's first visit is its turn in ``order``,
+    where it is still bottom; then the users on the stack are those later in ``order``
+    and those put back since (``again``); those earlier are the ``back`` reads."""
+    backs: dict[str, list[str]] = {}
+    for _, u, dep in sorted(back):  # in the order values entered the slice, as users
+        lst = backs.setdefault(dep, [])
+        if not lst or lst[-1] != u:
+            lst.append(u)
+    users: dict[str, list[str]] | None = None
+    pos: dict[str, int] = {}
+    env: dict[str, Lat] = dict.fromkeys(slice_, BOTTOM)
+    budget = 64 * len(order) + 1000
+    again: list[str] = []
+    queued: set[str] = set()
+    for i, n in enumerate(order):
+        inst = slice_[n]
+        iops = inst.ops
+        assert iops is not None
+        new = transfer(inst, iops, env)[0]
+        if new is BOTTOM:
+            continue
+        env[n] = new
+        budget -= 1
+        if budget < 0:
+            break
+        bu = backs.get(n)
+        if bu is None:
+            continue
+        for u in bu:
+            if u not in queued:
+                queued.add(u)
+                again.append(u)
+        if users is None:
+            # Values are put back only at the turns of values read going back, so
+            # only users up to the last of these can be: the rest are left out.
+            last = len(order) - 1
+            while order[last] not in backs:
+                last -= 1
+            pos = {m: k for k, m in enumerate(order[:last + 1])}
+            users = {}
+            for m, deps in deps_of.items():
+                if m in pos:
+                    for dep in deps:
+                        users.setdefault(dep, []).append(m)
+        while again:
+            m = again.pop()
+            queued.discard(m)
+            inst = slice_[m]
             iops = inst.ops
             assert iops is not None
             new, _ = transfer(inst, iops, env)
-            old = env[n]
+            old = env[m]
             if new is old:
                 continue
             new = join(old, new)
             if new is old or (isinstance(new, Agg) and new == old):
                 continue
-            env[n] = new
+            env[m] = new
             budget -= 1
             if budget < 0:
-                # Cannot happen on a finite lattice; give up soundly if it ever does.
-                for m in slice_:
-                    env[m] = UNKNOWN
                 break
-            for u in users.get(n, ()):
-                if u not in queued:
+            for u in users.get(m, ()):
+                if pos[u] <= i and u not in queued:
                     queued.add(u)
-                    work.append(u)
-        vals.update(env)
-        for n, v in env.items():
-            if v is UNKNOWN:
-                sops = slice_[n].ops
-                assert sops is not None
-                if sops.kind in OWN_CAUSE or not any(self.value(dv) is UNKNOWN for dv in _operand_values(sops)):
-                    why = transfer(slice_[n], sops, vals)[1]
-                    if why:
-                        self.cause[n] = why
-                    elif sops.kind not in OWN_CAUSE:
-                        self.cause[n] = f"'{sops.kind}' made the value unknown"
-
-_operand_values = operand_values
-
-
-def _local_deps(ops: Ops) -> list[str]:
-    """The local names ``ops`` reads, last operand first (constant expressions and
-    aggregates opened in place)."""
-    # What a load or an atomic reads does not depend on the provenance of its address.
-    kind = ops.kind
-    if kind in _NO_DEPS:
-        return []
-    vals: list[Value] = ops.incoming if kind == "phi" else [v for _, v in ops.operands]
-    out: list[str] = []
-    # the common case, no constant expression or aggregate among the operands: the same
-    # names in the same order as the general walk below, without its stack
-    for v in reversed(vals):
-        if isinstance(v, LocalRef):
-            out.append(v.name)
-        elif isinstance(v, (ConstExpr, AggregateConst)):
+                    again.append(u)
+        if budget < 0:
             break
-    else:
-        return out
-    out = []
-    stack: list[Value] = list(vals)
-    while stack:
-        v = stack.pop()
-        if isinstance(v, LocalRef):
-            out.append(v.name)
-        elif isinstance(v, ConstExpr):
-            stack.extend(x for _, x in v.operands)
-        elif isinstance(v, AggregateConst):
-            stack.extend(x for _, x in v.elems)
-    return out
+    if budget < 0:
+        # Cannot happen on a finite lattice; give up soundly if it ever does.
+        for m in slice_:
+            env[m] = UNKNOWN
+    return env
