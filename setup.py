@@ -1,8 +1,14 @@
-"""The compiled body reader (llnoalias/ir/_cscan.c), optional: where no C compiler or no
-Python headers are found the package installs without it and reads with the pure-Python
-code (the same model; tests/test_cscan.py compares the two)."""
+"""The compiled parts, both optional: where no C compiler or no Python headers are found
+the package installs without them and runs the pure-Python code, which gives the same
+answers (tests/test_cscan.py and tests/test_cdomain.py compare the two).
+
+- ``llnoalias/ir/_cscan.c``: the body reader's hot loop, the line index, the name check;
+- ``llnoalias/analysis/_cdomain.c``: the range analysis's known-bits domain functions."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("llnoalias.ir._cscan", ["llnoalias/ir/_cscan.c"], optional=True,
-                             extra_compile_args=["-O2"])])
+setup(ext_modules=[
+    Extension("llnoalias.ir._cscan", ["llnoalias/ir/_cscan.c"], optional=True, extra_compile_args=["-O2"]),
+    Extension("llnoalias.analysis._cdomain", ["llnoalias/analysis/_cdomain.c"], optional=True,
+              extra_compile_args=["-O2"]),
+])
