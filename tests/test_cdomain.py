@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llnoalias.analysis import interval
+from llnoalias.analysis import knownbits as kb
 from llnoalias.analysis.interval import Off, Range
 from llnoalias.analysis.knownbits import Known
 
@@ -53,7 +54,7 @@ def _same(compiled: Callable[..., Any], python: Callable[..., Any], *args: Any) 
         assert got[1] == want[1], (args, got, want)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.sampled_from(WIDTHS), st.data())
 def test_compiled_domain_functions_answer_as_the_python_ones(w: int, data: st.DataObject) -> None:
     lo, hi = data.draw(ends(w)), data.draw(ends(w))
@@ -70,6 +71,35 @@ def test_compiled_domain_functions_answer_as_the_python_ones(w: int, data: st.Da
     _same(interval.with_known, interval.py_with_known, r, k, w)
     _same(interval.off_known, interval.py_off_known, off, w)
     _same(interval.off_with_known, interval.py_off_with_known, off, k, w)
+
+
+def facts(w: int) -> st.SearchStrategy[Known]:
+    return st.builds(Known, masks(w), masks(w))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.sampled_from(WIDTHS + [0, -1]), st.sampled_from(WIDTHS + [0]), st.data())
+def test_compiled_transfers_answer_as_the_python_ones(w: int, sw: int, data: st.DataObject) -> None:
+    a = data.draw(facts(max(w, 1)))
+    b = data.draw(facts(max(w, 1)))
+    if data.draw(st.booleans()):  # consistent facts (the other half: anything)
+        a, b = Known(a.zero, a.one & ~a.zero), Known(b.zero, b.one & ~b.zero)
+    # shift amounts and constants (a shift of 2**64 bits would only make Python build a huge int)
+    c = data.draw(st.integers(-2, 70))
+    _same(kb.const, kb.py_const, data.draw(st.sampled_from(_edges(max(w, 1)))), w)
+    _same(kb.const, kb.py_const, c, w)
+    _same(kb.trunc, kb.py_trunc, a, w)
+    _same(kb.zext, kb.py_zext, a, sw, w)
+    _same(kb.sext, kb.py_sext, a, sw, w)
+    _same(kb.shl, kb.py_shl, a, c, w)
+    _same(kb.lshr, kb.py_lshr, a, c, w)
+    _same(kb.add_sub, kb.py_add_sub, a, b, w)
+    _same(kb.add_sub, kb.py_add_sub, a, b, w, True)
+    _same(lambda *x: kb.add_sub(*x, sub=True), lambda *x: kb.py_add_sub(*x, sub=True), a, b, w)
+    _same(kb.mul, kb.py_mul, a, b, w)
+    # a constant times a constant: the exact product
+    ca, cb = kb.py_const(c, max(w, 1)), kb.py_const(c + 3, max(w, 1))
+    _same(kb.mul, kb.py_mul, ca, cb, w)
 
 
 @pytest.mark.parametrize("w", WIDTHS)
@@ -98,7 +128,9 @@ def test_compiled_domain_reads_what_is_not_a_range_as_python_does() -> None:
 def test_pure_mode_loads_no_compiled_domain() -> None:
     code = ("import sys, llnoalias.analysis.interval as i\n"
             "assert i.cdomain is None and 'llnoalias.analysis._cdomain' not in sys.modules\n"
-            "assert i.with_known is i.py_with_known\n")
+            "assert i.with_known is i.py_with_known\n"
+            "import llnoalias.analysis.knownbits as kb\n"
+            "assert kb.add_sub is kb.py_add_sub\n")
     proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

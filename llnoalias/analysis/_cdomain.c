@@ -356,6 +356,206 @@ static PyObject *c_off_with_known(PyObject *self, PyObject *const *args, Py_ssiz
     return make(OffT, 6, items);
 }
 
+
+/* ------------------------------------------------------------------ knownbits.py */
+static PyObject *py_const, *py_trunc, *py_zext, *py_sext, *py_shl, *py_lshr, *py_add_sub, *py_mul;
+
+/* an int in [0, 2**64) exactly; 0 when not */
+static int to_u64(PyObject *v, u64 *out) {
+    if (!PyLong_Check(v))
+        return 0;
+    u64 u = PyLong_AsUnsignedLongLong(v);
+    if (u == (u64)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = u;
+    return 1;
+}
+
+/* a Known's two masks: exactly (``exact``) or their low 64 bits */
+static int read_known(PyObject *k, int exact, u64 *zero, u64 *one) {
+    if (!PyObject_TypeCheck(k, (PyTypeObject *)KnownT) || PyTuple_GET_SIZE(k) != 2)
+        return 0;
+    if (exact)
+        return to_u64(PyTuple_GET_ITEM(k, 0), zero) && to_u64(PyTuple_GET_ITEM(k, 1), one);
+    return to_bits(PyTuple_GET_ITEM(k, 0), zero) && to_bits(PyTuple_GET_ITEM(k, 1), one);
+}
+
+static int read_small(PyObject *v, long lo, long hi, int *out) {
+    if (!PyLong_Check(v))
+        return 0;
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (x < lo || x > hi)
+        return 0;
+    *out = (int)x;
+    return 1;
+}
+
+static int ctz_or(u64 x, int w) { return x ? __builtin_ctzll(x) : w; }
+
+#define KB_READY(fn)                                                  \
+    if (KnownT == NULL) {                                             \
+        PyErr_SetString(PyExc_RuntimeError, "_cdomain.init() was not called"); \
+        return NULL;                                                  \
+    }
+
+/* knownbits.const(c, w) */
+static PyObject *c_const(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(const)
+    int w;
+    u64 c;
+    if (nargs != 2 || !to_bits(args[0], &c) || !read_width(args[1], &w))
+        return fallback(py_const, args, nargs);
+    u64 m = mask_of(w), u = c & m;
+    return make_known(~u & m, u);
+}
+
+/* knownbits.trunc(a, w) */
+static PyObject *c_trunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(trunc)
+    int w;
+    u64 z, o;
+    if (nargs != 2 || !read_known(args[0], 0, &z, &o) || !read_width(args[1], &w))
+        return fallback(py_trunc, args, nargs);
+    u64 m = mask_of(w);
+    return make_known(z & m, o & m);
+}
+
+/* knownbits.zext(a, sw, w) / sext(a, sw, w) */
+static PyObject *ext(PyObject *const *args, Py_ssize_t nargs, int sign_ext) {
+    int sw, w;
+    u64 z, o;
+    if (nargs != 3 || !read_known(args[0], 0, &z, &o) || !read_width(args[1], &sw) || !read_width(args[2], &w))
+        return fallback(sign_ext ? py_sext : py_zext, args, nargs);
+    u64 smask = mask_of(sw), high = mask_of(w) & ~smask;
+    z &= smask;
+    o &= smask;
+    if (!sign_ext)
+        return make_known(z | high, o);
+    u64 sign = 1ULL << (sw - 1);
+    if (z & sign)
+        z |= high;
+    else if (o & sign)
+        o |= high;
+    return make_known(z, o);
+}
+
+static PyObject *c_zext(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(zext)
+    return ext(args, nargs, 0);
+}
+
+static PyObject *c_sext(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(sext)
+    return ext(args, nargs, 1);
+}
+
+/* knownbits.shl(a, c, w) */
+static PyObject *c_shl(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(shl)
+    int c, w;
+    u64 z, o;
+    if (nargs != 3 || !read_known(args[0], 0, &z, &o) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
+        return fallback(py_shl, args, nargs);
+    u64 m = mask_of(w);
+    return make_known(((z << c) | mask_of(c)) & m, (o << c) & m);
+}
+
+/* knownbits.lshr(a, c, w): its result keeps the bits of ``a`` above ``w``, so ``a`` is
+ * read exactly */
+static PyObject *c_lshr(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(lshr)
+    int c, w;
+    u64 z, o;
+    if (nargs != 3 || !read_known(args[0], 1, &z, &o) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
+        return fallback(py_lshr, args, nargs);
+    u64 m = mask_of(w);
+    return make_known((z >> c) | (~(m >> c) & m), o >> c);
+}
+
+/* knownbits.add_sub(a, b, w, sub=False): LLVM's computeForAddSub */
+static PyObject *c_add_sub(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    KB_READY(add_sub)
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *subo = NULL;
+    if (nargs == 4 && nkw == 0)
+        subo = args[3];
+    else if (nargs == 3 && nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "sub") == 0)
+        subo = args[3];
+    else if (!(nargs == 3 && nkw == 0))
+        return PyObject_Vectorcall(py_add_sub, args, (size_t)nargs, kwnames);
+    int w, sub = 0;
+    u64 az, ao, bz, bo;
+    if (!read_known(args[0], 0, &az, &ao) || !read_known(args[1], 0, &bz, &bo) || !read_width(args[2], &w))
+        return PyObject_Vectorcall(py_add_sub, args, (size_t)nargs, kwnames);
+    if (subo != NULL) {
+        sub = PyObject_IsTrue(subo);
+        if (sub < 0)
+            return NULL;
+    }
+    u64 m = mask_of(w), carry_zero = 1, carry_one = 0;
+    if (sub) {
+        u64 t = bz;
+        bz = bo;
+        bo = t;
+        carry_zero = 0;
+        carry_one = 1;
+    }
+    u64 possible_sum_zero = ((~az & m) + (~bz & m) + (1 - carry_zero)) & m;
+    u64 possible_sum_one = (ao + bo + carry_one) & m;
+    u64 carry_known_zero = ~(possible_sum_zero ^ az ^ bz) & m;
+    u64 carry_known_one = (possible_sum_one ^ ao ^ bo) & m;
+    u64 known = (az | ao) & (bz | bo) & (carry_known_zero | carry_known_one);
+    return make_known(~possible_sum_zero & known & m, possible_sum_one & known & m);
+}
+
+/* knownbits.mul(a, b, w): is_const compares the masks whole, so they are read exactly */
+static PyObject *c_mul(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    KB_READY(mul)
+    int w;
+    u64 az, ao, bz, bo;
+    if (nargs != 3 || !read_known(args[0], 1, &az, &ao) || !read_known(args[1], 1, &bz, &bo) || !read_width(args[2], &w))
+        return fallback(py_mul, args, nargs);
+    u64 m = mask_of(w);
+    if ((az | ao) == m && (bz | bo) == m) {
+        u64 u = (ao * bo) & m;
+        return make_known(~u & m, u);
+    }
+    int tz = ctz_or(~az & m, w) + ctz_or(~bz & m, w);
+    if (tz > w)
+        tz = w;
+    u64 zero = mask_of(tz), one = 0;
+    int ka = ctz_or(~(az | ao) & m, w), kb = ctz_or(~(bz | bo) & m, w);
+    int k = ka < kb ? ka : kb;
+    if (k) {
+        u64 low = (ao * bo) & mask_of(k);
+        zero |= ~low & mask_of(k);
+        one = low;
+    }
+    return make_known(zero & m, one & m);
+}
+
+static PyObject *c_init_known(PyObject *self, PyObject *args) {
+    PyObject *known_t, *f[8];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO:init_known", &known_t, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6],
+                          &f[7]))
+        return NULL;
+    if (!PyType_Check(known_t) || !PyType_IsSubtype((PyTypeObject *)known_t, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "init_known: Known must be a tuple type");
+        return NULL;
+    }
+    Py_XSETREF(KnownT, Py_NewRef(known_t));
+    PyObject **slots[8] = {&py_const, &py_trunc, &py_zext, &py_sext, &py_shl, &py_lshr, &py_add_sub, &py_mul};
+    for (int i = 0; i < 8; i++)
+        Py_XSETREF(*slots[i], Py_NewRef(f[i]));
+    Py_RETURN_NONE;
+}
+
 static PyObject *c_init(PyObject *self, PyObject *args) {
     PyObject *range_t, *off_t, *known_t, *nothing, *f1, *f2, *f3, *f4;
     if (!PyArg_ParseTuple(args, "OOOOOOOO:init", &range_t, &off_t, &known_t, &nothing, &f1, &f2, &f3, &f4))
@@ -380,6 +580,16 @@ static PyObject *c_init(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"init", c_init, METH_VARARGS, "init(Range, Off, Known, NOTHING, known, with_known, off_known, off_with_known)"},
+    {"init_known", c_init_known, METH_VARARGS,
+     "init_known(Known, const, trunc, zext, sext, shl, lshr, add_sub, mul): the Python originals"},
+    {"const", (PyCFunction)(void (*)(void))c_const, METH_FASTCALL, "knownbits.const"},
+    {"trunc", (PyCFunction)(void (*)(void))c_trunc, METH_FASTCALL, "knownbits.trunc"},
+    {"zext", (PyCFunction)(void (*)(void))c_zext, METH_FASTCALL, "knownbits.zext"},
+    {"sext", (PyCFunction)(void (*)(void))c_sext, METH_FASTCALL, "knownbits.sext"},
+    {"shl", (PyCFunction)(void (*)(void))c_shl, METH_FASTCALL, "knownbits.shl"},
+    {"lshr", (PyCFunction)(void (*)(void))c_lshr, METH_FASTCALL, "knownbits.lshr"},
+    {"add_sub", (PyCFunction)(void (*)(void))c_add_sub, METH_FASTCALL | METH_KEYWORDS, "knownbits.add_sub"},
+    {"mul", (PyCFunction)(void (*)(void))c_mul, METH_FASTCALL, "knownbits.mul"},
     {"known", (PyCFunction)(void (*)(void))c_known, METH_FASTCALL, "interval.known"},
     {"with_known", (PyCFunction)(void (*)(void))c_with_known, METH_FASTCALL, "interval.with_known"},
     {"off_known", (PyCFunction)(void (*)(void))c_off_known, METH_FASTCALL, "interval.off_known"},

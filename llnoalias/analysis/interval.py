@@ -9,12 +9,12 @@ plus a byte offset in ``[lo, hi]``.
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 from ..ir.model import PlainConst, Value
 from ..ir.types import Type
 from . import knownbits as kb
+from .compiled import cdomain
 from .knownbits import Known
 from .lattice import Root
 
@@ -22,7 +22,6 @@ TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every 
 
 
 if TYPE_CHECKING:
-    from types import ModuleType
     from typing import NamedTuple
 
     class Range(NamedTuple):
@@ -239,26 +238,12 @@ def half_open(lo: int, hi: int, w: int) -> Range | None:
 
 
 
-# The compiled domain (``_cdomain.c``), where it was built and ``LLNOALIAS_PURE`` is not set:
-# the same four functions on machine integers, each handing what does not fit 64 bits to
-# its Python original below (tests/test_cdomain.py holds the two to the same answers).
+# The compiled domain (``compiled.cdomain``), where it was built and ``LLNOALIAS_PURE`` is
+# not set: the same four functions on machine integers, each handing what does not fit 64
+# bits to its Python original (tests/test_cdomain.py holds the two to the same answers).
 py_known, py_with_known, py_off_known, py_off_with_known = known, with_known, off_known, off_with_known
-
-
-def _compiled() -> ModuleType | None:
-    if os.environ.get("LLNOALIAS_PURE"):
-        return None
-    try:
-        from . import _cdomain  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    _cdomain.init(Range, Off, Known, kb.NOTHING, py_known, py_with_known, py_off_known, py_off_with_known)
-    module: ModuleType = _cdomain
-    return module
-
-
-cdomain = _compiled()
 if cdomain is not None:
+    cdomain.init(Range, Off, Known, kb.NOTHING, py_known, py_with_known, py_off_known, py_off_with_known)
     known = cdomain.known
     with_known = cdomain.with_known
     off_known = cdomain.off_known

@@ -1,0 +1,30 @@
+"""The compiled domain functions (``_cdomain.c``), when there are some.
+
+``cdomain`` is the extension module, or None where it was not built (no C compiler or
+Python headers where the package was installed) or ``LLNOALIAS_PURE=1`` asks for pure
+Python. ``knownbits`` and ``interval`` hand it their Python originals, which it calls for
+whatever does not fit 64 bits; both give the same answers (tests/test_cdomain.py)."""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def _load() -> ModuleType | None:
+    if os.environ.get("LLNOALIAS_PURE"):
+        return None
+    try:
+        from . import _cdomain  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    module: ModuleType = _cdomain
+    return module
+
+
+cdomain = _load()
+
+__all__ = ["cdomain"]
