@@ -387,3 +387,32 @@ def test_stage_counter_reached_from_an_address_first() -> None:
     off = fr.offset(P3, LocalRef("%p"))  # the address first
     assert isinstance(off, Off) and (off.lo, off.hi) == (0, 16384)
     assert rng(fr, "%sn") == Range(0, 1)
+
+
+def test_constant_expressions_share_an_offset_only_when_written_alike() -> None:
+    # Triton names one constant getelementptr in dozens of accesses: its offset is worked
+    # out once per key; a different offset, a different global or a local operand is not
+    # the same key
+    from llnoalias.analysis.ranges import const_key
+    from llnoalias.ir.model import ConstExpr
+    body = "\n".join([
+        "  %a = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem, i32 64), align 4",
+        "  %b = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem, i32 64), align 4",
+        "  %c = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem, i32 128), align 4",
+        "  %d = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem2, i32 64), align 4",
+        "  %e = load i32, ptr addrspace(3) getelementptr (i32, ptr addrspace(3) @smem, i32 64), align 4",
+    ])
+    fr, mod = analyse(kernel(body, header="", tail="@smem2 = external addrspace(3) global [0 x i8]\n"))
+    from llnoalias.ir import operands as opparse
+    ces = []
+    for inst in fr.fn.instrs[:5]:
+        ce = opparse.parse(mod, inst).operands[0][1]  # type: ignore[arg-type]
+        assert isinstance(ce, ConstExpr)
+        ces.append(ce)
+    keys = [const_key(ce) for ce in ces]
+    assert keys[0] == keys[1]
+    assert len({keys[0], keys[2], keys[3], keys[4]}) == 4
+    offs = [fr.offset(P3, ce) for ce in ces]
+    assert [(o.lo, o.hi) for o in offs if isinstance(o, Off)][:3] == [(64, 64), (64, 64), (128, 128)]
+    assert isinstance(offs[4], Off) and (offs[4].lo, offs[4].hi) == (256, 256)
+    assert len(fr.const_offs) == 4

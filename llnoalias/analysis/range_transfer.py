@@ -207,6 +207,8 @@ class IntTransfer:
         self.dl = layout or layout_of(mod)
         self.ints: dict[str, IntResult] = {}
         self.offs: dict[str, OffResult] = {}
+        #: offsets of constant expressions over globals and literals (``ranges.const_key``)
+        self.const_offs: dict[tuple[object, ...], OffResult] = {}
         self._inprog: dict[str, int] = {}
         self._low = 1 << 30
         self._depth = 0

@@ -15,7 +15,7 @@ Ranges are sound or absent. The pieces, one idea per module:
 from __future__ import annotations
 
 from ..ir import operands as opparse
-from ..ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, UndefConst, Value
+from ..ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
 from ..ir.types import Type
 from . import knownbits as kb
 from .interval import (
@@ -71,7 +71,15 @@ class FunctionRanges(LoopRanges):
                 return Off(root, 0, 0)
             return f"{v.name} is not a root"
         if isinstance(v, ConstExpr):
-            return self._off_constexpr(v)
+            # Triton names one constant expression (a stage's start in its shared-memory
+            # block) in dozens of accesses, each with its own parsed copy
+            ckey = const_key(v)
+            if ckey is None:
+                return self._off_constexpr(v)
+            cgot = self.const_offs.get(ckey)
+            if cgot is None:
+                cgot = self.const_offs[ckey] = self._off_constexpr(v)
+            return cgot
         return "address not traced to a root"
 
     def _modulus_ok(self, ty: Type) -> bool:
@@ -243,6 +251,24 @@ class FunctionRanges(LoopRanges):
             cur = nxt
         return off_with_known(Off(base.root, lo, hi), k, w)
 
+
+
+
+def const_key(ce: ConstExpr) -> tuple[object, ...] | None:
+    """What a constant expression's offset depends on, when its operands are globals and
+    literals of integer or pointer type (its text, in effect): equal keys, equal offsets,
+    with no use of the budget or the values in progress; None for anything else."""
+    key: list[object] = [ce.opcode, ce.flags, ce.indices, repr(ce.dest) if ce.dest is not None else None]
+    for ty, v in ce.operands:
+        if ty.kind != "int" and ty.kind != "ptr":
+            return None
+        if isinstance(v, GlobalRef):
+            key.append((ty.kind, ty.bits, ty.addrspace, v.name))
+        elif isinstance(v, PlainConst):
+            key.append((ty.kind, ty.bits, ty.addrspace, "=" + v.text))
+        else:
+            return None
+    return tuple(key)
 
 
 __all__ = ["FunctionRanges", "Off", "Range", "WorkGroup", "fit", "int_const", "srange", "urange", "work_group"]
