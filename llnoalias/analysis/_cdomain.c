@@ -43,11 +43,12 @@ static int to_i128(PyObject *v, i128 *out) {
     return 1;
 }
 
-/* the low 64 bits of an int (``v & (2**64 - 1)``, negative ints too); 0 when not an int */
-static int to_bits(PyObject *v, u64 *out) {
+/* an int as 64 bits: exactly (``exact``: an int in [0, 2**64)) or its low 64 bits
+ * (``v & (2**64 - 1)``, negative ints too); 0 when it cannot be read so */
+static int read_u64(PyObject *v, int exact, u64 *out) {
     if (!PyLong_Check(v))
         return 0;
-    u64 u = PyLong_AsUnsignedLongLongMask(v);
+    u64 u = exact ? PyLong_AsUnsignedLongLong(v) : PyLong_AsUnsignedLongLongMask(v);
     if (u == (u64)-1 && PyErr_Occurred()) {
         PyErr_Clear();
         return 0;
@@ -55,6 +56,8 @@ static int to_bits(PyObject *v, u64 *out) {
     *out = u;
     return 1;
 }
+
+static int to_bits(PyObject *v, u64 *out) { return read_u64(v, 0, out); }
 
 static PyObject *from_i128(i128 v) {
     if (v >= -((i128)1 << 63) && v < ((i128)1 << 63))
@@ -360,25 +363,12 @@ static PyObject *c_off_with_known(PyObject *self, PyObject *const *args, Py_ssiz
 /* ------------------------------------------------------------------ knownbits.py */
 static PyObject *py_const, *py_trunc, *py_zext, *py_sext, *py_shl, *py_lshr, *py_add_sub, *py_mul;
 
-/* an int in [0, 2**64) exactly; 0 when not */
-static int to_u64(PyObject *v, u64 *out) {
-    if (!PyLong_Check(v))
-        return 0;
-    u64 u = PyLong_AsUnsignedLongLong(v);
-    if (u == (u64)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    *out = u;
-    return 1;
-}
-
 /* a Known's two masks: exactly (``exact``) or their low 64 bits */
 static int read_known(PyObject *k, int exact, u64 *zero, u64 *one) {
     if (!PyObject_TypeCheck(k, (PyTypeObject *)KnownT) || PyTuple_GET_SIZE(k) != 2)
         return 0;
     if (exact)
-        return to_u64(PyTuple_GET_ITEM(k, 0), zero) && to_u64(PyTuple_GET_ITEM(k, 1), one);
+        return read_u64(PyTuple_GET_ITEM(k, 0), 1, zero) && read_u64(PyTuple_GET_ITEM(k, 1), 1, one);
     return to_bits(PyTuple_GET_ITEM(k, 0), zero) && to_bits(PyTuple_GET_ITEM(k, 1), one);
 }
 

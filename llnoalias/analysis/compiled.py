@@ -7,24 +7,8 @@ whatever does not fit 64 bits; both give the same answers (tests/test_cdomain.py
 
 from __future__ import annotations
 
-import os
+from ..ir.native import load
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from types import ModuleType
-
-
-def _load() -> ModuleType | None:
-    if os.environ.get("LLNOALIAS_PURE"):
-        return None
-    try:
-        from . import _cdomain  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    module: ModuleType = _cdomain
-    return module
-
-
-cdomain = _load()
+cdomain = load("llnoalias.analysis._cdomain")
 
 __all__ = ["cdomain"]

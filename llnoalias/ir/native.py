@@ -1,8 +1,9 @@
-"""The compiled reader (``_cscan.c``), when there is one.
+"""The compiled parts, when there are some: the reader (``_cscan.c``) here, the range
+domain (``analysis/_cdomain.c``) through ``load`` too.
 
 ``cscan`` is the extension module, or None where it was not built (no C compiler or
 Python headers where the package was installed) or ``LLNOALIAS_PURE=1`` asks for the
-pure-Python reader. Both give the same model (tests/test_cscan.py)."""
+pure-Python code. Both give the same model (tests/test_cscan.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,18 @@ import os
 from types import ModuleType
 
 
-def _load() -> ModuleType | None:
+def load(dotted: str) -> ModuleType | None:
+    """The extension module ``dotted``, or None where it was not built or
+    ``LLNOALIAS_PURE`` is set (then it is not imported at all)."""
     if os.environ.get("LLNOALIAS_PURE"):
         return None
     try:
-        from . import _cscan  # type: ignore[attr-defined]
+        module: ModuleType = __import__(dotted, fromlist=["_"])
     except ImportError:
         return None
-    module: ModuleType = _cscan
     return module
 
 
-cscan = _load()
+cscan = load("llnoalias.ir._cscan")
 
-__all__ = ["cscan"]
+__all__ = ["cscan", "load"]
