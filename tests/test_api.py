@@ -69,3 +69,28 @@ def test_import_is_cheap_and_the_annotate_path_loads_no_backend() -> None:
 def test_unknown_attribute() -> None:
     with pytest.raises(AttributeError):
         llnoalias.no_such_thing  # noqa: B018
+
+
+def test_a_large_module_is_annotated_with_fewer_collections_and_the_setting_restored(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from llnoalias import api
+    seen: list[tuple[int, ...]] = []
+    real_annotate = api.annotate_text
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.get_threshold())
+        return real_annotate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "annotate_text", spy)
+    old = gc.get_threshold()
+    small = FIXTURE.read_text()
+    big = small + "\n" + ";" * api.LARGE_INPUT + "\n"  # a long comment: large, same module
+    tags = llnoalias.annotate(small).text.count("!alias.scope")
+    assert tags and llnoalias.annotate(big).text.count("!alias.scope") == tags
+    assert seen[0] == old and seen[1][0] == api.YOUNG_THRESHOLD and seen[1][1:] == old[1:]
+    assert gc.get_threshold() == old
+    with pytest.raises(llnoalias.LLNoaliasError):  # restored when the input is bad too
+        llnoalias.annotate("define void @f() {\n  ret void\n" + ";" * api.LARGE_INPUT)
+    assert gc.get_threshold() == old
