@@ -17,8 +17,9 @@ module itself. The rewrites the copy needed are printed; when opt cannot read ev
 copy, its first error line is, and no ratio.
 
 Prints the wall time of each (best of --repeat runs, with its CPU time) and the ratio
-llnoalias / opt, for llnoalias with its compiled reader (llnoalias/ir/_cscan.c, when it was
-built) and with the pure-Python one (LLNOALIAS_PURE=1). ``--suite`` does so for the
+llnoalias / opt, for llnoalias with its compiled parts (the reader llnoalias/ir/_cscan.c and
+the range domain llnoalias/analysis/_cdomain.c, when they were built) and in pure Python
+(LLNOALIAS_PURE=1). ``--suite`` does so for the
 generated module and the corpus modules in SUITE, each repeated to ``--lines``, in one
 markdown table. The issue's bar: a 240k-line module within 2x of opt-19's verify.
 """
@@ -335,7 +336,7 @@ class Timing(NamedTuple):
     cpu: float
 
 
-READERS = ("compiled reader", "pure Python reader")
+READERS = ("compiled", "pure Python")
 
 
 class Measured(NamedTuple):
@@ -368,8 +369,8 @@ def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, n
     env = llnoalias_env()
     runs: dict[str, Timing | None] = dict.fromkeys(READERS)
     if compiled:
-        runs["compiled reader"] = Timing(best_of(cmd, repeat, env), last_cpu[0])
-    runs["pure Python reader"] = Timing(best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
+        runs["compiled"] = Timing(best_of(cmd, repeat, env), last_cpu[0])
+    runs["pure Python"] = Timing(best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
     with open(out, encoding="utf-8", errors="surrogateescape") as fh:
         annotated = fh.read().count("!alias.scope !")
     ref: Timing | None = None
@@ -448,12 +449,12 @@ def suite(lines: int, repeat: int, opt: str | None) -> None:
             notes.append(f"{label}: opt read a copy in LLVM 19 syntax: {describe_rewrites(m.files.rewrites)}")
         if m.no_reference is not None:
             notes.append(f"{label}: no reference: {m.no_reference}")
-        c, p = m.runs["compiled reader"], m.runs["pure Python reader"]
+        c, p = m.runs["compiled"], m.runs["pure Python"]
         rows.append(f"| {label} | {m.lines} | {_cell(c)} | {_cell(p)} | {_cell(m.ref) if m.ref else 'no reference'} "
                     f"| {_ratio(c, m.ref)} | {_ratio(p, m.ref)} | {m.annotated} |")
     print(f"best of {repeat}; opt: {opt or 'not found'} -passes=verify -disable-output; "
           f"llnoalias: annotate --no-verify; times in s (wall, cpu = user+sys)\n")
-    print("| module | lines | llnoalias, compiled reader (s) | llnoalias, pure-Python reader (s) | opt (s) "
+    print("| module | lines | llnoalias, compiled (s) | llnoalias, pure Python (s) | opt (s) "
           "| compiled / opt | pure / opt | !alias.scope written |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
