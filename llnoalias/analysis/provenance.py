@@ -349,79 +349,33 @@ class FunctionAnalysis(Blame):
         only read for an UNKNOWN value, and may be left empty for any other)."""
         k = ops.kind
         ev = self._const
-        # The most common kinds first, their local and plain operands read in place
-        # (what ``_const`` does for them).
-        if k == "binop":
-            opnds = ops.operands
-            x = opnds[0][1]
-            if type(x) is LocalRef:
-                a = env.get(x.name)
-                if a is None:
-                    a = self.vals.get(x.name, UNKNOWN)
-            elif type(x) is PlainConst:
-                a = NONE
-            else:
-                a = ev(x, env)
-            x = opnds[1][1]
-            if type(x) is LocalRef:
-                b = env.get(x.name)
-                if b is None:
-                    b = self.vals.get(x.name, UNKNOWN)
-            elif type(x) is PlainConst:
-                b = NONE
-            else:
-                b = ev(x, env)
-            op = ops.flags[0]
-            if op == "add" or (op == "or" and "disjoint" in ops.flags):
-                out = self._add(a, b)
-                return out, (f"{op} of two values that both carry an address" if out is UNKNOWN else "")
-            # _generic([a, b])
-            if a is BOTTOM or b is BOTTOM:
-                return BOTTOM, ""
-            if a is NONE and b is NONE:
-                return NONE, ""
-            if op == "or":
-                return UNKNOWN, "or without 'disjoint' on an address"
-            return UNKNOWN, f"{op} on an address"
         if k == "gep":
-            opnds = ops.operands
-            x = opnds[0][1]
-            if type(x) is LocalRef:
-                base = env.get(x.name)
-                if base is None:
-                    base = self.vals.get(x.name, UNKNOWN)
-            else:
-                base = ev(x, env)
-            # _gep: the first index that is not none decides
-            for _, x in opnds[1:]:
-                if type(x) is PlainConst:
-                    continue
-                if type(x) is LocalRef:
-                    idx = env.get(x.name)
-                    if idx is None:
-                        idx = self.vals.get(x.name, UNKNOWN)
-                else:
-                    idx = ev(x, env)
-                if idx is BOTTOM:
-                    return BOTTOM, "getelementptr with an index that carries an address"
-                if idx is not NONE:
-                    return UNKNOWN, "getelementptr with an index that carries an address"
-            return (UNKNOWN if isinstance(base, Agg) else base), "getelementptr with an index that carries an address"
+            vals = [ev(v, env) for _, v in ops.operands]
+            out = self._gep(vals)
+            return out, "getelementptr with an index that carries an address"
         if k == "cast":
             cast = ops.flags[0]
             src_ty, src = ops.operands[0]
-            if type(src) is LocalRef:
-                a = env.get(src.name)
-                if a is None:
-                    a = self.vals.get(src.name, UNKNOWN)
-            else:
-                a = ev(src, env)
+            a = ev(src, env)
             if cast in KEEP_CASTS or (cast == "bitcast" and src_ty.is_pointer):
                 return a, ""
-            # _generic([a])
-            if a is BOTTOM or a is NONE:
-                return a, ""
-            return UNKNOWN, f"{cast} of an address"
+            out = self._generic([a])
+            return out, (f"{cast} of an address" if out is UNKNOWN else "")
+        if k == "binop":
+            op = ops.flags[0]
+            a = ev(ops.operands[0][1], env)
+            b = ev(ops.operands[1][1], env)
+            if op == "add" or (op == "or" and "disjoint" in ops.flags):
+                out = self._add(a, b)
+                return out, (f"{op} of two values that both carry an address" if out is UNKNOWN else "")
+            out = self._generic([a, b])
+            if out is not UNKNOWN:
+                return out, ""
+            if op == "or":
+                return out, "or without 'disjoint' on an address"
+            if op == "sub":
+                return out, "sub on an address"
+            return out, f"{op} on an address"
         if k == "cmp":
             return self._generic([ev(v, env) for _, v in ops.operands]), "comparison of addresses"
         if k in ("phi", "select"):
