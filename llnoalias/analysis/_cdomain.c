@@ -190,7 +190,8 @@ static PyObject *fallback(PyObject *fn, PyObject *const *args, Py_ssize_t nargs)
     return PyObject_Vectorcall(fn, args, (size_t)nargs, NULL);
 }
 
-static int read_width(PyObject *v, int *w) {
+/* an int in [lo, hi] as an int; 0 when it is not one */
+static int read_small(PyObject *v, long lo, long hi, int *out) {
     if (!PyLong_Check(v))
         return 0;
     long x = PyLong_AsLong(v);
@@ -198,14 +199,18 @@ static int read_width(PyObject *v, int *w) {
         PyErr_Clear();
         return 0;
     }
-    if (x < 1 || x > 64)
+    if (x < lo || x > hi)
         return 0;
-    *w = (int)x;
+    *out = (int)x;
     return 1;
 }
 
-static int ready(void) {
-    if (RangeT == NULL) {
+/* a width the machine-integer code takes: 1 to 64 bits */
+static int read_width(PyObject *v, int *w) { return read_small(v, 1, 64, w); }
+
+/* init() (interval's types) or init_known() (knownbits') has given the module ``type`` */
+static int ready(PyObject *type) {
+    if (type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_cdomain.init() was not called");
         return 0;
     }
@@ -214,15 +219,15 @@ static int ready(void) {
 
 /* interval.known(r, w) */
 static PyObject *c_known(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !ready())
-        return nargs != 2 ? fallback(py_known, args, nargs) : NULL;
-    PyObject *r = args[0];
-    if (!PyObject_TypeCheck(r, (PyTypeObject *)RangeT) || PyTuple_GET_SIZE(r) != 4) {
-        /* not a range (a reason): nothing known; a width <= 0 too, which Python checks */
-        if (!PyObject_TypeCheck(r, (PyTypeObject *)RangeT))
-            return Py_NewRef(Nothing);
+    if (!ready(RangeT))
+        return NULL;
+    if (nargs != 2)
         return fallback(py_known, args, nargs);
-    }
+    PyObject *r = args[0];
+    if (!PyObject_TypeCheck(r, (PyTypeObject *)RangeT))
+        return Py_NewRef(Nothing);  /* not a range (a reason): nothing known */
+    if (PyTuple_GET_SIZE(r) != 4)
+        return fallback(py_known, args, nargs);
     int w;
     i128 lo, hi;
     u64 z, o;
@@ -240,8 +245,10 @@ static PyObject *c_known(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 
 /* interval.with_known(r, k, w) */
 static PyObject *c_with_known(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !ready())
-        return nargs != 3 ? fallback(py_with_known, args, nargs) : NULL;
+    if (!ready(RangeT))
+        return NULL;
+    if (nargs != 3)
+        return fallback(py_with_known, args, nargs);
     PyObject *r = args[0], *k = args[1];
     int w;
     i128 lo, hi;
@@ -318,8 +325,10 @@ static int off_bits(PyObject *off, int w, u64 *z, u64 *n, i128 *lo, i128 *hi) {
 
 /* interval.off_known(o, w) */
 static PyObject *c_off_known(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2 || !ready())
-        return nargs != 2 ? fallback(py_off_known, args, nargs) : NULL;
+    if (!ready(RangeT))
+        return NULL;
+    if (nargs != 2)
+        return fallback(py_off_known, args, nargs);
     int w;
     u64 z, n;
     i128 lo, hi;
@@ -330,8 +339,10 @@ static PyObject *c_off_known(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 /* interval.off_with_known(o, k, w) */
 static PyObject *c_off_with_known(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3 || !ready())
-        return nargs != 3 ? fallback(py_off_with_known, args, nargs) : NULL;
+    if (!ready(RangeT))
+        return NULL;
+    if (nargs != 3)
+        return fallback(py_off_with_known, args, nargs);
     PyObject *off = args[0], *k = args[1];
     int w;
     u64 z, n, oz, on;
@@ -367,36 +378,15 @@ static PyObject *py_const, *py_trunc, *py_zext, *py_sext, *py_shl, *py_lshr, *py
 static int read_known(PyObject *k, int exact, u64 *zero, u64 *one) {
     if (!PyObject_TypeCheck(k, (PyTypeObject *)KnownT) || PyTuple_GET_SIZE(k) != 2)
         return 0;
-    if (exact)
-        return read_u64(PyTuple_GET_ITEM(k, 0), 1, zero) && read_u64(PyTuple_GET_ITEM(k, 1), 1, one);
-    return to_bits(PyTuple_GET_ITEM(k, 0), zero) && to_bits(PyTuple_GET_ITEM(k, 1), one);
-}
-
-static int read_small(PyObject *v, long lo, long hi, int *out) {
-    if (!PyLong_Check(v))
-        return 0;
-    long x = PyLong_AsLong(v);
-    if (x == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    if (x < lo || x > hi)
-        return 0;
-    *out = (int)x;
-    return 1;
+    return read_u64(PyTuple_GET_ITEM(k, 0), exact, zero) && read_u64(PyTuple_GET_ITEM(k, 1), exact, one);
 }
 
 static int ctz_or(u64 x, int w) { return x ? __builtin_ctzll(x) : w; }
 
-#define KB_READY(fn)                                                  \
-    if (KnownT == NULL) {                                             \
-        PyErr_SetString(PyExc_RuntimeError, "_cdomain.init() was not called"); \
-        return NULL;                                                  \
-    }
-
 /* knownbits.const(c, w) */
 static PyObject *c_const(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(const)
+    if (!ready(KnownT))
+        return NULL;
     int w;
     u64 c;
     if (nargs != 2 || !to_bits(args[0], &c) || !read_width(args[1], &w))
@@ -407,7 +397,8 @@ static PyObject *c_const(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 
 /* knownbits.trunc(a, w) */
 static PyObject *c_trunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(trunc)
+    if (!ready(KnownT))
+        return NULL;
     int w;
     u64 z, o;
     if (nargs != 2 || !read_known(args[0], 0, &z, &o) || !read_width(args[1], &w))
@@ -436,18 +427,21 @@ static PyObject *ext(PyObject *const *args, Py_ssize_t nargs, int sign_ext) {
 }
 
 static PyObject *c_zext(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(zext)
+    if (!ready(KnownT))
+        return NULL;
     return ext(args, nargs, 0);
 }
 
 static PyObject *c_sext(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(sext)
+    if (!ready(KnownT))
+        return NULL;
     return ext(args, nargs, 1);
 }
 
 /* knownbits.shl(a, c, w) */
 static PyObject *c_shl(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(shl)
+    if (!ready(KnownT))
+        return NULL;
     int c, w;
     u64 z, o;
     if (nargs != 3 || !read_known(args[0], 0, &z, &o) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
@@ -459,7 +453,8 @@ static PyObject *c_shl(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
 /* knownbits.lshr(a, c, w): its result keeps the bits of ``a`` above ``w``, so ``a`` is
  * read exactly */
 static PyObject *c_lshr(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(lshr)
+    if (!ready(KnownT))
+        return NULL;
     int c, w;
     u64 z, o;
     if (nargs != 3 || !read_known(args[0], 1, &z, &o) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
@@ -470,7 +465,8 @@ static PyObject *c_lshr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 /* knownbits.add_sub(a, b, w, sub=False): LLVM's computeForAddSub */
 static PyObject *c_add_sub(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    KB_READY(add_sub)
+    if (!ready(KnownT))
+        return NULL;
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     PyObject *subo = NULL;
     if (nargs == 4 && nkw == 0)
@@ -506,7 +502,8 @@ static PyObject *c_add_sub(PyObject *self, PyObject *const *args, Py_ssize_t nar
 
 /* knownbits.mul(a, b, w): is_const compares the masks whole, so they are read exactly */
 static PyObject *c_mul(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    KB_READY(mul)
+    if (!ready(KnownT))
+        return NULL;
     int w;
     u64 az, ao, bz, bo;
     if (nargs != 3 || !read_known(args[0], 1, &az, &ao) || !read_known(args[1], 1, &bz, &bo) || !read_width(args[2], &w))
@@ -593,7 +590,7 @@ PyMODINIT_FUNC PyInit__cdomain(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    Two64 = PyNumber_Lshift(PyLong_FromLong(1), PyLong_FromLong(64));
+    Two64 = PyLong_FromString("18446744073709551616", NULL, 10);  /* 2**64 */
     if (Two64 == NULL) {
         Py_DECREF(m);
         return NULL;
