@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import shlex
+import sys
 from dataclasses import dataclass
+from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/NAME.py`` imported as the module ``NAME`` (the benchmarks are scripts, not
+    part of the package; their tests call their functions)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "scripts", f"{name}.py"))
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def all_fixtures() -> list[str]:

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "bench_gpu.py"
 
 
-def _load() -> object:
-    spec = importlib.util.spec_from_file_location("bench_gpu", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed (apt-get install clang-19)")
 def test_variants_differ_where_noalias_matters(tmp_path: Path) -> None:
-    bench = _load()
+    bench = load_script("bench_gpu")
     b = bench.build(str(tmp_path), shutil.which("clang-19"), "sm_90")  # type: ignore[attr-defined]
     accum = {v: b.counts[v]["accum"] for v in ("plain", "restrict", "llnoalias")}
     # the store to out[i] leaves the loop once out is known not to alias a and s

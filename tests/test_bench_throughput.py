@@ -3,16 +3,14 @@ and llnoalias reading the module itself (no timing here; small modules only)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "bench_throughput.py"
@@ -25,16 +23,7 @@ OPT = shutil.which("opt-19")
 needs_opt = pytest.mark.skipif(OPT is None, reason="opt-19 is not installed (apt-get install llvm-19)")
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_throughput", SCRIPT)
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _load()
+bench = load_script("bench_throughput")
 
 
 def _function_lines(text: str) -> list[str]:

@@ -4,7 +4,6 @@ places, bad input next to an existing output, odd bytes, very long lines, many f
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 import re
 import shutil
@@ -14,7 +13,7 @@ import sys
 import time
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, load_script
 from preserve import assert_preserved
 
 from llnoalias.fileio import decode
@@ -23,14 +22,6 @@ CMD = [sys.executable, "-m", "llnoalias.cli"]
 BAD = b"define void @k() {\n  %x = add i32 %nope, 1\n  ret void\n}\n"
 GOOD = os.path.join(FIXTURES, "lds", "two_bases_int.ll")
 ERR_RE = re.compile(r"^llnoalias: (.+):(\d+):(\d+): error: ", re.M)
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_memory", os.path.join(ROOT, "scripts", "bench_memory.py"))
-    mod = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def run(args: list[str], **kw) -> subprocess.CompletedProcess:
@@ -46,7 +37,7 @@ def leftovers(directory: str) -> list[str]:
 
 def test_closed_pipe_ends_quietly(tmp_path) -> None:
     big = tmp_path / "big.ll"
-    big.write_bytes(_bench().generate(40_000).encode())
+    big.write_bytes(load_script("bench_memory").generate(40_000).encode())
     err = tmp_path / "err"
     cmd = " ".join(f"'{c}'" for c in CMD)
     proc = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd} --no-verify '{big}' 2>'{err}' | head -1; "
@@ -71,7 +62,7 @@ def test_explain_closed_pipe_ends_quietly(tmp_path) -> None:
 @pytest.mark.parametrize("delay", [0.8, 1.5, 2.5])
 def test_ctrl_c_leaves_no_partial_output(tmp_path, delay: float) -> None:
     big = tmp_path / "big.ll"
-    big.write_bytes(_bench().generate(150_000).encode())
+    big.write_bytes(load_script("bench_memory").generate(150_000).encode())
     out = tmp_path / "out.ll"
     out.write_bytes(b"; the previous output\n")
     proc = subprocess.Popen([*CMD, "--no-verify", str(big), "-o", str(out)], stdout=subprocess.PIPE,
@@ -102,7 +93,7 @@ def big_annotated(path) -> bytes:
 
 
 def test_ctrl_c_in_parallel_batch(tmp_path) -> None:
-    bench = _bench()
+    bench = load_script("bench_memory")
     srcs = []
     for k in range(4):
         p = tmp_path / f"in{k}.ll"

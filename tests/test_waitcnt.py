@@ -5,21 +5,14 @@ annotated IR and never exceeds the static-LDS baseline (gfx942, llvmlite's LLVM)
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import sys
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import load_script, run_cli
 
 from llnoalias.options import AnnotateOptions
 
-_spec = importlib.util.spec_from_file_location("bench_waitcnt", os.path.join(ROOT, "scripts", "bench_waitcnt.py"))
-assert _spec and _spec.loader
-bench = importlib.util.module_from_spec(_spec)
-sys.modules["bench_waitcnt"] = bench
-_spec.loader.exec_module(bench)
+bench = load_script("bench_waitcnt")
 
 CASES = [(n, shape) for shape in bench.SHAPES for n in (2, 4, 6)]
 
