@@ -301,12 +301,14 @@ def opt_error(opt: str, path: str) -> str | None:
 
 # --------------------------------------------------------------------------- timing
 
-#: the CPU time (user+sys) of the best run of the last best_of(): steadier than the wall
-#: time on a machine that others share
-last_cpu: list[float] = [0.0]
+class Timing(NamedTuple):
+    wall: float
+    #: user+sys: steadier than the wall time on a machine that others share
+    cpu: float
 
 
-def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> float:
+def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> Timing:
+    """The best wall time and the best CPU time of ``repeat`` runs of ``cmd``."""
     best = float("inf")
     best_cpu = float("inf")
     for _ in range(repeat):
@@ -320,8 +322,7 @@ def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> f
             sys.exit(f"{cmd[0]} failed: {err.decode(errors='replace')[:2000]}")
         best = min(best, dt)
         best_cpu = min(best_cpu, usage.ru_utime + usage.ru_stime)
-    last_cpu[0] = best_cpu
-    return best
+    return Timing(best, best_cpu)
 
 
 def find_opt(explicit: str | None) -> str | None:
@@ -329,11 +330,6 @@ def find_opt(explicit: str | None) -> str | None:
         if cand and (shutil.which(cand) or os.path.exists(cand)):
             return shutil.which(cand) or cand
     return None
-
-
-class Timing(NamedTuple):
-    wall: float
-    cpu: float
 
 
 READERS = ("compiled", "pure Python")
@@ -369,8 +365,8 @@ def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, n
     env = llnoalias_env()
     runs: dict[str, Timing | None] = dict.fromkeys(READERS)
     if compiled:
-        runs["compiled"] = Timing(best_of(cmd, repeat, env), last_cpu[0])
-    runs["pure Python"] = Timing(best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"}), last_cpu[0])
+        runs["compiled"] = best_of(cmd, repeat, env)
+    runs["pure Python"] = best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"})
     with open(out, encoding="utf-8", errors="surrogateescape") as fh:
         annotated = fh.read().count("!alias.scope !")
     ref: Timing | None = None
@@ -382,7 +378,7 @@ def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, n
         if err is not None:
             why = f"{opt} cannot read the module: {err}"
         else:
-            ref = Timing(best_of([opt, "-passes=verify", "-disable-output", files.reference], repeat), last_cpu[0])
+            ref = best_of([opt, "-passes=verify", "-disable-output", files.reference], repeat)
     return Measured(text.count("\n"), len(text) / 1e6, runs, annotated, files, ref, why)
 
 
