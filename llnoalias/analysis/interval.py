@@ -109,24 +109,6 @@ def join(a: IntResult, b: IntResult, w: int) -> IntResult:
     return "join of ranges that fit no single reading"
 
 
-def _interval_bits(lo: int, hi: int, w: int, m: int) -> tuple[int, int]:
-    """``knownbits.of_interval`` as a plain pair (``m`` is the width's mask): the ranges'
-    hot path builds no ``Known`` until it returns one."""
-    if lo > hi:
-        return 0, 0
-    if lo < 0:
-        if hi >= 0:
-            return 0, 0
-        lo += 1 << w
-        hi += 1 << w
-        if lo < 0:
-            return 0, 0
-    if hi >> w:
-        return 0, 0
-    top = ~((1 << (lo ^ hi).bit_length()) - 1) & m
-    return ~lo & top, lo & top
-
-
 def known(r: IntResult, w: int) -> Known:
     """All that is known of the bits of an ``iW`` value: its masks and what its interval
     implies (nothing for an absent range)."""
@@ -134,7 +116,7 @@ def known(r: IntResult, w: int) -> Known:
         return kb.NOTHING
     m = (1 << w) - 1
     z, o = r.zero & m, r.one & m
-    iz, io = _interval_bits(r.lo, r.hi, w, m)
+    iz, io = kb.interval_masks(r.lo, r.hi, w)
     if (z | iz) & (o | io):  # kb.union keeps the first fact of two that contradict
         return Known(z, o)
     return Known(z | iz, o | io)
@@ -151,7 +133,7 @@ def with_known(r: Range, k: Known, w: int) -> Range:
     if not (z | rz) & (o | ro):
         z, o = z | rz, o | ro
     lo, hi = r.lo, r.hi
-    iz, io = _interval_bits(lo, hi, w, m)
+    iz, io = kb.interval_masks(lo, hi, w)
     if not (z | iz) & (o | io):
         z, o = z | iz, o | io
     if (z | o) & ~(iz | io):
@@ -159,7 +141,7 @@ def with_known(r: Range, k: Known, w: int) -> Range:
         if got is None:
             return r
         lo, hi = got
-        iz, io = _interval_bits(lo, hi, w, m)
+        iz, io = kb.interval_masks(lo, hi, w)
         if not (z | iz) & (o | io):
             z, o = z | iz, o | io
     return Range(lo, hi, z, o)
@@ -177,7 +159,7 @@ def _off_bits(o: Off, w: int) -> tuple[int, int]:
     z, n = o.zero & km, o.one & km
     lo, hi = o.lo, o.hi
     if 0 <= lo and hi < (1 << w):
-        iz, io = _interval_bits(lo, hi, w, (1 << w) - 1)
+        iz, io = kb.interval_masks(lo, hi, w)
         if not (z | iz) & (n | io):
             z, n = z | iz, n | io
     return z, n

@@ -47,18 +47,25 @@ def const(c: int, w: int) -> Known:
 def of_interval(lo: int, hi: int, w: int) -> Known:
     """What every ``w``-bit pattern in ``[lo, hi]`` shares: the bits above the highest bit
     where ``lo`` and ``hi`` differ (both ends in the unsigned reading, or both negative)."""
+    return Known(*interval_masks(lo, hi, w))
+
+
+def interval_masks(lo: int, hi: int, w: int) -> tuple[int, int]:
+    """``of_interval`` as a plain pair of masks (the ranges' hot path builds no ``Known``
+    until it returns one)."""
     if lo > hi:
-        return NOTHING
+        return 0, 0
     if lo < 0:
         if hi >= 0:
-            return NOTHING
+            return 0, 0
         lo += 1 << w
         hi += 1 << w
-    if lo < 0 or hi >> w:
-        return NOTHING
-    m = mask(w)
-    top = ~mask((lo ^ hi).bit_length()) & m
-    return Known(~lo & top, lo & top)
+        if lo < 0:
+            return 0, 0
+    if hi >> w:
+        return 0, 0
+    top = ~((1 << (lo ^ hi).bit_length()) - 1) & ((1 << w) - 1)
+    return ~lo & top, lo & top
 
 
 def meet(a: Known, b: Known) -> Known:
@@ -260,6 +267,6 @@ if cdomain is not None:
     add_sub = cdomain.add_sub
     mul = cdomain.mul
 
-__all__ = ["NOTHING", "Known", "add_sub", "and_", "ashr", "bounds", "const", "disjoint", "is_const",
-           "low_known", "lshr", "mask", "max_le", "meet", "min_ge", "mul", "of_interval", "or_", "sext", "shl",
-           "tighten", "trailing_zeros", "trunc", "union", "xor", "zext"]
+__all__ = ["NOTHING", "Known", "add_sub", "and_", "ashr", "bounds", "const", "disjoint", "interval_masks",
+           "is_const", "low_known", "lshr", "mask", "max_le", "meet", "min_ge", "mul", "of_interval", "or_", "sext",
+           "shl", "tighten", "trailing_zeros", "trunc", "union", "xor", "zext"]
