@@ -247,14 +247,10 @@ def reference_rewrites() -> list[tuple[str, str, Callable[[str], tuple[str, int]
 def reference_copy(text: str) -> tuple[str, list[tuple[str, int]]]:
     """``text`` in LLVM 19's syntax, for the reference reader only, and the rewrites it
     needed with the number of places each rewrote (empty when opt-19 reads it as it is)."""
-    applied: list[tuple[str, int]] = []
-    for name, needle, apply in reference_rewrites():
-        if needle not in text:
-            continue
-        text, n = apply(text)
-        if n:
-            applied.append((name, n))
-    return text, applied
+    rewrites = reference_rewrites()  # (puts this checkout's llnoalias on the path)
+    from llnoalias.backends.bridge import apply_rewrites
+
+    return apply_rewrites(text, rewrites)
 
 
 class Files(NamedTuple):
