@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable
 
-from .options import AnnotateOptions
+from .options import GC_YOUNG_THRESHOLD, AnnotateOptions
 from .transform.pipeline import AnnotateResult, annotate_text
 
 
@@ -49,13 +49,13 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     if not isinstance(text, str):
         raise TypeError(f"annotate() takes the module's text as str, not {type(text).__name__}")
     old = gc.get_threshold()
-    if len(text) < LARGE_INPUT or old[0] >= YOUNG_THRESHOLD:
+    if len(text) < LARGE_INPUT or old[0] >= GC_YOUNG_THRESHOLD:
         return annotate_text(text, path, options, want_report=report)
     # A large module makes millions of small objects that hold no cycles; the collector's
     # default (a young collection every 700 allocations) spends about a tenth of the run
     # rescanning them. The command line raises the threshold for good (cli/entry.py); a
     # caller's process gets its own setting back when the call returns.
-    gc.set_threshold(YOUNG_THRESHOLD, *old[1:])
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *old[1:])
     try:
         return annotate_text(text, path, options, want_report=report)
     finally:
@@ -63,9 +63,8 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
 
 
 #: inputs of at least this many characters are annotated with the collector's young
-#: generation collected every ``YOUNG_THRESHOLD`` allocations (smaller ones touch nothing)
+#: generation collected every ``GC_YOUNG_THRESHOLD`` allocations (smaller ones touch nothing)
 LARGE_INPUT = 1 << 20
-YOUNG_THRESHOLD = 100_000
 
 
 __all__ = ["AnnotateOptions", "AnnotateResult", "annotate"]

@@ -8,6 +8,9 @@ from .plain import ValueRecord
 
 LDS_MODES = ("dynamic", "all", "off")
 ARGS_MODES = ("auto", "noalias", "off")
+#: the garbage collector's young-generation threshold of a large run (Python's default is
+#: 700): the command line sets it for its whole run, ``annotate()`` for a large module's call
+GC_YOUNG_THRESHOLD = 100_000
 
 
 class AnnotateOptions(ValueRecord):

@@ -89,7 +89,7 @@ def test_a_large_module_is_annotated_with_fewer_collections_and_the_setting_rest
     big = small + "\n" + ";" * api.LARGE_INPUT + "\n"  # a long comment: large, same module
     tags = llnoalias.annotate(small).text.count("!alias.scope")
     assert tags and llnoalias.annotate(big).text.count("!alias.scope") == tags
-    assert seen[0] == old and seen[1][0] == api.YOUNG_THRESHOLD and seen[1][1:] == old[1:]
+    assert seen[0] == old and seen[1][0] == api.GC_YOUNG_THRESHOLD and seen[1][1:] == old[1:]
     assert gc.get_threshold() == old
     with pytest.raises(llnoalias.LLNoaliasError):  # restored when the input is bad too
         llnoalias.annotate("define void @f() {\n  ret void\n" + ";" * api.LARGE_INPUT)

@@ -15,7 +15,7 @@ import gc
 import os
 import sys
 
-from ..options import ARGS_MODES, LDS_MODES, AnnotateOptions, parse_may_alias
+from ..options import ARGS_MODES, GC_YOUNG_THRESHOLD, LDS_MODES, AnnotateOptions, parse_may_alias
 from ..plain import Record
 
 #: flags: option -> (field, value)
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     # survivors) spends 15-20% of a large run rescanning them, more as the module grows.
     # They hold no cycles that would wait for a collection, so collecting less often
     # costs no memory (scripts/bench_memory.py: the same peak RSS).
-    gc.set_threshold(100_000, 50, 100)
+    gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
     from ..fileio import StdoutClosed
 
     args = sys.argv[1:] if argv is None else list(argv)
