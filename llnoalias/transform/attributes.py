@@ -26,16 +26,48 @@ class ArgumentsResult:
         self.invariant_loads = invariant_loads
 
 
-def apply_arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                       editor: Editor, writer: MetadataWriter, fn: Function, out: ArgumentsResult) -> None:
-    """The arguments of one kernel (nothing for other functions)."""
+class KernelEdits:
+    """What the argument pass decided for one kernel, before it is written: the records,
+    the attribute text inserted on the ``define`` line, and the loads that get
+    ``!invariant.load`` (their line ends). Plain data, so a worker process can hand it back."""
+
+    __slots__ = ("records", "inserts", "invariant_at")
+
+    def __init__(self) -> None:
+        self.records: list[ArgRecord] = []
+        self.inserts: list[tuple[int, str]] = []
+        self.invariant_at: list[int] = []
+
+
+def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                 fn: Function) -> KernelEdits | None:
+    """The argument pass's decisions for one kernel (None for other functions)."""
     ka = roots.kernels.get(fn.name)
-    if ka is not None:
-        _kernel(mod, ma, fn, ka, options, editor, writer, out)
+    if ka is None:
+        return None
+    out = KernelEdits()
+    _kernel(mod, ma, fn, ka, options, out)
+    return out
+
+
+def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataWriter,
+                    out: ArgumentsResult) -> None:
+    """Write one kernel's argument decisions (``arguments_of``)."""
+    if edits is None:
+        return
+    out.records.extend(edits.records)
+    for at, text in edits.inserts:
+        editor.insert(at, text)
+    if edits.invariant_at:
+        empty = writer.empty_node()
+        for at in edits.invariant_at:
+            # after the scopes that are written for the same line later
+            editor.insert(at, f", !invariant.load !{empty}", order=1)
+        out.invariant_loads += len(edits.invariant_at)
 
 
 def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-            editor: Editor, writer: MetadataWriter, out: ArgumentsResult) -> None:
+            out: KernelEdits) -> None:
     effects = analyse_effects(mod, fn) if ka.roots else {}
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
     for arg in fn.args:
@@ -80,16 +112,16 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             add.append("writeonly")
         if add:
             text = " ".join(add)
-            editor.insert(arg.insert_at, f"{text} " if arg.named else f" {text}")
+            out.inserts.append((arg.insert_at, f"{text} " if arg.named else f" {text}"))
             rec.added = add
         if has_noalias and readonly and not grouped and len(root.members) == 1:
             invariant_roots.add(id(root))
     if invariant_roots:
-        out.invariant_loads += _invariant_loads(mod, ma, fn, invariant_roots, editor, writer)
+        out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
 
 
-def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int], editor: Editor,
-                     writer: MetadataWriter) -> int:
+def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int]) -> list[int]:
+    """The line ends of the loads traced to one of ``roots`` (``id()`` of read-only roots)."""
     fa = ma.function(fn)
     loads: list[tuple[Instruction, Value]] = []
     for inst in fn.instrs:
@@ -100,17 +132,12 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
             continue
         loads.append((inst, ops.operands[0][1]))
     fa.solve(v.name for _, v in loads if isinstance(v, LocalRef))
-    count = 0
-    empty: int | None = None
+    at: list[int] = []
     for inst, ptr in loads:
         value = fa.value(ptr)
         if not (isinstance(value, Root) and id(value) in roots):
             continue
         if "!invariant.load" in mod.text[inst.start:inst.end]:
             continue
-        if empty is None:
-            empty = writer.empty_node()
-        # after the scopes that are written for the same line later
-        editor.insert(inst.end, f", !invariant.load !{empty}", order=1)
-        count += 1
-    return count
+        at.append(inst.end)
+    return at

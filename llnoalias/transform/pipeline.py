@@ -15,7 +15,7 @@ from ..ir.parser import parse_module
 from ..ir.source import SourceFile
 from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
-from .attributes import ArgumentsResult, apply_arguments_of
+from .attributes import ArgumentsResult, apply_arguments, arguments_of
 from .metadata import MetadataWriter, md_escape
 from .regions import RegionSplitter, merge_regions, range_note
 from .roots import find_roots
@@ -104,7 +104,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
         if splitter is not None:
             splitter.measure(made)
             splitter.release(fn)
-        apply_arguments_of(mod, ma, roots, options, editor, writer, fn, args)
+        apply_arguments(arguments_of(mod, ma, roots, options, fn), editor, writer, args)
         for d in made:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
