@@ -17,12 +17,13 @@ from collections.abc import Iterable
 
 from .options import GC_YOUNG_THRESHOLD, AnnotateOptions
 from .transform.pipeline import AnnotateResult, annotate_text
+from .transform.workers import usable_cpus
 
 
 def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
              may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
              path: str = "<string>", options: AnnotateOptions | None = None,
-             report: bool = True) -> AnnotateResult:
+             report: bool = True, jobs: int = 1) -> AnnotateResult:
     """Annotate one module's text and return the result.
 
     The keyword arguments are the command line's options:
@@ -36,7 +37,12 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     - ``path``: the name diagnostics and the report use for this text;
     - ``options``: an :class:`AnnotateOptions` instead of the four keywords above;
     - ``report``: ``False`` keeps only the report's summary and frees the parsed module
-      early (for very large modules).
+      early (for very large modules);
+    - ``jobs``: processes that may analyse the functions of a large module (about 20,000
+      instructions each at the least): 1 (the default) keeps the whole run in the calling
+      process, 0 means one per CPU it may use. Workers are forked, so only where ``fork``
+      exists and the caller runs no other thread; elsewhere the run stays in-process. The
+      result does not depend on it.
 
     The result has ``text`` (the rewritten module; equal to ``text`` when nothing was
     tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``) and
@@ -48,16 +54,20 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
                                   regions=regions)
     if not isinstance(text, str):
         raise TypeError(f"annotate() takes the module's text as str, not {type(text).__name__}")
+    if jobs < 0:
+        raise ValueError(f"jobs must be 0 (one per CPU) or more, not {jobs}")
+    if jobs == 0:
+        jobs = usable_cpus()
     old = gc.get_threshold()
     if len(text) < LARGE_INPUT or old[0] >= GC_YOUNG_THRESHOLD:
-        return annotate_text(text, path, options, want_report=report)
+        return annotate_text(text, path, options, want_report=report, jobs=jobs)
     # A large module makes millions of small objects that hold no cycles; the collector's
     # default (a young collection every 700 allocations) spends about a tenth of the run
     # rescanning them. The command line raises the threshold for good (cli/entry.py); a
     # caller's process gets its own setting back when the call returns.
     gc.set_threshold(GC_YOUNG_THRESHOLD, *old[1:])
     try:
-        return annotate_text(text, path, options, want_report=report)
+        return annotate_text(text, path, options, want_report=report, jobs=jobs)
     finally:
         gc.set_threshold(*old)
 

@@ -275,9 +275,11 @@ def write_module(text: str, tmp: str, name: str = "big") -> Files:
     return Files(path, ref, rewrites)
 
 
-def llnoalias_cmd(files: Files, out: str) -> list[str]:
-    """The timed command: llnoalias reads the module as built, never the reference copy."""
-    return [sys.executable, "-m", "llnoalias", files.module, "--no-verify", "-o", out]
+def llnoalias_cmd(files: Files, out: str, jobs: int | None = None) -> list[str]:
+    """The timed command: llnoalias reads the module as built, never the reference copy.
+    ``jobs``: its ``-j`` (None: its default, one process per CPU for a large module)."""
+    cmd = [sys.executable, "-m", "llnoalias", files.module, "--no-verify", "-o", out]
+    return cmd if jobs is None else [*cmd, "-j", str(jobs)]
 
 
 def describe_rewrites(rewrites: list[tuple[str, int]]) -> str:
@@ -354,10 +356,11 @@ def compiled_reader_built(env: dict[str, str]) -> bool:
                           capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip() == "True"
 
 
-def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, name: str = "big") -> Measured:
+def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, name: str = "big",
+            jobs: int | None = None) -> Measured:
     files = write_module(text, tmp, name)
     out = os.path.join(tmp, f"{name}.out.ll")
-    cmd = llnoalias_cmd(files, out)
+    cmd = llnoalias_cmd(files, out, jobs)
     env = llnoalias_env()
     runs: dict[str, Timing | None] = dict.fromkeys(READERS)
     if compiled:
@@ -419,7 +422,7 @@ def _ratio(t: Timing | None, ref: Timing | None) -> str:
     return f"{t.wall / ref.wall:.2f}x (cpu {t.cpu / ref.cpu:.2f}x)"
 
 
-def suite(lines: int, repeat: int, opt: str | None) -> None:
+def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None) -> None:
     """One markdown table for the SUITE modules; progress goes to stderr."""
     compiled = compiled_reader_built(llnoalias_env())
     rows: list[str] = []
@@ -436,7 +439,7 @@ def suite(lines: int, repeat: int, opt: str | None) -> None:
                 notes.append(f"{label}: debug info stripped ({replica.dbg_attachments} !dbg attachments, "
                              f"{replica.dbg_records} #dbg_ records per copy; {replica.copies} copies)")
         with tempfile.TemporaryDirectory() as tmp:
-            m = measure(text, tmp, repeat, opt, compiled)
+            m = measure(text, tmp, repeat, opt, compiled, jobs=jobs)
         if m.files.rewrites:
             notes.append(f"{label}: opt read a copy in LLVM 19 syntax: {describe_rewrites(m.files.rewrites)}")
         if m.no_reference is not None:
@@ -445,7 +448,8 @@ def suite(lines: int, repeat: int, opt: str | None) -> None:
         rows.append(f"| {label} | {m.lines} | {_cell(c)} | {_cell(p)} | {_cell(m.ref) if m.ref else 'no reference'} "
                     f"| {_ratio(c, m.ref)} | {_ratio(p, m.ref)} | {m.annotated} |")
     print(f"best of {repeat}; opt: {opt or 'not found'} -passes=verify -disable-output; "
-          f"llnoalias: annotate --no-verify; times in s (wall, cpu = user+sys)\n")
+          f"llnoalias: annotate --no-verify {_jobs_words(jobs)}; times in s (wall, cpu = user+sys, "
+          f"workers included); {usable_cpus()} CPUs\n")
     print("| module | lines | llnoalias, compiled (s) | llnoalias, pure Python (s) | opt (s) "
           "| compiled / opt | pure / opt | !alias.scope written |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -455,12 +459,25 @@ def suite(lines: int, repeat: int, opt: str | None) -> None:
         print("\n".join(f"- {n}" for n in notes))
 
 
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _jobs_words(jobs: int | None) -> str:
+    return "(-j default: one process per CPU)" if jobs is None else f"-j {jobs}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, default=240_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--opt", default=None)
     ap.add_argument("--from", dest="source", default=None, help="repeat this module's functions instead")
+    ap.add_argument("--jobs", "-j", type=int, default=None,
+                    help="llnoalias's -j (default: its own, one process per CPU for a large module)")
     ap.add_argument("--suite", action="store_true",
                     help="time the generated module and the SUITE corpus modules, one markdown table")
     args = ap.parse_args()
@@ -468,7 +485,7 @@ def main() -> None:
     if args.suite:
         if args.source:
             ap.error("--suite and --from exclude each other")
-        suite(args.lines, args.repeat, opt)
+        suite(args.lines, args.repeat, opt, args.jobs)
         return
     if args.source:
         replica = replicate(args.source, args.lines)
@@ -480,7 +497,7 @@ def main() -> None:
         text = build(args.lines)
     with tempfile.TemporaryDirectory() as tmp:
         print(f"module: {text.count(chr(10))} lines, {len(text) / 1e6:.1f} MB")
-        m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()))
+        m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()), jobs=args.jobs)
         report(m, opt)
 
 

@@ -88,6 +88,8 @@ def test_regexes_of_the_operand_reader_compile_on_first_use() -> None:
     (["--stats", "--report", "r.json", "--remarks", "r.yaml", "x.ll"],
      FastRun(path="x.ll", show_stats=True, report_path="r.json", remarks_path="r.yaml")),
     (["--no-verify"], FastRun(no_verify=True)),
+    (["-j", "2", "x.ll"], FastRun(path="x.ll", jobs=2)),
+    (["--jobs=1", "x.ll"], FastRun(path="x.ll", jobs=1)),
 ])
 def test_fast_path_reads_plain_command_lines(argv: list[str], expected: FastRun) -> None:
     assert parse_fast(argv, stdin_is_pipe=False) == expected
@@ -95,7 +97,8 @@ def test_fast_path_reads_plain_command_lines(argv: list[str], expected: FastRun)
 
 @pytest.mark.parametrize("argv", [
     ["--help"], ["-h"], ["--version"], ["compile", "x.ll"], ["annotate", "x.ll"], ["a.ll", "b.ll"],
-    ["--out-dir", "d", "x.ll"], ["-j", "2", "x.ll"], ["--lds", "bogus", "x.ll"], ["--lds"],
+    ["--out-dir", "d", "x.ll"], ["-j", "-1", "x.ll"], ["-j", "two", "x.ll"], ["-j2", "x.ll"],
+    ["-j", "1", "--jobs", "2", "x.ll"], ["--lds", "bogus", "x.ll"], ["--lds"],
     ["--may-alias", "0", "x.ll"], ["-o", "--stats", "x.ll"], ["--no-verify", "--no-verify", "x.ll"],
     ["-oout.ll", "x.ll"], ["--", "x.ll"], ["--regions", "--no-regions", "x.ll"], ["--bogus", "x.ll"],
     ["x.ll", "stats"], ["-o", "a", "-o", "b", "x.ll"],
@@ -112,6 +115,7 @@ def test_no_arguments_is_a_filter_only_on_a_pipe() -> None:
 @pytest.mark.parametrize("argv", [
     ["--no-verify", "--lds", "all", str(FIXTURE)],
     ["--no-verify", "--may-alias", "0,1", "--args", "noalias", str(FIXTURE)],
+    ["--no-verify", "-j", "2", str(FIXTURE)],
     ["--no-verify", str(ROOT / "no-such-file.ll")],
 ])
 def test_fast_path_and_click_give_the_same_run(argv: list[str]) -> None:

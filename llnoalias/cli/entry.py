@@ -3,7 +3,7 @@
 Most runs are ``llnoalias IN -o OUT`` (with a few annotation options), often in a
 pipeline, once per kernel. Importing click costs about as much as annotating a small
 kernel, so :func:`main` reads such a command line itself and hands everything else
-(subcommands, ``--help``, ``-j``/``--out-dir``, anything unusual or wrong) to click in
+(subcommands, ``--help``, several inputs, ``--out-dir``, anything unusual or wrong) to click in
 :mod:`.main`, which gives the usual help and error messages. The fast path takes only
 command lines click reads the same way; it never reports an error of its own.
 """
@@ -23,7 +23,8 @@ _FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
           "--regions": ("regions", True), "--no-regions": ("regions", False)}
 #: options with a value: option -> field
 _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args",
-           "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias"}
+           "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias",
+           "-j": "jobs", "--jobs": "jobs"}
 #: the subcommands of :mod:`.main` (an input of that name goes to click)
 _COMMANDS = ("annotate", "compile", "explain", "stats", "gate")
 
@@ -33,12 +34,12 @@ class FastRun(Record):
     dataclass costs about 1 ms at every start)."""
 
     _FIELDS = ("path", "output", "no_verify", "show_stats", "regions", "lds", "args", "report_path",
-               "remarks_path", "may_alias")
+               "remarks_path", "may_alias", "jobs")
 
     def __init__(self, path: str = "-", output: str | None = None, no_verify: bool = False,
                  show_stats: bool = False, regions: bool = True, lds: str = "dynamic", args: str = "auto",
                  report_path: str | None = None, remarks_path: str | None = None,
-                 may_alias: list[str] | None = None) -> None:
+                 may_alias: list[str] | None = None, jobs: int = 0) -> None:
         self.path = path
         self.output = output
         self.no_verify = no_verify
@@ -49,6 +50,8 @@ class FastRun(Record):
         self.report_path = report_path
         self.remarks_path = remarks_path
         self.may_alias: list[str] = [] if may_alias is None else may_alias
+        #: processes for a large input's functions (0: one per CPU)
+        self.jobs = jobs
 
 
     def options(self) -> AnnotateOptions:
@@ -60,7 +63,7 @@ class FastRun(Record):
 
         annotate_file(self.path, self.output, self.options(), verify=not self.no_verify,
                       show_stats=self.show_stats, report_path=self.report_path,
-                      remarks_path=self.remarks_path)
+                      remarks_path=self.remarks_path, jobs=self.jobs)
 
 
 def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
@@ -93,6 +96,11 @@ def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
                 return None
             if name == "may_alias":
                 run.may_alias.append(value)
+            elif name == "jobs":
+                if not (value.isascii() and value.isdigit()) or name in seen:
+                    return None  # click says what is wrong with it
+                seen.add(name)
+                run.jobs = int(value)
             elif name in seen:
                 return None
             else:

@@ -79,8 +79,9 @@ def cli() -> None:
               help="Where to write the annotated IR (one input); '-' is stdout (the default). Replaced atomically.")
 @click.option("--out-dir", "out_dir", default=None, metavar="DIR",
               help="Write each input to DIR/<basename> (needed with several inputs).")
-@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=0), metavar="N",
-              help="Annotate several inputs in N worker processes (0: one per CPU).")
+@click.option("-j", "--jobs", default=None, type=click.IntRange(min=0), metavar="N",
+              help="Worker processes (0: one per CPU): several inputs, a file each (default 1); one "
+                   "input, groups of its functions when it is large (default 0).")
 @annotate_options
 @click.option("--stats", "show_stats", is_flag=True, help="Print roots, tagged accesses and reasons on stderr.")
 @click.option("--report", "report_path", metavar="FILE", default=None,
@@ -88,17 +89,19 @@ def cli() -> None:
 @click.option("--remarks", "remarks_path", metavar="FILE", default=None,
               help="Write LLVM optimization remarks (YAML) for every access to FILE.")
 @click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
-def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int, show_stats: bool,
+def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
+                     show_stats: bool,
                      report_path: str | None, remarks_path: str | None, no_verify: bool, **kwargs: Any) -> None:
     """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
     inputs, annotate each into --out-dir (in parallel with -j N)."""
     options = options_from_kwargs(kwargs)
     paths = list(inputs) or ["-"]
     if len(paths) > 1 or out_dir is not None:
-        _annotate_many(paths, output, out_dir, jobs, show_stats, report_path, remarks_path, no_verify, options)
+        _annotate_many(paths, output, out_dir, 1 if jobs is None else jobs, show_stats, report_path,
+                       remarks_path, no_verify, options)
         return
     annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
-                  report_path=report_path, remarks_path=remarks_path)
+                  report_path=report_path, remarks_path=remarks_path, jobs=0 if jobs is None else jobs)
 
 
 def _usage_error(message: str) -> None:

@@ -38,7 +38,7 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
 
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
-                 want_report: bool = True) -> tuple[str, AnnotateResult]:
+                 want_report: bool = True, jobs: int = 1) -> tuple[str, AnnotateResult]:
     """Read, annotate and (with ``verify``) check one input.
 
     The checking child starts before anything else: loading llvmlite's LLVM takes it
@@ -56,7 +56,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if pending is not None:
             pending.send_input(_strip_bom(text))
         name = display_name(input_path)
-        result = api.annotate(text, path=name, options=options, report=want_report)
+        result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs)
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
     finally:
@@ -67,16 +67,17 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
 
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = False, report_path: str | None = None,
-                  remarks_path: str | None = None) -> None:
+                  remarks_path: str | None = None, jobs: int = 0) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
-    plain command lines without importing click)."""
+    plain command lines without importing click). ``jobs``: processes for a large input's
+    functions (0: one per CPU; a small input never forks)."""
     from ..fileio import write_atomic, write_output
 
     try:
         want_report = bool(show_stats or report_path or remarks_path)
-        _, result = run_annotate(path, options, verify=verify, want_report=want_report)
+        _, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs)
         if report_path:
             import json
 

@@ -15,11 +15,13 @@ from ..ir.parser import parse_module
 from ..ir.source import SourceFile
 from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
-from .attributes import ArgumentsResult, apply_arguments, arguments_of
+from . import workers
+from .attributes import ArgumentsResult
+from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
-from .regions import RegionSplitter, merge_regions, range_note
+from .regions import merge_regions, range_note
 from .roots import find_roots
-from .scopes import Decision, Plan, Region, finish, noalias_keys, plan_function
+from .scopes import Decision, Plan, Region, finish, noalias_keys
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 
@@ -59,22 +61,23 @@ class AnnotateResult:
 
 
 def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | None = None,
-                  want_report: bool = True) -> AnnotateResult:
+                  want_report: bool = True, jobs: int = 1) -> AnnotateResult:
     """Annotate one module's text. Raises ``LLNoaliasError`` on bad input.
 
     With ``want_report=False`` only the report's summary is kept, and the parsed function
     bodies are released before the result is returned (for large modules on the command
-    line, where nobody asked for ``--stats``)."""
+    line, where nobody asked for ``--stats``). ``jobs``: how many processes may analyse
+    the functions (``workers``); the result does not depend on it."""
     options = options or AnnotateOptions()
     src = SourceFile(path, text)
     mod = parse_module(src)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
-    p, editor, args = _analyse(mod, ma, roots, options, want_report)
+    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs)
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
-        p, editor, args = _analyse(mod, ma, roots, options, want_report)
+        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs)
     if want_report:
         report = _report(mod, p, roots, ma)
     else:
@@ -89,28 +92,27 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
 
 
 def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-             detail: bool = True) -> tuple[Plan, Editor, ArgumentsResult]:
+             detail: bool = True, jobs: int = 1) -> tuple[Plan, Editor, ArgumentsResult]:
     """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
 
     Functions are analysed one at a time and their parsed operands and provenance are
-    released afterwards, so memory holds one function's analysis at a time."""
+    released afterwards, so memory holds one function's analysis at a time. With
+    ``jobs`` > 1, groups of functions go to worker processes (``workers``); the result is
+    the same."""
     p = Plan()
     editor = Editor(mod.source)
     writer = MetadataWriter(mod, editor)
     args = ArgumentsResult()
-    splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
-    for fn in mod.functions:
-        made = plan_function(mod, ma, roots, fn, p, brief=not detail)
-        if splitter is not None:
-            splitter.measure(made)
-            splitter.release(fn)
-        apply_arguments(arguments_of(mod, ma, roots, options, fn), editor, writer, args)
-        for d in made:
-            # what is left of a decision once its function is done: no analysis, no operands
-            d.fa = None
-            d.access.release()
-        ma.release(fn)
-    if splitter is not None:
+    fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args)
+    groups = workers.split([len(fn.instrs) for fn in mod.functions], jobs) if jobs > 1 else []
+    if len(groups) > 1 and workers.can_fork():
+        replies = workers.fork_map(groups, fp.ship, fp.run_all)
+        for group, reply in zip(groups[1:], replies, strict=True):
+            if reply is None or not fp.land(group, reply):
+                fp.run_all(group)  # the worker failed: do its share here
+    else:
+        fp.run_all(range(len(mod.functions)))
+    if options.regions:
         merge_regions(p)
     finish(p)
     _write_scopes(p, writer)

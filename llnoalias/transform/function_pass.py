@@ -1,0 +1,136 @@
+"""The per-function part of an annotation run: decisions, byte ranges, argument edits.
+
+``FunctionPass.run`` does one function in this process. For a large module the pipeline
+may hand groups of functions to worker processes (``workers``): a worker calls ``ship``,
+which analyses its group and returns plain data (no instruction, root or analysis object
+crosses the pipe: instructions go as their index in the function, roots as their ``id()``,
+which a forked worker shares with its parent), and the parent calls ``land`` to rebuild
+the decisions on its own objects, in function order.
+"""
+
+from __future__ import annotations
+
+from ..analysis.accesses import RELEASED, Access
+from ..analysis.lattice import Root
+from ..analysis.provenance import ModuleAnalysis
+from ..analysis.rootset import RootSet
+from ..ir.editor import Editor
+from ..ir.model import Function, Module
+from ..options import AnnotateOptions
+from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
+from .metadata import MetadataWriter
+from .regions import RegionSplitter
+from .scopes import Decision, Plan, plan_function
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
+if TYPE_CHECKING:
+    #: one decision as plain data: the instruction's index in its function, the access's
+    #: kind and intrinsic, the domain, the roots' ids, tagged, reason, blocker, range note,
+    #: byte range
+    Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None]
+    #: a worker's reply: per function of its group, its decisions and argument edits; and
+    #: whether some result relied on a loaded integer being a plain value
+    Reply = tuple[list[tuple[list[Shipped], KernelEdits | None]], bool]
+
+
+class FunctionPass:
+    """Analyses one function at a time into one plan, editor and argument result."""
+
+    name = "function"
+
+    def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                 detail: bool, plan: Plan, editor: Editor, writer: MetadataWriter,
+                 args: ArgumentsResult) -> None:
+        self.mod = mod
+        self.ma = ma
+        self.roots = roots
+        self.options = options
+        self.detail = detail
+        self.plan = plan
+        self.editor = editor
+        self.writer = writer
+        self.args = args
+        self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
+
+    def run(self, fn: Function) -> None:
+        """Analyse ``fn`` and write what it decided."""
+        _, edits = self._analyse(fn)
+        apply_arguments(edits, self.editor, self.writer, self.args)
+
+    def run_all(self, indices: range) -> None:
+        fns = self.mod.functions
+        for i in indices:
+            self.run(fns[i])
+
+    def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
+        mod, ma = self.mod, self.ma
+        made = plan_function(mod, ma, self.roots, fn, self.plan, brief=not self.detail)
+        if self.splitter is not None:
+            self.splitter.measure(made)
+            self.splitter.release(fn)
+        edits = arguments_of(mod, ma, self.roots, self.options, fn)
+        for d in made:
+            # what is left of a decision once its function is done: no analysis, no operands
+            d.fa = None
+            d.access.release()
+        ma.release(fn)
+        return made, edits
+
+    # ----------------------------------------------------------- workers
+    def ship(self, indices: range) -> Reply:
+        """In a worker: analyse the functions ``indices`` and return them as plain data."""
+        fns = self.mod.functions
+        out: list[tuple[list[Shipped], KernelEdits | None]] = []
+        for i in indices:
+            fn = fns[i]
+            made, edits = self._analyse(fn)
+            index = {id(inst): n for n, inst in enumerate(fn.instrs)} if made else {}
+            out.append(([(index[id(d.access.inst)], d.access.kind, d.access.intrinsic, d.domain,
+                          tuple([id(r) for r in d.roots]), bool(d.keys), d.reason, d.blocker,
+                          d.range_note, d.byte_range) for d in made], edits))
+        return out, self.ma.loaded_int_used
+
+    def land(self, indices: range, reply: object) -> bool:
+        """In the parent: take a worker's reply for ``indices``, as ``run`` would have left
+        them. False (and nothing taken) when the reply does not fit this module."""
+        try:
+            got: Reply = reply  # type: ignore[assignment]  # checked as it is read
+            per_fn, loaded_int_used = got
+            if len(per_fn) != len(indices):
+                return False
+            roots = self._roots_by_id()
+            fns = self.mod.functions
+            rebuilt: list[tuple[list[Decision], KernelEdits | None]] = []
+            for i, (shipped, edits) in zip(indices, per_fn, strict=True):
+                instrs = fns[i].instrs
+                accesses: dict[int, Access] = {}
+                made: list[Decision] = []
+                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange in shipped:
+                    acc = accesses.get(n)
+                    if acc is None:
+                        acc = accesses[n] = Access(instrs[n], kind, RELEASED, RELEASED, intrinsic)
+                    rs = [roots[r] for r in rids] if rids else ()
+                    d = Decision(acc, None, domain, rs, rs if tagged else (), reason)
+                    d.blocker = blocker
+                    d.range_note = note
+                    d.byte_range = brange
+                    made.append(d)
+                rebuilt.append((made, edits))
+        except (KeyError, IndexError, TypeError, ValueError):
+            return False
+        for made, edits in rebuilt:
+            self.plan.decisions.extend(made)
+            apply_arguments(edits, self.editor, self.writer, self.args)
+        if loaded_int_used:
+            self.ma.loaded_int_used = True
+        return True
+
+    def _roots_by_id(self) -> dict[int, Root]:
+        got: dict[int, Root] = {id(r): r for r in self.roots.lds.values()}
+        for ka in self.roots.kernels.values():
+            for r in ka.roots.values():
+                got[id(r)] = r
+        return got
+
+
+__all__ = ["FunctionPass"]

@@ -1,0 +1,258 @@
+"""Worker processes for a large module's functions (``-j``, ``annotate(jobs=)``): the
+result is the one a single process gives, whatever the workers do."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import threading
+
+import pytest
+from conftest import FIXTURES, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llnoalias
+from llnoalias.transform import workers
+from llnoalias.transform.function_pass import FunctionPass
+
+
+class Counts:
+    def __init__(self) -> None:
+        self.forked = 0
+        self.landed = 0
+
+
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> Counts:
+    """Workers for every function (no least size), with the forks and landed replies counted."""
+    c = Counts()
+    monkeypatch.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
+    fork_map = workers.fork_map
+    land = FunctionPass.land
+
+    def counting_fork_map(groups, work, local):  # type: ignore[no-untyped-def]
+        c.forked += len(groups) - 1
+        return fork_map(groups, work, local)
+
+    def counting_land(self, indices, reply):  # type: ignore[no-untyped-def]
+        ok = land(self, indices, reply)
+        c.landed += ok
+        return ok
+
+    monkeypatch.setattr(workers, "fork_map", counting_fork_map)
+    monkeypatch.setattr(FunctionPass, "land", counting_land)
+    return c
+
+
+def _both(text: str, path: str, jobs: int, **kw: object) -> tuple[tuple[str, str], tuple[str, str]]:
+    one = llnoalias.annotate(text, path=path, **kw)  # type: ignore[arg-type]
+    many = llnoalias.annotate(text, path=path, jobs=jobs, **kw)  # type: ignore[arg-type]
+    return ((one.text, json.dumps(one.report.to_json(), sort_keys=True, default=str)),
+            (many.text, json.dumps(many.report.to_json(), sort_keys=True, default=str)))
+
+
+def _corpus() -> list[str]:
+    """Real compiler output with more than one function (the only kind a worker changes)."""
+    out = []
+    for p in sorted(glob.glob(os.path.join(FIXTURES, "corpus", "**", "*.ll"), recursive=True)):
+        with open(p, encoding="utf-8", errors="surrogateescape") as f:
+            if f.read().count("\ndefine ") >= 2:
+                out.append(p)
+    return out
+
+
+CORPUS = _corpus()
+
+
+def test_the_corpus_has_modules_of_several_functions() -> None:
+    assert len(CORPUS) >= 5
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: os.path.relpath(p, FIXTURES))
+def test_workers_give_what_one_process_gives(path: str, counts: Counts) -> None:
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        text = f.read()
+    one, many = _both(text, path, 3, lds="all", args="noalias")
+    assert counts.forked >= 1 and counts.landed == counts.forked
+    assert many == one
+
+
+#: three functions: the second reads an integer from memory and uses it as an LDS offset,
+#: the third stores an LDS address to global memory. With a worker per function, only the
+#: parent can see that memory may hold addresses: the second function's worker must say that
+#: it relied on a loaded integer being a plain value, or its access would be claimed.
+LOADED = """target triple = "amdgcn-amd-amdhsa"
+
+@lds_a = external addrspace(3) global [0 x i8], align 16
+@lds_b = external addrspace(3) global [0 x i8], align 16
+
+define amdgpu_kernel void @plain(ptr addrspace(1) %buf) {
+  store i8 1, ptr addrspace(3) @lds_a, align 1
+  store i8 2, ptr addrspace(3) @lds_b, align 1
+  ret void
+}
+
+define amdgpu_kernel void @reads(ptr addrspace(1) %buf) {
+  %x = load i32, ptr addrspace(1) %buf, align 4
+  %p = getelementptr i8, ptr addrspace(3) @lds_b, i32 %x
+  store i8 3, ptr addrspace(3) %p, align 1
+  store i8 4, ptr addrspace(3) @lds_a, align 1
+  ret void
+}
+
+define amdgpu_kernel void @writes(ptr addrspace(1) %out) {
+  %ia = ptrtoint ptr addrspace(3) @lds_a to i32
+  store i32 %ia, ptr addrspace(1) %out, align 4
+  store i8 5, ptr addrspace(3) @lds_b, align 1
+  ret void
+}
+"""
+
+
+def test_a_worker_that_relied_on_loaded_integers_says_so(counts: Counts) -> None:
+    one, many = _both(LOADED, "loaded.ll", 3)
+    assert counts.forked == 4 and counts.landed == 4  # two workers; the run is done twice (settle)
+    assert many == one
+    line = next(x for x in many[0].splitlines() if "store i8 3," in x)
+    assert "!alias.scope" not in line and "!noalias" not in line
+    assert "integers loaded from memory are treated as addresses" in many[1]
+
+
+def _module_text() -> tuple[str, str]:
+    """clang-19 HIP output: four kernels, with claims under ``--lds all``."""
+    path = os.path.join(FIXTURES, "corpus", "clang19", "hip_smem_O3.ll")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert "!alias.scope" in llnoalias.annotate(text, lds="all").text
+    return text, path
+
+
+def test_a_failed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    text, path = _module_text()
+    want = _both(text, path, 1, lds="all")[0]
+    ship = FunctionPass.ship
+    parent = os.getpid()
+
+    def failing_ship(self, indices):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            raise RuntimeError("a worker's bug")
+        return ship(self, indices)
+
+    monkeypatch.setattr(FunctionPass, "ship", failing_ship)
+    got = _both(text, path, 3, lds="all")[1]
+    assert counts.forked >= 1 and counts.landed == 0
+    assert got == want
+
+
+def test_a_killed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    text, path = _module_text()
+    want = _both(text, path, 1, lds="all")[0]
+
+    def dying_ship(self, indices):  # type: ignore[no-untyped-def]
+        os._exit(0)  # a clean exit and no reply: as a worker killed mid-way
+
+    monkeypatch.setattr(FunctionPass, "ship", dying_ship)
+    got = _both(text, path, 3, lds="all")[1]
+    assert counts.forked >= 1 and counts.landed == 0
+    assert got == want
+
+
+@pytest.mark.parametrize("reply", [
+    None, 7, ([], False), ([([(0, "load", None, "lds", (12345,), True, "", "", "", None)], None)], False),
+])
+def test_a_reply_that_does_not_fit_is_refused_whole(counts: Counts, monkeypatch: pytest.MonkeyPatch,
+                                                    reply: object) -> None:
+    """A garbled reply, or one naming a root this module does not have, is not taken in
+    part: the group is done again here and the result is the one process's."""
+    text, path = _module_text()
+    want = _both(text, path, 1, lds="all")[0]
+    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: reply)
+    got = _both(text, path, 2, lds="all")[1]
+    assert counts.forked == 1 and counts.landed == 0
+    assert got == want
+
+
+def test_no_fork_while_another_thread_runs(counts: Counts) -> None:
+    text, path = _module_text()
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert not workers.can_fork()
+        one, many = _both(text, path, 3, lds="all")
+    finally:
+        stop.set()
+        t.join()
+    assert counts.forked == 0
+    assert many == one
+
+
+def test_small_modules_are_not_split() -> None:
+    text, _ = _module_text()
+    assert workers.MIN_GROUP_INSTRUCTIONS >= 1000
+    assert workers.split([text.count("\n")], 8) == [range(0, 1)]
+    assert workers.split([100] * 50, 8) == [range(0, 50)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(weights=st.lists(st.integers(0, 1000), min_size=1, max_size=40), parts=st.integers(1, 9),
+       least=st.integers(1, 3000))
+def test_split_cuts_in_order_into_at_most_parts(weights: list[int], parts: int, least: int) -> None:
+    groups = workers.split(weights, parts, least)
+    assert groups and all(len(g) for g in groups)
+    assert [i for g in groups for i in g] == list(range(len(weights)))  # contiguous, in order
+    assert len(groups) <= parts
+    if len(groups) > 1:
+        assert sum(weights) >= least * len(groups)
+
+
+def test_split_balances_even_work() -> None:
+    assert workers.split([10] * 8, 2, 1) == [range(0, 4), range(4, 8)]
+    assert workers.split([10] * 9, 3, 1) == [range(0, 3), range(3, 6), range(6, 9)]
+    # one heavy function is a group of its own
+    assert workers.split([1, 100, 1, 1], 3, 1)[0] in (range(0, 1), range(0, 2))
+
+
+def test_jobs_must_not_be_negative() -> None:
+    with pytest.raises(ValueError, match="jobs"):
+        llnoalias.annotate("", jobs=-1)
+
+
+def test_the_command_line_splits_a_large_input(counts: Counts, tmp_path: object) -> None:
+    text, path = _module_text()
+    outs = []
+    for jobs in ("1", "3"):
+        out = os.path.join(str(tmp_path), f"out{jobs}.ll")
+        res = run_cli(["annotate", "--no-verify", "--lds", "all", "-j", jobs, path, "-o", out])
+        assert res.exit_code == 0, res.stderr
+        with open(out, encoding="utf-8") as f:
+            outs.append(f.read())
+    assert counts.forked >= 1 and counts.landed == counts.forked
+    assert outs[0] == outs[1]
+
+
+def test_bad_input_stops_the_workers(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error in the parent's own group ends the run at once, and no worker is left."""
+    text, path = _module_text()
+    run_all = FunctionPass.run_all
+    calls = []
+
+    def failing_run_all(self, indices):  # type: ignore[no-untyped-def]
+        calls.append(indices)
+        if len(calls) == 1:
+            raise llnoalias.LLNoaliasError("bad input found by the parent")
+        return run_all(self, indices)
+
+    monkeypatch.setattr(FunctionPass, "run_all", failing_run_all)
+    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: __import__("time").sleep(60))
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(llnoalias.LLNoaliasError, match="found by the parent"):
+        llnoalias.annotate(text, path=path, lds="all", jobs=3)
+    assert time.monotonic() - start < 30
+    assert counts.forked >= 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every worker was reaped
