@@ -256,3 +256,19 @@ def test_bad_input_stops_the_workers(counts: Counts, monkeypatch: pytest.MonkeyP
     assert counts.forked >= 1
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # every worker was reaped
+
+
+def test_workers_and_the_checking_child_together(counts: Counts, tmp_path: object) -> None:
+    """With verification on, the checking child holds pipes the workers inherit: the run
+    must still end (no pipe kept open by a worker) and write what one process writes."""
+    pytest.importorskip("llvmlite", reason="the output check needs llvmlite")
+    text, path = _module_text()
+    outs = []
+    for jobs in ("1", "3"):
+        out = os.path.join(str(tmp_path), f"v{jobs}.ll")
+        res = run_cli(["annotate", "--lds", "all", "-j", jobs, path, "-o", out])
+        assert res.exit_code == 0, res.stderr
+        with open(out, encoding="utf-8") as f:
+            outs.append(f.read())
+    assert counts.forked >= 1 and counts.landed == counts.forked
+    assert outs[0] == outs[1]
