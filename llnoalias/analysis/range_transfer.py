@@ -217,6 +217,12 @@ class IntTransfer:
         #: loop phis being solved: the range assumed for them while their loop is evaluated
         self._assume: dict[str, Range] = {}
         self._phis_solved = False
+        #: the width of an LDS pointer, which every integer holding an address must keep
+        self.lds_bits = self.dl.pointer_bits(3)
+        #: does "vscale" occur in the function's text at all (else no instruction of it
+        #: names a scalable vector type: one search per function, not one per value)
+        instrs = fn.instrs
+        self.vscale = bool(instrs) and mod.text.find("vscale", fn.start, instrs[-1].end) >= 0
 
     # ------------------------------------------------------------- plumbing
     def _before_query(self) -> None:

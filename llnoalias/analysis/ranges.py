@@ -84,7 +84,7 @@ class FunctionRanges(LoopRanges):
 
     def _modulus_ok(self, ty: Type) -> bool:
         """An integer holding a root's address must keep all of its pointer bits."""
-        return ty.kind == "int" and ty.bits >= self.dl.pointer_bits(3)
+        return ty.kind == "int" and ty.bits >= self.lds_bits
 
     def _off_constexpr(self, ce: ConstExpr) -> OffResult:
         op = ce.opcode
@@ -97,7 +97,7 @@ class FunctionRanges(LoopRanges):
         return f"constant expression '{op}' on an address"
 
     def _off_inst(self, inst: Instruction) -> OffResult:
-        if self.mod.source.text.find("vscale", inst.start, inst.end) >= 0:
+        if self.vscale and self.mod.text.find("vscale", inst.start, inst.end) >= 0:
             return "scalable vector type: its size is not known" + at_line(inst)
         ops = opparse.parse(self.mod, inst)
         k = ops.kind

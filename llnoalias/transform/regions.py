@@ -142,10 +142,10 @@ class RegionSplitter:
     def byte_range(self, d: Decision, root: Root) -> tuple[int, int] | str:
         fr = self.function_ranges(d)
         inst = d.access.inst
-        if "vscale" in self.mod.text[inst.start:inst.end]:
+        if fr.vscale and self.mod.text.find("vscale", inst.start, inst.end) >= 0:
             return "scalable vector type: its size is not known"
         # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
-        limit = min(ADDRESS_LIMIT, 1 << self.dl.pointer_bits(3))
+        limit = min(ADDRESS_LIMIT, 1 << fr.lds_bits)
         lo: int | None = None
         hi: int | None = None
         for p in d.access.pointers:
