@@ -92,7 +92,7 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
         if not no_annotate:
             from ..api import annotate
 
-            text = annotate(text, path=display_name(input_path), options=options).text
+            text = annotate(text, path=display_name(input_path), options=options, jobs=0).text
         notes: list[str] = []
         try:
             code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas,

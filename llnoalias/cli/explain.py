@@ -31,7 +31,7 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary
 
     options = options_from_kwargs(kwargs)
     try:
-        _, result = run_annotate(input_path, options, verify=False)
+        _, result = run_annotate(input_path, options, verify=False, jobs=0)
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

@@ -104,7 +104,7 @@ class _Target:
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
     from ..api import annotate
 
-    return annotate(text, path=display_name(path), options=options).text
+    return annotate(text, path=display_name(path), options=options, jobs=0).text
 
 
 def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:
