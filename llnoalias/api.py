@@ -40,9 +40,9 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
       early (for very large modules);
     - ``jobs``: processes that may analyse the functions of a large module (about 20,000
       instructions each at the least): 1 (the default) keeps the whole run in the calling
-      process, 0 means one per CPU it may use. Workers are forked, so only where ``fork``
-      exists and the caller runs no other thread; elsewhere the run stays in-process. The
-      result does not depend on it.
+      process, 0 means one per CPU it may use (at most ``AUTO_JOBS_LIMIT``). Workers are
+      forked, so only where ``fork`` exists and the caller runs no other thread; elsewhere
+      the run stays in-process. The result does not depend on it.
 
     The result has ``text`` (the rewritten module; equal to ``text`` when nothing was
     tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``) and
@@ -57,7 +57,7 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     if jobs < 0:
         raise ValueError(f"jobs must be 0 (one per CPU) or more, not {jobs}")
     if jobs == 0:
-        jobs = usable_cpus()
+        jobs = min(usable_cpus(), AUTO_JOBS_LIMIT)
     old = gc.get_threshold()
     if len(text) < LARGE_INPUT or old[0] >= GC_YOUNG_THRESHOLD:
         return annotate_text(text, path, options, want_report=report, jobs=jobs)
@@ -71,6 +71,10 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     finally:
         gc.set_threshold(*old)
 
+
+#: ``jobs=0`` uses one process per CPU, up to this many: each worker adds the pages it
+#: writes to the run's memory (about a third of the parent's, measured with one worker)
+AUTO_JOBS_LIMIT = 8
 
 #: inputs of at least this many characters are annotated with the collector's young
 #: generation collected every ``GC_YOUNG_THRESHOLD`` allocations (smaller ones touch nothing)

@@ -272,3 +272,23 @@ def test_workers_and_the_checking_child_together(counts: Counts, tmp_path: objec
             outs.append(f.read())
     assert counts.forked >= 1 and counts.landed == counts.forked
     assert outs[0] == outs[1]
+
+
+def test_jobs_zero_is_one_per_cpu_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llnoalias import api
+    from llnoalias.transform import pipeline
+
+    seen: list[int] = []
+    real = pipeline.annotate_text
+
+    def spy(*a, **k):  # type: ignore[no-untyped-def]
+        seen.append(k["jobs"])
+        return real(*a, **k)
+
+    monkeypatch.setattr(api, "annotate_text", spy)
+    for cpus, want in ((1, 1), (4, 4), (64, api.AUTO_JOBS_LIMIT)):
+        monkeypatch.setattr(api, "usable_cpus", lambda cpus=cpus: cpus)
+        api.annotate("", jobs=0)
+        assert seen[-1] == want
+    api.annotate("", jobs=64)
+    assert seen[-1] == 64  # an explicit count is taken as it is
