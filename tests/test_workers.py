@@ -292,3 +292,39 @@ def test_jobs_zero_is_one_per_cpu_up_to_the_limit(monkeypatch: pytest.MonkeyPatc
         assert seen[-1] == want
     api.annotate("", jobs=64)
     assert seen[-1] == 64  # an explicit count is taken as it is
+
+
+def test_no_process_to_be_had(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork failing (out of processes or memory) leaves the work to the parent."""
+    text, path = _module_text()
+    want = _both(text, path, 1, lds="all")[0]
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    got = _both(text, path, 3, lds="all")[1]
+    assert counts.forked >= 1 and counts.landed == 0
+    assert got == want
+
+
+def test_an_interrupt_while_collecting_stops_the_rest(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    text, path = _module_text()
+    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: __import__("time").sleep(60))
+    real = workers._collect
+    calls = []
+
+    def interrupted(pid: int, fd: int, reaped: set[int]) -> object:
+        calls.append(pid)
+        if len(calls) == 1:
+            os.kill(pid, 9)
+            real(pid, fd, reaped)
+            raise KeyboardInterrupt
+        return real(pid, fd, reaped)
+
+    monkeypatch.setattr(workers, "_collect", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        llnoalias.annotate(text, path=path, lds="all", jobs=3)
+    assert counts.forked == 2 and len(calls) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the second worker was stopped and reaped

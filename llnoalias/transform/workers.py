@@ -73,8 +73,9 @@ def split(weights: Sequence[int], parts: int, least: int | None = None) -> list[
 def fork_map(groups: Sequence[range], work: Callable[[range], object],
              local: Callable[[range], None]) -> list[object | None]:
     """Run ``work`` on ``groups[1:]`` in forked workers while ``local(groups[0])`` runs
-    here; the workers' results in order (``None`` for a worker that failed)."""
-    started: list[tuple[int, int]] = []
+    here; the workers' results in order (``None`` for a worker that failed or could not
+    be started)."""
+    started: list[tuple[int, int] | None] = []
     # Objects made before the fork are never collected in a worker: leaving them out of
     # its collections keeps it from touching (and so copying) the parent's pages.
     gc.freeze()
@@ -83,32 +84,48 @@ def fork_map(groups: Sequence[range], work: Callable[[range], object],
             started.append(_start(group, work))
     finally:
         gc.unfreeze()
+    results: list[object | None] = []
+    reaped: set[int] = set()
     try:
         local(groups[0])
+        for worker in started:
+            results.append(None if worker is None else _collect(*worker, reaped))
     except BaseException:
         # bad input (the workers would find it too), Ctrl-C, a bug: no worker outlives it
-        for pid, fd in started:
-            _stop(pid, fd)
+        # (the one being read when it happened included)
+        for worker in started[len(results):]:
+            if worker is not None and worker[0] not in reaped:
+                _stop(*worker)
         raise
-    return [_collect(pid, fd) for pid, fd in started]
+    return results
 
 
 def _stop(pid: int, fd: int) -> None:
+    """Kill and reap a worker not yet reaped (``_collect`` may have closed its pipe)."""
     import signal
 
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    os.close(fd)
-    os.waitpid(pid, 0)
+    for step in (lambda: os.kill(pid, signal.SIGKILL), lambda: os.close(fd), lambda: os.waitpid(pid, 0)):
+        try:
+            step()
+        except OSError:  # already gone, closed or reaped
+            pass
 
 
-def _start(group: range, work: Callable[[range], object]) -> tuple[int, int]:
+def _start(group: range, work: Callable[[range], object]) -> tuple[int, int] | None:
+    """A worker for ``group``: its pid and the read end of its reply's pipe; None when no
+    process can be made (out of processes or memory: the parent does the group)."""
     import pickle  # only a run that forks needs it (about 2 ms of start-up)
 
-    r, w = os.pipe()
-    pid = os.fork()
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return None
     if pid == 0:  # the worker: never returns
         os.close(r)
         code = 1
@@ -125,13 +142,14 @@ def _start(group: range, work: Callable[[range], object]) -> tuple[int, int]:
     return pid, r
 
 
-def _collect(pid: int, fd: int) -> object | None:
+def _collect(pid: int, fd: int, reaped: set[int]) -> object | None:
     with os.fdopen(fd, "rb") as f:
         try:
             data = f.read()
         except OSError:
             data = b""
     _, status = os.waitpid(pid, 0)
+    reaped.add(pid)  # its pid may be another process's from now on: never signalled again
     if status != 0 or not data:
         return None
     import pickle
