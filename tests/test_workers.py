@@ -328,3 +328,14 @@ def test_an_interrupt_while_collecting_stops_the_rest(counts: Counts, monkeypatc
     assert counts.forked == 2 and len(calls) == 1
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # the second worker was stopped and reaped
+
+
+def test_functions_no_domain_concerns_weigh_nothing(counts: Counts) -> None:
+    """Without roots every function is passed over at once: no worker is worth its fork."""
+    text, path = _module_text()
+    one, many = _both(text, path, 3, lds="off", args="off")
+    assert counts.forked == 0
+    assert many == one
+    one, many = _both(text, path, 3, lds="all", args="off")
+    assert counts.forked >= 1
+    assert many == one

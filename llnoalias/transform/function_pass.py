@@ -52,6 +52,18 @@ class FunctionPass:
         self.args = args
         self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
 
+    def weights(self) -> list[int]:
+        """The work each function is expected to take, for splitting the module between
+        workers: its instructions when some domain concerns it (every function when the
+        module has LDS roots, else the kernels with argument roots), else none (a function
+        no domain concerns is passed over in a moment)."""
+        roots = self.roots
+        out: list[int] = []
+        for fn in self.mod.functions:
+            ka = roots.kernels.get(fn.name)
+            out.append(len(fn.instrs) if roots.lds or (ka is not None and ka.roots) else 0)
+        return out
+
     def run(self, fn: Function) -> None:
         """Analyse ``fn`` and write what it decided."""
         _, edits = self._analyse(fn)

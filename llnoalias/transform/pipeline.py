@@ -104,7 +104,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     writer = MetadataWriter(mod, editor)
     args = ArgumentsResult()
     fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args)
-    groups = workers.split([len(fn.instrs) for fn in mod.functions], jobs) if jobs > 1 else []
+    groups = workers.split(fp.weights(), jobs) if jobs > 1 else []
     if len(groups) > 1 and workers.can_fork():
         replies = workers.fork_map(groups, fp.ship, fp.run_all)
         for group, reply in zip(groups[1:], replies, strict=True):
