@@ -23,6 +23,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+#: how much more work the parent's group gets than a worker's: a worker also pays for the
+#: pages it copies and for sending its reply (measured: 6-8% on the 240k-line suite)
+PARENT_EXTRA = 0.08
+
 #: the least work (instructions) worth a worker of its own: below it, the fork and the
 #: reply cost more than the worker saves
 MIN_GROUP_INSTRUCTIONS = 20_000
@@ -46,7 +50,8 @@ def can_fork() -> bool:
 
 def split(weights: Sequence[int], parts: int, least: int | None = None) -> list[range]:
     """Cut ``range(len(weights))`` into at most ``parts`` contiguous groups of about equal
-    weight, about ``least`` at the least (``MIN_GROUP_INSTRUCTIONS``); no group is empty."""
+    weight, about ``least`` at the least (``MIN_GROUP_INSTRUCTIONS``); no group is empty.
+    The first group, the parent's, is ``PARENT_EXTRA`` heavier than the others."""
     if least is None:
         least = MIN_GROUP_INSTRUCTIONS
     total = sum(weights)
@@ -54,8 +59,9 @@ def split(weights: Sequence[int], parts: int, least: int | None = None) -> list[
     out: list[range] = []
     start = 0
     done = 0
+    share = 1 / (parts + PARENT_EXTRA)  # a worker's part of the total; the parent's is 1 + PARENT_EXTRA times it
     for k in range(1, parts):
-        goal = total * k // parts
+        goal = int(total * share * (k + PARENT_EXTRA))
         end = start
         while end < len(weights) and done + weights[end] <= goal:
             done += weights[end]
