@@ -6,7 +6,9 @@ from __future__ import annotations
 import glob
 import json
 import os
+import signal
 import threading
+from collections.abc import Callable
 
 import pytest
 from conftest import FIXTURES, run_cli
@@ -159,16 +161,27 @@ def test_a_killed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.
     assert got == want
 
 
+def _decision(n: int, root: int) -> tuple[object, ...]:
+    return (n, "store", None, "lds", (root,), True, "", "", "", None)
+
+
 @pytest.mark.parametrize("reply", [
-    None, 7, ([], False), ([([(0, "load", None, "lds", (12345,), True, "", "", "", None)], None)], False),
+    lambda fp, k: None,
+    lambda fp, k: 7,
+    lambda fp, k: ([], False),
+    # the right length, naming a root this module does not have
+    lambda fp, k: ([([_decision(0, 12345)], None)] * k, False),
+    # a root it has, at an instruction that is not there
+    lambda fp, k: ([([_decision(-1, next(iter(fp._roots_by_id())))], None)] * k, False),
+    lambda fp, k: ([([_decision(10**6, next(iter(fp._roots_by_id())))], None)] * k, False),
 ])
 def test_a_reply_that_does_not_fit_is_refused_whole(counts: Counts, monkeypatch: pytest.MonkeyPatch,
-                                                    reply: object) -> None:
-    """A garbled reply, or one naming a root this module does not have, is not taken in
-    part: the group is done again here and the result is the one process's."""
+                                                    reply: Callable[[FunctionPass, int], object]) -> None:
+    """A garbled reply, or one naming a root or an instruction this module does not have,
+    is not taken in part: the group is done again here and the result is the one process's."""
     text, path = _module_text()
     want = _both(text, path, 1, lds="all")[0]
-    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: reply)
+    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: reply(self, len(indices)))
     got = _both(text, path, 2, lds="all")[1]
     assert counts.forked == 1 and counts.landed == 0
     assert got == want
@@ -314,13 +327,13 @@ def test_an_interrupt_while_collecting_stops_the_rest(counts: Counts, monkeypatc
     real = workers._collect
     calls = []
 
-    def interrupted(pid: int, fd: int, reaped: set[int]) -> object:
-        calls.append(pid)
+    def interrupted(worker: workers._Worker) -> object:
+        calls.append(worker.pid)
         if len(calls) == 1:
-            os.kill(pid, 9)
-            real(pid, fd, reaped)
+            os.kill(worker.pid, 9)
+            real(worker)
             raise KeyboardInterrupt
-        return real(pid, fd, reaped)
+        return real(worker)
 
     monkeypatch.setattr(workers, "_collect", interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -339,3 +352,116 @@ def test_functions_no_domain_concerns_weigh_nothing(counts: Counts) -> None:
     one, many = _both(text, path, 3, lds="all", args="off")
     assert counts.forked >= 1
     assert many == one
+
+
+def test_no_fork_while_sigchld_is_ignored(counts: Counts) -> None:
+    """The kernel would reap the workers before their exit could be read."""
+    text, path = _module_text()
+    old = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        assert not workers.can_fork()
+        one, many = _both(text, path, 3, lds="all")
+    finally:
+        signal.signal(signal.SIGCHLD, old)
+    assert counts.forked == 0
+    assert many == one
+
+
+def test_a_worker_reaped_by_someone_else_is_redone_here(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    text, path = _module_text()
+    want = _both(text, path, 1, lds="all")[0]
+    real = os.waitpid
+
+    def someone_else_reaped(pid: int, options: int) -> tuple[int, int]:
+        real(pid, options)
+        raise ChildProcessError(10, "No child processes")
+
+    monkeypatch.setattr(os, "waitpid", someone_else_reaped)
+    got = _both(text, path, 3, lds="all")[1]
+    assert counts.forked >= 1 and counts.landed == 0
+    assert got == want
+
+
+def test_no_fork_beside_a_thread_threading_does_not_know() -> None:
+    import _thread
+
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("no /proc here: only threading's threads are seen")
+    stop = _thread.allocate_lock()
+    stop.acquire()
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def wait() -> None:
+        stop.acquire()
+        done.release()
+
+    _thread.start_new_thread(wait, ())
+    try:
+        assert threading.active_count() == 1
+        assert not workers.can_fork()
+    finally:
+        stop.release()
+        done.acquire()
+
+
+def test_a_callers_frozen_objects_stay_frozen(counts: Counts) -> None:
+    import gc
+
+    text, path = _module_text()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        _both(text, path, 3, lds="all")
+        assert counts.forked >= 1
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_signal_in_a_new_worker_never_reaches_the_caller(counts: Counts, monkeypatch: pytest.MonkeyPatch,
+                                                           tmp_path: object) -> None:
+    """A Ctrl-C that reaches a worker before it starts its work ends the worker; it never
+    runs on in its copy of the caller's code (here: the caller's ``except``)."""
+    text, path = _module_text()
+    want = _both(text, path, 1, lds="all")[0]
+    parent = os.getpid()
+    marker = os.path.join(str(tmp_path), "escaped")
+    real_close = os.close
+
+    def close(fd: int) -> None:
+        if os.getpid() != parent:
+            raise KeyboardInterrupt
+        real_close(fd)
+
+    monkeypatch.setattr(os, "close", close)
+    try:
+        got = _both(text, path, 3, lds="all")[1]
+    except KeyboardInterrupt:
+        if os.getpid() != parent:
+            with open(marker, "w") as f:
+                f.write("a worker ran the caller's code")
+            os._exit(0)
+        raise
+    assert not os.path.exists(marker)
+    assert counts.forked >= 1 and counts.landed == 0
+    assert got == want
+
+
+def test_an_interrupt_while_starting_stops_those_started(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    text, path = _module_text()
+    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: __import__("time").sleep(60))
+    real = workers._start
+    calls = []
+
+    def start(group: range, work: object, started: list) -> None:  # type: ignore[type-arg]
+        calls.append(group)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(group, work, started)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workers, "_start", start)
+    with pytest.raises(KeyboardInterrupt):
+        llnoalias.annotate(text, path=path, lds="all", jobs=3)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the first worker was stopped and reaped

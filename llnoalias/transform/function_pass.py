@@ -120,6 +120,8 @@ class FunctionPass:
                 for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange in shipped:
                     acc = accesses.get(n)
                     if acc is None:
+                        if not 0 <= n < len(instrs):
+                            return False
                         acc = accesses[n] = Access(instrs[n], kind, RELEASED, RELEASED, intrinsic)
                     rs = [roots[r] for r in rids] if rids else ()
                     d = Decision(acc, None, domain, rs, rs if tagged else (), reason)

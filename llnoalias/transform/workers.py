@@ -22,6 +22,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from signal import Signals
 
 #: how much more work the parent's group gets than a worker's: a worker also pays for the
 #: pages it copies and for sending its reply (measured: 6-8% on the 240k-line suite)
@@ -41,11 +42,23 @@ def usable_cpus() -> int:
 
 
 def can_fork() -> bool:
-    """Is forking workers safe here (``fork`` exists and no other thread runs)?"""
+    """Is forking workers safe here? ``fork`` must exist, no other thread may run (one
+    holding a lock at the fork would leave the worker's copy of it locked for good; threads
+    that C libraries start are counted too, where ``/proc`` shows them), and SIGCHLD must
+    not be ignored (the kernel would reap the workers before their exit could be read)."""
     if not hasattr(os, "fork"):
         return False
     threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() <= 1
+    if threading is not None and threading.active_count() > 1:
+        return False
+    try:
+        if len(os.listdir("/proc/self/task")) > 1:
+            return False
+    except OSError:
+        pass
+    import signal
+
+    return signal.getsignal(signal.SIGCHLD) is not signal.SIG_IGN
 
 
 def split(weights: Sequence[int], parts: int, least: int | None = None) -> list[range]:
@@ -81,61 +94,85 @@ def fork_map(groups: Sequence[range], work: Callable[[range], object],
     """Run ``work`` on ``groups[1:]`` in forked workers while ``local(groups[0])`` runs
     here; the workers' results in order (``None`` for a worker that failed or could not
     be started)."""
-    started: list[tuple[int, int] | None] = []
-    # Objects made before the fork are never collected in a worker: leaving them out of
-    # its collections keeps it from touching (and so copying) the parent's pages.
-    gc.freeze()
-    try:
-        for group in groups[1:]:
-            started.append(_start(group, work))
-    finally:
-        gc.unfreeze()
+    started: list[_Worker | None] = []
     results: list[object | None] = []
-    reaped: set[int] = set()
+    # Objects made before the fork are never collected in a worker: leaving them out of
+    # its collections keeps it from touching (and so copying) the parent's pages. A
+    # caller that froze objects itself keeps them frozen.
+    freeze = gc.get_freeze_count() == 0
     try:
+        if freeze:
+            gc.freeze()
+        try:
+            for group in groups[1:]:
+                _start(group, work, started)
+        finally:
+            if freeze:
+                gc.unfreeze()
         local(groups[0])
         for worker in started:
-            results.append(None if worker is None else _collect(*worker, reaped))
+            results.append(None if worker is None else _collect(worker))
     except BaseException:
         # bad input (the workers would find it too), Ctrl-C, a bug: no worker outlives it
         # (the one being read when it happened included)
         for worker in started[len(results):]:
-            if worker is not None and worker[0] not in reaped:
-                _stop(*worker)
+            if worker is not None:
+                _stop(worker)
         raise
     return results
 
 
-def _stop(pid: int, fd: int) -> None:
-    """Kill and reap a worker not yet reaped (``_collect`` may have closed its pipe)."""
+class _Worker:
+    """A started worker: its pid and the read end of its reply's pipe, and whether each
+    is still ours (a reaped pid or a closed fd may be another's from then on)."""
+
+    __slots__ = ("pid", "fd", "open", "reaped")
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self.fd = fd
+        self.open = True
+        self.reaped = False
+
+
+def _signals_blocked() -> set[int | Signals]:
+    """Block every signal (returns the mask to restore): between a fork and the worker's
+    own ``try``, a Ctrl-C would raise in the worker's copy of the caller's code."""
     import signal
 
-    for step in (lambda: os.kill(pid, signal.SIGKILL), lambda: os.close(fd), lambda: os.waitpid(pid, 0)):
-        try:
-            step()
-        except OSError:  # already gone, closed or reaped
-            pass
+    return signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
 
 
-def _start(group: range, work: Callable[[range], object]) -> tuple[int, int] | None:
-    """A worker for ``group``: its pid and the read end of its reply's pipe; None when no
-    process can be made (out of processes or memory: the parent does the group)."""
+def _restore(mask: set[int | Signals]) -> None:
+    import signal
+
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _start(group: range, work: Callable[[range], object], started: list[_Worker | None]) -> None:
+    """Start a worker for ``group`` and add it to ``started`` (None when no process can be
+    made, out of processes or memory: then the parent does the group)."""
     import pickle  # only a run that forks needs it (about 2 ms of start-up)
 
     try:
         r, w = os.pipe()
     except OSError:
-        return None
+        started.append(None)
+        return
+    mask = _signals_blocked()
     try:
         pid = os.fork()
     except OSError:
         os.close(r)
         os.close(w)
-        return None
+        started.append(None)
+        _restore(mask)
+        return
     if pid == 0:  # the worker: never returns
-        os.close(r)
         code = 1
         try:
+            _restore(mask)
+            os.close(r)
             data = pickle.dumps(work(group), pickle.HIGHEST_PROTOCOL)
             with os.fdopen(w, "wb") as f:
                 f.write(data)
@@ -145,17 +182,40 @@ def _start(group: range, work: Callable[[range], object]) -> tuple[int, int] | N
         finally:
             os._exit(code)
     os.close(w)
-    return pid, r
+    started.append(_Worker(pid, r))  # before a pending signal can interrupt
+    _restore(mask)
 
 
-def _collect(pid: int, fd: int, reaped: set[int]) -> object | None:
-    with os.fdopen(fd, "rb") as f:
+def _stop(worker: _Worker) -> None:
+    """Kill and reap a worker, and close its pipe, where that is not done yet."""
+    import signal
+
+    if not worker.reaped:
         try:
-            data = f.read()
-        except OSError:
-            data = b""
-    _, status = os.waitpid(pid, 0)
-    reaped.add(pid)  # its pid may be another process's from now on: never signalled again
+            os.kill(worker.pid, signal.SIGKILL)
+            os.waitpid(worker.pid, 0)
+        except OSError:  # already gone (reaped by someone else)
+            pass
+        worker.reaped = True
+    if worker.open:
+        worker.open = False
+        os.close(worker.fd)
+
+
+def _collect(worker: _Worker) -> object | None:
+    try:
+        with os.fdopen(worker.fd, "rb") as f:
+            try:
+                data = f.read()
+            except OSError:
+                data = b""
+    finally:
+        worker.open = False
+    try:
+        _, status = os.waitpid(worker.pid, 0)
+    except ChildProcessError:  # reaped by someone else: its exit is not known
+        status = -1
+    worker.reaped = True
     if status != 0 or not data:
         return None
     import pickle
