@@ -8,38 +8,29 @@ comments, debug records, unknown syntax and line endings come out exactly as the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from operator import itemgetter
 
-from ..plain import ValueRecord
 from .source import SourceFile
 
-
-class Edit(ValueRecord):
-    """One edit: ``text`` replaces ``start:end`` of the source (see :class:`Editor`).
-    Not changed once made (a plain class: a dataclass costs about 1 ms at every start)."""
-
-    __slots__ = ("start", "end", "text", "order")
-    _FIELDS = __slots__
-
-    def __init__(self, start: int, end: int, text: str, order: int = 0) -> None:
-        self.start = start
-        self.end = end
-        self.text = text
-        #: among edits at the same place, lower orders come first
-        self.order = order
-
+#: an edit's place: its start, its end and its order among edits at one place
+_PLACE = itemgetter(0, 1, 2)
 
 
 class Editor:
+    """The edits of one run. Each is a tuple ``(start, end, order, text)``: ``text``
+    replaces ``start:end`` of the source, and among edits at the same place lower orders
+    come first, then the earlier made (a plain tuple: a large module gets one per access)."""
+
     def __init__(self, src: SourceFile) -> None:
         self.src = src
-        self.edits: list[Edit] = []
+        self.edits: list[tuple[int, int, int, str]] = []
         self.appended: list[str] = []
 
     def insert(self, offset: int, text: str, order: int = 0) -> None:
-        self.edits.append(Edit(offset, offset, text, order))
+        self.edits.append((offset, offset, order, text))
 
     def replace(self, start: int, end: int, text: str) -> None:
-        self.edits.append(Edit(start, end, text))
+        self.edits.append((start, end, 0, text))
 
     def append_line(self, line: str) -> None:
         self.appended.append(line)
@@ -59,14 +50,14 @@ class Editor:
         if not self.changed:
             yield text
             return
-        self.edits.sort(key=lambda e: (e.start, e.end, e.order))
+        self.edits.sort(key=_PLACE)  # stable: edits at one place keep the order they were made in
         pos = 0
-        for e in self.edits:
-            if e.start < pos:
-                raise AssertionError(f"overlapping edits at offset {e.start}")
-            yield text[pos:e.start]
-            yield e.text
-            pos = e.end
+        for start, end, _, new in self.edits:
+            if start < pos:
+                raise AssertionError(f"overlapping edits at offset {start}")
+            yield text[pos:start]
+            yield new
+            pos = end
         yield text[pos:]
         if self.appended:
             nl = self.src.newline

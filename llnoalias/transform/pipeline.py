@@ -21,7 +21,7 @@ from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots
-from .scopes import Decision, Plan, Region, finish, noalias_keys
+from .scopes import Plan, Region, finish, noalias_keys
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 
@@ -140,35 +140,37 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     seen: set[int] = set()
-    group: list[Decision] = []
-
-    def attach(group: list[Decision]) -> None:
-        inst = group[0].access.inst
+    tagged = [d for d in p.decisions if d.keys]
+    n = len(tagged)
+    i = 0
+    # one pass with the common case inline (one domain per instruction): a large module
+    # has one of these per access
+    while i < n:
+        d = tagged[i]
+        inst = d.access.inst
+        j = i + 1
+        while j < n and tagged[j].access.inst is inst:
+            j += 1
         assert id(inst) not in seen, "decisions of one instruction are not adjacent"
         seen.add(id(inst))
         scopes: tuple[int, ...] = ()
         noalias: tuple[int, ...] = ()
-        for d in group:
-            own = tuple([ids[id(k)] for k in d.keys])
-            key = (d.domain, own)
-            na = noalias_of.get(key)
+        for k in range(i, j):
+            d = tagged[k]
+            own = tuple([ids[id(key)] for key in d.keys])
+            na = noalias_of.get((d.domain, own))
             if na is None:
-                na = noalias_of[key] = tuple([ids[id(k)] for k in noalias_keys(d, p.domain_keys[d.domain])])
+                na = noalias_of[(d.domain, own)] = tuple(
+                    [ids[id(key)] for key in noalias_keys(d, p.domain_keys[d.domain])])
             scopes += own
             noalias += na
         if not writer.attach_scopes(inst, scopes, noalias):
-            for d in group:
+            for k in range(i, j):
+                d = tagged[k]
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
                 d.blocker = f"line {inst.line}: the access's own metadata"
-
-    for d in p.tagged():
-        if group and d.access.inst is not group[0].access.inst:
-            attach(group)
-            group = []
-        group.append(d)
-    if group:
-        attach(group)
+        i = j
 
 
 def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
