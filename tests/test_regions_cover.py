@@ -332,3 +332,27 @@ def test_a_chain_is_split_whenever_some_cut_could_split_it(ivs: list[Interval]) 
             for p in {q for i in members for q in ivs[i]} if lo < p < hi)
         regions = {s for i in members for s in cv.own[i] if not cv.scopes[s][2]}
         assert (len(regions) >= 2) == splittable, (ivs, members, cv)
+
+
+def _components_reference(ivs: list[tuple[int, int]], idx: list[int]) -> list[tuple[int, int, list[int]]]:
+    """The components as first written: sort by (lo, hi, index), merge while overlapping."""
+    out: list[tuple[int, int, list[int]]] = []
+    for i in sorted(idx, key=lambda i: (ivs[i][0], ivs[i][1], i)):
+        lo, hi = ivs[i]
+        if out and lo < out[-1][1]:
+            last = out[-1]
+            last[2].append(i)
+            out[-1] = (last[0], max(last[1], hi), last[2])
+        else:
+            out.append((lo, hi, [i]))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(ivs=st.lists(st.tuples(st.integers(0, 40), st.integers(1, 12)).map(lambda t: (t[0], t[0] + t[1])),
+                    max_size=25),
+       data=st.data())
+def test_components_match_the_reference(ivs: list[tuple[int, int]], data: st.DataObject) -> None:
+    idx = data.draw(st.permutations(range(len(ivs))))
+    idx = idx[:data.draw(st.integers(0, len(idx)))]
+    assert components(ivs, idx) == _components_reference(ivs, idx)

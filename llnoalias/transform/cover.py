@@ -105,16 +105,23 @@ class Cover(Record):
 
 def components(ivs: Sequence[tuple[int, int]], idx: Sequence[int]) -> list[tuple[int, int, list[int]]]:
     """The overlap components of ``ivs[i] for i in idx``: ``(lo, hi, members)`` by ascending ``lo``."""
-    order = sorted(idx, key=lambda i: (ivs[i][0], ivs[i][1], i))
+    # by (lo, hi), ties by index: a stable sort of the ascending indices
+    order = sorted(sorted(idx), key=ivs.__getitem__)
     out: list[tuple[int, int, list[int]]] = []
+    members: list[int] = []
+    clo = chi = 0
     for i in order:
         lo, hi = ivs[i]
-        if out and lo < out[-1][1]:
-            last = out[-1]
-            last[2].append(i)
-            out[-1] = (last[0], max(last[1], hi), last[2])
+        if members and lo < chi:
+            members.append(i)
+            if hi > chi:
+                chi = hi
         else:
-            out.append((lo, hi, [i]))
+            if members:
+                out.append((clo, chi, members))
+            clo, chi, members = lo, hi, [i]
+    if members:
+        out.append((clo, chi, members))
     return out
 
 
