@@ -8,9 +8,9 @@ one a single process gives, byte for byte (see ``pipeline``).
 
 A worker that fails in any way (an exception, a signal, a short or garbled reply) is
 reported as ``None``: the parent does that group itself, and the run's result does not
-depend on whether workers were used. Forking is only done where it is safe: a platform
-with ``fork`` and a process with no other thread running (a thread holding a lock at the
-fork would leave the worker's copy of it locked for good).
+depend on whether workers were used. Forking is only done where it is safe (``can_fork``),
+a worker never runs the caller's code (signals are blocked from the fork to its ``try``), and
+no worker outlives the call, whatever ends it.
 """
 
 from __future__ import annotations
