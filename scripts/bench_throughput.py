@@ -424,6 +424,8 @@ def _ratio(t: Timing | None, ref: Timing | None) -> str:
 
 def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None) -> None:
     """One markdown table for the SUITE modules; progress goes to stderr."""
+    from llnoalias.transform.workers import usable_cpus  # what llnoalias's -j 0 counts
+
     compiled = compiled_reader_built(llnoalias_env())
     rows: list[str] = []
     notes: list[str] = []
@@ -457,13 +459,6 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None) -> 
     if notes:
         print()
         print("\n".join(f"- {n}" for n in notes))
-
-
-def usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _jobs_words(jobs: int | None) -> str:

@@ -224,6 +224,10 @@ class IntTransfer:
         instrs = fn.instrs
         self.vscale = bool(instrs) and mod.text.find("vscale", fn.start, instrs[-1].end) >= 0
 
+    def names_vscale(self, inst: Instruction) -> bool:
+        """Does ``inst``'s text name ``vscale`` (a scalable vector type may be in it)?"""
+        return self.vscale and self.mod.text.find("vscale", inst.start, inst.end) >= 0
+
     # ------------------------------------------------------------- plumbing
     def _before_query(self) -> None:
         """Called before each query from outside (depth 0): a fresh budget."""

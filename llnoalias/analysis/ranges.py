@@ -97,7 +97,7 @@ class FunctionRanges(LoopRanges):
         return f"constant expression '{op}' on an address"
 
     def _off_inst(self, inst: Instruction) -> OffResult:
-        if self.vscale and self.mod.text.find("vscale", inst.start, inst.end) >= 0:
+        if self.names_vscale(inst):
             return "scalable vector type: its size is not known" + at_line(inst)
         ops = opparse.parse(self.mod, inst)
         k = ops.kind

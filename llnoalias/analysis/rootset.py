@@ -4,6 +4,8 @@ argument roots by kernel. Which buffers become roots is decided in
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..ir.lexer import unquote_name
 from ..ir.model import Argument, Function
 from .lattice import Root
@@ -39,6 +41,28 @@ class RootSet:
         self.kernels: dict[str, KernelArgs] = {}
         #: addrspace(3) globals that are not roots, and why
         self.lds_skipped: dict[str, str] = {}
+
+    def domains_of(self, fn: Function) -> list[str]:
+        """The domains that concern ``fn``'s accesses: the LDS one when the module has LDS
+        roots, and its own when it is a kernel with argument roots."""
+        out: list[str] = []
+        if self.lds:
+            out.append(LDS_DOMAIN)
+        ka = self.kernels.get(fn.name)
+        if ka is not None and ka.roots:
+            out.append(ka.domain)
+        return out
+
+    def all_roots(self) -> Iterator[Root]:
+        """Every root once: the LDS roots, then each kernel's (the members of a
+        ``--may-alias`` group share one)."""
+        yield from self.lds.values()
+        for ka in self.kernels.values():
+            seen: set[int] = set()
+            for r in ka.roots.values():
+                if id(r) not in seen:
+                    seen.add(id(r))
+                    yield r
 
     def arg_root(self, fn: Function, arg: Argument) -> Root | None:
         ka = self.kernels.get(fn.name)

@@ -54,15 +54,10 @@ class FunctionPass:
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
-        workers: its instructions when some domain concerns it (every function when the
-        module has LDS roots, else the kernels with argument roots), else none (a function
-        no domain concerns is passed over in a moment)."""
-        roots = self.roots
-        out: list[int] = []
-        for fn in self.mod.functions:
-            ka = roots.kernels.get(fn.name)
-            out.append(len(fn.instrs) if roots.lds or (ka is not None and ka.roots) else 0)
-        return out
+        workers: its instructions when some domain concerns it, else none (``plan_function``
+        passes it over in a moment)."""
+        domains_of = self.roots.domains_of
+        return [len(fn.instrs) if domains_of(fn) else 0 for fn in self.mod.functions]
 
     def run(self, fn: Function) -> None:
         """Analyse ``fn`` and write what it decided."""
@@ -140,11 +135,7 @@ class FunctionPass:
         return True
 
     def _roots_by_id(self) -> dict[int, Root]:
-        got: dict[int, Root] = {id(r): r for r in self.roots.lds.values()}
-        for ka in self.roots.kernels.values():
-            for r in ka.roots.values():
-                got[id(r)] = r
-        return got
+        return {id(r): r for r in self.roots.all_roots()}
 
 
 __all__ = ["FunctionPass"]

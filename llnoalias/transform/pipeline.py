@@ -140,11 +140,10 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     seen: set[int] = set()
-    tagged = [d for d in p.decisions if d.keys]
+    # one loop, no call per instruction (a large module has one per access)
+    tagged = list(p.tagged())
     n = len(tagged)
     i = 0
-    # one pass with the common case inline (one domain per instruction): a large module
-    # has one of these per access
     while i < n:
         d = tagged[i]
         inst = d.access.inst
@@ -175,14 +174,8 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
 
 def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
     rep = Report(mod.source.path)
-    for r in roots.lds.values():
-        rep.roots.append(RootRecord(r.domain, r.name, "lds"))
-    for ka in roots.kernels.values():
-        seen: set[int] = set()
-        for r in ka.roots.values():
-            if id(r) not in seen:
-                seen.add(id(r))
-                rep.roots.append(RootRecord(r.domain, r.name, "arg"))
+    for r in roots.all_roots():
+        rep.roots.append(RootRecord(r.domain, r.name, r.kind))
     for keys in p.domain_keys.values():
         for k in keys:
             if isinstance(k, Region) and k.spanning:

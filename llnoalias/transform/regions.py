@@ -142,7 +142,7 @@ class RegionSplitter:
     def byte_range(self, d: Decision, root: Root) -> tuple[int, int] | str:
         fr = self.function_ranges(d)
         inst = d.access.inst
-        if fr.vscale and self.mod.text.find("vscale", inst.start, inst.end) >= 0:
+        if fr.names_vscale(inst):
             return "scalable vector type: its size is not known"
         # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
         limit = min(ADDRESS_LIMIT, 1 << fr.lds_bits)

@@ -197,12 +197,7 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
                   brief: bool = False) -> list[Decision]:
     """Decide every access of ``fn`` in every domain that concerns it; the decisions are
     appended to ``out`` and returned. ``brief``: reasons without their explanation."""
-    domains: list[str] = []
-    if roots.lds:
-        domains.append(LDS_DOMAIN)
-    ka = roots.kernels.get(fn.name)
-    if ka is not None and ka.roots:
-        domains.append(ka.domain)
+    domains = roots.domains_of(fn)
     if not domains:
         return []
     accesses = find_accesses(mod, fn)
