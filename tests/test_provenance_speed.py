@@ -32,6 +32,16 @@ ALL_LL = sorted(glob.glob(os.path.join(ROOT, "fixtures", "**", "*.ll"), recursiv
 OPTIONS = [AnnotateOptions(), AnnotateOptions(lds="all", args="noalias")]
 
 
+def _module(path: str) -> Module:
+    """A fixture's module; the test is skipped for one llnoalias rejects (a bad-input fixture)."""
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8", "surrogateescape")
+    try:
+        return parse_module(SourceFile(path, text))
+    except LLNoaliasError:
+        pytest.skip("not a module llnoalias reads")
+
+
 def _reference_solve(fa: FunctionAnalysis, names: list[str]) -> None:
     """The solver as it was before its shortcuts: one worklist over the whole slice."""
     by_name = fa.fn.by_name
@@ -148,12 +158,7 @@ def _check_module(mod: Module, options: AnnotateOptions, reverse: bool = False) 
 
 @pytest.mark.parametrize("path", ALL_LL, ids=lambda p: os.path.relpath(p, ROOT))
 def test_solve_matches_plain_worklist(path: str) -> None:
-    with open(path, "rb") as fh:
-        text = fh.read().decode("utf-8", "surrogateescape")
-    try:
-        mod = parse_module(SourceFile(path, text))
-    except LLNoaliasError:
-        pytest.skip("not a module llnoalias reads")
+    mod = _module(path)
     for options in OPTIONS:
         _check_module(mod, options)
         _check_module(mod, options, reverse=True)
@@ -286,12 +291,7 @@ def _reference_transfer(fa: FunctionAnalysis, ops: Ops, env: dict[str, Lat]) -> 
 def test_transfer_matches_reference(path: str) -> None:
     """Every getelementptr, cast and binop of the fixtures, under many assignments of
     lattice values to the names they read (some left to ``vals``, some missing)."""
-    with open(path, "rb") as fh:
-        text = fh.read().decode("utf-8", "surrogateescape")
-    try:
-        mod = parse_module(SourceFile(path, text))
-    except LLNoaliasError:
-        pytest.skip("not a module llnoalias reads")
+    mod = _module(path)
     roots = find_roots(mod, OPTIONS[1])
     ma = ModuleAnalysis(mod, roots)
     r1, r2 = Root("d", "x", "arg"), Root("d", "y", "arg")

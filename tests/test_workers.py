@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -48,11 +49,25 @@ def counts(monkeypatch: pytest.MonkeyPatch) -> Counts:
     return c
 
 
+def _one(text: str, path: str, jobs: int, **kw: object) -> tuple[str, str]:
+    """The annotated text and the report's JSON of one run."""
+    res = llnoalias.annotate(text, path=path, jobs=jobs, **kw)  # type: ignore[arg-type]
+    return res.text, json.dumps(res.report.to_json(), sort_keys=True, default=str)
+
+
 def _both(text: str, path: str, jobs: int, **kw: object) -> tuple[tuple[str, str], tuple[str, str]]:
-    one = llnoalias.annotate(text, path=path, **kw)  # type: ignore[arg-type]
-    many = llnoalias.annotate(text, path=path, jobs=jobs, **kw)  # type: ignore[arg-type]
-    return ((one.text, json.dumps(one.report.to_json(), sort_keys=True, default=str)),
-            (many.text, json.dumps(many.report.to_json(), sort_keys=True, default=str)))
+    """One process's run, and a run with ``jobs``."""
+    return _one(text, path, 1, **kw), _one(text, path, jobs, **kw)
+
+
+def _workers_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker sleeps instead of replying: only being stopped ends it."""
+    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: time.sleep(60))
+
+
+def _assert_no_worker_left() -> None:
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # every worker was stopped and reaped
 
 
 def _corpus() -> list[str]:
@@ -140,7 +155,7 @@ def _module_text() -> tuple[str, str]:
 
 def test_a_failed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all")[0]
+    want = _one(text, path, 1, lds="all")
     ship = FunctionPass.ship
     parent = os.getpid()
 
@@ -150,20 +165,20 @@ def test_a_failed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.
         return ship(self, indices)
 
     monkeypatch.setattr(FunctionPass, "ship", failing_ship)
-    got = _both(text, path, 3, lds="all")[1]
+    got = _one(text, path, 3, lds="all")
     assert counts.forked >= 1 and counts.landed == 0
     assert got == want
 
 
 def test_a_killed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all")[0]
+    want = _one(text, path, 1, lds="all")
 
     def dying_ship(self, indices):  # type: ignore[no-untyped-def]
         os._exit(0)  # a clean exit and no reply: as a worker killed mid-way
 
     monkeypatch.setattr(FunctionPass, "ship", dying_ship)
-    got = _both(text, path, 3, lds="all")[1]
+    got = _one(text, path, 3, lds="all")
     assert counts.forked >= 1 and counts.landed == 0
     assert got == want
 
@@ -187,9 +202,9 @@ def test_a_reply_that_does_not_fit_is_refused_whole(counts: Counts, monkeypatch:
     """A garbled reply, or one naming a root or an instruction this module does not have,
     is not taken in part: the group is done again here and the result is the one process's."""
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all")[0]
+    want = _one(text, path, 1, lds="all")
     monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: reply(self, len(indices)))
-    got = _both(text, path, 2, lds="all")[1]
+    got = _one(text, path, 2, lds="all")
     assert counts.forked == 1 and counts.landed == 0
     assert got == want
 
@@ -266,16 +281,13 @@ def test_bad_input_stops_the_workers(counts: Counts, monkeypatch: pytest.MonkeyP
         return run_all(self, indices)
 
     monkeypatch.setattr(FunctionPass, "run_all", failing_run_all)
-    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: __import__("time").sleep(60))
-    import time
-
+    _workers_hang(monkeypatch)
     start = time.monotonic()
     with pytest.raises(llnoalias.LLNoaliasError, match="found by the parent"):
         llnoalias.annotate(text, path=path, lds="all", jobs=3)
     assert time.monotonic() - start < 30
     assert counts.forked >= 1
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # every worker was reaped
+    _assert_no_worker_left()
 
 
 def test_workers_and_the_checking_child_together(counts: Counts, tmp_path: object) -> None:
@@ -317,20 +329,20 @@ def test_jobs_zero_is_one_per_cpu_up_to_the_limit(monkeypatch: pytest.MonkeyPatc
 def test_no_process_to_be_had(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     """fork failing (out of processes or memory) leaves the work to the parent."""
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all")[0]
+    want = _one(text, path, 1, lds="all")
 
     def no_fork() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
-    got = _both(text, path, 3, lds="all")[1]
+    got = _one(text, path, 3, lds="all")
     assert counts.forked >= 1 and counts.landed == 0
     assert got == want
 
 
 def test_an_interrupt_while_collecting_stops_the_rest(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     text, path = _module_text()
-    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: __import__("time").sleep(60))
+    _workers_hang(monkeypatch)
     real = workers._collect
     calls = []
 
@@ -346,8 +358,7 @@ def test_an_interrupt_while_collecting_stops_the_rest(counts: Counts, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         llnoalias.annotate(text, path=path, lds="all", jobs=3)
     assert counts.forked == 2 and len(calls) == 1
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # the second worker was stopped and reaped
+    _assert_no_worker_left()  # the second one too
 
 
 def test_functions_no_domain_concerns_weigh_nothing(counts: Counts) -> None:
@@ -376,7 +387,7 @@ def test_no_fork_while_sigchld_is_ignored(counts: Counts) -> None:
 
 def test_a_worker_reaped_by_someone_else_is_redone_here(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all")[0]
+    want = _one(text, path, 1, lds="all")
     real = os.waitpid
 
     def someone_else_reaped(pid: int, options: int) -> tuple[int, int]:
@@ -384,7 +395,7 @@ def test_a_worker_reaped_by_someone_else_is_redone_here(counts: Counts, monkeypa
         raise ChildProcessError(10, "No child processes")
 
     monkeypatch.setattr(os, "waitpid", someone_else_reaped)
-    got = _both(text, path, 3, lds="all")[1]
+    got = _one(text, path, 3, lds="all")
     assert counts.forked >= 1 and counts.landed == 0
     assert got == want
 
@@ -419,7 +430,7 @@ def test_a_callers_frozen_objects_stay_frozen(counts: Counts) -> None:
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()
-        _both(text, path, 3, lds="all")
+        _one(text, path, 3, lds="all")
         assert counts.forked >= 1
         assert gc.get_freeze_count() >= frozen
     finally:
@@ -431,7 +442,7 @@ def test_a_signal_in_a_new_worker_never_reaches_the_caller(counts: Counts, monke
     """A Ctrl-C that reaches a worker before it starts its work ends the worker; it never
     runs on in its copy of the caller's code (here: the caller's ``except``)."""
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all")[0]
+    want = _one(text, path, 1, lds="all")
     parent = os.getpid()
     marker = os.path.join(str(tmp_path), "escaped")
     real_close = os.close
@@ -443,7 +454,7 @@ def test_a_signal_in_a_new_worker_never_reaches_the_caller(counts: Counts, monke
 
     monkeypatch.setattr(os, "close", close)
     try:
-        got = _both(text, path, 3, lds="all")[1]
+        got = _one(text, path, 3, lds="all")
     except KeyboardInterrupt:
         if os.getpid() != parent:
             with open(marker, "w") as f:
@@ -457,7 +468,7 @@ def test_a_signal_in_a_new_worker_never_reaches_the_caller(counts: Counts, monke
 
 def test_an_interrupt_while_starting_stops_those_started(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     text, path = _module_text()
-    monkeypatch.setattr(FunctionPass, "ship", lambda self, indices: __import__("time").sleep(60))
+    _workers_hang(monkeypatch)
     real = workers._start
     calls = []
 
@@ -470,15 +481,14 @@ def test_an_interrupt_while_starting_stops_those_started(counts: Counts, monkeyp
     monkeypatch.setattr(workers, "_start", start)
     with pytest.raises(KeyboardInterrupt):
         llnoalias.annotate(text, path=path, lds="all", jobs=3)
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # the first worker was stopped and reaped
+    _assert_no_worker_left()  # the first one too
 
 
 def test_a_failed_worker_between_two_that_land(counts: Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     """The middle group is redone here, in its place: the order of the decisions (and so
     of the scopes and lists written) is the one process's."""
     text, path = _module_text()
-    want = _both(text, path, 1, lds="all", args="noalias")[0]
+    want = _one(text, path, 1, lds="all", args="noalias")
     ship = FunctionPass.ship
 
     def failing_middle(self, indices):  # type: ignore[no-untyped-def]
@@ -487,7 +497,7 @@ def test_a_failed_worker_between_two_that_land(counts: Counts, monkeypatch: pyte
         return ship(self, indices)
 
     monkeypatch.setattr(FunctionPass, "ship", failing_middle)
-    got = _both(text, path, 4, lds="all", args="noalias")[1]
+    got = _one(text, path, 4, lds="all", args="noalias")
     assert counts.forked == 3 and counts.landed == 2
     assert got == want
 
