@@ -1,6 +1,6 @@
 """Splicing changes into the original text.
 
-Every change llnoalias makes is an ``Edit`` (replace ``[start, end)`` with ``text``),
+Every change llnoalias makes is an edit (``text`` replaces ``[start, end)``, see ``Editor``),
 plus lines appended at the end. All other bytes are copied through untouched, so
 comments, debug records, unknown syntax and line endings come out exactly as they went in.
 """
