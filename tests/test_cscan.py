@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import body_reader, lines, native
@@ -98,3 +100,28 @@ def test_pure_mode_loads_no_extension() -> None:
     proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+_NAME_CHARS = "ab.-$_09\u00e9"
+
+
+@needs_cscan
+@given(names=st.lists(st.text(alphabet=_NAME_CHARS, min_size=1, max_size=4), max_size=60),
+       defined_idx=st.lists(st.integers(0, 59), max_size=60),
+       extra=st.lists(st.text(alphabet=_NAME_CHARS + "%@", max_size=5), max_size=8),
+       sep=st.sampled_from([" ", ", ", "\n", "(", "\u00e9 "]))
+@settings(max_examples=300, deadline=None)
+def test_undefined_refs_matches_the_regex(names: list[str], defined_idx: list[int], extra: list[str],
+                                          sep: str) -> None:
+    """The compiled lookup of defined names (a table over their code points, no str per
+    reference) finds exactly the references the regex finds, less the defined ones: many
+    names (the table's probing), prefixes of one another, non-ASCII names (never matched),
+    and a defined set holding something that is not a str (the set's own lookup)."""
+    cscan = native.cscan
+    assert cscan is not None
+    refs = [("%" if i % 3 else "@") + n for i, n in enumerate(names)]
+    body = sep.join(refs + extra) + "\n"
+    defined: set[Any] = {refs[i] for i in defined_idx if i < len(refs)} | {"%\u00e9x", "@"}
+    want = None if '%"' in body or '@"' in body else set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body)) - defined
+    assert cscan.undefined_refs(body, 0, len(body), defined) == want
+    assert cscan.undefined_refs(body, 0, len(body), defined | {7}) == want

@@ -345,10 +345,83 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
     return Py_BuildValue("inn", status, pos, line);
 }
 
+/* A table of the defined names, looked up by their code points in the text: a reference
+ * that is defined (most are) costs no str object. Open addressing, FNV-1a over the code
+ * points; a name that is not a str is left to PySet_Contains. */
+typedef struct {
+    PyObject **slot; /* borrowed from the set, which the caller keeps alive */
+    Py_uhash_t *hash;
+    size_t mask;
+} NameTable;
+
+static Py_uhash_t fnv_text(int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
+    Py_uhash_t h = (Py_uhash_t)1469598103934665603ULL;
+    for (Py_ssize_t k = s; k < e; k++) {
+        h ^= (Py_uhash_t)RD(k);
+        h *= (Py_uhash_t)1099511628211ULL;
+    }
+    return h;
+}
+
+/* 1: built; 0: the set holds something that is not a str (use the set); -1: error */
+static int table_build(NameTable *t, PyObject *defined) {
+    Py_ssize_t n = PySet_GET_SIZE(defined);
+    size_t cap = 16;
+    while (cap < (size_t)n * 2 + 2) cap <<= 1;
+    t->slot = PyMem_Calloc(cap, sizeof(PyObject *));
+    t->hash = PyMem_Malloc(cap * sizeof(Py_uhash_t));
+    t->mask = cap - 1;
+    if (t->slot == NULL || t->hash == NULL) {
+        PyMem_Free(t->slot);
+        PyMem_Free(t->hash);
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *it = PyObject_GetIter(defined), *item;
+    if (it == NULL) return -1;
+    int ok = 1;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyUnicode_Check(item) || PyUnicode_READY(item) < 0) {
+            Py_DECREF(item);
+            ok = 0;
+            break;
+        }
+        Py_uhash_t h = fnv_text(PyUnicode_KIND(item), PyUnicode_DATA(item), 0, PyUnicode_GET_LENGTH(item));
+        size_t i = (size_t)h & t->mask;
+        while (t->slot[i] != NULL) i = (i + 1) & t->mask;
+        t->slot[i] = item; /* borrowed: the set holds it */
+        t->hash[i] = h;
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) ok = -1;
+    if (ok != 1) {
+        PyMem_Free(t->slot);
+        PyMem_Free(t->hash);
+    }
+    return ok;
+}
+
+/* Is text[s:e] one of the table's names? */
+static int table_has(const NameTable *t, int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
+    Py_uhash_t h = fnv_text(kind, data, s, e);
+    Py_ssize_t len = e - s;
+    for (size_t i = (size_t)h & t->mask; t->slot[i] != NULL; i = (i + 1) & t->mask) {
+        PyObject *name = t->slot[i];
+        if (t->hash[i] != h || PyUnicode_GET_LENGTH(name) != len) continue;
+        int nkind = PyUnicode_KIND(name);
+        const void *ndata = PyUnicode_DATA(name);
+        Py_ssize_t k = 0;
+        while (k < len && PyUnicode_READ(nkind, ndata, k) == RD(s + k)) k++;
+        if (k == len) return 1;
+    }
+    return 0;
+}
+
 /* undefined_refs(text, start, end, defined) -> the set of
  * re.findall(r"[%@][-a-zA-Z$._0-9]+", text[start:end]) not in the set defined, or None when [start, end) holds '%"' or '@"' anywhere (a quoted
  * name: the caller reads the body with the exact scan). One pass, and no set of every
- * reference: most are defined names, looked up and dropped. */
+ * reference: most are defined names, looked up in place and dropped. */
 static PyObject *undefined_refs(PyObject *self, PyObject *args) {
     PyObject *text, *defined;
     Py_ssize_t start, end;
@@ -358,8 +431,11 @@ static PyObject *undefined_refs(PyObject *self, PyObject *args) {
     Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
     if (end > tlen) end = tlen;
     if (start < 0) start = 0;
+    NameTable table;
+    int fast = table_build(&table, defined);
+    if (fast < 0) return NULL;
     PyObject *out = PySet_New(NULL);
-    if (out == NULL) return NULL;
+    if (out == NULL) goto fail;
     Py_ssize_t p = start;
     while (p < end) {
         Py_UCS4 c = RD(p);
@@ -367,30 +443,43 @@ static PyObject *undefined_refs(PyObject *self, PyObject *args) {
             Py_UCS4 d = RD(p + 1);
             if (d == '"') {
                 Py_DECREF(out);
+                if (fast) {
+                    PyMem_Free(table.slot);
+                    PyMem_Free(table.hash);
+                }
                 Py_RETURN_NONE;
             }
             if (is_name_char(d)) {
                 Py_ssize_t q = p + 2;
                 while (q < end && is_name_char(RD(q))) q++;
-                PyObject *s = PyUnicode_Substring(text, p, q);
-                if (s == NULL) {
-                    Py_DECREF(out);
-                    return NULL;
-                }
-                int has = PySet_Contains(defined, s);
-                if (has < 0 || (has == 0 && PySet_Add(out, s) < 0)) {
+                if (!fast || !table_has(&table, kind, data, p, q)) {
+                    PyObject *s = PyUnicode_Substring(text, p, q);
+                    if (s == NULL) goto fail;
+                    int has = fast ? 0 : PySet_Contains(defined, s);
+                    if (has < 0 || (has == 0 && PySet_Add(out, s) < 0)) {
+                        Py_DECREF(s);
+                        goto fail;
+                    }
                     Py_DECREF(s);
-                    Py_DECREF(out);
-                    return NULL;
                 }
-                Py_DECREF(s);
                 p = q;
                 continue;
             }
         }
         p++;
     }
+    if (fast) {
+        PyMem_Free(table.slot);
+        PyMem_Free(table.hash);
+    }
     return out;
+fail:
+    Py_XDECREF(out);
+    if (fast) {
+        PyMem_Free(table.slot);
+        PyMem_Free(table.hash);
+    }
+    return NULL;
 }
 
 /* line_starts(text) -> bytes: the offsets after each '\n', with 0 first, as native int64
