@@ -28,6 +28,7 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
+from ..ir.native import load
 from .blame import NO_DEPS, Blame, local_deps
 from .intrinsics import (
     LaneIntrinsic,
@@ -41,6 +42,11 @@ from .intrinsics import (
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
 from .memory import Slots, inst_text, runtime_pointer, unread_initializer
 from .rootset import RootSet
+
+#: the compiled slice walk (``_cslice.c``), or None: ``_walk`` in Python
+_cslice = load("llnoalias.analysis._cslice")
+if _cslice is not None:
+    _cslice.init(PlainConst, GlobalRef, UndefConst, UnknownValue)
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
 #: how many times a function's stores are looked at again as stack slots fill with
@@ -471,6 +477,9 @@ class FunctionAnalysis(Blame):
                      f"value from a disabled lane), which is not inside the buffer")
 
     # --------------------------------------------------------- solving
+    def _slow_deps(self, inst: Instruction, iops: Ops) -> list[str]:
+        return _reads(self, iops)
+
     def solve(self, names: Iterable[str]) -> None:
         """Solve the backward slice of ``names`` to a fixpoint."""
         vals = self.vals
@@ -478,7 +487,9 @@ class FunctionAnalysis(Blame):
         todo = [n for n in names if n not in vals and n in by_name]
         if not todo:
             return
-        slice_, deps_of, order, back = _walk(self, todo)
+        slice_, deps_of, order, back = (_walk(self, todo) if _cslice is None else
+                                        _cslice.walk(todo, by_name, vals, opparse.parse, self.mod, LocalRef,
+                                                     NO_DEPS, self._slow_deps))
         transfer = self.transfer
         if not back:
             # Every value comes after what it reads: the worklist would meet each value
@@ -493,6 +504,21 @@ class FunctionAnalysis(Blame):
             env = _fixpoint(transfer, slice_, deps_of, order, back)
         vals.update(env)
         self.note_causes(env, slice_)
+
+
+def _reads(fa: FunctionAnalysis, iops: Ops) -> list[str]:
+    """What ``_walk`` notes an instruction reads, in general (the compiled walk asks for
+    it where its common case does not fit): the local names among its operands not solved
+    before, last first; none for a kind in ``NO_DEPS``, but what a load of a forwarded
+    stack slot reads is what the slot's stores write."""
+    vals = fa.vals
+    if iops.kind != "phi" and iops.kind in NO_DEPS:
+        if iops.kind == "load" and iops.operands:
+            fwd = fa.ma.slots(fa.fn).forwarded(iops.operands[0][1])
+            if fwd is not None:
+                return [v.name for _, v in fwd[1] if isinstance(v, LocalRef) and v.name not in vals]
+        return []
+    return [dep for dep in local_deps(iops) if dep not in vals]
 
 
 def _walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[dict[str, Instruction], dict[str, list[str]], list[str],
