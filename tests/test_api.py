@@ -94,3 +94,44 @@ def test_a_large_module_is_annotated_with_fewer_collections_and_the_setting_rest
     with pytest.raises(llnoalias.LLNoaliasError):  # restored when the input is bad too
         llnoalias.annotate("define void @f() {\n  ret void\n" + ";" * api.LARGE_INPUT)
     assert gc.get_threshold() == old
+
+
+EXISTING_NOT_A_LIST = """target triple = "amdgcn-amd-amdhsa"
+@a = addrspace(3) global [64 x i32] undef, align 4
+@b = addrspace(3) global [64 x i32] undef, align 4
+
+define amdgpu_kernel void @k(ptr addrspace(1) noalias %out, ptr addrspace(1) noalias %in) {
+  %x = load i32, ptr addrspace(3) @a, align 4, !alias.scope !0
+  %y = load i32, ptr addrspace(3) @b, align 4
+  %z = load i32, ptr addrspace(1) %in, align 4, !noalias !1
+  store i32 %x, ptr addrspace(3) @b, align 4
+  %w = load i32, ptr addrspace(1) %in, align 4, !noalias !2
+  store i32 %y, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+!0 = !{!"not a scope list"}
+!1 = distinct !{!1}
+!2 = !{}
+"""
+
+
+@pytest.mark.parametrize("kw", [{}, {"lds": "all", "args": "noalias"}])
+def test_existing_metadata_that_is_no_list_keeps_its_access_untagged(kw: dict[str, str]) -> None:
+    """An access whose own ``!alias.scope``/``!noalias`` is not a plain list of scopes keeps
+    its metadata and gets no claim, in every domain it has; the others are tagged as usual,
+    and an empty list is merged with."""
+    got = llnoalias.annotate(EXISTING_NOT_A_LIST, path="k.ll", **kw)
+    lines = got.text.splitlines()
+    assert "  %x = load i32, ptr addrspace(3) @a, align 4, !alias.scope !0" in lines
+    assert "  %z = load i32, ptr addrspace(1) %in, align 4, !noalias !1, !invariant.load !3" in lines
+    w = next(ln for ln in lines if ln.startswith("  %w = load"))
+    assert "!alias.scope" in w and "!noalias !2" not in w
+    records = {(r.line, r.domain.split(".")[1]): r for r in got.report.accesses}
+    untagged = [(6, "lds"), (8, "args")] if kw else [(8, "args")]
+    for key in untagged:
+        assert not records[key].tagged
+        assert records[key].rule == "existing !alias.scope/!noalias is not a plain list of scopes"
+        assert records[key].blocker == f"line {key[0]}: the access's own metadata"
+    assert sorted(k for k, r in records.items() if not r.tagged) == untagged
+    assert len(records) == (6 if kw else 3)

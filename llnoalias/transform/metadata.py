@@ -155,6 +155,25 @@ class MetadataWriter:
             return True
         return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
 
+    def attach_all_scopes(self, attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]]
+                          ) -> list[Instruction]:
+        """``attach_scopes`` for each ``(inst, scopes, noalias)``, in order, in one loop
+        (a large module has one per access); returns the instructions it could not give
+        their scopes (``attach`` returned False)."""
+        find = self.mod.text.find
+        pieces = self._scope_pieces
+        insert = self.editor.insert
+        failed: list[Instruction] = []
+        for inst, scopes, noalias in attachments:
+            end = inst.end
+            piece = pieces.get((scopes, noalias)) if find("!", inst.start, end) < 0 else None
+            if piece is None:
+                if not self.attach_scopes(inst, scopes, noalias):
+                    failed.append(inst)
+            elif piece:
+                insert(end, piece)
+        return failed
+
     def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:
         """Give ``inst`` the scopes in ``kinds`` (``alias.scope``/``noalias`` -> scope ids),
         merged with what it already has. Returns False (and changes nothing) when an

@@ -10,7 +10,7 @@ from ..analysis.rootset import RootSet
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
 from ..ir.lexer import split_comment
-from ..ir.model import Module
+from ..ir.model import Instruction, Module
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
 from ..options import AnnotateOptions
@@ -139,9 +139,12 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             ids[id(key)] = writer.scope(domain, name)
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
+    #: a key's id as a one-scope list: most accesses have one scope
+    single = {k: (v,) for k, v in ids.items()}
     seen: set[int] = set()
-    # one loop, no call per instruction (a large module has one per access)
-    tagged = list(p.tagged())
+    # one loop, no call per instruction but the writer's (a large module has one per access)
+    tagged = [d for d in p.decisions if d.keys]
+    attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
     n = len(tagged)
     i = 0
     while i < n:
@@ -156,20 +159,27 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         noalias: tuple[int, ...] = ()
         for k in range(i, j):
             d = tagged[k]
-            own = tuple([ids[id(key)] for key in d.keys])
+            dkeys = d.keys
+            own = single[id(dkeys[0])] if len(dkeys) == 1 else tuple([ids[id(key)] for key in dkeys])
             na = noalias_of.get((d.domain, own))
             if na is None:
                 na = noalias_of[(d.domain, own)] = tuple(
                     [ids[id(key)] for key in noalias_keys(d, p.domain_keys[d.domain])])
-            scopes += own
-            noalias += na
-        if not writer.attach_scopes(inst, scopes, noalias):
-            for k in range(i, j):
-                d = tagged[k]
+            if j == i + 1:
+                scopes, noalias = own, na
+            else:
+                scopes += own
+                noalias += na
+        attachments.append((inst, scopes, noalias))
+        i = j
+    failed = {id(inst) for inst in writer.attach_all_scopes(attachments)}
+    if failed:
+        for d in tagged:
+            inst = d.access.inst
+            if id(inst) in failed:
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
                 d.blocker = f"line {inst.line}: the access's own metadata"
-        i = j
 
 
 def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
