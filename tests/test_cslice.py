@@ -42,7 +42,8 @@ def _module(text: str, path: str = "t.ll") -> Module | None:
 
 def _compiled(fa: FunctionAnalysis, todo: list[str]) -> Any:
     assert cslice is not None
-    return cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, fa.mod, LocalRef, NO_DEPS, fa._slow_deps)
+    return cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, fa.mod, LocalRef, NO_DEPS, fa._slow_deps,
+                       bool(fa.ma.slots(fa.fn).stored))
 
 
 def _same_walks(mod: Module) -> int:

@@ -1,6 +1,6 @@
 /* The provenance solver's slice walk (provenance._walk), compiled.
  *
- * walk(todo, by_name, vals, parse, mod, local_ref, no_deps, slow_deps)
+ * walk(todo, by_name, vals, parse, mod, local_ref, no_deps, slow_deps, forwarding)
  *     -> (slice, deps_of, order, back)
  *
  * Enters the backward slice of the names in todo depth first, exactly as _walk does: an
@@ -9,7 +9,8 @@
  * goes to order once everything it reads has; a read of a value still on the walk's
  * stack is a back read (place of the user, user, value read). What the common case does
  * not cover is asked of slow_deps(inst, ops), which returns the reads as a list: a kind in
- * no_deps (a load may read a forwarded stack slot), or an operand that is a constant
+ * no_deps when forwarding is true (a load may read a forwarded stack slot; without one it
+ * reads nothing, as every other kind in no_deps), or an operand that is a constant
  * expression or an aggregate (anything not a LocalRef that is not a plain value, a
  * global or undef is handed over the same way, the pure walk's isinstance test being
  * done there). parse(mod, inst) parses an instruction whose ops are None.
@@ -31,7 +32,7 @@ typedef struct {
 
 /* The reads of one instruction: a new list, or NULL with an exception set. */
 static PyObject *reads_of(PyObject *inst, PyObject *ops, PyObject *vals, PyObject *local_ref, PyObject *no_deps,
-                          PyObject *slow_deps) {
+                          PyObject *slow_deps, int forwarding) {
     PyObject *kind = PyObject_GetAttr(ops, s_kind);
     if (kind == NULL) return NULL;
     int is_phi = PyUnicode_Check(kind) && PyUnicode_Compare(kind, s_phi) == 0;
@@ -40,6 +41,7 @@ static PyObject *reads_of(PyObject *inst, PyObject *ops, PyObject *vals, PyObjec
         if (nd != 0) {
             Py_DECREF(kind);
             if (nd < 0) return NULL;
+            if (!forwarding) return PyList_New(0);
             return PyObject_CallFunctionObjArgs(slow_deps, inst, ops, NULL);
         }
     }
@@ -89,12 +91,14 @@ fail:
 }
 
 static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "walk() takes 8 arguments");
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "walk() takes 9 arguments");
         return NULL;
     }
     PyObject *todo = args[0], *by_name = args[1], *vals = args[2], *parse = args[3], *mod = args[4],
              *local_ref = args[5], *no_deps = args[6], *slow_deps = args[7];
+    int forwarding = PyObject_IsTrue(args[8]);
+    if (forwarding < 0) return NULL;
     if (!PyList_Check(todo) || !PyDict_Check(by_name) || !PyDict_Check(vals) || !PyAnySet_Check(no_deps)) {
         PyErr_SetString(PyExc_TypeError, "walk(): todo list, by_name dict, vals dict, no_deps set");
         return NULL;
@@ -128,7 +132,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 ops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
                 if (ops == NULL) goto fail;
             }
-            PyObject *deps = reads_of(inst, ops, vals, local_ref, no_deps, slow_deps);
+            PyObject *deps = reads_of(inst, ops, vals, local_ref, no_deps, slow_deps, forwarding);
             Py_DECREF(ops);
             if (deps == NULL) goto fail;
             if (!PyList_Check(deps)) {
@@ -228,7 +232,7 @@ static PyObject *init(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL,
-     "walk(todo, by_name, vals, parse, mod, LocalRef, no_deps, slow_deps) -> (slice, deps_of, order, back)"},
+     "walk(todo, by_name, vals, parse, mod, LocalRef, no_deps, slow_deps, forwarding) -> (slice, deps_of, order, back)"},
     {"init", init, METH_VARARGS, "init(PlainConst, GlobalRef, UndefConst, UnknownValue)"},
     {NULL, NULL, 0, NULL},
 };

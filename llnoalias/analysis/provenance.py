@@ -489,7 +489,7 @@ class FunctionAnalysis(Blame):
             return
         slice_, deps_of, order, back = (_walk(self, todo) if _cslice is None else
                                         _cslice.walk(todo, by_name, vals, opparse.parse, self.mod, LocalRef,
-                                                     NO_DEPS, self._slow_deps))
+                                                     NO_DEPS, self._slow_deps, bool(self.ma.slots(self.fn).stored)))
         transfer = self.transfer
         if not back:
             # Every value comes after what it reads: the worklist would meet each value
