@@ -290,7 +290,11 @@ def _reference_transfer(fa: FunctionAnalysis, ops: Ops, env: dict[str, Lat]) -> 
 @pytest.mark.parametrize("path", ALL_LL, ids=lambda p: os.path.relpath(p, ROOT))
 def test_transfer_matches_reference(path: str) -> None:
     """Every getelementptr, cast and binop of the fixtures, under many assignments of
-    lattice values to the names they read (some left to ``vals``, some missing)."""
+    lattice values to the names they read (some left to ``vals``, some missing): the
+    transfer gives what the rules as written before its operands were read in place give
+    (a pin: the reference is the same rules, so this fails only when one copy changes),
+    and it is monotone, which the optimistic worklist's soundness rests on: raising the
+    operands' values (joining them with others) never lowers the result."""
     mod = _module(path)
     roots = find_roots(mod, OPTIONS[1])
     ma = ModuleAnalysis(mod, roots)
@@ -312,4 +316,10 @@ def test_transfer_matches_reference(path: str) -> None:
                 assert got[0] is want[0] or (isinstance(got[0], Agg) and got[0] == want[0]), inst.line
                 if want[0] is UNKNOWN:
                     assert got[1] == want[1], inst.line
+                # (a name in neither env nor vals reads as unknown)
+                higher = {n: join(env[n] if n in env else fa.vals.get(n, UNKNOWN), rng.choice(palette))
+                          for n in names}
+                above = fa.transfer(inst, ops, higher)[0]
+                joined = join(got[0], above)
+                assert joined is above or (isinstance(above, Agg) and joined == above), inst.line
         ma.release(fn)
