@@ -289,3 +289,26 @@ def test_progress_bar_only_on_a_terminal(tmp_path) -> None:
     res = run(["--no-verify", "-j", "2", *srcs, "--out-dir", str(outdir)])
     assert b"annotating" not in res.stderr  # no bar when stderr is a pipe
     assert res.returncode == 0
+
+
+@pytest.mark.parametrize("cpus,parallel", [(1, False), (3, True)])
+def test_batch_jobs_zero_counts_the_usable_processors(tmp_path, monkeypatch, cpus: int, parallel: bool) -> None:
+    """``-j 0`` on a batch runs as many workers as this process may run on (its affinity,
+    as a single file's ``-j 0``), not the machine's count."""
+    from llnoalias.cli import batch
+    from llnoalias.options import AnnotateOptions
+    from llnoalias.transform import workers
+
+    srcs = sorted(glob.glob(os.path.join(FIXTURES, "lds", "*.ll")))[:2]
+    seen: dict[str, int] = {}
+
+    def fake_parallel(paths, out_dir, options, verify, jobs):  # type: ignore[no-untyped-def]
+        seen["jobs"] = jobs
+        return batch._run_serial(paths, out_dir, options, verify)
+
+    monkeypatch.setattr(workers, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(batch, "_run_parallel", fake_parallel)
+    results = batch.run_batch(srcs, str(tmp_path), AnnotateOptions(), verify=False, jobs=0, progress=False)
+    assert len(results) == 2
+    assert seen == ({"jobs": cpus} if parallel else {})

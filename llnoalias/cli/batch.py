@@ -164,7 +164,9 @@ def run_batch(paths: list[str], out_dir: str, options: AnnotateOptions, verify: 
 
     check_inputs(paths, out_dir)
     if jobs <= 0:
-        jobs = os.cpu_count() or 1
+        from ..transform.workers import usable_cpus
+
+        jobs = usable_cpus()  # the processors this process may run on, not the machine's
     show_bar = sys.stderr.isatty() if progress is None else progress
     console = stderr_console()
     it = (_run_parallel(paths, out_dir, options, verify, jobs) if jobs > 1 and len(paths) > 1
