@@ -354,6 +354,11 @@ typedef struct {
     size_t mask;
 } NameTable;
 
+static void table_free(NameTable *t) {
+    PyMem_Free(t->slot);
+    PyMem_Free(t->hash);
+}
+
 static Py_uhash_t fnv_text(int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
     Py_uhash_t h = (Py_uhash_t)1469598103934665603ULL;
     for (Py_ssize_t k = s; k < e; k++) {
@@ -372,8 +377,7 @@ static int table_build(NameTable *t, PyObject *defined) {
     t->hash = PyMem_Malloc(cap * sizeof(Py_uhash_t));
     t->mask = cap - 1;
     if (t->slot == NULL || t->hash == NULL) {
-        PyMem_Free(t->slot);
-        PyMem_Free(t->hash);
+        table_free(t);
         PyErr_NoMemory();
         return -1;
     }
@@ -395,10 +399,7 @@ static int table_build(NameTable *t, PyObject *defined) {
     }
     Py_DECREF(it);
     if (PyErr_Occurred()) ok = -1;
-    if (ok != 1) {
-        PyMem_Free(t->slot);
-        PyMem_Free(t->hash);
-    }
+    if (ok != 1) table_free(t);
     return ok;
 }
 
@@ -442,12 +443,8 @@ static PyObject *undefined_refs(PyObject *self, PyObject *args) {
         if ((c == '%' || c == '@') && p + 1 < end) {
             Py_UCS4 d = RD(p + 1);
             if (d == '"') {
-                Py_DECREF(out);
-                if (fast) {
-                    PyMem_Free(table.slot);
-                    PyMem_Free(table.hash);
-                }
-                Py_RETURN_NONE;
+                Py_SETREF(out, Py_NewRef(Py_None));
+                goto done;
             }
             if (is_name_char(d)) {
                 Py_ssize_t q = p + 2;
@@ -468,18 +465,12 @@ static PyObject *undefined_refs(PyObject *self, PyObject *args) {
         }
         p++;
     }
-    if (fast) {
-        PyMem_Free(table.slot);
-        PyMem_Free(table.hash);
-    }
-    return out;
+    goto done;
 fail:
-    Py_XDECREF(out);
-    if (fast) {
-        PyMem_Free(table.slot);
-        PyMem_Free(table.hash);
-    }
-    return NULL;
+    Py_CLEAR(out);
+done:
+    if (fast) table_free(&table);
+    return out;
 }
 
 /* line_starts(text) -> bytes: the offsets after each '\n', with 0 first, as native int64
