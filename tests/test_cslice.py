@@ -16,11 +16,9 @@ from typing import Any
 import pytest
 
 from llnoalias.analysis import provenance
-from llnoalias.analysis.blame import NO_DEPS
-from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis, _walk
+from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis, _compiled_walk, _walk
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir import operands as opparse
-from llnoalias.ir.model import LocalRef, Module
+from llnoalias.ir.model import Module
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
@@ -40,12 +38,6 @@ def _module(text: str, path: str = "t.ll") -> Module | None:
         return None
 
 
-def _compiled(fa: FunctionAnalysis, todo: list[str]) -> Any:
-    assert cslice is not None
-    return cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, fa.mod, LocalRef, NO_DEPS, fa._slow_deps,
-                       bool(fa.ma.slots(fa.fn).stored))
-
-
 def _same_walks(mod: Module) -> int:
     """Both walks on every function of ``mod``; how many values they entered."""
     entered = 0
@@ -59,7 +51,7 @@ def _same_walks(mod: Module) -> int:
                     fa.solve(names[:solved])  # (with whichever walk is in use)
                 todo = names[solved:][::-1]
                 want = _walk(fa, list(todo))
-                got = _compiled(fa, list(todo))
+                got = _compiled_walk(fa, list(todo))
                 assert list(got[0].items()) == list(want[0].items()), fn.name
                 assert got[1] == want[1] and list(got[1]) == list(want[1]), fn.name
                 assert got[2] == want[2], fn.name
@@ -126,9 +118,9 @@ def test_cases_handed_back_to_python_agree() -> None:
     asked: list[str] = []
     original = FunctionAnalysis._slow_deps
 
-    def spy(self: FunctionAnalysis, inst: Any, iops: Any) -> list[str]:
+    def spy(self: FunctionAnalysis, iops: Any) -> list[str]:
         asked.append(iops.kind)
-        return original(self, inst, iops)
+        return original(self, iops)
 
     FunctionAnalysis._slow_deps = spy  # type: ignore[method-assign]
     try:

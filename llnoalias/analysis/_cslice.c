@@ -8,7 +8,7 @@
  * last first, less those in vals; its place in the slice is the order it was entered; it
  * goes to order once everything it reads has; a read of a value still on the walk's
  * stack is a back read (place of the user, user, value read). What the common case does
- * not cover is asked of slow_deps(inst, ops), which returns the reads as a list: a kind in
+ * not cover is asked of slow_deps(ops), which returns the reads as a list: a kind in
  * no_deps when forwarding is true (a load may read a forwarded stack slot; without one it
  * reads nothing, as every other kind in no_deps), or an operand that is a constant
  * expression or an aggregate (anything not a LocalRef that is not a plain value, a
@@ -31,7 +31,7 @@ typedef struct {
 } Frame;
 
 /* The reads of one instruction: a new list, or NULL with an exception set. */
-static PyObject *reads_of(PyObject *inst, PyObject *ops, PyObject *vals, PyObject *local_ref, PyObject *no_deps,
+static PyObject *reads_of(PyObject *ops, PyObject *vals, PyObject *local_ref, PyObject *no_deps,
                           PyObject *slow_deps, int forwarding) {
     PyObject *kind = PyObject_GetAttr(ops, s_kind);
     if (kind == NULL) return NULL;
@@ -42,7 +42,7 @@ static PyObject *reads_of(PyObject *inst, PyObject *ops, PyObject *vals, PyObjec
             Py_DECREF(kind);
             if (nd < 0) return NULL;
             if (!forwarding) return PyList_New(0);
-            return PyObject_CallFunctionObjArgs(slow_deps, inst, ops, NULL);
+            return PyObject_CallOneArg(slow_deps, ops);
         }
     }
     Py_DECREF(kind);
@@ -83,7 +83,7 @@ static PyObject *reads_of(PyObject *inst, PyObject *ops, PyObject *vals, PyObjec
 slow:
     Py_DECREF(fast);
     Py_DECREF(out);
-    return PyObject_CallFunctionObjArgs(slow_deps, inst, ops, NULL);
+    return PyObject_CallOneArg(slow_deps, ops);
 fail:
     Py_DECREF(fast);
     Py_DECREF(out);
@@ -132,7 +132,7 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                 ops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
                 if (ops == NULL) goto fail;
             }
-            PyObject *deps = reads_of(inst, ops, vals, local_ref, no_deps, slow_deps, forwarding);
+            PyObject *deps = reads_of(ops, vals, local_ref, no_deps, slow_deps, forwarding);
             Py_DECREF(ops);
             if (deps == NULL) goto fail;
             if (!PyList_Check(deps)) {

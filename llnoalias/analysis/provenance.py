@@ -477,7 +477,7 @@ class FunctionAnalysis(Blame):
                      f"value from a disabled lane), which is not inside the buffer")
 
     # --------------------------------------------------------- solving
-    def _slow_deps(self, inst: Instruction, iops: Ops) -> list[str]:
+    def _slow_deps(self, iops: Ops) -> list[str]:
         return _reads(self, iops)
 
     def solve(self, names: Iterable[str]) -> None:
@@ -487,9 +487,7 @@ class FunctionAnalysis(Blame):
         todo = [n for n in names if n not in vals and n in by_name]
         if not todo:
             return
-        slice_, deps_of, order, back = (_walk(self, todo) if _cslice is None else
-                                        _cslice.walk(todo, by_name, vals, opparse.parse, self.mod, LocalRef,
-                                                     NO_DEPS, self._slow_deps, bool(self.ma.slots(self.fn).stored)))
+        slice_, deps_of, order, back = _walk(self, todo) if _cslice is None else _compiled_walk(self, todo)
         transfer = self.transfer
         if not back:
             # Every value comes after what it reads: the worklist would meet each value
@@ -506,11 +504,19 @@ class FunctionAnalysis(Blame):
         self.note_causes(env, slice_)
 
 
+def _compiled_walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[
+        dict[str, Instruction], dict[str, list[str]], list[str], list[tuple[int, str, str]]]:
+    """``_walk`` done by ``_cslice`` (which must be loaded)."""
+    assert _cslice is not None
+    return _cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, fa.mod, LocalRef, NO_DEPS, fa._slow_deps,
+                        bool(fa.ma.slots(fa.fn).stored))
+
+
 def _reads(fa: FunctionAnalysis, iops: Ops) -> list[str]:
-    """What ``_walk`` notes an instruction reads, in general (the compiled walk asks for
-    it where its common case does not fit): the local names among its operands not solved
-    before, last first; none for a kind in ``NO_DEPS``, but what a load of a forwarded
-    stack slot reads is what the slot's stores write."""
+    """What an instruction reads, in general (both walks ask for it where their common
+    case does not fit): the local names among its operands not solved before, last first;
+    none for a kind in ``NO_DEPS``, but what a load of a forwarded stack slot reads is what
+    the slot's stores write."""
     vals = fa.vals
     if iops.kind != "phi" and iops.kind in NO_DEPS:
         if iops.kind == "load" and iops.operands:
@@ -529,7 +535,7 @@ def _walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[dict[str, Instruction]
     forwarded slots), each as (place of the user in the slice, user, value read)."""
     by_name = fa.fn.by_name
     vals = fa.vals
-    mod, ma, fn, parse = fa.mod, fa.ma, fa.fn, opparse.parse
+    mod, parse = fa.mod, opparse.parse
     slice_: dict[str, Instruction] = {}
     deps_of: dict[str, list[str]] = {}
     # post-order: every value after the values it reads, loops aside, so that the
@@ -558,7 +564,7 @@ def _walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[dict[str, Instruction]
                         if v.name not in vals:
                             deps.append(v.name)
                     elif isinstance(v, (ConstExpr, AggregateConst)):
-                        deps = [dep for dep in local_deps(iops) if dep not in vals]
+                        deps = _reads(fa, iops)
                         break
             elif kind not in NO_DEPS:
                 # local_deps, filtered, without its lists in the common case (no
@@ -568,12 +574,10 @@ def _walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[dict[str, Instruction]
                         if v.name not in vals:
                             deps.append(v.name)
                     elif isinstance(v, (ConstExpr, AggregateConst)):
-                        deps = [dep for dep in local_deps(iops) if dep not in vals]
+                        deps = _reads(fa, iops)
                         break
-            elif kind == "load" and iops.operands:
-                fwd = ma.slots(fn).forwarded(iops.operands[0][1])
-                if fwd is not None:  # a forwarded slot: the load reads what its stores write
-                    deps = [v.name for _, v in fwd[1] if isinstance(v, LocalRef) and v.name not in vals]
+            elif kind == "load":
+                deps = _reads(fa, iops)  # a forwarded slot: the load reads what its stores write
             deps_of[n] = deps
             rest = iter(deps)
             # go down to the first value it reads not entered yet, or leave it and
