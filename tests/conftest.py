@@ -6,6 +6,7 @@ import glob
 import importlib.util
 import os
 import shlex
+import subprocess
 import sys
 from dataclasses import dataclass
 from types import ModuleType
@@ -26,6 +27,14 @@ def load_script(name: str) -> ModuleType:
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def assert_pure_mode(code: str) -> None:
+    """``code`` runs without an error in a fresh interpreter with ``LLNOALIAS_PURE=1``
+    (which must keep the compiled parts from being loaded at all)."""
+    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
 
 
 def all_fixtures() -> list[str]:

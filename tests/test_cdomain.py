@@ -5,13 +5,11 @@ the Python code), on the edges of each window, and on facts that contradict them
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import assert_pure_mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -131,6 +129,4 @@ def test_pure_mode_loads_no_compiled_domain() -> None:
             "assert i.with_known is i.py_with_known\n"
             "import llnoalias.analysis.knownbits as kb\n"
             "assert kb.add_sub is kb.py_add_sub\n")
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert_pure_mode(code)

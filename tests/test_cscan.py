@@ -4,14 +4,12 @@ opcode and operands as the analysis reads them (issue 13)."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import assert_pure_mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,9 +95,7 @@ def test_rows_and_refs_on_odd_lines(text: str) -> None:
 def test_pure_mode_loads_no_extension() -> None:
     code = ("import sys, llnoalias.ir.native as n, llnoalias.ir.body_reader\n"
             "assert n.cscan is None and 'llnoalias.ir._cscan' not in sys.modules\n")
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert_pure_mode(code)
 
 
 _NAME_CHARS = "ab.-$_09\u00e9"

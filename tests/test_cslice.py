@@ -7,13 +7,11 @@ expressions, aggregates, forwarded stack slots)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import assert_pure_mode
 
 from llnoalias.analysis import provenance
 from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis, _compiled_walk, _walk
@@ -135,6 +133,4 @@ def test_cases_handed_back_to_python_agree() -> None:
 def test_pure_mode_loads_no_slice_walk() -> None:
     code = ("import sys, llnoalias.analysis.provenance as p\n"
             "assert p._cslice is None and 'llnoalias.analysis._cslice' not in sys.modules\n")
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    assert_pure_mode(code)
