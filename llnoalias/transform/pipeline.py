@@ -165,11 +165,8 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             if na is None:
                 na = noalias_of[(d.domain, own)] = tuple(
                     [ids[id(key)] for key in noalias_keys(d, p.domain_keys[d.domain])])
-            if j == i + 1:
-                scopes, noalias = own, na
-            else:
-                scopes += own
-                noalias += na
+            scopes += own  # (() + own is own itself: no copy for the common single decision)
+            noalias += na
         attachments.append((inst, scopes, noalias))
         i = j
     failed = {id(inst) for inst in writer.attach_all_scopes(attachments)}
