@@ -11,37 +11,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-typedef unsigned long long u64;
-typedef __int128 i128;
+#include "_int128.h"
 
 static PyObject *RangeT, *OffT, *KnownT, *Nothing;
 static PyObject *py_known, *py_with_known, *py_off_known, *py_off_with_known;
-static PyObject *Two64;
-
-/* v as a 128-bit integer when it is an int in [-2**63, 2**64); 0 when not (no error set) */
-static int to_i128(PyObject *v, i128 *out) {
-    if (!PyLong_Check(v))
-        return 0;
-    int overflow = 0;
-    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-    if (overflow == 0) {
-        if (x == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            return 0;
-        }
-        *out = (i128)x;
-        return 1;
-    }
-    if (overflow < 0)
-        return 0;
-    u64 u = PyLong_AsUnsignedLongLong(v);
-    if (u == (u64)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    *out = (i128)u;
-    return 1;
-}
 
 /* an int as 64 bits: exactly (``exact``: an int in [0, 2**64)) or its low 64 bits
  * (``v & (2**64 - 1)``, negative ints too); 0 when it cannot be read so */
@@ -58,23 +31,6 @@ static int read_u64(PyObject *v, int exact, u64 *out) {
 }
 
 static int to_bits(PyObject *v, u64 *out) { return read_u64(v, 0, out); }
-
-static PyObject *from_i128(i128 v) {
-    if (v >= -((i128)1 << 63) && v < ((i128)1 << 63))
-        return PyLong_FromLongLong((long long)v);
-    if (v >= 0 && v < ((i128)1 << 64))
-        return PyLong_FromUnsignedLongLong((u64)v);
-    if (v < 0 && v >= -((i128)1 << 64)) {
-        PyObject *u = PyLong_FromUnsignedLongLong((u64)(v + ((i128)1 << 64)));
-        if (u == NULL)
-            return NULL;
-        PyObject *r = PyNumber_Subtract(u, Two64);
-        Py_DECREF(u);
-        return r;
-    }
-    PyErr_SetString(PyExc_OverflowError, "_cdomain: value out of range");
-    return NULL;
-}
 
 static u64 mask_of(int w) { return w >= 64 ? ~0ULL : ((1ULL << w) - 1); }
 
@@ -590,8 +546,7 @@ PyMODINIT_FUNC PyInit__cdomain(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    Two64 = PyLong_FromString("18446744073709551616", NULL, 10);  /* 2**64 */
-    if (Two64 == NULL) {
+    if (int128_init() < 0) {
         Py_DECREF(m);
         return NULL;
     }
