@@ -193,6 +193,44 @@ def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> 
     return None
 
 
+def binop_result(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb: Range | None, w: int,
+                 inst: Instruction | None) -> IntResult:
+    """The range of ``a op b`` from its operands' ranges (``cb``: ``b`` when it is a constant)."""
+    if op in ("or", "xor"):
+        for r in (a, b):
+            if isinstance(r, str) and "itself" in r:
+                # a loop value being solved: let its phi find an invariant (a buffer
+                # toggled by 'xor %buf, 8192' stays in {0, 8192}) rather than read it
+                # as any value
+                return r
+    res = binop_range(op, flags, a, b, cb, w, inst)
+    if not isinstance(res, Range):
+        return res
+    ka, kb_ = known(a, w), known(b, w)
+    if op in ("or", "xor") and kb.disjoint(ka, kb_, w):
+        # no bit set in both: the same value as their sum, which cannot wrap
+        ua, ub = urange(a, w), urange(b, w)
+        got = fit(ua.lo + ub.lo, ua.hi + ub.hi, w)
+        if got is not None and got.lo >= 0 and res.lo >= 0 and max(res.lo, got.lo) <= min(res.hi, got.hi):
+            res = Range(max(res.lo, got.lo), min(res.hi, got.hi))
+    k = known_binop(op, ka, kb_, cb, w)
+    return with_known(res, k, w) if k is not None else res
+
+
+def cast_result(cast: str, r: IntResult, sw: int, w: int, inst: Instruction | None) -> IntResult:
+    """The range of ``zext``/``sext``/``trunc`` from ``iSW`` to ``iW`` of a value in ``r``."""
+    if cast == "zext":
+        return with_known(urange(r, sw), kb.zext(known(r, sw), sw, w), w)
+    if cast == "sext":
+        return with_known(srange(r, sw), kb.sext(known(r, sw), sw, w), w)
+    if not isinstance(r, Range):
+        return r
+    got = fit(r.lo, r.hi, w)
+    if got is None:
+        return f"trunc may drop bits{at_line(inst)}"
+    return with_known(Range(got.lo, got.hi), kb.trunc(known(r, sw), w), w)
+
+
 class IntTransfer:
     """The transfer functions of the range analysis: the range of an integer from its
     operands' ranges, one instruction kind at a time (cached per function). Phis and
@@ -293,6 +331,10 @@ class IntTransfer:
         if isinstance(v, PlainConst):
             r = const_range(v, w)
             return r if r is not None else f"constant {v.text} not read as an integer"
+        return self._int_other(v, w)
+
+    def _int_other(self, v: Value, w: int) -> IntResult:
+        """The range of a value that is neither a local name nor a plain constant."""
         if isinstance(v, UndefConst):
             return f"{v.text} value"
         if isinstance(v, ConstExpr):
@@ -331,17 +373,7 @@ class IntTransfer:
             sty, sv = ops.operands[0]
             sw = width(sty)
             if cast in ("zext", "sext", "trunc") and sw > 0:
-                r = self.int_range(sty, sv)
-                if cast == "zext":
-                    return with_known(urange(r, sw), kb.zext(known(r, sw), sw, w), w)
-                if cast == "sext":
-                    return with_known(srange(r, sw), kb.sext(known(r, sw), sw, w), w)
-                if not isinstance(r, Range):
-                    return r
-                got = fit(r.lo, r.hi, w)
-                if got is None:
-                    return f"trunc may drop bits{at_line(inst)}"
-                return with_known(Range(got.lo, got.hi), kb.trunc(known(r, sw), w), w)
+                return cast_result(cast, self.int_range(sty, sv), sw, w, inst)
             return f"{cast} result{at_line(inst)}"
         if k == "cmp":
             return Range(0, 1)
@@ -373,25 +405,7 @@ class IntTransfer:
             va, vb, ca, cb = vb, va, cb, ca
         a = ca if ca is not None else self.int_range(ta, va)
         b = cb if cb is not None else self.int_range(tb, vb)
-        if op in ("or", "xor"):
-            for r in (a, b):
-                if isinstance(r, str) and "itself" in r:
-                    # a loop value being solved: let its phi find an invariant (a buffer
-                    # toggled by 'xor %buf, 8192' stays in {0, 8192}) rather than read it
-                    # as any value
-                    return r
-        res = binop_range(op, ops.flags, a, b, cb, w, inst)
-        if not isinstance(res, Range):
-            return res
-        ka, kb_ = known(a, w), known(b, w)
-        if op in ("or", "xor") and kb.disjoint(ka, kb_, w):
-            # no bit set in both: the same value as their sum, which cannot wrap
-            ua, ub = urange(a, w), urange(b, w)
-            got = fit(ua.lo + ub.lo, ua.hi + ub.hi, w)
-            if got is not None and got.lo >= 0 and res.lo >= 0 and max(res.lo, got.lo) <= min(res.hi, got.hi):
-                res = Range(max(res.lo, got.lo), min(res.hi, got.hi))
-        k = known_binop(op, ka, kb_, cb, w)
-        return with_known(res, k, w) if k is not None else res
+        return binop_result(op, ops.flags, a, b, cb, w, inst)
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
         """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.
@@ -526,4 +540,4 @@ class IntTransfer:
         raise NotImplementedError
 
 
-__all__ = ["BUDGET", "MAX_DEPTH", "IntTransfer"]
+__all__ = ["BUDGET", "MAX_DEPTH", "IntTransfer", "binop_result", "cast_result"]

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from ..ir import operands as opparse
 from ..ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
+from ..ir.native import load
 from ..ir.types import Type
 from . import knownbits as kb
 from .interval import (
+    IntResult,
     Off,
     OffResult,
     Range,
+    const_range,
     fit,
     int_const,
     is_full,
@@ -30,10 +33,11 @@ from .interval import (
     off_with_known,
     srange,
     urange,
+    with_known,
 )
 from .lattice import Root
 from .range_loops import LoopRanges
-from .range_transfer import at_line
+from .range_transfer import BUDGET, MAX_DEPTH, at_line, binop_result, cast_result
 from .workgroup import WorkGroup, work_group
 
 
@@ -65,6 +69,10 @@ class FunctionRanges(LoopRanges):
             if cache:
                 self.offs[v.name] = res
             return res
+        return self._off_other(v)
+
+    def _off_other(self, v: Value) -> OffResult:
+        """The root and byte offsets of an address that is not a local name."""
         if isinstance(v, GlobalRef):
             root = self.fa.value(v)
             if isinstance(root, Root):
@@ -173,14 +181,7 @@ class FunctionRanges(LoopRanges):
         base = self.offset(ta, va)
         if not isinstance(base, Off):
             return base
-        r = self.int_range(tb, vb)
-        if not isinstance(r, Range):
-            return f"offset with no range: {r}"
-        w = ta.bits  # the sum is taken modulo 2**w
-        k = kb.add_sub(off_known(base, w), kb.trunc(known(r, tb.bits), w), w, sub=op == "sub")
-        if op == "sub":
-            return off_with_known(Off(base.root, base.lo - r.hi, base.hi - r.lo), k, w)
-        return off_with_known(Off(base.root, base.lo + r.lo, base.hi + r.hi), k, w)
+        return add_off_result(op, base, self.int_range(tb, vb), ta.bits, tb.bits)
 
     def _gep(self, source: Type, operands: list[tuple[Type, Value]]) -> OffResult:
         bty, bv = operands[0]
@@ -189,6 +190,11 @@ class FunctionRanges(LoopRanges):
         base = self.offset(bty, bv)
         if not isinstance(base, Off):
             return base
+        return self._gep_from(base, source, operands)
+
+    def _gep_from(self, base: Off, source: Type, operands: list[tuple[Type, Value]]) -> OffResult:
+        """The offsets of a ``getelementptr`` whose base address has offsets ``base``."""
+        bty = operands[0][0]
         space = bty.addrspace if bty.addrspace >= 0 else 0
         iw = self.dl.index_bits(space)
         if iw < self.dl.pointer_bits(space):
@@ -252,6 +258,15 @@ class FunctionRanges(LoopRanges):
         return off_with_known(Off(base.root, lo, hi), k, w)
 
 
+def add_off_result(op: str, base: Off, r: IntResult, w: int, rw: int) -> OffResult:
+    """The offsets of ``base + r`` (``- r`` for ``sub``) in ``iW``, ``r`` the range of an
+    ``iRW`` value."""
+    if not isinstance(r, Range):
+        return f"offset with no range: {r}"
+    k = kb.add_sub(off_known(base, w), kb.trunc(known(r, rw), w), w, sub=op == "sub")
+    if op == "sub":
+        return off_with_known(Off(base.root, base.lo - r.hi, base.hi - r.lo), k, w)
+    return off_with_known(Off(base.root, base.lo + r.lo, base.hi + r.hi), k, w)
 
 
 def const_key(ce: ConstExpr) -> tuple[object, ...] | None:
@@ -271,4 +286,23 @@ def const_key(ce: ConstExpr) -> tuple[object, ...] | None:
     return tuple(key)
 
 
-__all__ = ["FunctionRanges", "Off", "Range", "WorkGroup", "fit", "int_const", "srange", "urange", "work_group"]
+#: the Python queries, the reference for the compiled ones
+PY_OFFSET = FunctionRanges.offset
+PY_INT_RANGE = FunctionRanges.int_range
+
+#: the compiled queries (``_crange.c``), or None: the Python methods
+_crange = load("llnoalias.analysis._crange")
+#: what the compiled queries use, by name
+CRANGE_NAMES = {
+    "LocalRef": LocalRef, "PlainConst": PlainConst, "Range": Range, "Off": Off, "Root": Root,
+    "const_range": const_range, "binop_result": binop_result, "cast_result": cast_result,
+    "add_off_result": add_off_result, "with_known": with_known, "parse": opparse.parse,
+    "NOTHING": kb.NOTHING, "BUDGET": BUDGET, "MAX_DEPTH": MAX_DEPTH, "known": known, "add_sub": kb.add_sub,
+    "mul": kb.mul, "shl": kb.shl, "at_line": at_line,
+}
+if _crange is not None:
+    _crange.init(CRANGE_NAMES)
+    setattr(FunctionRanges, "offset", _crange.offset_method)  # noqa: B010 (the attribute is a method)
+    setattr(FunctionRanges, "int_range", _crange.int_range_method)  # noqa: B010
+
+__all__ = ["FunctionRanges", "Off", "Range", "WorkGroup", "add_off_result", "fit", "int_const", "srange", "urange", "work_group"]

@@ -1,0 +1,887 @@
+/* The range analysis's two queries (ranges.FunctionRanges.offset and
+ * range_transfer.IntTransfer.int_range), compiled.
+ *
+ * offset(fr, ty, v) and int_range(fr, ty, v) do what the Python methods do, step for step:
+ * the per-function caches (fr.ints, fr.offs), the budget, depth and in-progress marks
+ * (fr._budget, fr._depth, fr._low, fr._inprog: kept in fr's own attributes, so the Python
+ * steps this hands work to see the same state), and the walk down the operands of the
+ * instructions that make addresses and indices: getelementptr's base, casts, add/sub/or
+ * on an address, integer binops and zext/sext/trunc. The arithmetic on ranges is the
+ * Python domain's (binop_result, cast_result, add_off_result, with_known, FunctionRanges.
+ * _gep_from); every other instruction, value or odd case goes to the Python method that
+ * handles it (_int_ops, _off_inst, _int_other, _off_other, _arg_range, _before_query), which
+ * asks its operands through fr.int_range/fr.offset, this again.
+ *
+ * The Python methods are the reference: tests/test_crange.py compares the two on every
+ * function of every fixture and corpus file.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "_int128.h"
+
+static PyTypeObject *LocalT, *PlainT, *RangeT, *OffT, *RootT;
+static PyObject *f_const_range, *f_binop_result, *f_cast_result, *f_add_off_result, *f_with_known, *f_parse;
+static PyObject *f_known, *f_add_sub, *f_mul, *f_shl, *f_at_line, *kw_sub;
+static PyObject *NOTHING;
+static long BUDGET, MAX_DEPTH;
+
+/* interned names */
+static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_depth, *s_budget, *s_low,
+    *s_phis_solved, *s_before_query, *s_arg_range, *s_int_other, *s_off_other, *s_int_ops, *s_off_inst, *s_gep_from,
+    *s_fa, *s_value, *s_vscale, *s_lds_bits, *s_mod, *s_ops, *s_kind, *s_flags, *s_operands, *s_source_type,
+    *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals;
+/* strings compared with */
+static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
+    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint;
+/* reasons */
+static PyObject *w_itself, *w_deep, *w_budget, *w_not_int;
+
+#define LOW_NONE (1L << 30)
+
+typedef struct {
+    PyObject *self;
+    PyObject *d;       /* self.__dict__ */
+    PyObject *ints, *offs, *by_name, *assume, *inprog, *mod, *fa;
+    long lds_bits;
+    int vscale;
+} Ctx;
+
+static void ctx_clear(Ctx *c) {
+    Py_CLEAR(c->d);
+    Py_CLEAR(c->ints);
+    Py_CLEAR(c->offs);
+    Py_CLEAR(c->by_name);
+    Py_CLEAR(c->assume);
+    Py_CLEAR(c->inprog);
+    Py_CLEAR(c->mod);
+    Py_CLEAR(c->fa);
+}
+
+/* a new reference to the attribute key of self's __dict__, or NULL with an exception */
+static PyObject *dget(Ctx *c, PyObject *key) {
+    PyObject *v = PyDict_GetItemWithError(c->d, key);
+    if (v == NULL) {
+        if (!PyErr_Occurred()) return PyObject_GetAttr(c->self, key);
+        return NULL;
+    }
+    return Py_NewRef(v);
+}
+
+static int ctx_init(Ctx *c, PyObject *self) {
+    memset(c, 0, sizeof(*c));
+    c->self = self;
+    c->d = PyObject_GenericGetDict(self, NULL);
+    if (c->d == NULL) return -1;
+    PyObject *fn = NULL, *bits = NULL, *vs = NULL;
+    if ((c->ints = dget(c, s_ints)) == NULL || (c->offs = dget(c, s_offs)) == NULL ||
+        (c->assume = dget(c, s_assume)) == NULL || (c->inprog = dget(c, s_inprog)) == NULL ||
+        (c->mod = dget(c, s_mod)) == NULL || (c->fa = dget(c, s_fa)) == NULL || (fn = dget(c, s_fn)) == NULL)
+        goto fail;
+    c->by_name = PyObject_GetAttr(fn, s_by_name);
+    Py_CLEAR(fn);
+    if (c->by_name == NULL) goto fail;
+    if (!PyDict_Check(c->ints) || !PyDict_Check(c->offs) || !PyDict_Check(c->assume) || !PyDict_Check(c->inprog) ||
+        !PyDict_Check(c->by_name)) {
+        PyErr_SetString(PyExc_TypeError, "ranges: the caches must be dicts");
+        goto fail;
+    }
+    if ((bits = dget(c, s_lds_bits)) == NULL) goto fail;
+    c->lds_bits = PyLong_AsLong(bits);
+    Py_CLEAR(bits);
+    if (c->lds_bits == -1 && PyErr_Occurred()) goto fail;
+    if ((vs = dget(c, s_vscale)) == NULL) goto fail;
+    c->vscale = PyObject_IsTrue(vs);
+    Py_CLEAR(vs);
+    if (c->vscale < 0) goto fail;
+    return 0;
+fail:
+    ctx_clear(c);
+    return -1;
+}
+
+static int get_long(Ctx *c, PyObject *key, long *out) {
+    PyObject *v = dget(c, key);
+    if (v == NULL) return -1;
+    *out = PyLong_AsLong(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int set_long(Ctx *c, PyObject *key, long value) {
+    PyObject *v = PyLong_FromLong(value);
+    if (v == NULL) return -1;
+    int err = PyObject_SetAttr(c->self, key, v);
+    Py_DECREF(v);
+    return err;
+}
+
+static int eq(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    return PyUnicode_Check(a) && PyUnicode_Compare(a, b) == 0;
+}
+
+/* the bit width of an integer type, 0 for anything else, -1 on error */
+static long width(PyObject *ty) {
+    if (ty == Py_None) return 0;
+    PyObject *kind = PyObject_GetAttr(ty, s_kind);
+    if (kind == NULL) return -1;
+    int is_int = eq(kind, k_int);
+    Py_DECREF(kind);
+    if (!is_int) return 0;
+    PyObject *bits = PyObject_GetAttr(ty, s_bits);
+    if (bits == NULL) return -1;
+    long w = PyLong_AsLong(bits);
+    Py_DECREF(bits);
+    return (w == -1 && PyErr_Occurred()) ? -1 : w;
+}
+
+/* is ty of this kind: 1, 0, or -1 on error */
+static int kind_is(PyObject *ty, PyObject *kind) {
+    if (ty == Py_None) return 0;
+    PyObject *k = PyObject_GetAttr(ty, s_kind);
+    if (k == NULL) return -1;
+    int r = eq(k, kind);
+    Py_DECREF(k);
+    return r;
+}
+
+/* before a query from outside (depth 0): LoopRanges._before_query */
+static int before_query(Ctx *c) {
+    long depth;
+    if (get_long(c, s_depth, &depth) < 0) return -1;
+    if (depth != 0) return 0;
+    PyObject *solved = PyDict_GetItemWithError(c->d, s_phis_solved);
+    if (solved == Py_True) return set_long(c, s_budget, BUDGET); /* what it does once the phis are solved */
+    if (solved == NULL && PyErr_Occurred()) return -1;
+    PyObject *r = PyObject_CallMethodNoArgs(c->self, s_before_query);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* IntTransfer._enter: 0 and *saved, or 1 and *why (a new reference), or -1 */
+static int enter(Ctx *c, PyObject *key, long *saved, PyObject **why) {
+    PyObject *p = PyDict_GetItemWithError(c->inprog, key);
+    long low, depth, budget;
+    if (get_long(c, s_low, &low) < 0) return -1;
+    if (p != NULL) {
+        long at = PyLong_AsLong(p);
+        if (at == -1 && PyErr_Occurred()) return -1;
+        if (at < low && set_long(c, s_low, at) < 0) return -1;
+        *why = Py_NewRef(w_itself);
+        return 1;
+    }
+    if (PyErr_Occurred()) return -1;
+    if (get_long(c, s_depth, &depth) < 0) return -1;
+    if (depth >= MAX_DEPTH) {
+        *why = Py_NewRef(w_deep);
+        return 1;
+    }
+    if (get_long(c, s_budget, &budget) < 0 || set_long(c, s_budget, budget - 1) < 0) return -1;
+    if (budget - 1 < 0) {
+        *why = Py_NewRef(w_budget);
+        return 1;
+    }
+    depth += 1;
+    PyObject *dv = PyLong_FromLong(depth);
+    if (dv == NULL) return -1;
+    int err = PyDict_SetItem(c->inprog, key, dv);
+    Py_DECREF(dv);
+    if (err < 0 || set_long(c, s_depth, depth) < 0) return -1;
+    *saved = low;
+    return set_long(c, s_low, LOW_NONE) < 0 ? -1 : 0;
+}
+
+/* IntTransfer._leave: 1 when the result may be cached, 0 when not, -1 on error */
+static int leave(Ctx *c, PyObject *key, long saved) {
+    PyObject *p = PyDict_GetItemWithError(c->inprog, key);
+    if (p == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+        return -1;
+    }
+    long at = PyLong_AsLong(p);
+    if (at == -1 && PyErr_Occurred()) return -1;
+    if (PyDict_DelItem(c->inprog, key) < 0) return -1;
+    long depth, low;
+    if (get_long(c, s_depth, &depth) < 0 || set_long(c, s_depth, depth - 1) < 0) return -1;
+    if (get_long(c, s_low, &low) < 0) return -1;
+    int ok = low >= at;
+    if (set_long(c, s_low, ok ? saved : (saved < low ? saved : low)) < 0) return -1;
+    return ok;
+}
+
+/* run body with the exception state of an error kept across the leave */
+static int leave_keeping(Ctx *c, PyObject *key, long saved, PyObject *res) {
+    if (res != NULL) return leave(c, key, saved);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    int ok = leave(c, key, saved);
+    if (ok < 0) {
+        Py_XDECREF(et);
+        Py_XDECREF(ev);
+        Py_XDECREF(tb);
+    } else {
+        PyErr_Restore(et, ev, tb);
+    }
+    return -1;
+}
+
+static PyObject *ops_of(Ctx *c, PyObject *inst) {
+    PyObject *ops = PyObject_GetAttr(inst, s_ops);
+    if (ops == NULL || ops != Py_None) return ops;
+    Py_DECREF(ops);
+    return PyObject_CallFunctionObjArgs(f_parse, c->mod, inst, NULL);
+}
+
+/* (type, value) of operands[i]: borrowed references; 0 when it is not such a pair */
+static int pair(PyObject *operands, Py_ssize_t i, PyObject **ty, PyObject **v) {
+    if (!PyList_Check(operands) || i >= PyList_GET_SIZE(operands)) return 0;
+    PyObject *t = PyList_GET_ITEM(operands, i);
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) return 0;
+    *ty = PyTuple_GET_ITEM(t, 0);
+    *v = PyTuple_GET_ITEM(t, 1);
+    return 1;
+}
+
+static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v);
+static PyObject *c_off(Ctx *c, PyObject *ty, PyObject *v);
+
+/* const_range(v, w) for a plain constant, else None */
+static PyObject *const_of(PyObject *v, long w) {
+    if (!PyObject_TypeCheck(v, PlainT)) return Py_NewRef(Py_None);
+    PyObject *wv = PyLong_FromLong(w);
+    if (wv == NULL) return NULL;
+    PyObject *r = PyObject_CallFunctionObjArgs(f_const_range, v, wv, NULL);
+    Py_DECREF(wv);
+    return r;
+}
+
+static PyObject *int_ops_py(Ctx *c, PyObject *ops, long w, PyObject *inst) {
+    PyObject *wv = PyLong_FromLong(w);
+    if (wv == NULL) return NULL;
+    PyObject *r = PyObject_CallMethodObjArgs(c->self, s_int_ops, ops, wv, inst, NULL);
+    Py_DECREF(wv);
+    return r;
+}
+
+/* a Range(lo, hi) (its known bits nothing), or NULL with an exception */
+static PyObject *new_range(i128 lo, i128 hi) {
+    PyObject *t = PyTuple_New(4);
+    if (t == NULL) return NULL;
+    PyObject *a = from_i128(lo), *b = a == NULL ? NULL : from_i128(hi);
+    if (b == NULL) {
+        Py_XDECREF(a);
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, a);
+    PyTuple_SET_ITEM(t, 1, b);
+    PyObject *zero = PyLong_FromLong(0);
+    PyTuple_SET_ITEM(t, 2, zero);
+    PyTuple_SET_ITEM(t, 3, Py_NewRef(zero));
+    PyObject *args = PyTuple_Pack(1, t);
+    Py_DECREF(t);
+    if (args == NULL) return NULL;
+    /* tuple.__new__(Range, items): the namedtuple without its Python-level __new__ */
+    PyObject *r = PyTuple_Type.tp_new(RangeT, args, NULL);
+    Py_DECREF(args);
+    return r;
+}
+
+/* the two ends of a Range as 128-bit integers: 1, or 0 when they are not both such */
+static int ends(PyObject *r, i128 *lo, i128 *hi) {
+    return Py_TYPE(r) == RangeT && PyTuple_GET_SIZE(r) >= 2 && to_i128(PyTuple_GET_ITEM(r, 0), lo) &&
+           to_i128(PyTuple_GET_ITEM(r, 1), hi);
+}
+
+/* interval.fit: 1 when [lo, hi] fits a window of iW */
+static int fits(i128 lo, i128 hi, long w) {
+    if (lo > hi || w <= 0) return 0;
+    if (lo >= 0 && hi < ((i128)1 << w)) return 1;
+    i128 half = (i128)1 << (w - 1);
+    return -half <= lo && hi < half;
+}
+
+/* range_transfer.binop_result for add, sub, mul and shl of at most 64 bits, where the
+ * operands' ends are 64-bit integers and no product leaves 128 bits: a new reference, or
+ * NULL with an exception, or NULL with none set (then the Python function answers) */
+static PyObject *fast_binop(PyObject *op, PyObject *a, PyObject *b, PyObject *cb, long w, PyObject *inst) {
+    int is_add = eq(op, k_add), is_sub = !is_add && eq(op, k_sub), is_mul = !is_add && !is_sub && eq(op, k_mul);
+    int is_shl = !is_add && !is_sub && !is_mul && eq(op, k_shl);
+    if (w > 64 || !(is_add || is_sub || is_mul || is_shl)) return NULL;
+    i128 alo, ahi, blo, bhi, lo, hi;
+    long shift = 0;
+    if (is_shl) {
+        i128 c, c2;
+        if (cb == Py_None || !ends(cb, &c, &c2) || !(0 <= c && c < w) || c2 != c) return NULL; /* Python says */
+        if (Py_TYPE(a) != RangeT) return Py_NewRef(a);
+        shift = (long)c;
+    } else {
+        if (Py_TYPE(a) != RangeT) return Py_NewRef(a);
+        if (Py_TYPE(b) != RangeT) return Py_NewRef(b);
+    }
+    if (!ends(a, &alo, &ahi) || (!is_shl && !ends(b, &blo, &bhi))) return NULL;
+    if (is_add) {
+        lo = alo + blo, hi = ahi + bhi;
+    } else if (is_sub) {
+        lo = alo - bhi, hi = ahi - blo;
+    } else if (is_mul) {
+        i128 p[4];
+        if (__builtin_mul_overflow(alo, blo, &p[0]) || __builtin_mul_overflow(alo, bhi, &p[1]) ||
+            __builtin_mul_overflow(ahi, blo, &p[2]) || __builtin_mul_overflow(ahi, bhi, &p[3]))
+            return NULL;
+        lo = hi = p[0];
+        for (int i = 1; i < 4; i++) {
+            if (p[i] < lo) lo = p[i];
+            if (p[i] > hi) hi = p[i];
+        }
+    } else {
+        i128 limit = (i128)1 << (126 - shift);
+        if (alo <= -limit || alo >= limit || ahi <= -limit || ahi >= limit) return NULL;
+        lo = alo * ((i128)1 << shift), hi = ahi * ((i128)1 << shift);
+    }
+    if (!fits(lo, hi, w)) {
+        PyObject *where = PyObject_CallOneArg(f_at_line, inst);
+        if (where == NULL) return NULL;
+        PyObject *why = PyUnicode_FromFormat("%S may wrap around%S", op, where);
+        Py_DECREF(where);
+        return why;
+    }
+    PyObject *res = new_range(lo, hi), *wv = NULL, *ka = NULL, *kb = NULL, *k = NULL, *out = NULL;
+    if (res == NULL || (wv = PyLong_FromLong(w)) == NULL) goto done;
+    PyObject *kargs[3] = {a, wv, NULL};
+    if ((ka = PyObject_Vectorcall(f_known, kargs, 2, NULL)) == NULL) goto done;
+    kargs[0] = b;
+    if ((kb = PyObject_Vectorcall(f_known, kargs, 2, NULL)) == NULL) goto done;
+    if (is_shl) {
+        PyObject *sv = PyLong_FromLong(shift);
+        if (sv == NULL) goto done;
+        PyObject *sargs[3] = {ka, sv, wv};
+        k = PyObject_Vectorcall(f_shl, sargs, 3, NULL);
+        Py_DECREF(sv);
+    } else if (is_mul) {
+        PyObject *margs[3] = {ka, kb, wv};
+        k = PyObject_Vectorcall(f_mul, margs, 3, NULL);
+    } else {
+        PyObject *aargs[4] = {ka, kb, wv, Py_True};
+        k = PyObject_Vectorcall(f_add_sub, aargs, 3, is_sub ? kw_sub : NULL);
+    }
+    if (k == NULL) goto done;
+    PyObject *wargs[3] = {res, k, wv};
+    out = PyObject_Vectorcall(f_with_known, wargs, 3, NULL);
+done:
+    if (out == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "_crange: no result");
+    Py_XDECREF(res);
+    Py_XDECREF(wv);
+    Py_XDECREF(ka);
+    Py_XDECREF(kb);
+    Py_XDECREF(k);
+    return out;
+}
+
+/* IntTransfer._binop */
+static PyObject *int_binop(Ctx *c, PyObject *ops, long w, PyObject *inst) {
+    PyObject *flags = NULL, *operands = NULL, *ca = NULL, *cb = NULL, *a = NULL, *b = NULL, *out = NULL;
+    PyObject *ta, *va, *tb, *vb;
+    flags = PyObject_GetAttr(ops, s_flags);
+    if (flags == NULL) goto done;
+    operands = PyObject_GetAttr(ops, s_operands);
+    if (operands == NULL) goto done;
+    if (!PyTuple_Check(flags) || PyTuple_GET_SIZE(flags) < 1 || !PyList_Check(operands) ||
+        PyList_GET_SIZE(operands) != 2 || !pair(operands, 0, &ta, &va) || !pair(operands, 1, &tb, &vb)) {
+        out = int_ops_py(c, ops, w, inst); /* let Python say what is wrong */
+        goto done;
+    }
+    PyObject *op = PyTuple_GET_ITEM(flags, 0);
+    if ((ca = const_of(va, w)) == NULL || (cb = const_of(vb, w)) == NULL) goto done;
+    if (ca != Py_None && cb == Py_None &&
+        (eq(op, k_add) || eq(op, k_mul) || eq(op, k_and) || eq(op, k_or) || eq(op, k_xor) || eq(op, k_umin))) {
+        PyObject *t;
+        t = va, va = vb, vb = t;
+        t = ta, ta = tb, tb = t;
+        t = ca, ca = cb, cb = t;
+    }
+    a = ca != Py_None ? Py_NewRef(ca) : c_int(c, ta, va);
+    if (a == NULL) goto done;
+    b = cb != Py_None ? Py_NewRef(cb) : c_int(c, tb, vb);
+    if (b == NULL) goto done;
+    out = fast_binop(op, a, b, cb, w, inst);
+    if (out != NULL || PyErr_Occurred()) goto done;
+    PyObject *wv = PyLong_FromLong(w);
+    if (wv == NULL) goto done;
+    PyObject *args[7] = {op, flags, a, b, cb, wv, inst};
+    out = PyObject_Vectorcall(f_binop_result, args, 7, NULL);
+    Py_DECREF(wv);
+done:
+    Py_XDECREF(flags);
+    Py_XDECREF(operands);
+    Py_XDECREF(ca);
+    Py_XDECREF(cb);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return out;
+}
+
+/* IntTransfer._int_inst */
+static PyObject *int_inst(Ctx *c, PyObject *inst, long w) {
+    PyObject *ops = ops_of(c, inst);
+    if (ops == NULL) return NULL;
+    PyObject *kind = PyObject_GetAttr(ops, s_kind), *out = NULL;
+    if (kind == NULL) goto done;
+    if (eq(kind, k_binop)) {
+        out = int_binop(c, ops, w, inst);
+        goto done;
+    }
+    if (eq(kind, k_cast)) {
+        PyObject *flags = PyObject_GetAttr(ops, s_flags);
+        if (flags == NULL) goto done;
+        PyObject *operands = PyObject_GetAttr(ops, s_operands);
+        if (operands == NULL) {
+            Py_DECREF(flags);
+            goto done;
+        }
+        PyObject *sty, *sv;
+        if (PyTuple_Check(flags) && PyTuple_GET_SIZE(flags) >= 1 && pair(operands, 0, &sty, &sv)) {
+            PyObject *cast = PyTuple_GET_ITEM(flags, 0);
+            if (eq(cast, k_zext) || eq(cast, k_sext) || eq(cast, k_trunc)) {
+                long sw = width(sty);
+                if (sw < 0) {
+                    Py_DECREF(flags);
+                    Py_DECREF(operands);
+                    goto done;
+                }
+                if (sw > 0) {
+                    PyObject *r = c_int(c, sty, sv);
+                    if (r != NULL) {
+                        PyObject *swv = PyLong_FromLong(sw), *wv = PyLong_FromLong(w);
+                        if (swv != NULL && wv != NULL)
+                            out = PyObject_CallFunctionObjArgs(f_cast_result, cast, r, swv, wv, inst, NULL);
+                        Py_XDECREF(swv);
+                        Py_XDECREF(wv);
+                        Py_DECREF(r);
+                    }
+                    Py_DECREF(flags);
+                    Py_DECREF(operands);
+                    goto done;
+                }
+            }
+        }
+        Py_DECREF(flags);
+        Py_DECREF(operands);
+    }
+    out = int_ops_py(c, ops, w, inst);
+done:
+    Py_XDECREF(kind);
+    Py_DECREF(ops);
+    return out;
+}
+
+/* IntTransfer.int_range */
+static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
+    long w = width(ty);
+    if (w < 0) return NULL;
+    if (w == 0) return Py_NewRef(w_not_int);
+    if (before_query(c) < 0) return NULL;
+    if (PyObject_TypeCheck(v, LocalT)) {
+        PyObject *name = PyObject_GetAttr(v, s_name);
+        if (name == NULL) return NULL;
+        PyObject *got = PyDict_GetItemWithError(c->ints, name), *out = NULL, *key = NULL;
+        if (got != NULL) {
+            Py_DECREF(name);
+            return Py_NewRef(got);
+        }
+        if (PyErr_Occurred()) goto done;
+        PyObject *inst = PyDict_GetItemWithError(c->by_name, name); /* borrowed: by_name keeps it */
+        if (inst == NULL) {
+            if (!PyErr_Occurred()) out = PyObject_CallMethodOneArg(c->self, s_arg_range, name);
+            goto done;
+        }
+        Py_INCREF(inst);
+        key = PyUnicode_Concat(s_i, name);
+        if (key == NULL) goto done_inst;
+        PyObject *assumed = PyDict_GetItemWithError(c->assume, key);
+        if (assumed == NULL && PyErr_Occurred()) goto done_inst;
+        if (assumed != NULL && assumed != Py_None) {
+            PyObject *at = PyDict_GetItemWithError(c->inprog, key);
+            if (at == NULL && PyErr_Occurred()) goto done_inst;
+            if (at != NULL) {
+                long a = PyLong_AsLong(at), low;
+                if ((a == -1 && PyErr_Occurred()) || get_long(c, s_low, &low) < 0) goto done_inst;
+                if (a < low && set_long(c, s_low, a) < 0) goto done_inst;
+                out = Py_NewRef(assumed);
+                goto done_inst;
+            }
+        }
+        long saved;
+        int e = enter(c, key, &saved, &out);
+        if (e != 0) goto done_inst; /* an error, or out is the reason */
+        PyObject *res = int_inst(c, inst, w);
+        if (res != NULL && Py_TYPE(res) == RangeT && PyTuple_GET_SIZE(res) >= 4) {
+            int z = PyObject_IsTrue(PyTuple_GET_ITEM(res, 2)), o = PyObject_IsTrue(PyTuple_GET_ITEM(res, 3));
+            if (z < 0 || o < 0) {
+                Py_CLEAR(res);
+            } else if (!z && !o) {
+                PyObject *wv = PyLong_FromLong(w);
+                PyObject *nres = wv == NULL ? NULL : PyObject_CallFunctionObjArgs(f_with_known, res, NOTHING, wv, NULL);
+                Py_XDECREF(wv);
+                Py_SETREF(res, nres);
+            }
+        }
+        int cache = leave_keeping(c, key, saved, res);
+        if (res == NULL || cache < 0) {
+            Py_XDECREF(res);
+            goto done_inst;
+        }
+        if (cache && PyDict_SetItem(c->ints, name, res) < 0) {
+            Py_DECREF(res);
+            goto done_inst;
+        }
+        out = res;
+    done_inst:
+        Py_DECREF(inst);
+    done:
+        Py_XDECREF(key);
+        Py_DECREF(name);
+        return out;
+    }
+    if (PyObject_TypeCheck(v, PlainT)) {
+        PyObject *r = const_of(v, w);
+        if (r == NULL || r != Py_None) return r;
+        Py_DECREF(r);
+        PyObject *text = PyObject_GetAttr(v, s_text);
+        if (text == NULL) return NULL;
+        PyObject *why = PyUnicode_FromFormat("constant %S not read as an integer", text);
+        Py_DECREF(text);
+        return why;
+    }
+    PyObject *wv = PyLong_FromLong(w);
+    if (wv == NULL) return NULL;
+    PyObject *r = PyObject_CallMethodObjArgs(c->self, s_int_other, v, wv, NULL);
+    Py_DECREF(wv);
+    return r;
+}
+
+static PyObject *off_inst_py(Ctx *c, PyObject *inst) {
+    return PyObject_CallMethodOneArg(c->self, s_off_inst, inst);
+}
+
+/* FunctionRanges._cast_off, for a cast whose types it takes (else None: ask Python) */
+static PyObject *cast_off(Ctx *c, PyObject *cast, PyObject *operands, PyObject *dest) {
+    PyObject *sty, *sv;
+    if (!pair(operands, 0, &sty, &sv)) return Py_NewRef(Py_None);
+    int sty_ptr = kind_is(sty, k_ptr);
+    if (sty_ptr < 0) return NULL;
+    if (eq(cast, k_bitcast) && !sty_ptr) return Py_NewRef(Py_None);
+    int dest_ptr = kind_is(dest, k_ptr), dest_int = kind_is(dest, k_int);
+    if (dest_ptr < 0 || dest_int < 0) return NULL;
+    if (!dest_ptr && !dest_int) return Py_NewRef(Py_None);
+    PyObject *r = c_off(c, sty, sv);
+    if (r == NULL || Py_TYPE(r) != OffT) return r;
+    /* an integer holding a root's address must keep all of its pointer bits */
+    PyObject *ends[2] = {dest, sty};
+    const char *says[2] = {"%S to i%S drops address bits", "%S from i%S lost address bits"};
+    for (int i = 0; i < 2; i++) {
+        int is_int = i == 0 ? dest_int : kind_is(sty, k_int);
+        if (is_int < 0) goto fail;
+        if (!is_int) continue;
+        PyObject *bits = PyObject_GetAttr(ends[i], s_bits);
+        if (bits == NULL) goto fail;
+        long b = PyLong_AsLong(bits);
+        if (b == -1 && PyErr_Occurred()) {
+            Py_DECREF(bits);
+            goto fail;
+        }
+        if (b < c->lds_bits) {
+            Py_DECREF(r);
+            PyObject *why = PyUnicode_FromFormat(says[i], cast, bits);
+            Py_DECREF(bits);
+            return why;
+        }
+        Py_DECREF(bits);
+    }
+    return r;
+fail:
+    Py_DECREF(r);
+    return NULL;
+}
+
+/* is the provenance of v a root (FunctionAnalysis.value, read in place for a local name):
+ * 1, 0, or -1 on error */
+static int is_root(Ctx *c, PyObject *v) {
+    PyObject *p;
+    if (PyObject_TypeCheck(v, LocalT)) {
+        PyObject *vals = PyObject_GetAttr(c->fa, s_vals), *name = PyObject_GetAttr(v, s_name);
+        int r = -1;
+        if (vals != NULL && name != NULL && PyDict_Check(vals)) {
+            p = PyDict_GetItemWithError(vals, name); /* absent: UNKNOWN, not a root */
+            r = p != NULL ? PyObject_TypeCheck(p, RootT) : (PyErr_Occurred() ? -1 : 0);
+        } else if (vals != NULL && name != NULL) {
+            PyErr_SetString(PyExc_TypeError, "ranges: the provenance values must be a dict");
+        }
+        Py_XDECREF(vals);
+        Py_XDECREF(name);
+        return r;
+    }
+    p = PyObject_CallMethodOneArg(c->fa, s_value, v);
+    if (p == NULL) return -1;
+    int r = PyObject_TypeCheck(p, RootT);
+    Py_DECREF(p);
+    return r;
+}
+
+/* FunctionRanges._add_off, for add, sub or a disjoint or in a wide enough integer (else
+ * None: ask Python) */
+static PyObject *add_off(Ctx *c, PyObject *flags, PyObject *operands) {
+    PyObject *op = PyTuple_GET_ITEM(flags, 0);
+    int is_sub = eq(op, k_sub);
+    if (!eq(op, k_add) && !is_sub) {
+        if (!eq(op, k_or)) return Py_NewRef(Py_None);
+        int dis = 0;
+        for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(flags); i++)
+            if (eq(PyTuple_GET_ITEM(flags, i), k_disjoint)) dis = 1;
+        if (!dis) return Py_NewRef(Py_None);
+    }
+    PyObject *ta, *va, *tb, *vb;
+    if (!PyList_Check(operands) || PyList_GET_SIZE(operands) != 2 || !pair(operands, 0, &ta, &va) ||
+        !pair(operands, 1, &tb, &vb))
+        return Py_NewRef(Py_None);
+    long wa = width(ta);
+    if (wa < 0) return NULL;
+    if (wa == 0 || wa < c->lds_bits) return Py_NewRef(Py_None);
+    if (!is_sub) {
+        int ra = is_root(c, va), rb = ra != 0 ? 0 : is_root(c, vb);
+        if (ra < 0 || rb < 0) return NULL;
+        if (rb) {
+            PyObject *t;
+            t = va, va = vb, vb = t;
+            t = ta, ta = tb, tb = t;
+        }
+    }
+    PyObject *base = c_off(c, ta, va);
+    if (base == NULL || Py_TYPE(base) != OffT) return base;
+    PyObject *r = c_int(c, tb, vb);
+    if (r == NULL) {
+        Py_DECREF(base);
+        return NULL;
+    }
+    if (PyUnicode_Check(r)) {
+        Py_DECREF(base);
+        PyObject *why = PyUnicode_FromFormat("offset with no range: %U", r);
+        Py_DECREF(r);
+        return why;
+    }
+    PyObject *w = PyObject_GetAttr(ta, s_bits), *rw = w == NULL ? NULL : PyObject_GetAttr(tb, s_bits), *out = NULL;
+    if (rw != NULL) out = PyObject_CallFunctionObjArgs(f_add_off_result, op, base, r, w, rw, NULL);
+    Py_XDECREF(w);
+    Py_XDECREF(rw);
+    Py_DECREF(r);
+    Py_DECREF(base);
+    return out;
+}
+
+/* FunctionRanges._gep: the base here, the indices in Python (else None: ask Python) */
+static PyObject *gep(Ctx *c, PyObject *source, PyObject *operands) {
+    PyObject *bty, *bv;
+    if (!pair(operands, 0, &bty, &bv)) return Py_NewRef(Py_None);
+    int is_ptr = kind_is(bty, k_ptr);
+    if (is_ptr <= 0) return is_ptr < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *base = c_off(c, bty, bv);
+    if (base == NULL || Py_TYPE(base) != OffT) return base;
+    PyObject *out = PyObject_CallMethodObjArgs(c->self, s_gep_from, base, source, operands, NULL);
+    Py_DECREF(base);
+    return out;
+}
+
+/* FunctionRanges._off_inst */
+static PyObject *off_inst(Ctx *c, PyObject *inst) {
+    if (c->vscale) return off_inst_py(c, inst);
+    PyObject *ops = ops_of(c, inst);
+    if (ops == NULL) return NULL;
+    PyObject *kind = PyObject_GetAttr(ops, s_kind), *flags = NULL, *operands = NULL, *other = NULL, *out = NULL;
+    if (kind == NULL) goto done;
+    int is_gep = eq(kind, k_gep), is_cast = !is_gep && eq(kind, k_cast), is_binop = !is_gep && !is_cast && eq(kind, k_binop);
+    if (!is_gep && !is_cast && !is_binop) goto python;
+    if ((flags = PyObject_GetAttr(ops, s_flags)) == NULL || (operands = PyObject_GetAttr(ops, s_operands)) == NULL)
+        goto done;
+    if (is_gep) {
+        if ((other = PyObject_GetAttr(ops, s_source_type)) == NULL) goto done;
+        if (other == Py_None) goto python;
+        out = gep(c, other, operands);
+    } else {
+        if (!PyTuple_Check(flags) || PyTuple_GET_SIZE(flags) < 1) goto python;
+        if (is_cast) {
+            if ((other = PyObject_GetAttr(ops, s_result_type)) == NULL) goto done;
+            out = cast_off(c, PyTuple_GET_ITEM(flags, 0), operands, other);
+        } else {
+            out = add_off(c, flags, operands);
+        }
+    }
+    if (out != Py_None) goto done;
+    Py_CLEAR(out);
+python:
+    out = off_inst_py(c, inst);
+done:
+    Py_XDECREF(kind);
+    Py_XDECREF(flags);
+    Py_XDECREF(operands);
+    Py_XDECREF(other);
+    Py_DECREF(ops);
+    return out;
+}
+
+/* FunctionRanges.offset */
+static PyObject *c_off(Ctx *c, PyObject *ty, PyObject *v) {
+    if (before_query(c) < 0) return NULL;
+    if (!PyObject_TypeCheck(v, LocalT)) return PyObject_CallMethodOneArg(c->self, s_off_other, v);
+    PyObject *name = PyObject_GetAttr(v, s_name);
+    if (name == NULL) return NULL;
+    PyObject *got = PyDict_GetItemWithError(c->offs, name), *out = NULL, *key = NULL;
+    if (got != NULL) {
+        Py_DECREF(name);
+        return Py_NewRef(got);
+    }
+    if (PyErr_Occurred()) goto done;
+    PyObject *inst = PyDict_GetItemWithError(c->by_name, name);
+    if (inst == NULL) {
+        if (!PyErr_Occurred()) out = PyUnicode_FromFormat("argument %S", name);
+        goto done;
+    }
+    Py_INCREF(inst);
+    key = PyUnicode_Concat(s_o, name);
+    if (key == NULL) goto done_inst;
+    long saved;
+    int e = enter(c, key, &saved, &out);
+    if (e != 0) goto done_inst;
+    PyObject *res = off_inst(c, inst);
+    int cache = leave_keeping(c, key, saved, res);
+    if (res == NULL || cache < 0) {
+        Py_XDECREF(res);
+        goto done_inst;
+    }
+    if (cache && PyDict_SetItem(c->offs, name, res) < 0) {
+        Py_DECREF(res);
+        goto done_inst;
+    }
+    out = res;
+done_inst:
+    Py_DECREF(inst);
+done:
+    Py_XDECREF(key);
+    Py_DECREF(name);
+    return out;
+}
+
+static PyObject *query(PyObject *const *args, Py_ssize_t nargs, int offset) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "takes (self, type, value)");
+        return NULL;
+    }
+    if (LocalT == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_crange.init() was not called");
+        return NULL;
+    }
+    Ctx c;
+    if (ctx_init(&c, args[0]) < 0) return NULL;
+    PyObject *r = offset ? c_off(&c, args[1], args[2]) : c_int(&c, args[1], args[2]);
+    ctx_clear(&c);
+    return r;
+}
+
+static PyObject *py_offset(PyObject *m, PyObject *const *args, Py_ssize_t nargs) { return query(args, nargs, 1); }
+static PyObject *py_int_range(PyObject *m, PyObject *const *args, Py_ssize_t nargs) { return query(args, nargs, 0); }
+
+static int take_type(PyObject *ns, const char *name, PyTypeObject **out) {
+    PyObject *t = PyDict_GetItemString(ns, name);
+    if (t == NULL || !PyType_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "init(): %s must be a class", name);
+        return -1;
+    }
+    Py_XSETREF(*out, (PyTypeObject *)Py_NewRef(t));
+    return 0;
+}
+
+static int take(PyObject *ns, const char *name, PyObject **out) {
+    PyObject *t = PyDict_GetItemString(ns, name);
+    if (t == NULL) {
+        PyErr_Format(PyExc_KeyError, "init(): %s missing", name);
+        return -1;
+    }
+    Py_XSETREF(*out, Py_NewRef(t));
+    return 0;
+}
+
+/* init(namespace): the classes and Python functions the queries use, by name */
+static PyObject *init(PyObject *m, PyObject *ns) {
+    if (!PyDict_Check(ns)) {
+        PyErr_SetString(PyExc_TypeError, "init() takes a dict");
+        return NULL;
+    }
+    PyObject *budget = NULL, *depth = NULL;
+    if (take_type(ns, "LocalRef", &LocalT) < 0 || take_type(ns, "PlainConst", &PlainT) < 0 ||
+        take_type(ns, "Range", &RangeT) < 0 || take_type(ns, "Off", &OffT) < 0 || take_type(ns, "Root", &RootT) < 0 ||
+        take(ns, "const_range", &f_const_range) < 0 || take(ns, "binop_result", &f_binop_result) < 0 ||
+        take(ns, "cast_result", &f_cast_result) < 0 || take(ns, "add_off_result", &f_add_off_result) < 0 ||
+        take(ns, "with_known", &f_with_known) < 0 || take(ns, "parse", &f_parse) < 0 ||
+        take(ns, "NOTHING", &NOTHING) < 0 || take(ns, "known", &f_known) < 0 || take(ns, "add_sub", &f_add_sub) < 0 ||
+        take(ns, "mul", &f_mul) < 0 || take(ns, "shl", &f_shl) < 0 || take(ns, "at_line", &f_at_line) < 0 || take(ns, "BUDGET", &budget) < 0 || take(ns, "MAX_DEPTH", &depth) < 0) {
+        Py_XDECREF(budget);
+        return NULL;
+    }
+    BUDGET = PyLong_AsLong(budget);
+    MAX_DEPTH = PyLong_AsLong(depth);
+    Py_DECREF(budget);
+    Py_DECREF(depth);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"offset", (PyCFunction)(void (*)(void))py_offset, METH_FASTCALL,
+     "offset(fr, ty, v): FunctionRanges.offset"},
+    {"int_range", (PyCFunction)(void (*)(void))py_int_range, METH_FASTCALL,
+     "int_range(fr, ty, v): IntTransfer.int_range"},
+    {"init", init, METH_O, "init(namespace): the classes and functions the queries use"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_crange",
+                                    "The range analysis's queries, compiled.", -1, methods};
+
+#define INTERN(var, text)                                   \
+    if ((var = PyUnicode_InternFromString(text)) == NULL) \
+        return NULL;
+
+PyMODINIT_FUNC PyInit__crange(void) {
+    INTERN(s_ints, "ints") INTERN(s_offs, "offs") INTERN(s_fn, "fn") INTERN(s_by_name, "by_name")
+    INTERN(s_assume, "_assume") INTERN(s_inprog, "_inprog") INTERN(s_depth, "_depth") INTERN(s_budget, "_budget")
+    INTERN(s_low, "_low") INTERN(s_phis_solved, "_phis_solved") INTERN(s_before_query, "_before_query")
+    INTERN(s_arg_range, "_arg_range") INTERN(s_int_other, "_int_other") INTERN(s_off_other, "_off_other")
+    INTERN(s_int_ops, "_int_ops") INTERN(s_off_inst, "_off_inst") INTERN(s_gep_from, "_gep_from")
+    INTERN(s_fa, "fa") INTERN(s_value, "value") INTERN(s_vscale, "vscale") INTERN(s_lds_bits, "lds_bits")
+    INTERN(s_mod, "mod") INTERN(s_ops, "ops") INTERN(s_kind, "kind") INTERN(s_flags, "flags")
+    INTERN(s_operands, "operands") INTERN(s_source_type, "source_type") INTERN(s_result_type, "result_type")
+    INTERN(s_name, "name") INTERN(s_text, "text") INTERN(s_bits, "bits") INTERN(s_i, "i") INTERN(s_o, "o") INTERN(s_vals, "vals")
+    INTERN(k_int, "int") INTERN(k_ptr, "ptr") INTERN(k_binop, "binop") INTERN(k_cast, "cast") INTERN(k_gep, "gep")
+    INTERN(k_zext, "zext") INTERN(k_sext, "sext") INTERN(k_trunc, "trunc") INTERN(k_bitcast, "bitcast")
+    INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")
+    INTERN(k_xor, "xor") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
+    INTERN(w_itself, "value depends on itself through a loop") INTERN(w_deep, "expression too deep")
+    INTERN(w_budget, "range analysis budget exhausted") INTERN(w_not_int, "not an integer")
+    if (int128_init() < 0 || (kw_sub = Py_BuildValue("(s)", "sub")) == NULL) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    /* the two queries as methods: bound to the instance they are read from */
+    const char *names[2][2] = {{"offset", "offset_method"}, {"int_range", "int_range_method"}};
+    for (int i = 0; i < 2; i++) {
+        PyObject *f = PyObject_GetAttrString(m, names[i][0]);
+        PyObject *meth = f == NULL ? NULL : PyInstanceMethod_New(f);
+        Py_XDECREF(f);
+        if (meth == NULL || PyModule_AddObject(m, names[i][1], meth) < 0) {
+            Py_XDECREF(meth);
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
+    return m;
+}

@@ -1,0 +1,211 @@
+"""The compiled range queries (llnoalias/analysis/_crange.c) give exactly what the Python
+methods ``FunctionRanges.offset`` and ``IntTransfer.int_range`` give (issue 13): every
+answer, and the caches, budget, depth and in-progress marks they leave behind, on every
+function of every fixture and corpus file, asked in text order and in reverse, and with a
+budget and a depth small enough to run out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import assert_pure_mode
+
+from llnoalias.analysis import range_transfer, ranges
+from llnoalias.analysis.accesses import target_family
+from llnoalias.analysis.provenance import ModuleAnalysis
+from llnoalias.analysis.ranges import FunctionRanges
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.ir import operands as opparse
+from llnoalias.ir.datalayout import layout_of
+from llnoalias.ir.model import Function, LocalRef, Module
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
+from llnoalias.options import AnnotateOptions
+from llnoalias.transform.roots import find_roots
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *ROOT.glob("tests/data/**/*.ll")})
+
+crange = ranges._crange
+pytestmark = pytest.mark.skipif(crange is None, reason="the compiled range queries are not built here")
+
+
+class PyRanges(FunctionRanges):
+    """The same analysis with the Python queries."""
+
+    offset = ranges.PY_OFFSET
+    int_range = ranges.PY_INT_RANGE
+
+
+def _module(text: str, path: str = "t.ll") -> Module | None:
+    try:
+        return parse_module(SourceFile(path, text))
+    except LLNoaliasError:
+        return None
+
+
+def _queries(mod: Module, fn: Function) -> list[tuple[str, Any, Any]]:
+    """Every address operand (an offset query) and every integer operand and result (an
+    integer query) of ``fn``, in text order."""
+    out: list[tuple[str, Any, Any]] = []
+    for inst in fn.instrs:
+        ops = opparse.parse(mod, inst)
+        pairs = list(ops.operands) if isinstance(ops.operands, list) else []
+        if ops.result_type is not None and inst.name is not None:
+            pairs.append((ops.result_type, LocalRef(inst.name)))
+        for ty, v in pairs:
+            if ty is None:
+                continue
+            if ty.kind == "ptr":
+                out.append(("offset", ty, v))
+            elif ty.kind == "int":
+                out.append(("int_range", ty, v))
+                out.append(("offset", ty, v))
+    return out
+
+
+def _state(fr: FunctionRanges) -> tuple[object, ...]:
+    return (list(fr.ints.items()), list(fr.offs.items()), list(fr.const_offs.items()), fr._budget, fr._depth,
+            fr._low, dict(fr._inprog), dict(fr._assume), fr._phis_solved)
+
+
+def _same_answers(mod: Module) -> int:
+    """Both queries on every function of ``mod``; how many were asked."""
+    asked = 0
+    family = target_family(mod.triple)
+    dl = layout_of(mod)
+    for options in (AnnotateOptions(), AnnotateOptions(lds="all", args="noalias")):
+        ma = ModuleAnalysis(mod, find_roots(mod, options))
+        for fn in mod.functions:
+            fa = ma.function(fn)
+            fa.solve(i.name for i in fn.instrs if i.name is not None)
+            queries = _queries(mod, fn)
+            for order in (queries, queries[::-1]):
+                got, want = FunctionRanges(mod, fn, fa, family, dl), PyRanges(mod, fn, fa, family, dl)
+                for what, ty, v in order:
+                    a = getattr(got, what)(ty, v)
+                    b = getattr(want, what)(ty, v)
+                    assert a == b and type(a) is type(b), (fn.name, what, v, a, b)
+                    assert _state(got) == _state(want), (fn.name, what, v)
+                    asked += 1
+    return asked
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+def test_compiled_and_python_queries_agree(path: Path) -> None:
+    mod = _module(path.read_bytes().decode("utf-8", "surrogateescape"), str(path))
+    if mod is None:
+        pytest.skip("bad input on purpose: no module to query")
+    _same_answers(mod)
+
+
+@contextmanager
+def _limits(budget: int, depth: int) -> Iterator[None]:
+    """Both queries with a smaller budget and depth."""
+    assert crange is not None
+    old = range_transfer.BUDGET, range_transfer.MAX_DEPTH
+
+    def init(b: int, d: int) -> None:
+        range_transfer.BUDGET, range_transfer.MAX_DEPTH = b, d
+        crange.init({**ranges.CRANGE_NAMES, "BUDGET": b, "MAX_DEPTH": d})
+
+    init(budget, depth)
+    try:
+        yield
+    finally:
+        init(*old)
+
+
+CORPUS = sorted(ROOT.glob("fixtures/corpus/**/*.ll"))
+
+
+@pytest.mark.parametrize("budget,depth", [(3, 2000), (40, 2000), (50_000, 3), (25, 6)])
+def test_queries_agree_when_the_budget_or_depth_runs_out(budget: int, depth: int) -> None:
+    assert CORPUS
+    asked = 0
+    with _limits(budget, depth):
+        for path in CORPUS[:12]:
+            mod = _module(path.read_text(errors="surrogateescape"), str(path))
+            if mod is not None:
+                asked += _same_answers(mod)
+    assert asked > 1000
+
+
+LOOPS = """
+target datalayout = "e-p:64:64-p3:32:32-i64:64-n32:64"
+target triple = "amdgcn-amd-amdhsa"
+@lds = addrspace(3) global [4096 x i8] undef
+%pair = type { i32, [4 x i16] }
+
+define amdgpu_kernel void @k(ptr addrspace(1) %out, i32 %n, i64 %wide) {
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %a = ptrtoint ptr addrspace(3) @lds to i32
+  %a16 = ptrtoint ptr addrspace(3) @lds to i16
+  %b = inttoptr i16 %a16 to ptr addrspace(3)
+  %lo = trunc i32 %t to i8
+  %z = zext i8 %lo to i32
+  %s = sext i8 %lo to i64
+  %tr = trunc i64 %wide to i32
+  %bc = bitcast i32 %t to float
+  br label %loop
+
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %buf = phi i32 [ 0, %entry ], [ %buf.next, %loop ]
+  %p = phi ptr addrspace(3) [ @lds, %entry ], [ %p.next, %loop ]
+  %x = shl i32 %i, 4
+  %o = add i32 %x, %buf
+  %ai = add i32 %a, %o
+  %si = sub i32 %ai, 16
+  %di = or disjoint i32 %a, 3
+  %ni = or i32 %a, 3
+  %xi = xor i32 %a, 3
+  %q = inttoptr i32 %ai to ptr addrspace(3)
+  %q2 = inttoptr i32 %si to ptr addrspace(3)
+  %q3 = inttoptr i32 %di to ptr addrspace(3)
+  %q4 = inttoptr i32 %ni to ptr addrspace(3)
+  %g = getelementptr %pair, ptr addrspace(3) @lds, i32 %z, i32 1, i32 %lo
+  %g2 = getelementptr i8, ptr addrspace(3) %q, i64 %s
+  %g3 = getelementptr <4 x i32>, ptr addrspace(3) @lds, i32 %t
+  %p.next = getelementptr i8, ptr addrspace(3) %p, i32 4
+  %v = load i32, ptr addrspace(3) %q, align 4
+  %w = load i32, ptr addrspace(3) %g, align 4
+  %u = load i32, ptr addrspace(3) %b, align 4
+  %r = load i32, ptr addrspace(3) %p, align 4
+  %m = mul i32 %i, %n
+  %c = icmp ult i32 %i, 8
+  %sel = select i1 %c, i32 %i, i32 0
+  %f = freeze i32 %sel
+  %buf.next = xor i32 %buf, 1024
+  %i.next = add i32 %i, 1
+  %cmp = icmp ult i32 %i.next, 16
+  br i1 %cmp, label %loop, label %exit
+
+exit:
+  store i32 %v, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+declare i32 @llvm.amdgcn.workitem.id.x()
+"""
+
+
+def test_hand_made_cases_agree() -> None:
+    """Loops (a counter, a toggled buffer, an address advanced by a phi), every cast the
+    compiled queries take and several they hand back, a narrow ptrtoint, sub and or on an
+    address, a struct getelementptr, select and freeze: both queries alike."""
+    mod = _module(LOOPS)
+    assert mod is not None
+    assert _same_answers(mod) > 200
+
+
+def test_pure_mode_loads_no_range_queries() -> None:
+    code = ("import sys, llnoalias.analysis.ranges as r\n"
+            "assert r._crange is None and 'llnoalias.analysis._crange' not in sys.modules\n"
+            "assert r.FunctionRanges.offset is r.PY_OFFSET\n")
+    assert_pure_mode(code)
