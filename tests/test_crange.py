@@ -209,3 +209,28 @@ def test_pure_mode_loads_no_range_queries() -> None:
             "assert r._crange is None and 'llnoalias.analysis._crange' not in sys.modules\n"
             "assert r.FunctionRanges.offset is r.PY_OFFSET\n")
     assert_pure_mode(code)
+
+
+ODD_CONSTANTS = ["0", "7", "-1", "+5", "-", "+", "", "true", "false", "null", "zeroinitializer", "undef", "1_000",
+                 "0x10", "٣", "-٣", "12abc", "340282366920938463463374607431768211456", "-9223372036854775809",
+                 "18446744073709551615", "255", "256", "-128", "-129", "1.5", "poison"]
+
+
+@pytest.mark.parametrize("bits", [1, 8, 16, 32, 64, 65, 128])
+def test_constants_read_alike(bits: int) -> None:
+    """A plain constant's range, compiled and in Python, for texts that are integers, that
+    look like them, and that do not fit the type or 128 bits."""
+    from llnoalias.ir.model import PlainConst
+    from llnoalias.ir.types import Type
+
+    mod = _module(LOOPS)
+    assert mod is not None
+    ma = ModuleAnalysis(mod, find_roots(mod, AnnotateOptions()))
+    fn = mod.functions[0]
+    fa = ma.function(fn)
+    args = (mod, fn, fa, target_family(mod.triple), layout_of(mod))
+    got, want = FunctionRanges(*args), PyRanges(*args)
+    ty = Type("int", bits=bits)
+    for text in ODD_CONSTANTS:
+        a, b = got.int_range(ty, PlainConst(text)), want.int_range(ty, PlainConst(text))
+        assert a == b and type(a) is type(b), (text, a, b)

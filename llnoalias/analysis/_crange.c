@@ -247,15 +247,7 @@ static int pair(PyObject *operands, Py_ssize_t i, PyObject **ty, PyObject **v) {
 static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v);
 static PyObject *c_off(Ctx *c, PyObject *ty, PyObject *v);
 
-/* const_range(v, w) for a plain constant, else None */
-static PyObject *const_of(PyObject *v, long w) {
-    if (!PyObject_TypeCheck(v, PlainT)) return Py_NewRef(Py_None);
-    PyObject *wv = PyLong_FromLong(w);
-    if (wv == NULL) return NULL;
-    PyObject *r = PyObject_CallFunctionObjArgs(f_const_range, v, wv, NULL);
-    Py_DECREF(wv);
-    return r;
-}
+static PyObject *const_of(PyObject *v, long w);
 
 static PyObject *int_ops_py(Ctx *c, PyObject *ops, long w, PyObject *inst) {
     PyObject *wv = PyLong_FromLong(w);
@@ -301,6 +293,63 @@ static int fits(i128 lo, i128 hi, long w) {
     if (lo >= 0 && hi < ((i128)1 << w)) return 1;
     i128 half = (i128)1 << (w - 1);
     return -half <= lo && hi < half;
+}
+
+/* interval.int_const of a plain constant's text: 1 and *out, 0 when it is no integer, 2
+ * when it is one that does not fit 128 bits (Python reads it), -1 on error */
+static int int_const(PyObject *t, i128 *out) {
+    if (!PyUnicode_Check(t)) return 2;
+    if (PyUnicode_CompareWithASCIIString(t, "true") == 0) {
+        *out = 1;
+        return 1;
+    }
+    if (PyUnicode_CompareWithASCIIString(t, "false") == 0 || PyUnicode_CompareWithASCIIString(t, "zeroinitializer") == 0 ||
+        PyUnicode_CompareWithASCIIString(t, "null") == 0) {
+        *out = 0;
+        return 1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    if (n == 0) return 0;
+    Py_UCS4 first = PyUnicode_READ_CHAR(t, 0);
+    if (!Py_UNICODE_ISDIGIT(first)) {
+        /* t[0] in "+-" and t[1:].isdigit() */
+        if (!(first == '+' || first == '-') || n < 2) return 0;
+        for (Py_ssize_t i = 1; i < n; i++)
+            if (!Py_UNICODE_ISDIGIT(PyUnicode_READ_CHAR(t, i))) return 0;
+    }
+    PyObject *v = PyLong_FromUnicodeObject(t, 10);
+    if (v == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = to_i128(v, out);
+    Py_DECREF(v);
+    return ok ? 1 : 2;
+}
+
+/* interval.const_range(v, w): a new reference (None when v is no integer constant of iW),
+ * or NULL with an exception */
+static PyObject *const_of(PyObject *v, long w) {
+    if (!PyObject_TypeCheck(v, PlainT)) return Py_NewRef(Py_None);
+    if (w <= 64) {
+        PyObject *text = PyObject_GetAttr(v, s_text);
+        if (text == NULL) return NULL;
+        i128 c = 0;
+        int got = int_const(text, &c);
+        Py_DECREF(text);
+        if (got < 0) return NULL;
+        if (got == 0) return Py_NewRef(Py_None);
+        if (got == 1) {
+            if (w == 1 && c == -1) return new_range(1, 1);
+            return fits(c, c, w) ? new_range(c, c) : Py_NewRef(Py_None);
+        }
+    }
+    PyObject *wv = PyLong_FromLong(w);
+    if (wv == NULL) return NULL;
+    PyObject *r = PyObject_CallFunctionObjArgs(f_const_range, v, wv, NULL);
+    Py_DECREF(wv);
+    return r;
 }
 
 /* range_transfer.binop_result for add, sub, mul and shl of at most 64 bits, where the
