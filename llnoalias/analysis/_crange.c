@@ -160,19 +160,23 @@ static int before_query(Ctx *c) {
     return 0;
 }
 
+/* a value still in progress at depth p (an int) was read: _low = min(_low, p) */
+static int read_in_progress(Ctx *c, PyObject *p) {
+    long at = PyLong_AsLong(p), low;
+    if ((at == -1 && PyErr_Occurred()) || get_long(c, s_low, &low) < 0) return -1;
+    return at < low ? set_long(c, s_low, at) : 0;
+}
+
 /* IntTransfer._enter: 0 and *saved, or 1 and *why (a new reference), or -1 */
 static int enter(Ctx *c, PyObject *key, long *saved, PyObject **why) {
     PyObject *p = PyDict_GetItemWithError(c->inprog, key);
     long low, depth, budget;
-    if (get_long(c, s_low, &low) < 0) return -1;
     if (p != NULL) {
-        long at = PyLong_AsLong(p);
-        if (at == -1 && PyErr_Occurred()) return -1;
-        if (at < low && set_long(c, s_low, at) < 0) return -1;
+        if (read_in_progress(c, p) < 0) return -1;
         *why = Py_NewRef(w_itself);
         return 1;
     }
-    if (PyErr_Occurred()) return -1;
+    if (PyErr_Occurred() || get_long(c, s_low, &low) < 0) return -1;
     if (get_long(c, s_depth, &depth) < 0) return -1;
     if (depth >= MAX_DEPTH) {
         *why = Py_NewRef(w_deep);
@@ -211,20 +215,29 @@ static int leave(Ctx *c, PyObject *key, long saved) {
     return ok;
 }
 
-/* run body with the exception state of an error kept across the leave */
-static int leave_keeping(Ctx *c, PyObject *key, long saved, PyObject *res) {
-    if (res != NULL) return leave(c, key, saved);
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    int ok = leave(c, key, saved);
-    if (ok < 0) {
-        Py_XDECREF(et);
-        Py_XDECREF(ev);
-        Py_XDECREF(tb);
-    } else {
-        PyErr_Restore(et, ev, tb);
+/* the end of a query's try/finally: leave key (also when res is NULL, the error kept),
+ * and put res in cache under name when it used no value still in progress; res (stolen)
+ * or NULL */
+static PyObject *leave_and_cache(Ctx *c, PyObject *key, long saved, PyObject *res, PyObject *cache,
+                                 PyObject *name) {
+    if (res == NULL) {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        if (leave(c, key, saved) < 0) {
+            Py_XDECREF(et);
+            Py_XDECREF(ev);
+            Py_XDECREF(tb);
+        } else {
+            PyErr_Restore(et, ev, tb);
+        }
+        return NULL;
     }
-    return -1;
+    int ok = leave(c, key, saved);
+    if (ok < 0 || (ok && PyDict_SetItem(cache, name, res) < 0)) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return res;
 }
 
 static PyObject *ops_of(Ctx *c, PyObject *inst) {
@@ -555,10 +568,7 @@ static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
             PyObject *at = PyDict_GetItemWithError(c->inprog, key);
             if (at == NULL && PyErr_Occurred()) goto done_inst;
             if (at != NULL) {
-                long a = PyLong_AsLong(at), low;
-                if ((a == -1 && PyErr_Occurred()) || get_long(c, s_low, &low) < 0) goto done_inst;
-                if (a < low && set_long(c, s_low, a) < 0) goto done_inst;
-                out = Py_NewRef(assumed);
+                if (read_in_progress(c, at) == 0) out = Py_NewRef(assumed);
                 goto done_inst;
             }
         }
@@ -577,16 +587,7 @@ static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
                 Py_SETREF(res, nres);
             }
         }
-        int cache = leave_keeping(c, key, saved, res);
-        if (res == NULL || cache < 0) {
-            Py_XDECREF(res);
-            goto done_inst;
-        }
-        if (cache && PyDict_SetItem(c->ints, name, res) < 0) {
-            Py_DECREF(res);
-            goto done_inst;
-        }
-        out = res;
+        out = leave_and_cache(c, key, saved, res, c->ints, name);
     done_inst:
         Py_DECREF(inst);
     done:
@@ -802,17 +803,7 @@ static PyObject *c_off(Ctx *c, PyObject *ty, PyObject *v) {
     long saved;
     int e = enter(c, key, &saved, &out);
     if (e != 0) goto done_inst;
-    PyObject *res = off_inst(c, inst);
-    int cache = leave_keeping(c, key, saved, res);
-    if (res == NULL || cache < 0) {
-        Py_XDECREF(res);
-        goto done_inst;
-    }
-    if (cache && PyDict_SetItem(c->offs, name, res) < 0) {
-        Py_DECREF(res);
-        goto done_inst;
-    }
-    out = res;
+    out = leave_and_cache(c, key, saved, off_inst(c, inst), c->offs, name);
 done_inst:
     Py_DECREF(inst);
 done:
