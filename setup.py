@@ -12,9 +12,9 @@ from setuptools import Extension, setup
 setup(ext_modules=[
     Extension("llnoalias.ir._cscan", ["llnoalias/ir/_cscan.c"], optional=True, extra_compile_args=["-O2"]),
     Extension("llnoalias.analysis._cdomain", ["llnoalias/analysis/_cdomain.c"], optional=True,
-              depends=["llnoalias/analysis/_int128.h"], extra_compile_args=["-O2"]),
+              depends=["llnoalias/analysis/_int128.h", "llnoalias/analysis/_kbits.h"], extra_compile_args=["-O2"]),
     Extension("llnoalias.analysis._cslice", ["llnoalias/analysis/_cslice.c"], optional=True,
               extra_compile_args=["-O2"]),
     Extension("llnoalias.analysis._crange", ["llnoalias/analysis/_crange.c"], optional=True,
-              depends=["llnoalias/analysis/_int128.h"], extra_compile_args=["-O2"]),
+              depends=["llnoalias/analysis/_int128.h", "llnoalias/analysis/_kbits.h"], extra_compile_args=["-O2"]),
 ])

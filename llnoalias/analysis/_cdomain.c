@@ -11,28 +11,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "_int128.h"
+#include "_kbits.h"
 
 static PyObject *RangeT, *OffT, *KnownT, *Nothing;
 static PyObject *py_known, *py_with_known, *py_off_known, *py_off_with_known;
-
-/* an int as 64 bits: exactly (``exact``: an int in [0, 2**64)) or its low 64 bits
- * (``v & (2**64 - 1)``, negative ints too); 0 when it cannot be read so */
-static int read_u64(PyObject *v, int exact, u64 *out) {
-    if (!PyLong_Check(v))
-        return 0;
-    u64 u = exact ? PyLong_AsUnsignedLongLong(v) : PyLong_AsUnsignedLongLongMask(v);
-    if (u == (u64)-1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    *out = u;
-    return 1;
-}
-
-static int to_bits(PyObject *v, u64 *out) { return read_u64(v, 0, out); }
-
-static u64 mask_of(int w) { return w >= 64 ? ~0ULL : ((1ULL << w) - 1); }
 
 /* a namedtuple of the given type from n new references (stolen, NULLs allowed: then NULL) */
 static PyObject *make(PyObject *type, Py_ssize_t n, PyObject **items) {
@@ -65,81 +47,6 @@ static PyObject *make(PyObject *type, Py_ssize_t n, PyObject **items) {
 static PyObject *make_known(u64 zero, u64 one) {
     PyObject *items[2] = {PyLong_FromUnsignedLongLong(zero), PyLong_FromUnsignedLongLong(one)};
     return make(KnownT, 2, items);
-}
-
-/* knownbits.of_interval(lo, hi, w) for w <= 64 */
-static void interval_bits(i128 lo, i128 hi, int w, u64 m, u64 *z, u64 *o) {
-    *z = 0;
-    *o = 0;
-    if (lo > hi)
-        return;
-    if (lo < 0) {
-        if (hi >= 0)
-            return;
-        lo += (i128)1 << w;
-        hi += (i128)1 << w;
-        if (lo < 0)
-            return;
-    }
-    if (hi >> w)
-        return;
-    u64 x = (u64)lo ^ (u64)hi;
-    int bl = x ? 64 - __builtin_clzll(x) : 0;
-    u64 top = ~mask_of(bl) & m;
-    *z = ~(u64)lo & top;
-    *o = (u64)lo & top;
-}
-
-/* knownbits.min_ge / max_le (0 <= end < 2**w); 0 when no value agrees */
-static int min_ge(u64 lo, u64 zero, u64 one, u64 m, u64 *out) {
-    u64 conflict = ((lo & zero) | (~lo & one)) & m;
-    if (!conflict) {
-        *out = lo;
-        return 1;
-    }
-    int hb = 63 - __builtin_clzll(conflict);
-    u64 cands = ~lo & ~zero & m & ~((1ULL << hb) - 1);
-    if (!cands)
-        return 0;
-    u64 low = cands & (~cands + 1);
-    *out = (lo & ~((low << 1) - 1)) | low | (one & (low - 1));
-    return 1;
-}
-
-static int max_le(u64 hi, u64 zero, u64 one, u64 m, u64 *out) {
-    u64 conflict = ((hi & zero) | (~hi & one)) & m;
-    if (!conflict) {
-        *out = hi;
-        return 1;
-    }
-    int hb = 63 - __builtin_clzll(conflict);
-    u64 cands = hi & ~one & m & ~((1ULL << hb) - 1);
-    if (!cands)
-        return 0;
-    u64 low = cands & (~cands + 1);
-    *out = (hi & ~((low << 1) - 1)) | (~zero & (low - 1));
-    return 1;
-}
-
-/* knownbits.tighten: 1 with the new ends, 0 for None */
-static int tighten(i128 lo, i128 hi, u64 zero, u64 one, int w, i128 *nlo, i128 *nhi) {
-    i128 shift = 0;
-    *nlo = lo;
-    *nhi = hi;
-    if (lo < 0) {
-        if (hi >= 0)
-            return 1;
-        shift = (i128)1 << w;
-    }
-    i128 ulo = lo + shift, uhi = hi + shift;
-    if (ulo < 0 || (uhi >> w))
-        return 1;
-    u64 m = mask_of(w), a, b;
-    if (!min_ge((u64)ulo, zero, one, m, &a) || !max_le((u64)uhi, zero, one, m, &b) || a > b)
-        return 0;
-    *nlo = (i128)a - shift;
-    *nhi = (i128)b - shift;
-    return 1;
 }
 
 static PyObject *fallback(PyObject *fn, PyObject *const *args, Py_ssize_t nargs) {
@@ -190,13 +97,8 @@ static PyObject *c_known(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (!read_width(args[1], &w) || !to_i128(PyTuple_GET_ITEM(r, 0), &lo) || !to_i128(PyTuple_GET_ITEM(r, 1), &hi)
         || !to_bits(PyTuple_GET_ITEM(r, 2), &z) || !to_bits(PyTuple_GET_ITEM(r, 3), &o))
         return fallback(py_known, args, nargs);
-    u64 m = mask_of(w), iz, io;
-    z &= m;
-    o &= m;
-    interval_bits(lo, hi, w, m, &iz, &io);
-    if ((z | iz) & (o | io))
-        return make_known(z, o);
-    return make_known(z | iz, o | io);
+    KB k = range_known(lo, hi, z, o, w);
+    return make_known(k.zero, k.one);
 }
 
 /* interval.with_known(r, k, w) */
@@ -208,75 +110,18 @@ static PyObject *c_with_known(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *r = args[0], *k = args[1];
     int w;
     i128 lo, hi;
-    u64 z, o, rz, ro;
+    u64 rz, ro;
+    KB kk, got;
     if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 4 || !PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 2
         || !read_width(args[2], &w) || !to_i128(PyTuple_GET_ITEM(r, 0), &lo) || !to_i128(PyTuple_GET_ITEM(r, 1), &hi)
         || !to_bits(PyTuple_GET_ITEM(r, 2), &rz) || !to_bits(PyTuple_GET_ITEM(r, 3), &ro)
-        || !to_bits(PyTuple_GET_ITEM(k, 0), &z) || !to_bits(PyTuple_GET_ITEM(k, 1), &o))
+        || !to_bits(PyTuple_GET_ITEM(k, 0), &kk.zero) || !to_bits(PyTuple_GET_ITEM(k, 1), &kk.one))
         return fallback(py_with_known, args, nargs);
-    u64 m = mask_of(w), iz, io;
-    z &= m;
-    o &= m;
-    rz &= m;
-    ro &= m;
-    if (!((z | rz) & (o | ro))) {
-        z |= rz;
-        o |= ro;
-    }
-    interval_bits(lo, hi, w, m, &iz, &io);
-    if (!((z | iz) & (o | io))) {
-        z |= iz;
-        o |= io;
-    }
-    if ((z | o) & ~(iz | io)) {
-        i128 nlo, nhi;
-        if (!tighten(lo, hi, z, o, w, &nlo, &nhi))
-            return Py_NewRef(r);
-        lo = nlo;
-        hi = nhi;
-        interval_bits(lo, hi, w, m, &iz, &io);
-        if (!((z | iz) & (o | io))) {
-            z |= iz;
-            o |= io;
-        }
-    }
-    PyObject *items[4] = {from_i128(lo), from_i128(hi), PyLong_FromUnsignedLongLong(z),
-                          PyLong_FromUnsignedLongLong(o)};
+    if (!range_with_known(&lo, &hi, rz, ro, kk, w, &got))
+        return Py_NewRef(r);
+    PyObject *items[4] = {from_i128(lo), from_i128(hi), PyLong_FromUnsignedLongLong(got.zero),
+                          PyLong_FromUnsignedLongLong(got.one)};
     return make(RangeT, 4, items);
-}
-
-/* interval._off_bits(o, w): 1 when computed here, 0 to hand the call to Python */
-static int off_bits(PyObject *off, int w, u64 *z, u64 *n, i128 *lo, i128 *hi) {
-    if (!PyTuple_Check(off) || PyTuple_GET_SIZE(off) != 6)
-        return 0;
-    PyObject *kwo = PyTuple_GET_ITEM(off, 5);
-    if (!PyLong_Check(kwo))
-        return 0;
-    long kw = PyLong_AsLong(kwo);
-    if (kw == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    if (kw < 0)
-        return 0;
-    int kmw = kw < w ? (int)kw : w;
-    if (!to_bits(PyTuple_GET_ITEM(off, 3), z) || !to_bits(PyTuple_GET_ITEM(off, 4), n)
-        || !to_i128(PyTuple_GET_ITEM(off, 1), lo) || !to_i128(PyTuple_GET_ITEM(off, 2), hi))
-        return 0;
-    u64 km = mask_of(kmw);
-    if (kmw == 0)
-        km = 0;
-    *z &= km;
-    *n &= km;
-    if (*lo >= 0 && !(*hi >> w)) {
-        u64 iz, io;
-        interval_bits(*lo, *hi, w, mask_of(w), &iz, &io);
-        if (!((*z | iz) & (*n | io))) {
-            *z |= iz;
-            *n |= io;
-        }
-    }
-    return 1;
 }
 
 /* interval.off_known(o, w) */
@@ -286,11 +131,11 @@ static PyObject *c_off_known(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (nargs != 2)
         return fallback(py_off_known, args, nargs);
     int w;
-    u64 z, n;
+    KB k;
     i128 lo, hi;
-    if (!read_width(args[1], &w) || !off_bits(args[0], w, &z, &n, &lo, &hi))
+    if (!read_width(args[1], &w) || !read_off(args[0], w, &k, &lo, &hi))
         return fallback(py_off_known, args, nargs);
-    return make_known(z, n);
+    return make_known(k.zero, k.one);
 }
 
 /* interval.off_with_known(o, k, w) */
@@ -301,28 +146,16 @@ static PyObject *c_off_with_known(PyObject *self, PyObject *const *args, Py_ssiz
         return fallback(py_off_with_known, args, nargs);
     PyObject *off = args[0], *k = args[1];
     int w;
-    u64 z, n, oz, on;
+    KB kk, ob;
     i128 lo, hi;
     if (!PyTuple_Check(k) || PyTuple_GET_SIZE(k) != 2 || !read_width(args[2], &w)
-        || !to_bits(PyTuple_GET_ITEM(k, 0), &z) || !to_bits(PyTuple_GET_ITEM(k, 1), &n)
-        || !off_bits(off, w, &oz, &on, &lo, &hi))
+        || !to_bits(PyTuple_GET_ITEM(k, 0), &kk.zero) || !to_bits(PyTuple_GET_ITEM(k, 1), &kk.one)
+        || !read_off(off, w, &ob, &lo, &hi))
         return fallback(py_off_with_known, args, nargs);
-    u64 m = mask_of(w);
-    z &= m;
-    n &= m;
-    if (!((z | oz) & (n | on))) {
-        z |= oz;
-        n |= on;
-    }
-    if (lo >= 0 && hi <= (i128)m) {
-        i128 nlo, nhi;
-        if (tighten(lo, hi, z, n, w, &nlo, &nhi)) {
-            lo = nlo;
-            hi = nhi;
-        }
-    }
+    KB got = off_add_known(&lo, &hi, ob, kk, w);
     PyObject *items[6] = {Py_NewRef(PyTuple_GET_ITEM(off, 0)), from_i128(lo), from_i128(hi),
-                          PyLong_FromUnsignedLongLong(z), PyLong_FromUnsignedLongLong(n), PyLong_FromLong(w)};
+                          PyLong_FromUnsignedLongLong(got.zero), PyLong_FromUnsignedLongLong(got.one),
+                          PyLong_FromLong(w)};
     return make(OffT, 6, items);
 }
 
@@ -331,13 +164,13 @@ static PyObject *c_off_with_known(PyObject *self, PyObject *const *args, Py_ssiz
 static PyObject *py_const, *py_trunc, *py_zext, *py_sext, *py_shl, *py_lshr, *py_add_sub, *py_mul;
 
 /* a Known's two masks: exactly (``exact``) or their low 64 bits */
-static int read_known(PyObject *k, int exact, u64 *zero, u64 *one) {
+static int read_known(PyObject *k, int exact, KB *out) {
     if (!PyObject_TypeCheck(k, (PyTypeObject *)KnownT) || PyTuple_GET_SIZE(k) != 2)
         return 0;
-    return read_u64(PyTuple_GET_ITEM(k, 0), exact, zero) && read_u64(PyTuple_GET_ITEM(k, 1), exact, one);
+    return read_u64(PyTuple_GET_ITEM(k, 0), exact, &out->zero) && read_u64(PyTuple_GET_ITEM(k, 1), exact, &out->one);
 }
 
-static int ctz_or(u64 x, int w) { return x ? __builtin_ctzll(x) : w; }
+static PyObject *known_of(KB k) { return make_known(k.zero, k.one); }
 
 /* knownbits.const(c, w) */
 static PyObject *c_const(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -347,8 +180,7 @@ static PyObject *c_const(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     u64 c;
     if (nargs != 2 || !to_bits(args[0], &c) || !read_width(args[1], &w))
         return fallback(py_const, args, nargs);
-    u64 m = mask_of(w), u = c & m;
-    return make_known(~u & m, u);
+    return known_of(kb_const(c, w));
 }
 
 /* knownbits.trunc(a, w) */
@@ -356,30 +188,20 @@ static PyObject *c_trunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (!ready(KnownT))
         return NULL;
     int w;
-    u64 z, o;
-    if (nargs != 2 || !read_known(args[0], 0, &z, &o) || !read_width(args[1], &w))
+    KB a;
+    if (nargs != 2 || !read_known(args[0], 0, &a) || !read_width(args[1], &w))
         return fallback(py_trunc, args, nargs);
     u64 m = mask_of(w);
-    return make_known(z & m, o & m);
+    return make_known(a.zero & m, a.one & m);
 }
 
 /* knownbits.zext(a, sw, w) / sext(a, sw, w) */
 static PyObject *ext(PyObject *const *args, Py_ssize_t nargs, int sign_ext) {
     int sw, w;
-    u64 z, o;
-    if (nargs != 3 || !read_known(args[0], 0, &z, &o) || !read_width(args[1], &sw) || !read_width(args[2], &w))
+    KB a;
+    if (nargs != 3 || !read_known(args[0], 0, &a) || !read_width(args[1], &sw) || !read_width(args[2], &w))
         return fallback(sign_ext ? py_sext : py_zext, args, nargs);
-    u64 smask = mask_of(sw), high = mask_of(w) & ~smask;
-    z &= smask;
-    o &= smask;
-    if (!sign_ext)
-        return make_known(z | high, o);
-    u64 sign = 1ULL << (sw - 1);
-    if (z & sign)
-        z |= high;
-    else if (o & sign)
-        o |= high;
-    return make_known(z, o);
+    return known_of(kb_ext(a, sw, w, sign_ext));
 }
 
 static PyObject *c_zext(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -399,11 +221,10 @@ static PyObject *c_shl(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     if (!ready(KnownT))
         return NULL;
     int c, w;
-    u64 z, o;
-    if (nargs != 3 || !read_known(args[0], 0, &z, &o) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
+    KB a;
+    if (nargs != 3 || !read_known(args[0], 0, &a) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
         return fallback(py_shl, args, nargs);
-    u64 m = mask_of(w);
-    return make_known(((z << c) | mask_of(c)) & m, (o << c) & m);
+    return known_of(kb_shl(a, c, w));
 }
 
 /* knownbits.lshr(a, c, w): its result keeps the bits of ``a`` above ``w``, so ``a`` is
@@ -412,11 +233,10 @@ static PyObject *c_lshr(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (!ready(KnownT))
         return NULL;
     int c, w;
-    u64 z, o;
-    if (nargs != 3 || !read_known(args[0], 1, &z, &o) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
+    KB a;
+    if (nargs != 3 || !read_known(args[0], 1, &a) || !read_small(args[1], 0, 63, &c) || !read_width(args[2], &w))
         return fallback(py_lshr, args, nargs);
-    u64 m = mask_of(w);
-    return make_known((z >> c) | (~(m >> c) & m), o >> c);
+    return known_of(kb_lshr(a, c, w));
 }
 
 /* knownbits.add_sub(a, b, w, sub=False): LLVM's computeForAddSub */
@@ -432,28 +252,15 @@ static PyObject *c_add_sub(PyObject *self, PyObject *const *args, Py_ssize_t nar
     else if (!(nargs == 3 && nkw == 0))
         return PyObject_Vectorcall(py_add_sub, args, (size_t)nargs, kwnames);
     int w, sub = 0;
-    u64 az, ao, bz, bo;
-    if (!read_known(args[0], 0, &az, &ao) || !read_known(args[1], 0, &bz, &bo) || !read_width(args[2], &w))
+    KB a, b;
+    if (!read_known(args[0], 0, &a) || !read_known(args[1], 0, &b) || !read_width(args[2], &w))
         return PyObject_Vectorcall(py_add_sub, args, (size_t)nargs, kwnames);
     if (subo != NULL) {
         sub = PyObject_IsTrue(subo);
         if (sub < 0)
             return NULL;
     }
-    u64 m = mask_of(w), carry_zero = 1, carry_one = 0;
-    if (sub) {
-        u64 t = bz;
-        bz = bo;
-        bo = t;
-        carry_zero = 0;
-        carry_one = 1;
-    }
-    u64 possible_sum_zero = ((~az & m) + (~bz & m) + (1 - carry_zero)) & m;
-    u64 possible_sum_one = (ao + bo + carry_one) & m;
-    u64 carry_known_zero = ~(possible_sum_zero ^ az ^ bz) & m;
-    u64 carry_known_one = (possible_sum_one ^ ao ^ bo) & m;
-    u64 known = (az | ao) & (bz | bo) & (carry_known_zero | carry_known_one);
-    return make_known(~possible_sum_zero & known & m, possible_sum_one & known & m);
+    return known_of(kb_add_sub(a, b, w, sub));
 }
 
 /* knownbits.mul(a, b, w): is_const compares the masks whole, so they are read exactly */
@@ -461,26 +268,10 @@ static PyObject *c_mul(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     if (!ready(KnownT))
         return NULL;
     int w;
-    u64 az, ao, bz, bo;
-    if (nargs != 3 || !read_known(args[0], 1, &az, &ao) || !read_known(args[1], 1, &bz, &bo) || !read_width(args[2], &w))
+    KB a, b;
+    if (nargs != 3 || !read_known(args[0], 1, &a) || !read_known(args[1], 1, &b) || !read_width(args[2], &w))
         return fallback(py_mul, args, nargs);
-    u64 m = mask_of(w);
-    if ((az | ao) == m && (bz | bo) == m) {
-        u64 u = (ao * bo) & m;
-        return make_known(~u & m, u);
-    }
-    int tz = ctz_or(~az & m, w) + ctz_or(~bz & m, w);
-    if (tz > w)
-        tz = w;
-    u64 zero = mask_of(tz), one = 0;
-    int ka = ctz_or(~(az | ao) & m, w), kb = ctz_or(~(bz | bo) & m, w);
-    int k = ka < kb ? ka : kb;
-    if (k) {
-        u64 low = (ao * bo) & mask_of(k);
-        zero |= ~low & mask_of(k);
-        one = low;
-    }
-    return make_known(zero & m, one & m);
+    return known_of(kb_mul(a, b, w));
 }
 
 static PyObject *c_init_known(PyObject *self, PyObject *args) {
