@@ -16,34 +16,6 @@
 static PyObject *RangeT, *OffT, *KnownT, *Nothing;
 static PyObject *py_known, *py_with_known, *py_off_known, *py_off_with_known;
 
-/* a namedtuple of the given type from n new references (stolen, NULLs allowed: then NULL) */
-static PyObject *make(PyObject *type, Py_ssize_t n, PyObject **items) {
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL) {
-        for (Py_ssize_t i = 0; i < n; i++)
-            Py_XDECREF(items[i]);
-        return NULL;
-    }
-    int bad = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (items[i] == NULL)
-            bad = 1;
-        PyTuple_SET_ITEM(t, i, items[i]);  /* a NULL slot is freed safely by tuple dealloc */
-    }
-    if (bad) {
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyObject *args = PyTuple_Pack(1, t);
-    Py_DECREF(t);
-    if (args == NULL)
-        return NULL;
-    /* tuple.__new__(type, items): the namedtuple without its Python-level __new__ */
-    PyObject *r = PyTuple_Type.tp_new((PyTypeObject *)type, args, NULL);
-    Py_DECREF(args);
-    return r;
-}
-
 static PyObject *make_known(u64 zero, u64 one) {
     PyObject *items[2] = {PyLong_FromUnsignedLongLong(zero), PyLong_FromUnsignedLongLong(one)};
     return make(KnownT, 2, items);

@@ -18,7 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "_int128.h"
+#include "_kbits.h"
 
 static PyTypeObject *LocalT, *PlainT, *RangeT, *OffT, *RootT;
 static PyObject *f_const_range, *f_binop_result, *f_cast_result, *f_add_off_result, *f_with_known, *f_parse;
@@ -33,11 +33,13 @@ static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_de
     *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals;
 /* strings compared with */
 static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
-    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint;
+    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *s_itself;
 /* reasons */
 static PyObject *w_itself, *w_deep, *w_budget, *w_not_int;
 
 #define LOW_NONE (1L << 30)
+
+static const KB NO_BITS = {0, 0};
 
 typedef struct {
     PyObject *self;
@@ -270,34 +272,26 @@ static PyObject *int_ops_py(Ctx *c, PyObject *ops, long w, PyObject *inst) {
     return r;
 }
 
-/* a Range(lo, hi) (its known bits nothing), or NULL with an exception */
-static PyObject *new_range(i128 lo, i128 hi) {
-    PyObject *t = PyTuple_New(4);
-    if (t == NULL) return NULL;
-    PyObject *a = from_i128(lo), *b = a == NULL ? NULL : from_i128(hi);
-    if (b == NULL) {
-        Py_XDECREF(a);
-        Py_DECREF(t);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(t, 0, a);
-    PyTuple_SET_ITEM(t, 1, b);
-    PyObject *zero = PyLong_FromLong(0);
-    PyTuple_SET_ITEM(t, 2, zero);
-    PyTuple_SET_ITEM(t, 3, Py_NewRef(zero));
-    PyObject *args = PyTuple_Pack(1, t);
-    Py_DECREF(t);
-    if (args == NULL) return NULL;
-    /* tuple.__new__(Range, items): the namedtuple without its Python-level __new__ */
-    PyObject *r = PyTuple_Type.tp_new(RangeT, args, NULL);
-    Py_DECREF(args);
-    return r;
+/* Range(lo, hi, zero, one), or NULL with an exception */
+static PyObject *range_of(i128 lo, i128 hi, KB k) {
+    PyObject *items[4] = {from_i128(lo), from_i128(hi), PyLong_FromUnsignedLongLong(k.zero),
+                          PyLong_FromUnsignedLongLong(k.one)};
+    return make((PyObject *)RangeT, 4, items);
 }
 
-/* the two ends of a Range as 128-bit integers: 1, or 0 when they are not both such */
-static int ends(PyObject *r, i128 *lo, i128 *hi) {
-    return Py_TYPE(r) == RangeT && PyTuple_GET_SIZE(r) >= 2 && to_i128(PyTuple_GET_ITEM(r, 0), lo) &&
-           to_i128(PyTuple_GET_ITEM(r, 1), hi);
+/* a Range's ends and masks: 1, or 0 when r is no Range or they do not fit 128 and 64 bits
+ * (a mask is read exactly: one past 64 bits is not read as its low bits) */
+static int read_range(PyObject *r, i128 *lo, i128 *hi, KB *k) {
+    return Py_TYPE(r) == RangeT && PyTuple_GET_SIZE(r) == 4 && to_i128(PyTuple_GET_ITEM(r, 0), lo) &&
+           to_i128(PyTuple_GET_ITEM(r, 1), hi) && read_u64(PyTuple_GET_ITEM(r, 2), 1, &k->zero) &&
+           read_u64(PyTuple_GET_ITEM(r, 3), 1, &k->one);
+}
+
+/* interval.with_known(Range(lo, hi, r), k, w): the Range, or NULL with an exception */
+static PyObject *with_known_of(i128 lo, i128 hi, KB r, KB k, int w) {
+    KB got;
+    if (!range_with_known(&lo, &hi, r.zero, r.one, k, w, &got)) got = r; /* r kept as it was */
+    return range_of(lo, hi, got);
 }
 
 /* interval.fit: 1 when [lo, hi] fits a window of iW */
@@ -354,8 +348,8 @@ static PyObject *const_of(PyObject *v, long w) {
         if (got < 0) return NULL;
         if (got == 0) return Py_NewRef(Py_None);
         if (got == 1) {
-            if (w == 1 && c == -1) return new_range(1, 1);
-            return fits(c, c, w) ? new_range(c, c) : Py_NewRef(Py_None);
+            if (w == 1 && c == -1) return range_of(1, 1, NO_BITS);
+            return fits(c, c, w) ? range_of(c, c, NO_BITS) : Py_NewRef(Py_None);
         }
     }
     PyObject *wv = PyLong_FromLong(w);
@@ -365,81 +359,197 @@ static PyObject *const_of(PyObject *v, long w) {
     return r;
 }
 
-/* range_transfer.binop_result for add, sub, mul and shl of at most 64 bits, where the
- * operands' ends are 64-bit integers and no product leaves 128 bits: a new reference, or
- * NULL with an exception, or NULL with none set (then the Python function answers) */
-static PyObject *fast_binop(PyObject *op, PyObject *a, PyObject *b, PyObject *cb, long w, PyObject *inst) {
-    int is_add = eq(op, k_add), is_sub = !is_add && eq(op, k_sub), is_mul = !is_add && !is_sub && eq(op, k_mul);
-    int is_shl = !is_add && !is_sub && !is_mul && eq(op, k_shl);
-    if (w > 64 || !(is_add || is_sub || is_mul || is_shl)) return NULL;
-    i128 alo, ahi, blo, bhi, lo, hi;
-    long shift = 0;
-    if (is_shl) {
-        i128 c, c2;
-        if (cb == Py_None || !ends(cb, &c, &c2) || !(0 <= c && c < w) || c2 != c) return NULL; /* Python says */
-        if (Py_TYPE(a) != RangeT) return Py_NewRef(a);
-        shift = (long)c;
-    } else {
-        if (Py_TYPE(a) != RangeT) return Py_NewRef(a);
-        if (Py_TYPE(b) != RangeT) return Py_NewRef(b);
+/* interval.urange / srange of Range(lo, hi, k) in iW (ok: it is a Range), in place: its
+ * masks kept where the Range is, nothing known for the full range */
+static void urange(int ok, i128 *lo, i128 *hi, KB *k, int w) {
+    if (ok && *lo >= 0) return;
+    if (ok && *hi < 0) {
+        *lo += (i128)1 << w;
+        *hi += (i128)1 << w;
+        return;
     }
-    if (!ends(a, &alo, &ahi) || (!is_shl && !ends(b, &blo, &bhi))) return NULL;
-    if (is_add) {
-        lo = alo + blo, hi = ahi + bhi;
-    } else if (is_sub) {
-        lo = alo - bhi, hi = ahi - blo;
-    } else if (is_mul) {
-        i128 p[4];
-        if (__builtin_mul_overflow(alo, blo, &p[0]) || __builtin_mul_overflow(alo, bhi, &p[1]) ||
-            __builtin_mul_overflow(ahi, blo, &p[2]) || __builtin_mul_overflow(ahi, bhi, &p[3]))
-            return NULL;
-        lo = hi = p[0];
-        for (int i = 1; i < 4; i++) {
-            if (p[i] < lo) lo = p[i];
-            if (p[i] > hi) hi = p[i];
+    *lo = 0;
+    *hi = ((i128)1 << w) - 1;
+    *k = NO_BITS;
+}
+
+static void srange(int ok, i128 *lo, i128 *hi, KB *k, int w) {
+    i128 half = (i128)1 << (w - 1);
+    if (ok && *hi < half) return;
+    if (ok && *lo >= half) {
+        *lo -= (i128)1 << w;
+        *hi -= (i128)1 << w;
+        return;
+    }
+    *lo = -half;
+    *hi = half - 1;
+    *k = NO_BITS;
+}
+
+/* int.bit_length of 0 <= v < 2**64 */
+static int bit_length(i128 v) { return v ? 64 - __builtin_clzll((u64)v) : 0; }
+
+static PyObject *reason_at(const char *format, PyObject *op, PyObject *inst) {
+    PyObject *where = PyObject_CallOneArg(f_at_line, inst);
+    if (where == NULL) return NULL;
+    PyObject *why = PyUnicode_FromFormat(format, op, where);
+    Py_DECREF(where);
+    return why;
+}
+
+enum { OP_ADD, OP_SUB, OP_MUL, OP_SHL, OP_LSHR, OP_ASHR, OP_AND, OP_OR, OP_XOR, OP_OTHER };
+
+/* range_transfer.binop_result(op, flags, a, b, cb, w, inst) for the operations below and
+ * w <= 64: a new reference, or NULL with an exception, or NULL with none set (then the
+ * Python function answers: other operations, ends that do not fit, a product past 128 bits) */
+static PyObject *c_binop(PyObject *op, PyObject *flags, PyObject *a, PyObject *b, PyObject *cb, long lw,
+                         PyObject *inst) {
+    static PyObject **names[OP_OTHER] = {&k_add, &k_sub, &k_mul, &k_shl, &k_lshr, &k_ashr, &k_and, &k_or, &k_xor};
+    int o = 0;
+    while (o < OP_OTHER && !eq(op, *names[o])) o++;
+    if (o == OP_OTHER || lw < 1 || lw > 64) return NULL;
+    int w = (int)lw, disjoint = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(flags); i++)
+        if (eq(PyTuple_GET_ITEM(flags, i), k_disjoint)) disjoint = 1;
+    if (o == OP_OR || o == OP_XOR) {
+        PyObject *both[2] = {a, b};
+        for (int i = 0; i < 2; i++) {
+            if (!PyUnicode_Check(both[i])) continue;
+            Py_ssize_t at = PyUnicode_Find(both[i], s_itself, 0, PY_SSIZE_T_MAX, 1);
+            if (at == -2) return NULL;
+            /* a loop value being solved: its phi finds an invariant (binop_result says why) */
+            if (at >= 0) return Py_NewRef(both[i]);
+        }
+    }
+    i128 alo = 0, ahi = 0, blo = 0, bhi = 0, clo = 0, chi = 0, lo, hi;
+    KB ak = NO_BITS, bk = NO_BITS, ck;
+    int ra = Py_TYPE(a) == RangeT, rb = Py_TYPE(b) == RangeT, has_c = cb != Py_None;
+    if ((ra && !read_range(a, &alo, &ahi, &ak)) || (rb && !read_range(b, &blo, &bhi, &bk)) ||
+        (has_c && !read_range(cb, &clo, &chi, &ck)))
+        return NULL;
+    if ((!ra && !PyUnicode_Check(a)) || (!rb && !PyUnicode_Check(b))) return NULL;
+    /* binop_range */
+    const char *wraps = "%S may wrap around%S";
+    if (o == OP_ADD || o == OP_SUB || o == OP_MUL || (o == OP_OR && disjoint)) {
+        if (!ra) return Py_NewRef(a);
+        if (!rb) return Py_NewRef(b);
+        if (o == OP_SUB) {
+            lo = alo - bhi, hi = ahi - blo;
+        } else if (o == OP_MUL) {
+            i128 p[4];
+            if (__builtin_mul_overflow(alo, blo, &p[0]) || __builtin_mul_overflow(alo, bhi, &p[1]) ||
+                __builtin_mul_overflow(ahi, blo, &p[2]) || __builtin_mul_overflow(ahi, bhi, &p[3]))
+                return NULL;
+            lo = hi = p[0];
+            for (int i = 1; i < 4; i++) {
+                if (p[i] < lo) lo = p[i];
+                if (p[i] > hi) hi = p[i];
+            }
+        } else {
+            lo = alo + blo, hi = ahi + bhi;
+        }
+        if (!fits(lo, hi, w)) return reason_at(wraps, op, inst);
+    } else if (o == OP_SHL || o == OP_LSHR || o == OP_ASHR) {
+        if (!has_c || !(0 <= clo && clo < w)) return reason_at("%S by a non-constant amount%S", op, inst);
+        int c = (int)clo;
+        if (o == OP_SHL) {
+            if (!ra) return Py_NewRef(a);
+            lo = alo * ((i128)1 << c), hi = ahi * ((i128)1 << c); /* |a| < 2**64, c < 64: no overflow */
+            if (!fits(lo, hi, w)) return reason_at(wraps, op, inst);
+        } else {
+            KB t = ak;
+            lo = alo, hi = ahi;
+            if (o == OP_LSHR) urange(ra, &lo, &hi, &t, w);
+            else srange(ra, &lo, &hi, &t, w);
+            lo >>= c, hi >>= c; /* an arithmetic shift: Python's >> on negative ints */
         }
     } else {
-        i128 limit = (i128)1 << (126 - shift);
-        if (alo <= -limit || alo >= limit || ahi <= -limit || ahi >= limit) return NULL;
-        lo = alo * ((i128)1 << shift), hi = ahi * ((i128)1 << shift);
+        i128 ulo = alo, uhi = ahi, vlo = blo, vhi = bhi;
+        KB t = ak, u = bk;
+        urange(ra, &ulo, &uhi, &t, w);
+        if (o == OP_AND && has_c) {
+            i128 c = clo, ch = chi, sc = clo, sh = chi;
+            KB tc = ck, ts = ck;
+            urange(1, &c, &ch, &tc, w);
+            srange(1, &sc, &sh, &ts, w);
+            if (sc < 0 && ((-sc) & (-sc - 1)) == 0) {
+                /* a mask that clears the low bits: monotone on the unsigned reading */
+                lo = ulo & c, hi = uhi & c;
+            } else {
+                lo = 0, hi = uhi < c ? uhi : c;
+            }
+        } else {
+            urange(rb, &vlo, &vhi, &u, w);
+            if (o == OP_AND) {
+                lo = 0, hi = uhi < vhi ? uhi : vhi;
+            } else {
+                i128 top = ((i128)1 << bit_length(uhi > vhi ? uhi : vhi)) - 1, sum = uhi + vhi;
+                if (o == OP_OR) {
+                    lo = ulo > vlo ? ulo : vlo;
+                    hi = top < sum ? top : sum;
+                } else {
+                    lo = 0, hi = top;
+                }
+            }
+        }
     }
-    if (!fits(lo, hi, w)) {
-        PyObject *where = PyObject_CallOneArg(f_at_line, inst);
-        if (where == NULL) return NULL;
-        PyObject *why = PyUnicode_FromFormat("%S may wrap around%S", op, where);
-        Py_DECREF(where);
-        return why;
+    /* the rest of binop_result: the operands' known bits */
+    KB ka = ra ? range_known(alo, ahi, ak.zero, ak.one, w) : NO_BITS;
+    KB kb = rb ? range_known(blo, bhi, bk.zero, bk.one, w) : NO_BITS;
+    u64 m = mask_of(w);
+    if ((o == OP_OR || o == OP_XOR) && (~ka.zero & ~kb.zero & m) == 0) {
+        /* no bit set in both: the same value as their sum, which cannot wrap */
+        i128 ulo = alo, uhi = ahi, vlo = blo, vhi = bhi;
+        KB t = ak, u = bk;
+        urange(ra, &ulo, &uhi, &t, w);
+        urange(rb, &vlo, &vhi, &u, w);
+        i128 glo = ulo + vlo, ghi = uhi + vhi;
+        if (fits(glo, ghi, w) && glo >= 0 && lo >= 0) {
+            i128 nlo = lo > glo ? lo : glo, nhi = hi < ghi ? hi : ghi;
+            if (nlo <= nhi) lo = nlo, hi = nhi;
+        }
     }
-    PyObject *res = new_range(lo, hi), *wv = NULL, *ka = NULL, *kb = NULL, *k = NULL, *out = NULL;
-    if (res == NULL || (wv = PyLong_FromLong(w)) == NULL) goto done;
-    PyObject *kargs[3] = {a, wv, NULL};
-    if ((ka = PyObject_Vectorcall(f_known, kargs, 2, NULL)) == NULL) goto done;
-    kargs[0] = b;
-    if ((kb = PyObject_Vectorcall(f_known, kargs, 2, NULL)) == NULL) goto done;
-    if (is_shl) {
-        PyObject *sv = PyLong_FromLong(shift);
-        if (sv == NULL) goto done;
-        PyObject *sargs[3] = {ka, sv, wv};
-        k = PyObject_Vectorcall(f_shl, sargs, 3, NULL);
-        Py_DECREF(sv);
-    } else if (is_mul) {
-        PyObject *margs[3] = {ka, kb, wv};
-        k = PyObject_Vectorcall(f_mul, margs, 3, NULL);
-    } else {
-        PyObject *aargs[4] = {ka, kb, wv, Py_True};
-        k = PyObject_Vectorcall(f_add_sub, aargs, 3, is_sub ? kw_sub : NULL);
+    KB k;
+    switch (o) {
+    case OP_ADD: k = kb_add_sub(ka, kb, w, 0); break;
+    case OP_SUB: k = kb_add_sub(ka, kb, w, 1); break;
+    case OP_MUL: k = kb_mul(ka, kb, w); break;
+    case OP_AND: k.zero = ka.zero | kb.zero, k.one = ka.one & kb.one; break;
+    case OP_OR: k.zero = ka.zero & kb.zero, k.one = ka.one | kb.one; break;
+    case OP_XOR:
+        k.zero = (ka.zero & kb.zero) | (ka.one & kb.one);
+        k.one = (ka.zero & kb.one) | (ka.one & kb.zero);
+        break;
+    default: {
+        /* a shift by the constant c < w (a larger one was answered above) */
+        int c = (int)clo;
+        if (clo != chi) return range_of(lo, hi, NO_BITS); /* known_binop: no constant, no bits */
+        k = o == OP_SHL ? kb_shl(ka, c, w) : o == OP_LSHR ? kb_lshr(ka, c, w) : kb_ashr(ka, c, w);
     }
-    if (k == NULL) goto done;
-    PyObject *wargs[3] = {res, k, wv};
-    out = PyObject_Vectorcall(f_with_known, wargs, 3, NULL);
-done:
-    if (out == NULL && !PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "_crange: no result");
-    Py_XDECREF(res);
-    Py_XDECREF(wv);
-    Py_XDECREF(ka);
-    Py_XDECREF(kb);
-    Py_XDECREF(k);
-    return out;
+    }
+    return with_known_of(lo, hi, NO_BITS, k, w);
+}
+
+/* range_transfer.cast_result(cast, r, sw, w, inst) for zext, sext and trunc between widths
+ * of at most 64 bits; NULL with no exception when Python answers */
+static PyObject *c_cast(PyObject *cast, PyObject *r, long sw, long w, PyObject *inst) {
+    int z = eq(cast, k_zext), x = !z && eq(cast, k_sext);
+    if (sw < 1 || sw > 64 || w < 1 || w > 64 || (!z && !x && !eq(cast, k_trunc))) return NULL;
+    i128 lo = 0, hi = 0;
+    KB k = NO_BITS;
+    int ok = Py_TYPE(r) == RangeT;
+    if ((ok && !read_range(r, &lo, &hi, &k)) || (!ok && !PyUnicode_Check(r))) return NULL;
+    KB known = ok ? range_known(lo, hi, k.zero, k.one, (int)sw) : NO_BITS;
+    if (z || x) {
+        if (z) urange(ok, &lo, &hi, &k, (int)sw);
+        else srange(ok, &lo, &hi, &k, (int)sw);
+        return with_known_of(lo, hi, k, kb_ext(known, (int)sw, (int)w, x), (int)w);
+    }
+    if (!ok) return Py_NewRef(r);
+    if (!fits(lo, hi, w)) return reason_at("%S may drop bits%S", cast, inst);
+    u64 m = mask_of((int)w);
+    KB t = {known.zero & m, known.one & m};
+    return with_known_of(lo, hi, NO_BITS, t, (int)w);
 }
 
 /* IntTransfer._binop */
@@ -468,7 +578,7 @@ static PyObject *int_binop(Ctx *c, PyObject *ops, long w, PyObject *inst) {
     if (a == NULL) goto done;
     b = cb != Py_None ? Py_NewRef(cb) : c_int(c, tb, vb);
     if (b == NULL) goto done;
-    out = fast_binop(op, a, b, cb, w, inst);
+    out = c_binop(op, flags, a, b, cb, w, inst);
     if (out != NULL || PyErr_Occurred()) goto done;
     PyObject *wv = PyLong_FromLong(w);
     if (wv == NULL) goto done;
@@ -515,7 +625,7 @@ static PyObject *int_inst(Ctx *c, PyObject *inst, long w) {
                 }
                 if (sw > 0) {
                     PyObject *r = c_int(c, sty, sv);
-                    if (r != NULL) {
+                    if (r != NULL && (out = c_cast(cast, r, sw, w, inst)) == NULL && !PyErr_Occurred()) {
                         PyObject *swv = PyLong_FromLong(sw), *wv = PyLong_FromLong(w);
                         if (swv != NULL && wv != NULL)
                             out = PyObject_CallFunctionObjArgs(f_cast_result, cast, r, swv, wv, inst, NULL);
@@ -576,7 +686,12 @@ static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
         int e = enter(c, key, &saved, &out);
         if (e != 0) goto done_inst; /* an error, or out is the reason */
         PyObject *res = int_inst(c, inst, w);
-        if (res != NULL && Py_TYPE(res) == RangeT && PyTuple_GET_SIZE(res) >= 4) {
+        i128 lo, hi;
+        KB k;
+        if (res != NULL && w <= 64 && read_range(res, &lo, &hi, &k)) {
+            /* a range with known bits came from with_known, which its own output leaves as it is */
+            if (!k.zero && !k.one) Py_SETREF(res, with_known_of(lo, hi, NO_BITS, NO_BITS, (int)w));
+        } else if (res != NULL && Py_TYPE(res) == RangeT && PyTuple_GET_SIZE(res) >= 4) {
             int z = PyObject_IsTrue(PyTuple_GET_ITEM(res, 2)), o = PyObject_IsTrue(PyTuple_GET_ITEM(res, 3));
             if (z < 0 || o < 0) {
                 Py_CLEAR(res);
@@ -905,7 +1020,7 @@ PyMODINIT_FUNC PyInit__crange(void) {
     INTERN(k_int, "int") INTERN(k_ptr, "ptr") INTERN(k_binop, "binop") INTERN(k_cast, "cast") INTERN(k_gep, "gep")
     INTERN(k_zext, "zext") INTERN(k_sext, "sext") INTERN(k_trunc, "trunc") INTERN(k_bitcast, "bitcast")
     INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")
-    INTERN(k_xor, "xor") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
+    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(s_itself, "itself") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
     INTERN(w_itself, "value depends on itself through a loop") INTERN(w_deep, "expression too deep")
     INTERN(w_budget, "range analysis budget exhausted") INTERN(w_not_int, "not an integer")
     if (int128_init() < 0 || (kw_sub = Py_BuildValue("(s)", "sub")) == NULL) return NULL;

@@ -46,16 +46,14 @@ static PyObject *from_i128(i128 v) {
         return PyLong_FromLongLong((long long)v);
     if (v >= 0 && v < ((i128)1 << 64))
         return PyLong_FromUnsignedLongLong((u64)v);
-    if (v < 0 && v >= -((i128)1 << 64)) {
-        PyObject *u = PyLong_FromUnsignedLongLong((u64)(v + ((i128)1 << 64)));
-        if (u == NULL)
-            return NULL;
-        PyObject *r = PyNumber_Subtract(u, Two64);
-        Py_DECREF(u);
-        return r;
-    }
-    PyErr_SetString(PyExc_OverflowError, "_cdomain: value out of range");
-    return NULL;
+    /* (v >> 64) * 2**64 + the low 64 bits: any 128-bit value */
+    PyObject *high = PyLong_FromLongLong((long long)(v >> 64)), *low = PyLong_FromUnsignedLongLong((u64)v);
+    PyObject *scaled = high == NULL || low == NULL ? NULL : PyNumber_Multiply(high, Two64);
+    PyObject *r = scaled == NULL ? NULL : PyNumber_Add(scaled, low);
+    Py_XDECREF(high);
+    Py_XDECREF(low);
+    Py_XDECREF(scaled);
+    return r;
 }
 
 #endif

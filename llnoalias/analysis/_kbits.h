@@ -2,11 +2,40 @@
  * arithmetic of knownbits.py and interval.py that both compiled modules do (_cdomain.c
  * wraps each as the Python function of the same name; _crange.c uses them inside its
  * queries). Masks are 64-bit, ends 128-bit; each function is its Python original's
- * arithmetic, line for line, for widths 1 to 64. */
+ * arithmetic, line for line, for widths 1 to 64. make() builds the namedtuples (Range,
+ * Off, Known) the answers are returned in. */
 #ifndef LLNOALIAS_KBITS_H
 #define LLNOALIAS_KBITS_H
 
 #include "_int128.h"
+
+/* a namedtuple of the given type from n new references (stolen, NULLs allowed: then NULL) */
+static inline PyObject *make(PyObject *type, Py_ssize_t n, PyObject **items) {
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_XDECREF(items[i]);
+        return NULL;
+    }
+    int bad = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (items[i] == NULL)
+            bad = 1;
+        PyTuple_SET_ITEM(t, i, items[i]);  /* a NULL slot is freed safely by tuple dealloc */
+    }
+    if (bad) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    PyObject *args = PyTuple_Pack(1, t);
+    Py_DECREF(t);
+    if (args == NULL)
+        return NULL;
+    /* tuple.__new__(type, items): the namedtuple without its Python-level __new__ */
+    PyObject *r = PyTuple_Type.tp_new((PyTypeObject *)type, args, NULL);
+    Py_DECREF(args);
+    return r;
+}
 
 /* a pair of masks: bits known to be 0 and bits known to be 1 */
 typedef struct {
