@@ -30,10 +30,12 @@ static long BUDGET, MAX_DEPTH;
 static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_depth, *s_budget, *s_low,
     *s_phis_solved, *s_before_query, *s_arg_range, *s_int_other, *s_off_other, *s_int_ops, *s_off_inst, *s_gep_from,
     *s_fa, *s_value, *s_vscale, *s_lds_bits, *s_mod, *s_ops, *s_kind, *s_flags, *s_operands, *s_source_type,
-    *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals;
+    *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals, *s_dl, *s_pointers, *s_addrspace, *s_elem,
+    *s_count, *s_alloc_size, *s_named_types, *s_scalar_sizes;
 /* strings compared with */
 static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
-    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *s_itself;
+    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *s_itself, *k_float, *k_array,
+    *k_vector;
 /* reasons */
 static PyObject *w_itself, *w_deep, *w_budget, *w_not_int;
 
@@ -104,6 +106,15 @@ fail:
 
 static int get_long(Ctx *c, PyObject *key, long *out) {
     PyObject *v = dget(c, key);
+    if (v == NULL) return -1;
+    *out = PyLong_AsLong(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* an int attribute of an object, as a long: 0, or -1 with an exception */
+static int get_long_attr(PyObject *o, PyObject *name, long *out) {
+    PyObject *v = PyObject_GetAttr(o, name);
     if (v == NULL) return -1;
     *out = PyLong_AsLong(v);
     Py_DECREF(v);
@@ -845,7 +856,188 @@ static PyObject *add_off(Ctx *c, PyObject *flags, PyObject *operands) {
     return out;
 }
 
-/* FunctionRanges._gep: the base here, the indices in Python (else None: ask Python) */
+#define GEP_STEPS 8
+#define SCALE_LIMIT ((i128)1 << 56)
+
+/* DataLayout.alloc_size(ty, named, depth) for a type of at most 60 nested arrays: 1 with
+ * *out (below SCALE_LIMIT), 0 when it has none or a larger one, -1 on error. An array is
+ * its element's size times its count, as there; int, float and pointer types are looked
+ * up in dl.scalar_sizes by kind and width (below depth 64 their size depends on nothing
+ * else); the rest are asked of dl each time. */
+static int alloc_size(Ctx *c, PyObject *dl, PyObject *ty, int depth, i128 *out) {
+    PyObject *kind = PyObject_GetAttr(ty, s_kind);
+    if (kind == NULL) return -1;
+    long key = -1;
+    int code = eq(kind, k_int) ? 0 : eq(kind, k_float) ? 1 : eq(kind, k_ptr) ? 2 : eq(kind, k_array) ? 3 : 4;
+    Py_DECREF(kind);
+    if (code == 3) {
+        if (depth > 60) return 0;
+        PyObject *elem = PyObject_GetAttr(ty, s_elem), *count = elem == NULL ? NULL : PyObject_GetAttr(ty, s_count);
+        i128 e, n;
+        int r = count == NULL ? -1 : elem == Py_None ? 0 : alloc_size(c, dl, elem, depth + 1, &e);
+        if (r > 0 && (!to_i128(count, &n) || n < 0 || n >= SCALE_LIMIT || e * n >= SCALE_LIMIT)) r = 0;
+        if (r > 0) *out = e * n;
+        Py_XDECREF(elem);
+        Py_XDECREF(count);
+        return r;
+    }
+    if (code < 3) {
+        long at;
+        if (get_long_attr(ty, code == 2 ? s_addrspace : s_bits, &at) < 0) return -1;
+        if (at >= 0 && at < (1L << 24)) key = at * 4 + code;
+    }
+    PyObject *cache = NULL, *kv = NULL, *got = NULL, *named = NULL;
+    int r = -1;
+    if ((cache = PyObject_GetAttr(dl, s_scalar_sizes)) == NULL) goto done;
+    if (!PyDict_Check(cache)) {
+        PyErr_SetString(PyExc_TypeError, "ranges: dl.scalar_sizes must be a dict");
+        goto done;
+    }
+    if (key >= 0) {
+        if ((kv = PyLong_FromLong(key)) == NULL) goto done;
+        got = Py_XNewRef(PyDict_GetItemWithError(cache, kv));
+        if (got == NULL && PyErr_Occurred()) goto done;
+    }
+    if (got == NULL) {
+        if ((named = PyObject_GetAttr(c->mod, s_named_types)) == NULL) goto done;
+        PyObject *dv = PyLong_FromLong(depth); /* Python's own depth: its limits apply as they would */
+        if (dv == NULL) goto done;
+        got = PyObject_CallMethodObjArgs(dl, s_alloc_size, ty, named, dv, NULL);
+        Py_DECREF(dv);
+        if (got == NULL) goto done;
+        if (key >= 0 && PyDict_SetItem(cache, kv, got) < 0) goto done;
+    }
+    r = got != Py_None && to_i128(got, out) && *out < SCALE_LIMIT ? 1 : 0;
+done:
+    Py_XDECREF(cache);
+    Py_XDECREF(kv);
+    Py_XDECREF(got);
+    Py_XDECREF(named);
+    return r;
+}
+
+/* (pointer bits, index bits) of an address space: DataLayout.pointer_bits/index_bits */
+static int pointer_widths(PyObject *dl, long space, long *pw, long *iw) {
+    PyObject *ptrs = PyObject_GetAttr(dl, s_pointers);
+    if (ptrs == NULL) return -1;
+    int r = 0;
+    *pw = *iw = 64;
+    if (PyDict_Check(ptrs)) {
+        PyObject *key = PyLong_FromLong(space), *zero = PyLong_FromLong(0), *e = NULL;
+        if (key != NULL && zero != NULL) {
+            e = PyDict_GetItemWithError(ptrs, key);
+            if (e == NULL && !PyErr_Occurred()) e = PyDict_GetItemWithError(ptrs, zero);
+        }
+        if (PyErr_Occurred()) {
+            r = -1;
+        } else if (e != NULL) {
+            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
+                r = 0, *pw = 1, *iw = 0; /* not understood: the caller hands the gep to Python */
+            } else {
+                *pw = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
+                *iw = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
+                if (PyErr_Occurred()) PyErr_Clear(), *pw = 1, *iw = 0;
+            }
+        }
+        Py_XDECREF(key);
+        Py_XDECREF(zero);
+    } else {
+        *pw = 1, *iw = 0;
+    }
+    Py_DECREF(ptrs);
+    return r;
+}
+
+/* FunctionRanges._gep_from(base, source, operands) for up to GEP_STEPS integer indices of
+ * at most 64 bits, each into the source type, an array or a vector of a known size: a new
+ * reference, or NULL with an exception, or NULL with none set before any operand was asked
+ * for (then the Python method answers the whole gep) */
+static PyObject *gep_from(Ctx *c, PyObject *base, PyObject *source, PyObject *operands) {
+    Py_ssize_t n = PyList_GET_SIZE(operands) - 1;
+    if (n < 1 || n > GEP_STEPS) return NULL;
+    PyObject *ity[GEP_STEPS], *iv[GEP_STEPS], *held[GEP_STEPS], *bty, *bv, *dl = NULL, *out = NULL;
+    int bits[GEP_STEPS], nheld = 0;
+    i128 scale[GEP_STEPS], lo, hi;
+    long space, pw, iw;
+    KB k;
+    if (!pair(operands, 0, &bty, &bv)) return NULL;
+    if (get_long_attr(bty, s_addrspace, &space) < 0 || (dl = dget(c, s_dl)) == NULL) return NULL;
+    if (pointer_widths(dl, space >= 0 ? space : 0, &pw, &iw) < 0) goto done;
+    /* a narrower index width wraps the offset there: Python says so */
+    if (iw < pw || iw < 1 || iw > 64 || !read_off(base, (int)iw, &k, &lo, &hi)) goto done;
+    PyObject *cur = source;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long b;
+        if (!pair(operands, i + 1, &ity[i], &iv[i]) || (b = width(ity[i])) == 0 || b > 64) goto done;
+        if (b < 0) goto done;
+        bits[i] = (int)b;
+        if (i > 0) {
+            int agg = kind_is(cur, k_array);
+            if (agg == 0) agg = kind_is(cur, k_vector);
+            if (agg <= 0) goto done;
+            PyObject *elem = PyObject_GetAttr(cur, s_elem);
+            if (elem == NULL) goto done;
+            held[nheld++] = elem;
+            if (elem == Py_None) goto done;
+            cur = elem;
+        }
+        int r = alloc_size(c, dl, cur, 0, &scale[i]);
+        if (r <= 0) goto done;
+    }
+    /* every step is one this takes: from here on it answers */
+    int w = (int)iw;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *r = c_int(c, ity[i], iv[i]);
+        if (r == NULL) goto done;
+        i128 rlo, rhi;
+        KB rk;
+        if (!read_range(r, &rlo, &rhi, &rk)) {
+            /* a reason; or a Range of at most 64 bits whose ends or masks do not fit, which
+             * the domain never makes: no range either way */
+            out = PyUnicode_Check(r) ? PyUnicode_FromFormat("getelementptr index with no range: %U", r)
+                                     : PyUnicode_FromString("getelementptr index with a range not read");
+            Py_DECREF(r);
+            goto done;
+        }
+        Py_DECREF(r);
+        int b = bits[i];
+        if (b > w) {
+            /* truncated to the index width, then read as signed */
+            i128 half = (i128)1 << (w - 1);
+            if (!(-half <= rlo && rhi < half)) {
+                out = PyUnicode_FromString("getelementptr index truncated to the index width may wrap");
+                goto done;
+            }
+        } else {
+            srange(1, &rlo, &rhi, &rk, b); /* sign-extended to the index width */
+            i128 half = (i128)1 << (b - 1);
+            int full = (rlo <= 0 && rhi >= ((i128)1 << b) - 1) || (rlo <= -half && rhi >= half - 1);
+            if (b > 8 && full) {
+                out = PyUnicode_FromString("getelementptr index may be negative once sign-extended");
+                goto done;
+            }
+        }
+        i128 x = rlo * scale[i], y = rhi * scale[i];
+        lo += x < y ? x : y;
+        hi += x < y ? y : x;
+        /* the index, sign extended (or truncated) to the index width, times the scale */
+        KB ki = range_known(rlo, rhi, rk.zero, rk.one, b);
+        if (b < w) ki = kb_ext(ki, b, w, 1);
+        ki.zero &= mask_of(w), ki.one &= mask_of(w);
+        k = kb_add_sub(k, kb_mul(ki, kb_const((u64)scale[i], w), w), w, 0);
+    }
+    KB got = off_add_known(&lo, &hi, off_bits_of(lo, hi, 0, 0, 0, w), k, w);
+    PyObject *items[6] = {Py_NewRef(PyTuple_GET_ITEM(base, 0)), from_i128(lo), from_i128(hi),
+                          PyLong_FromUnsignedLongLong(got.zero), PyLong_FromUnsignedLongLong(got.one),
+                          PyLong_FromLong(w)};
+    out = make((PyObject *)OffT, 6, items);
+done:
+    for (int i = 0; i < nheld; i++) Py_DECREF(held[i]);
+    Py_XDECREF(dl);
+    return out;
+}
+
+/* FunctionRanges._gep: the base, then the indices here or in Python (else None: ask Python) */
 static PyObject *gep(Ctx *c, PyObject *source, PyObject *operands) {
     PyObject *bty, *bv;
     if (!pair(operands, 0, &bty, &bv)) return Py_NewRef(Py_None);
@@ -853,7 +1045,9 @@ static PyObject *gep(Ctx *c, PyObject *source, PyObject *operands) {
     if (is_ptr <= 0) return is_ptr < 0 ? NULL : Py_NewRef(Py_None);
     PyObject *base = c_off(c, bty, bv);
     if (base == NULL || Py_TYPE(base) != OffT) return base;
-    PyObject *out = PyObject_CallMethodObjArgs(c->self, s_gep_from, base, source, operands, NULL);
+    PyObject *out = gep_from(c, base, source, operands);
+    if (out == NULL && !PyErr_Occurred())
+        out = PyObject_CallMethodObjArgs(c->self, s_gep_from, base, source, operands, NULL);
     Py_DECREF(base);
     return out;
 }
@@ -1020,7 +1214,10 @@ PyMODINIT_FUNC PyInit__crange(void) {
     INTERN(k_int, "int") INTERN(k_ptr, "ptr") INTERN(k_binop, "binop") INTERN(k_cast, "cast") INTERN(k_gep, "gep")
     INTERN(k_zext, "zext") INTERN(k_sext, "sext") INTERN(k_trunc, "trunc") INTERN(k_bitcast, "bitcast")
     INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")
-    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(s_itself, "itself") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
+    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(s_itself, "itself")
+    INTERN(k_float, "float") INTERN(k_array, "array") INTERN(k_vector, "vector") INTERN(s_dl, "dl")
+    INTERN(s_pointers, "pointers") INTERN(s_addrspace, "addrspace") INTERN(s_elem, "elem") INTERN(s_count, "count")
+    INTERN(s_alloc_size, "alloc_size") INTERN(s_named_types, "named_types") INTERN(s_scalar_sizes, "scalar_sizes") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
     INTERN(w_itself, "value depends on itself through a loop") INTERN(w_deep, "expression too deep")
     INTERN(w_budget, "range analysis budget exhausted") INTERN(w_not_int, "not an integer")
     if (int128_init() < 0 || (kw_sub = Py_BuildValue("(s)", "sub")) == NULL) return NULL;
