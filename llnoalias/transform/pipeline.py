@@ -21,7 +21,7 @@ from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots
-from .scopes import Plan, Region, finish, noalias_keys
+from .scopes import Decision, Plan, Region, finish, noalias_keys
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 
@@ -139,44 +139,55 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             ids[id(key)] = writer.scope(domain, name)
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
-    #: a key's id as a one-scope list: most accesses have one scope
-    single = {k: (v,) for k, v in ids.items()}
+    #: (domain, id of its one key) -> its scopes and noalias lists: most accesses have one
+    one_key: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
     seen: set[int] = set()
     # one loop, no call per instruction but the writer's (a large module has one per access)
-    tagged = [d for d in p.decisions if d.keys]
     attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
-    n = len(tagged)
-    i = 0
-    while i < n:
-        d = tagged[i]
+    cur: Instruction | None = None
+    own: tuple[int, ...]
+    for d in p.decisions:
+        dkeys = d.keys
+        if not dkeys:
+            continue
+        if len(dkeys) == 1:
+            got = one_key.get((d.domain, id(dkeys[0])))
+            if got is None:
+                own = (ids[id(dkeys[0])],)
+                got = one_key[(d.domain, id(dkeys[0]))] = (own, _noalias_ids(d, own, p, ids, noalias_of))
+            own, na = got
+        else:
+            own = tuple([ids[id(key)] for key in dkeys])
+            na = _noalias_ids(d, own, p, ids, noalias_of)
         inst = d.access.inst
-        j = i + 1
-        while j < n and tagged[j].access.inst is inst:
-            j += 1
+        if inst is cur:
+            _, scopes, noalias = attachments[-1]
+            attachments[-1] = (inst, scopes + own, noalias + na)
+            continue
         assert id(inst) not in seen, "decisions of one instruction are not adjacent"
         seen.add(id(inst))
-        scopes: tuple[int, ...] = ()
-        noalias: tuple[int, ...] = ()
-        for k in range(i, j):
-            d = tagged[k]
-            dkeys = d.keys
-            own = single[id(dkeys[0])] if len(dkeys) == 1 else tuple([ids[id(key)] for key in dkeys])
-            na = noalias_of.get((d.domain, own))
-            if na is None:
-                na = noalias_of[(d.domain, own)] = tuple(
-                    [ids[id(key)] for key in noalias_keys(d, p.domain_keys[d.domain])])
-            scopes += own  # (() + own is own itself: no copy for the common single decision)
-            noalias += na
-        attachments.append((inst, scopes, noalias))
-        i = j
+        cur = inst
+        attachments.append((inst, own, na))
     failed = {id(inst) for inst in writer.attach_all_scopes(attachments)}
     if failed:
-        for d in tagged:
+        for d in p.decisions:
             inst = d.access.inst
+            if not d.keys:
+                continue
             if id(inst) in failed:
                 d.keys = []
                 d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
                 d.blocker = f"line {inst.line}: the access's own metadata"
+
+
+def _noalias_ids(d: Decision, own: tuple[int, ...], p: Plan, ids: dict[int, int],
+                 noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]]) -> tuple[int, ...]:
+    """The scope ids of ``d``'s !noalias list, for its own scopes ``own`` (one list per
+    domain and own scopes, made once)."""
+    na = noalias_of.get((d.domain, own))
+    if na is None:
+        na = noalias_of[(d.domain, own)] = tuple([ids[id(key)] for key in noalias_keys(d, p.domain_keys[d.domain])])
+    return na
 
 
 def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
