@@ -74,15 +74,10 @@ class BodyReader(LineReader):
         text = self.src.text
         lines = self.lines
         starts = lines.starts
-        if i >= lines.n:
+        end_start = self._body_end(i)
+        if end_start is None:
             return None
         body_start = starts[i]
-        nl = text.find("\n}", body_start - 1)
-        if nl < 0:
-            return None
-        end_start = nl + 1
-        if not _BODY_END_RE.match(text, end_start):
-            return None
         if _cscan is not None:
             return self._body_compiled(fn, i, def_off, body_start, end_start)
         rows = _BODY_ROW_RE.findall(text, body_start, end_start)
@@ -142,6 +137,17 @@ class BodyReader(LineReader):
             fn.blocks = ["entry"]
         self._check_refs(body_start, end_start, defined)
         return end_line + 1
+
+    def _body_end(self, i: int) -> int | None:
+        """Where the first line from line ``i`` on that is a '}' in column 0 starts (the end
+        of a body that begins at line ``i``, as the fast path finds it), or None."""
+        if i >= self.lines.n:
+            return None
+        text = self.src.text
+        nl = text.find("\n}", self.lines.starts[i] - 1)
+        if nl < 0 or not _BODY_END_RE.match(text, nl + 1):
+            return None
+        return nl + 1
 
     def _body_compiled(self, fn: Function, i: int, def_off: int, body_start: int, end_start: int) -> int | None:
         """``_body_fast`` with the compiled loop: ``_cscan.body_rows`` reads the plain rows

@@ -9,6 +9,7 @@ module of a million lines costs one scan plus the instructions that matter.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 from ..plain import Record
 from .lexer import split_comment
@@ -220,9 +221,13 @@ class Function(Record):
         self.header_end = header_end  # offset just after the header's closing ')' of the argument list
         self.fn_attr_groups = fn_attr_groups
         self.fn_attrs_inline = fn_attrs_inline
-        self.instrs: list[Instruction] = [] if instrs is None else instrs
-        self.by_name: dict[str, Instruction] = {} if by_name is None else by_name
-        self.blocks: list[str] = [] if blocks is None else blocks
+        #: reads the body when it is first asked for (``parse_module(defer_bodies=True)``)
+        self._pending: Callable[[], None] | None = None
+        #: the lines of a body left to be read later (a stand-in for its size until then)
+        self.deferred_lines = 0
+        self._instrs: list[Instruction] = [] if instrs is None else instrs
+        self._by_name: dict[str, Instruction] = {} if by_name is None else by_name
+        self._blocks: list[str] = [] if blocks is None else blocks
         self.is_kernel = is_kernel
         self.header_text = header_text
         #: the header after the parameter list: the function's own attributes (a parameter
@@ -230,7 +235,69 @@ class Function(Record):
         self.own_attrs_text = own_attrs_text
         self.source = source
         #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
-        self.block_offsets: list[int] = [] if block_offsets is None else block_offsets
+        self._block_offsets: list[int] = [] if block_offsets is None else block_offsets
+
+    # The body: read on first use when its reading was deferred. Setting one of these
+    # drops a pending reading (the body is being released).
+    def _load(self) -> None:
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            pending()
+
+    def set_pending(self, read: Callable[[], None], lines: int) -> None:
+        """Read the body with ``read`` when it is first asked for; it spans ``lines`` lines."""
+        self._pending = read
+        self.deferred_lines = lines
+
+    @property
+    def body_pending(self) -> bool:
+        """Is the body still unread (its reading deferred and nothing asked for it yet)?"""
+        return self._pending is not None
+
+    @property
+    def instrs(self) -> list[Instruction]:
+        if self._pending is not None:
+            self._load()
+        return self._instrs
+
+    @instrs.setter
+    def instrs(self, value: list[Instruction]) -> None:
+        self._pending = None
+        self._instrs = value
+
+    @property
+    def by_name(self) -> dict[str, Instruction]:
+        if self._pending is not None:
+            self._load()
+        return self._by_name
+
+    @by_name.setter
+    def by_name(self, value: dict[str, Instruction]) -> None:
+        self._pending = None
+        self._by_name = value
+
+    @property
+    def blocks(self) -> list[str]:
+        if self._pending is not None:
+            self._load()
+        return self._blocks
+
+    @blocks.setter
+    def blocks(self, value: list[str]) -> None:
+        self._pending = None
+        self._blocks = value
+
+    @property
+    def block_offsets(self) -> list[int]:
+        if self._pending is not None:
+            self._load()
+        return self._block_offsets
+
+    @block_offsets.setter
+    def block_offsets(self, value: list[int]) -> None:
+        self._pending = None
+        self._block_offsets = value
 
     def block_at(self, offset: int) -> int:
         return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)

@@ -18,11 +18,69 @@ from ..diagnostics import LLNoaliasError
 from .lines import Lines, error_at
 from .model import Module
 from .source import BOM, SourceFile
-from .toplevel_reader import TopLevelReader
+from .toplevel_reader import BodyMismatch, TopLevelReader
+
+__all__ = ["BodyMismatch", "DeferredBodies", "parse_module", "parse_module_deferred"]
 
 
 def parse_module(src: SourceFile) -> Module:
     return _ModuleParser(src).run()
+
+
+def parse_module_deferred(src: SourceFile) -> tuple[Module, DeferredBodies]:
+    """``parse_module`` that leaves the function bodies unread: each is read when something
+    first asks for it (``Function.instrs``), so that processes that analyse parts of a
+    large module side by side each read only the bodies they use. A body read later may
+    raise ``LLNoaliasError`` (what the one-pass parse would have found first may lie
+    elsewhere: read the module with ``parse_module`` to say), or ``BodyMismatch`` when it
+    ends elsewhere than the top-level pass found. ``DeferredBodies.check`` finishes what
+    ``parse_module`` checks once every body has been read (here or in another process)."""
+    reader = _ModuleParser(src)
+    reader.defer = True
+    mod = reader.run()
+    return mod, DeferredBodies(reader)
+
+
+#: the references a reader still has to check, as plain data (``DeferredBodies.refs``)
+Refs = tuple[list[tuple[str, int]], list[tuple[str, int]], dict[str, tuple[int, int, str]],
+             dict[str, list[tuple[int, int]]]]
+
+
+class DeferredBodies:
+    """The reader of a deferred parse: what the bodies read so far still have to check."""
+
+    def __init__(self, reader: _ModuleParser) -> None:
+        self._reader = reader
+        #: the functions whose bodies another process read and sent the references of
+        self.read_elsewhere: set[str] = set()
+        self.checked = False
+
+    def refs(self) -> Refs:
+        r = self._reader
+        return r.pending_global_refs, r.pending_local_refs, r.pending_globals, r.pending_plain
+
+    def add_refs(self, refs: Refs) -> None:
+        """Take the references of bodies another process read (``refs()`` there)."""
+        r = self._reader
+        global_refs, local_refs, globals_, plain = refs
+        r.pending_global_refs.extend(global_refs)
+        r.pending_local_refs.extend(local_refs)
+        for name, span in globals_.items():
+            r.pending_globals.setdefault(name, span)
+        for name, spans in plain.items():
+            r.pending_plain.setdefault(name, []).extend(spans)
+
+    def check(self) -> None:
+        """Read every body no other process read, then check what ``parse_module`` checks
+        at its end: every reference of every body is defined (raises ``LLNoaliasError``,
+        or ``BodyMismatch``). Once is enough."""
+        if self.checked:
+            return
+        for fn in self._reader.mod.functions:
+            if fn.body_pending and fn.name not in self.read_elsewhere:
+                fn.instrs  # noqa: B018 - reads the body
+        self._reader._resolve_pending()
+        self.checked = True
 
 
 class _ModuleParser(TopLevelReader):
@@ -55,6 +113,3 @@ class _ModuleParser(TopLevelReader):
         self._max_metadata_id()
         return self.mod
 
-
-
-__all__ = ["parse_module"]

@@ -12,7 +12,7 @@ from .header_reader import HeaderReader
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .lines import NAME, blank_comment, error_at
-from .model import Declaration, Global
+from .model import Declaration, Function, Global
 from .types import Type, TypeParser
 
 _RESULT_RE = lazy(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
@@ -42,8 +42,16 @@ LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "
             "extern_weak", "linkonce_odr", "weak_odr", "external"}
 
 
+class BodyMismatch(Exception):
+    """A body read on demand ended elsewhere than the top-level pass found its '}' (a
+    line that begins with '}' inside the body): the module must be read in one pass."""
+
+
 class TopLevelReader(HeaderReader, BodyReader):
     """Reads the module's top-level entities, one at a time."""
+
+    #: leave function bodies to be read when first asked for (``parse_module_deferred``)
+    defer = False
 
     def _top_level(self, i: int, raw: str, start: int) -> int:
         src = self.src
@@ -227,7 +235,27 @@ class TopLevelReader(HeaderReader, BodyReader):
             raise error_at(src, off, f"redefinition of function '{fn.name}'")
         self.mod.functions.append(fn)
         self.mod.functions_by_name[fn.name] = fn
+        if self.defer:
+            return self._defer_body(fn, j + 1, off)
         return self._body(fn, j + 1, off)
+
+    def _defer_body(self, fn: Function, i: int, def_off: int) -> int:
+        """Leave the body from line ``i`` to be read when first asked for; returns the line
+        after its '}' (found as ``_body_fast`` finds it). A body with no such line is read
+        now."""
+        end_start = self._body_end(i)
+        starts = self.lines.starts
+        end_line = -1 if end_start is None else i + self.src.text.count("\n", starts[i], end_start)
+        if end_line < 0 or end_line >= self.lines.n or starts[end_line] != end_start:
+            return self._body(fn, i, def_off)
+        nxt = end_line + 1
+
+        def read() -> None:
+            if self._body(fn, i, def_off) != nxt:
+                raise BodyMismatch(fn.name)
+
+        fn.set_pending(read, nxt - i)
+        return nxt
 
     def _resolve_pending(self) -> None:
         mod = self.mod
