@@ -15,7 +15,8 @@ from ..analysis.lattice import Root
 from ..analysis.provenance import ModuleAnalysis
 from ..analysis.rootset import RootSet
 from ..ir.editor import Editor
-from ..ir.model import Function, Module
+from ..ir.model import Function, Instruction, Module
+from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
 from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
 from .metadata import MetadataWriter
@@ -27,10 +28,16 @@ if TYPE_CHECKING:
     #: one decision as plain data: the instruction's index in its function, the access's
     #: kind and intrinsic, the domain, the roots' ids, tagged, reason, blocker, range note,
     #: byte range
+    from ..ir.parser import Refs
+
     Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None]
-    #: a worker's reply: per function of its group, its decisions and argument edits; and
-    #: whether some result relied on a loaded integer being a plain value
-    Reply = tuple[list[tuple[list[Shipped], KernelEdits | None]], bool]
+    #: an instruction a decision is about: its index, result name, opcode, start, length
+    #: and opcode offset (``Instruction``'s fields: the parent may not have read the body)
+    ShippedInst = tuple[int, str | None, str, int, int, int]
+    #: a worker's reply: per function of its group, its decisions, their instructions and
+    #: its argument edits; whether some result relied on a loaded integer being a plain
+    #: value; and the references the bodies it read leave to check (a deferred parse)
+    Reply = tuple[list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]], bool, Refs | None]
 
 
 class FunctionPass:
@@ -40,7 +47,7 @@ class FunctionPass:
 
     def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                  detail: bool, plan: Plan, editor: Editor, writer: MetadataWriter,
-                 args: ArgumentsResult) -> None:
+                 args: ArgumentsResult, bodies: DeferredBodies | None = None) -> None:
         self.mod = mod
         self.ma = ma
         self.roots = roots
@@ -50,14 +57,17 @@ class FunctionPass:
         self.editor = editor
         self.writer = writer
         self.args = args
+        #: the reader of a deferred parse: the bodies not read yet are read where used
+        self.bodies = bodies
         self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
         workers: its instructions when some domain concerns it, else none (``plan_function``
-        passes it over in a moment)."""
+        passes it over in a moment); for a body not read yet, its lines."""
         domains_of = self.roots.domains_of
-        return [len(fn.instrs) if domains_of(fn) else 0 for fn in self.mod.functions]
+        return [(fn.deferred_lines if fn.body_pending else len(fn.instrs)) if domains_of(fn) else 0
+                for fn in self.mod.functions]
 
     def run(self, fn: Function) -> None:
         """Analyse ``fn`` and write what it decided."""
@@ -87,37 +97,54 @@ class FunctionPass:
     def ship(self, indices: range) -> Reply:
         """In a worker: analyse the functions ``indices`` and return them as plain data."""
         fns = self.mod.functions
-        out: list[tuple[list[Shipped], KernelEdits | None]] = []
+        for i in indices:
+            fns[i].instrs  # noqa: B018 - read the group's bodies first: a bad one ends the worker
+        out: list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]] = []
         for i in indices:
             fn = fns[i]
             made, edits = self._analyse(fn)
             index = {id(inst): n for n, inst in enumerate(fn.instrs)} if made else {}
+            insts: dict[int, ShippedInst] = {}
+            for d in made:
+                inst = d.access.inst
+                n = index[id(inst)]
+                if n not in insts:
+                    insts[n] = (n, inst.name, inst.opcode, inst.start, inst._len, inst._op)
             out.append(([(index[id(d.access.inst)], d.access.kind, d.access.intrinsic, d.domain,
                           tuple([id(r) for r in d.roots]), bool(d.keys), d.reason, d.blocker,
-                          d.range_note, d.byte_range) for d in made], edits))
-        return out, self.ma.loaded_int_used
+                          d.range_note, d.byte_range) for d in made], list(insts.values()), edits))
+        return out, self.ma.loaded_int_used, None if self.bodies is None else self.bodies.refs()
 
     def land(self, indices: range, reply: object) -> bool:
         """In the parent: take a worker's reply for ``indices``, as ``run`` would have left
-        them. False (and nothing taken) when the reply does not fit this module."""
+        them. False (and nothing taken) when the reply does not fit this module. A body
+        the parent has not read is not read for it: the worker's instructions stand in."""
         try:
             got: Reply = reply  # type: ignore[assignment]  # checked as it is read
-            per_fn, loaded_int_used = got
+            per_fn, loaded_int_used, refs = got
             if len(per_fn) != len(indices):
                 return False
             roots = self._roots_by_id()
             fns = self.mod.functions
             rebuilt: list[tuple[list[Decision], KernelEdits | None]] = []
-            for i, (shipped, edits) in zip(indices, per_fn, strict=True):
-                instrs = fns[i].instrs
+            for i, (shipped, shipped_insts, edits) in zip(indices, per_fn, strict=True):
+                fn = fns[i]
+                insts: dict[int, Instruction] = {}
+                if fn.body_pending:
+                    for n, name, opcode, start, length, op in shipped_insts:
+                        insts[n] = Instruction(name, opcode, start, start + length, fn, start + op if op >= 0 else -1)
+                else:
+                    instrs = fn.instrs
+                    for n, *_ in shipped_insts:
+                        if not 0 <= n < len(instrs):
+                            return False
+                        insts[n] = instrs[n]
                 accesses: dict[int, Access] = {}
                 made: list[Decision] = []
                 for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange in shipped:
                     acc = accesses.get(n)
                     if acc is None:
-                        if not 0 <= n < len(instrs):
-                            return False
-                        acc = accesses[n] = Access(instrs[n], kind, RELEASED, RELEASED, intrinsic)
+                        acc = accesses[n] = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
                     rs = [roots[r] for r in rids] if rids else ()
                     d = Decision(acc, None, domain, rs, rs if tagged else (), reason)
                     d.blocker = blocker
@@ -127,6 +154,11 @@ class FunctionPass:
                 rebuilt.append((made, edits))
         except (KeyError, IndexError, TypeError, ValueError):
             return False
+        if self.bodies is not None:
+            if refs is None:
+                return False
+            self.bodies.add_refs(refs)
+            self.bodies.read_elsewhere.update(fns[i].name for i in indices)
         for made, edits in rebuilt:
             self.plan.decisions.extend(made)
             apply_arguments(edits, self.editor, self.writer, self.args)

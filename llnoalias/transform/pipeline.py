@@ -7,11 +7,12 @@ from collections.abc import Iterator
 
 from ..analysis.provenance import ModuleAnalysis
 from ..analysis.rootset import RootSet
+from ..diagnostics import LLNoaliasError
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
 from ..ir.lexer import split_comment
 from ..ir.model import Instruction, Module
-from ..ir.parser import parse_module
+from ..ir.parser import BodyMismatch, DeferredBodies, parse_module, parse_module_deferred
 from ..ir.source import SourceFile
 from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
@@ -60,6 +61,11 @@ class AnnotateResult:
             yield from self._editor.chunks()
 
 
+#: the smallest text whose function bodies are read by the processes that analyse them
+#: (``parse_module_deferred``) when it may be split between processes
+DEFER_CHARS = 1 << 20
+
+
 def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | None = None,
                   want_report: bool = True, jobs: int = 1) -> AnnotateResult:
     """Annotate one module's text. Raises ``LLNoaliasError`` on bad input.
@@ -67,17 +73,34 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     With ``want_report=False`` only the report's summary is kept, and the parsed function
     bodies are released before the result is returned (for large modules on the command
     line, where nobody asked for ``--stats``). ``jobs``: how many processes may analyse
-    the functions (``workers``); the result does not depend on it."""
+    the functions (``workers``); the result does not depend on it. A large module that
+    may be split leaves each body to the process that analyses it (the parent does not
+    read the bodies a worker analysed); when that finds an error, the module is read and
+    annotated again in one pass, which reports the first error as it always does."""
     options = options or AnnotateOptions()
-    src = SourceFile(path, text)
-    mod = parse_module(src)
+    if jobs > 1 and len(text) >= DEFER_CHARS and workers.can_fork():
+        try:
+            return _annotate(SourceFile(path, text), options, want_report, jobs, defer=True)
+        except (LLNoaliasError, BodyMismatch):
+            pass
+        except Exception:
+            # a bad module may fail the analysis before its last reference is checked:
+            # then the one-pass parse raises what is wrong; else the failure is our own
+            parse_module(SourceFile(path, text))
+            raise
+    return _annotate(SourceFile(path, text), options, want_report, jobs, defer=False)
+
+
+def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs: int,
+              defer: bool) -> AnnotateResult:
+    mod, bodies = parse_module_deferred(src) if defer else (parse_module(src), None)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
-    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs)
+    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies)
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
-        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs)
+        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies)
     if want_report:
         report = _report(mod, p, roots, ma)
     else:
@@ -92,7 +115,8 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
 
 
 def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-             detail: bool = True, jobs: int = 1) -> tuple[Plan, Editor, ArgumentsResult]:
+             detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None
+             ) -> tuple[Plan, Editor, ArgumentsResult]:
     """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
 
     Functions are analysed one at a time and their parsed operands and provenance are
@@ -103,7 +127,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     editor = Editor(mod.source)
     writer = MetadataWriter(mod, editor)
     args = ArgumentsResult()
-    fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args)
+    fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args, bodies)
     groups = workers.split(fp.weights(), jobs) if jobs > 1 else []
     if len(groups) > 1 and workers.can_fork():
         replies = workers.fork_map(groups, fp.ship, fp.run_all)
@@ -112,6 +136,8 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
                 fp.run_all(group)  # the worker failed: do its share here
     else:
         fp.run_all(range(len(mod.functions)))
+    if bodies is not None:
+        bodies.check()  # the rest of the parse, before anything is written
     if options.regions:
         merge_regions(p)
     finish(p)
