@@ -3,9 +3,12 @@
 ``FunctionPass.run`` does one function in this process. For a large module the pipeline
 may hand groups of functions to worker processes (``workers``): a worker calls ``ship``,
 which analyses its group and returns plain data (no instruction, root or analysis object
-crosses the pipe: instructions go as their index in the function, roots as their ``id()``,
-which a forked worker shares with its parent), and the parent calls ``land`` to rebuild
-the decisions on its own objects, in function order.
+crosses the pipe: instructions go as their index in the function and their span, roots as
+their ``id()``, which a forked worker shares with its parent), and the parent calls ``land``
+to rebuild the decisions on its own objects, in function order. When the parse left the
+bodies to be read where used, a worker reads its group's and the parent does not: the
+instructions are rebuilt from their spans, and the worker sends the references its bodies
+leave to check.
 """
 
 from __future__ import annotations
@@ -25,11 +28,11 @@ from .scopes import Decision, Plan, plan_function
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from ..ir.parser import Refs
+
     #: one decision as plain data: the instruction's index in its function, the access's
     #: kind and intrinsic, the domain, the roots' ids, tagged, reason, blocker, range note,
     #: byte range
-    from ..ir.parser import Refs
-
     Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None]
     #: an instruction a decision is about: its index, result name, opcode, start, length
     #: and opcode offset (``Instruction``'s fields: the parent may not have read the body)
