@@ -30,8 +30,8 @@ static long BUDGET, MAX_DEPTH;
 static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_depth, *s_budget, *s_low,
     *s_phis_solved, *s_before_query, *s_arg_range, *s_int_other, *s_off_other, *s_int_ops, *s_off_inst, *s_gep_from,
     *s_fa, *s_value, *s_vscale, *s_lds_bits, *s_mod, *s_ops, *s_kind, *s_flags, *s_operands, *s_source_type,
-    *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals, *s_dl, *s_pointers, *s_addrspace, *s_elem,
-    *s_count, *s_alloc_size, *s_named_types, *s_scalar_sizes;
+    *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals, *s_dl, *s_addrspace, *s_elem,
+    *s_count, *s_alloc_size, *s_named_types, *s_scalar_sizes, *s_pointer_bits, *s_index_bits;
 /* strings compared with */
 static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
     *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *s_itself, *k_float, *k_array,
@@ -916,36 +916,20 @@ done:
     return r;
 }
 
-/* (pointer bits, index bits) of an address space: DataLayout.pointer_bits/index_bits */
-static int pointer_widths(PyObject *dl, long space, long *pw, long *iw) {
-    PyObject *ptrs = PyObject_GetAttr(dl, s_pointers);
-    if (ptrs == NULL) return -1;
-    int r = 0;
-    *pw = *iw = 64;
-    if (PyDict_Check(ptrs)) {
-        PyObject *key = PyLong_FromLong(space), *zero = PyLong_FromLong(0), *e = NULL;
-        if (key != NULL && zero != NULL) {
-            e = PyDict_GetItemWithError(ptrs, key);
-            if (e == NULL && !PyErr_Occurred()) e = PyDict_GetItemWithError(ptrs, zero);
-        }
-        if (PyErr_Occurred()) {
-            r = -1;
-        } else if (e != NULL) {
-            if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 3) {
-                r = 0, *pw = 1, *iw = 0; /* not understood: the caller hands the gep to Python */
-            } else {
-                *pw = PyLong_AsLong(PyTuple_GET_ITEM(e, 0));
-                *iw = PyLong_AsLong(PyTuple_GET_ITEM(e, 2));
-                if (PyErr_Occurred()) PyErr_Clear(), *pw = 1, *iw = 0;
-            }
-        }
-        Py_XDECREF(key);
-        Py_XDECREF(zero);
-    } else {
-        *pw = 1, *iw = 0;
+/* dl.pointer_bits(space) or dl.index_bits(space) (``method``): 1 with *out, 0 when the
+ * answer is no int that fits a long, -1 on error */
+static int layout_bits(PyObject *dl, PyObject *method, PyObject *space, long *out) {
+    PyObject *v = PyObject_CallMethodOneArg(dl, method, space);
+    if (v == NULL) return -1;
+    int ok = PyLong_Check(v);
+    *out = ok ? PyLong_AsLong(v) : 0;
+    Py_DECREF(v);
+    if (ok && *out == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear();
+        ok = 0;
     }
-    Py_DECREF(ptrs);
-    return r;
+    return ok;
 }
 
 /* FunctionRanges._gep_from(base, source, operands) for up to GEP_STEPS integer indices of
@@ -962,14 +946,18 @@ static PyObject *gep_from(Ctx *c, PyObject *base, PyObject *source, PyObject *op
     KB k;
     if (!pair(operands, 0, &bty, &bv)) return NULL;
     if (get_long_attr(bty, s_addrspace, &space) < 0 || (dl = dget(c, s_dl)) == NULL) return NULL;
-    if (pointer_widths(dl, space >= 0 ? space : 0, &pw, &iw) < 0) goto done;
+    PyObject *sv = PyLong_FromLong(space >= 0 ? space : 0);
+    if (sv == NULL) goto done;
+    int widths = layout_bits(dl, s_pointer_bits, sv, &pw);
+    if (widths > 0) widths = layout_bits(dl, s_index_bits, sv, &iw);
+    Py_DECREF(sv);
     /* a narrower index width wraps the offset there: Python says so */
-    if (iw < pw || iw < 1 || iw > 64 || !read_off(base, (int)iw, &k, &lo, &hi)) goto done;
+    if (widths <= 0 || iw < pw || iw < 1 || iw > 64 || !read_off(base, (int)iw, &k, &lo, &hi)) goto done;
     PyObject *cur = source;
     for (Py_ssize_t i = 0; i < n; i++) {
         long b;
-        if (!pair(operands, i + 1, &ity[i], &iv[i]) || (b = width(ity[i])) == 0 || b > 64) goto done;
-        if (b < 0) goto done;
+        /* (width() < 0: an error, which goes up from done) */
+        if (!pair(operands, i + 1, &ity[i], &iv[i]) || (b = width(ity[i])) <= 0 || b > 64) goto done;
         bits[i] = (int)b;
         if (i > 0) {
             int agg = kind_is(cur, k_array);
@@ -1216,7 +1204,7 @@ PyMODINIT_FUNC PyInit__crange(void) {
     INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")
     INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(s_itself, "itself")
     INTERN(k_float, "float") INTERN(k_array, "array") INTERN(k_vector, "vector") INTERN(s_dl, "dl")
-    INTERN(s_pointers, "pointers") INTERN(s_addrspace, "addrspace") INTERN(s_elem, "elem") INTERN(s_count, "count")
+    INTERN(s_pointer_bits, "pointer_bits") INTERN(s_index_bits, "index_bits") INTERN(s_addrspace, "addrspace") INTERN(s_elem, "elem") INTERN(s_count, "count")
     INTERN(s_alloc_size, "alloc_size") INTERN(s_named_types, "named_types") INTERN(s_scalar_sizes, "scalar_sizes") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
     INTERN(w_itself, "value depends on itself through a loop") INTERN(w_deep, "expression too deep")
     INTERN(w_budget, "range analysis budget exhausted") INTERN(w_not_int, "not an integer")
