@@ -25,21 +25,6 @@ static PyObject *fallback(PyObject *fn, PyObject *const *args, Py_ssize_t nargs)
     return PyObject_Vectorcall(fn, args, (size_t)nargs, NULL);
 }
 
-/* an int in [lo, hi] as an int; 0 when it is not one */
-static int read_small(PyObject *v, long lo, long hi, int *out) {
-    if (!PyLong_Check(v))
-        return 0;
-    long x = PyLong_AsLong(v);
-    if (x == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
-    if (x < lo || x > hi)
-        return 0;
-    *out = (int)x;
-    return 1;
-}
-
 /* a width the machine-integer code takes: 1 to 64 bits */
 static int read_width(PyObject *v, int *w) { return read_small(v, 1, 64, w); }
 

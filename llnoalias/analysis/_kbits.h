@@ -56,6 +56,21 @@ static inline int read_u64(PyObject *v, int exact, u64 *out) {
     return 1;
 }
 
+/* an int in [lo, hi] as an int; 0 when it is not one */
+static inline int read_small(PyObject *v, long lo, long hi, int *out) {
+    if (!PyLong_Check(v))
+        return 0;
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (x < lo || x > hi)
+        return 0;
+    *out = (int)x;
+    return 1;
+}
+
 static inline int to_bits(PyObject *v, u64 *out) { return read_u64(v, 0, out); }
 
 static inline u64 mask_of(int w) { return w >= 64 ? ~0ULL : ((1ULL << w) - 1); }
@@ -200,18 +215,10 @@ static inline KB off_bits_of(i128 lo, i128 hi, u64 z, u64 n, long kw, int w) {
 
 /* an Off tuple's ends and interval._off_bits(o, w): 1, or 0 when it cannot be read so */
 static inline int read_off(PyObject *off, int w, KB *k, i128 *lo, i128 *hi) {
-    if (!PyTuple_Check(off) || PyTuple_GET_SIZE(off) != 6)
-        return 0;
-    PyObject *kwo = PyTuple_GET_ITEM(off, 5);
-    if (!PyLong_Check(kwo))
-        return 0;
-    long kw = PyLong_AsLong(kwo);
-    if (kw == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
     u64 z, n;
-    if (kw < 0 || !to_bits(PyTuple_GET_ITEM(off, 3), &z) || !to_bits(PyTuple_GET_ITEM(off, 4), &n) ||
+    int kw;
+    if (!PyTuple_Check(off) || PyTuple_GET_SIZE(off) != 6 || !read_small(PyTuple_GET_ITEM(off, 5), 0, INT_MAX, &kw) ||
+        !to_bits(PyTuple_GET_ITEM(off, 3), &z) || !to_bits(PyTuple_GET_ITEM(off, 4), &n) ||
         !to_i128(PyTuple_GET_ITEM(off, 1), lo) || !to_i128(PyTuple_GET_ITEM(off, 2), hi))
         return 0;
     *k = off_bits_of(*lo, *hi, z, n, kw, w);
