@@ -108,14 +108,15 @@ class FunctionPass:
             made, edits = self._analyse(fn)
             index = {id(inst): n for n, inst in enumerate(fn.instrs)} if made else {}
             insts: dict[int, ShippedInst] = {}
+            shipped: list[Shipped] = []
             for d in made:
                 inst = d.access.inst
                 n = index[id(inst)]
                 if n not in insts:
                     insts[n] = (n, inst.name, inst.opcode, inst.start, inst._len, inst._op)
-            out.append(([(index[id(d.access.inst)], d.access.kind, d.access.intrinsic, d.domain,
-                          tuple([id(r) for r in d.roots]), bool(d.keys), d.reason, d.blocker,
-                          d.range_note, d.byte_range) for d in made], list(insts.values()), edits))
+                shipped.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
+                                bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range))
+            out.append((shipped, list(insts.values()), edits))
         return out, self.ma.loaded_int_used, None if self.bodies is None else self.bodies.refs()
 
     def land(self, indices: range, reply: object) -> bool:
