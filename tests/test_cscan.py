@@ -80,6 +80,8 @@ def test_compiled_and_pure_readers_give_the_same_model(path: Path, monkeypatch: 
     "", "\n", "a\nb", "%x = add i32 1, 2\n", "  %x=  tail   call void @f()\r\n", "  tail call void @f(\n",
     "x: ; c\n", "  %\"q\" = load i32, ptr %p\n", "  #dbg_value(i32 0)\n", "  ret void ; done\n",
     "  define void\n", "  xdeclare\n", "  notail\n", "  musttail %x\n", "\u00e9 %a@b %c.d @\"e\" %\n",
+    # two- and four-byte strings: line_starts reads them a code point at a time, not with memchr
+    "; \u4e2d\n  %x = add i32 1, 2\n\n", "; \U0001f600\r\n\n  ret void",
 ])
 def test_rows_and_refs_on_odd_lines(text: str) -> None:
     cscan = native.cscan
