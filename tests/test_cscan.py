@@ -13,9 +13,11 @@ from conftest import assert_pure_mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import llnoalias
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import body_reader, lines, native
 from llnoalias.ir import operands as opparse
+from llnoalias.ir.editor import Editor
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 
@@ -123,3 +125,64 @@ def test_undefined_refs_matches_the_regex(names: list[str], defined_idx: list[in
     want = None if '%"' in body or '@"' in body else set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body)) - defined
     assert cscan.undefined_refs(body, 0, len(body), defined) == want
     assert cscan.undefined_refs(body, 0, len(body), defined | {7}) == want
+
+
+# ------------------------------------------------------------------ splice (Editor.encoded)
+
+def _chunks_encoded(ed: Editor) -> bytes:
+    return "".join(Editor.chunks(ed)).encode("utf-8", "surrogateescape")
+
+
+@needs_cscan
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+def test_spliced_output_is_the_chunks_encoded(path: Path) -> None:
+    """On every fixture and corpus file, under two option sets: the compiled splice gives
+    the bytes ``chunks`` gives, or None where the text is not ASCII."""
+    text = _read(path)
+    for kw in ({}, {"lds": "all", "args": "noalias"}):
+        try:
+            result = llnoalias.annotate(text, path=str(path), **kw)  # type: ignore[arg-type]
+        except LLNoaliasError:
+            return
+        ed = result._editor
+        if ed is None or not ed.changed:
+            continue
+        got = ed.encoded()
+        if not text.isascii():
+            assert got is None
+            continue
+        assert got == _chunks_encoded(ed)
+        assert result.text.encode() == got  # render() goes through it too
+
+
+@needs_cscan
+def test_splice_orders_edits_as_the_stable_sort_does_and_falls_back_where_it_must() -> None:
+    ed = Editor(SourceFile("<t>", "0123456789\n"))
+    # made out of order; equal places keep the order they were made in; order breaks ties
+    ed.insert(5, "b")
+    ed.insert(2, "x", order=1)
+    ed.insert(5, "a", order=-1)
+    ed.insert(2, "w")
+    ed.replace(7, 9, "R")
+    ed.insert(5, "c")
+    ed.insert(11, "E")
+    ed.append_line("!0 = !{}")
+    got = ed.encoded()
+    assert got == b"01wx234abc56R9\nE!0 = !{}\n"
+    assert got == _chunks_encoded(ed)
+    for text, new in (("caf\u00e9\n", "x"), ("abc\n", "\u00e9"), ("abc\n", "\udcff")):
+        other = Editor(SourceFile("<t>", text))
+        other.insert(1, new)
+        assert other.encoded() is None
+    tail = Editor(SourceFile("<t>", "abc\n"))
+    tail.append_line('!1 = !{!"\u00e9"}')  # a non-ASCII appended line: Python writes it
+    assert tail.encoded() is None
+    overlap = Editor(SourceFile("<t>", "abcdef\n"))
+    overlap.replace(1, 4, "X")
+    overlap.insert(2, "Y")
+    with pytest.raises(AssertionError, match="overlapping edits at offset 2"):
+        overlap.encoded()
+    with pytest.raises(AssertionError, match="overlapping edits at offset 2"):
+        list(overlap.chunks())
+    unchanged = Editor(SourceFile("<t>", "abc\n"))
+    assert unchanged.encoded() is None and unchanged.render() == "abc\n"

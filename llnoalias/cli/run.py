@@ -86,7 +86,8 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
             from ..report.remarks import remarks_yaml
 
             write_atomic(remarks_path, remarks_yaml(result.report, result.module))
-        write_output(output or "-", result.chunks())
+        data = result.encoded()
+        write_output(output or "-", data if data is not None else result.chunks())
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

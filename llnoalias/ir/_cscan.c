@@ -6,6 +6,8 @@
  * that row back to Python, which reads it as before and calls again from the next line
  * it has not read. undefined_refs() is _PLAIN_REF_RE.findall as a set, less the defined
  * names. Both read the str in place (any PEP 393 kind); positions are code points, as in Python.
+ * line_starts() is the line index; splice() writes an ASCII module's edits into its text
+ * (Editor.encoded).
  *
  * The pure-Python reader is the reference: tests/test_cscan.py compares the two on every
  * fixture and corpus file.
@@ -508,7 +510,89 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* splice(text, edits, tail) -> bytes or None: Editor.chunks() joined and encoded, for an
+ * ASCII text, edits and tail (None for anything else: Python does it); tail (the appended
+ * lines) follows the text. edits is the Editor's list
+ * of (start, end, order, text) tuples in the order they were made; they are taken sorted by
+ * (start, end, order) and, among equals, in that order (as Editor's stable sort does).
+ * Overlapping edits raise AssertionError, as Editor.chunks does. */
+typedef struct {
+    Py_ssize_t start, end, order, index;
+} Place;
+
+static int place_cmp(const void *pa, const void *pb) {
+    const Place *a = (const Place *)pa, *b = (const Place *)pb;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    if (a->order != b->order) return a->order < b->order ? -1 : 1;
+    return a->index < b->index ? -1 : (a->index > b->index);
+}
+
+static PyObject *splice(PyObject *self, PyObject *args) {
+    PyObject *text, *edits, *tail;
+    if (!PyArg_ParseTuple(args, "UO!U", &text, &PyList_Type, &edits, &tail)) return NULL;
+    if (!PyUnicode_IS_ASCII(text) || !PyUnicode_IS_ASCII(tail)) Py_RETURN_NONE;
+    const char *src = (const char *)PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), m = PyList_GET_SIZE(edits);
+    Place *places = PyMem_Malloc((size_t)(m > 0 ? m : 1) * sizeof(Place));
+    if (places == NULL) return PyErr_NoMemory();
+    PyObject *out = NULL;
+    Py_ssize_t total = n + PyUnicode_GET_LENGTH(tail);
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *e = PyList_GET_ITEM(edits, k);
+        if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) != 4 || !PyUnicode_Check(PyTuple_GET_ITEM(e, 3)) ||
+            !PyUnicode_IS_ASCII(PyTuple_GET_ITEM(e, 3)))
+            goto fallback;
+        Py_ssize_t v[3];
+        for (int j = 0; j < 3; j++) {
+            v[j] = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, j));
+            if (v[j] == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                goto fallback;
+            }
+        }
+        if (v[0] < 0 || v[1] < v[0] || v[1] > n) goto fallback;
+        places[k].start = v[0];
+        places[k].end = v[1];
+        places[k].order = v[2];
+        places[k].index = k;
+        total += PyUnicode_GET_LENGTH(PyTuple_GET_ITEM(e, 3)) - (v[1] - v[0]);
+    }
+    qsort(places, (size_t)m, sizeof(Place), place_cmp);
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        if (places[k].start < pos) {
+            PyErr_Format(PyExc_AssertionError, "overlapping edits at offset %zd", places[k].start);
+            goto done;
+        }
+        pos = places[k].end;
+    }
+    out = PyBytes_FromStringAndSize(NULL, total);
+    if (out == NULL) goto done;
+    char *w = PyBytes_AS_STRING(out);
+    pos = 0;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        PyObject *t = PyTuple_GET_ITEM(PyList_GET_ITEM(edits, places[k].index), 3);
+        Py_ssize_t len = PyUnicode_GET_LENGTH(t);
+        memcpy(w, src + pos, (size_t)(places[k].start - pos));
+        w += places[k].start - pos;
+        memcpy(w, PyUnicode_DATA(t), (size_t)len);
+        w += len;
+        pos = places[k].end;
+    }
+    memcpy(w, src + pos, (size_t)(n - pos));
+    w += n - pos;
+    memcpy(w, PyUnicode_DATA(tail), (size_t)PyUnicode_GET_LENGTH(tail));
+    goto done;
+fallback:
+    out = Py_NewRef(Py_None);
+done:
+    PyMem_Free(places);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},
     {"undefined_refs", undefined_refs, METH_VARARGS,

@@ -53,6 +53,13 @@ class AnnotateResult:
             return self._editor.changed
         return self._editor is None or self.text != self._editor.src.text
 
+    def encoded(self) -> bytes | None:
+        """The rewritten text as UTF-8 bytes made in one compiled pass, where that can be
+        done (an ASCII module, see ``Editor.encoded``), else None: use ``chunks``."""
+        if self._text is not None or self._editor is None:
+            return None
+        return self._editor.encoded()
+
     def chunks(self) -> Iterator[str]:
         """The rewritten text in pieces, without building it whole."""
         if self._text is not None or self._editor is None:
