@@ -28,6 +28,8 @@ from .scopes import Decision, Plan, plan_function
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..ir.parser import Refs
 
     #: one decision as plain data: the instruction's index in its function, the access's
@@ -129,6 +131,9 @@ class FunctionPass:
             if len(per_fn) != len(indices):
                 return False
             roots = self._roots_by_id()
+            #: the roots of one tuple of ids, one list for all its decisions (as a decision's
+            #: roots and keys share one: never changed in place, only rebound)
+            root_lists: dict[tuple[int, ...], list[Root]] = {}
             fns = self.mod.functions
             rebuilt: list[tuple[list[Decision], KernelEdits | None]] = []
             for i, (shipped, shipped_insts, edits) in zip(indices, per_fn, strict=True):
@@ -143,18 +148,20 @@ class FunctionPass:
                         if not 0 <= n < len(instrs):
                             return False
                         insts[n] = instrs[n]
-                accesses: dict[int, Access] = {}
                 made: list[Decision] = []
+                acc: Access
+                last = -1
                 for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange in shipped:
-                    acc = accesses.get(n)
-                    if acc is None:
-                        acc = accesses[n] = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
-                    rs = [roots[r] for r in rids] if rids else ()
-                    d = Decision(acc, None, domain, rs, rs if tagged else (), reason)
-                    d.blocker = blocker
-                    d.range_note = note
-                    d.byte_range = brange
-                    made.append(d)
+                    if n != last:  # the decisions of one access are adjacent (plan_function)
+                        acc = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
+                        last = n
+                    rs: Sequence[Root] = ()
+                    if rids:
+                        got_rs = root_lists.get(rids)
+                        if got_rs is None:
+                            got_rs = root_lists[rids] = [roots[r] for r in rids]
+                        rs = got_rs
+                    made.append(Decision(acc, None, domain, rs, rs if tagged else (), reason, blocker, note, brange))
                 rebuilt.append((made, edits))
         except (KeyError, IndexError, TypeError, ValueError):
             return False

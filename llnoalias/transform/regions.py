@@ -29,7 +29,7 @@ from ..ir.lazyre import lazy
 from ..ir.model import Function, Module
 from ..ir.types import Type
 from .cover import coarsen, cover
-from .scopes import Decision, Plan, Region
+from .scopes import Decision, Plan, Region, ScopeKey
 
 #: The largest wave: an LDS-DMA instruction writes one element per lane.
 WAVE_LANES = 64
@@ -204,8 +204,14 @@ def merge_regions(plan: Plan) -> None:
             continue
         # one key object per scope: the writer finds a key's id by the object
         keys = [Region(root, lo, hi, span) for lo, hi, span in cv.scopes]
+        # one list per distinct set of scopes, shared by its accesses (keys are rebound,
+        # never changed in place)
+        lists: dict[tuple[int, ...], list[ScopeKey]] = {}
         for d, own in zip(ranged, cv.own, strict=True):
-            d.keys = [keys[i] for i in own]
+            got = lists.get(own)
+            if got is None:
+                got = lists[own] = [keys[i] for i in own]
+            d.keys = got
 
 
 def range_note(d: Decision) -> str:

@@ -84,7 +84,8 @@ class Decision:
     __slots__ = ("access", "fa", "domain", "roots", "keys", "reason", "blocker", "range_note", "byte_range")
 
     def __init__(self, access: Access, fa: FunctionAnalysis | None, domain: str, roots: Sequence[Root] = (),
-                 keys: Sequence[ScopeKey] = (), reason: str = "") -> None:
+                 keys: Sequence[ScopeKey] = (), reason: str = "", blocker: str = "", range_note: str = "",
+                 byte_range: tuple[int, int] | None = None) -> None:
         self.access = access
         #: the function's analysis while it is being planned (released afterwards)
         self.fa: FunctionAnalysis | None = fa
@@ -94,11 +95,11 @@ class Decision:
         self.reason = reason
         #: where the reason applies: "line N: `code`" of the instruction (or global, or
         #: argument) that blocked the claim; accesses are grouped by it (``explain --summary``)
-        self.blocker = ""
+        self.blocker = blocker
         #: with --regions: the access's byte range and region, or why it has no range
-        self.range_note = ""
+        self.range_note = range_note
         #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
-        self.byte_range: tuple[int, int] | None = None
+        self.byte_range = byte_range
 
     def __repr__(self) -> str:
         return f"Decision({self.access!r}, domain={self.domain!r}, keys={list(self.keys)!r}, reason={self.reason!r})"
