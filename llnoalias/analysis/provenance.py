@@ -49,6 +49,12 @@ if _cslice is not None:
     _cslice.init(PlainConst, GlobalRef, UndefConst, UnknownValue)
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
+
+#: the compiled fixpoint and transfer of the common kinds (``_cfix.c``), or None:
+#: ``_fixpoint`` and the loop in ``solve``, in Python
+_cfix = load("llnoalias.analysis._cfix")
+if _cfix is not None:
+    _cfix.init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg)
 #: how many times a function's stores are looked at again as stack slots fill with
 #: addresses (a chain of slots longer than this makes every loaded integer unknown)
 MAX_SLOT_ROUNDS = 16
@@ -489,15 +495,13 @@ class FunctionAnalysis(Blame):
             return
         slice_, deps_of, order, back = _walk(self, todo) if _cslice is None else _compiled_walk(self, todo)
         transfer = self.transfer
-        if not back:
-            # Every value comes after what it reads: the worklist would meet each value
-            # once, in this order, and find it bottom; one pass does the same.
-            env: dict[str, Lat] = {}
-            for n in order:
-                inst = slice_[n]
-                iops = inst.ops
-                assert iops is not None
-                env[n] = transfer(inst, iops, env)[0]
+        env: dict[str, Lat]
+        if _cfix is not None:
+            lds = self.ma.roots.lds
+            env = (_cfix.one_pass(transfer, slice_, order, vals, lds) if not back
+                   else _cfix.fixpoint(transfer, slice_, deps_of, order, back, vals, lds))
+        elif not back:
+            env = _one_pass(transfer, slice_, order)
         else:
             env = _fixpoint(transfer, slice_, deps_of, order, back)
         vals.update(env)
@@ -602,6 +606,19 @@ def _walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[dict[str, Instruction]
             if not stack and n not in onstack:
                 break
     return slice_, deps_of, order, back
+
+
+def _one_pass(transfer: Callable[[Instruction, Ops, dict[str, Lat]], tuple[Lat, str]],
+              slice_: dict[str, Instruction], order: list[str]) -> dict[str, Lat]:
+    """A slice without loops: every value comes after what it reads, so the worklist
+    would meet each value once, in this order, and find it bottom; one pass does the same."""
+    env: dict[str, Lat] = {}
+    for n in order:
+        inst = slice_[n]
+        iops = inst.ops
+        assert iops is not None
+        env[n] = transfer(inst, iops, env)[0]
+    return env
 
 
 def _fixpoint(transfer: Callable[[Instruction, Ops, dict[str, Lat]], tuple[Lat, str]], slice_: dict[str, Instruction],
