@@ -134,3 +134,50 @@ def test_pure_mode_loads_no_slice_walk() -> None:
     code = ("import sys, llnoalias.analysis.provenance as p\n"
             "assert p._cslice is None and 'llnoalias.analysis._cslice' not in sys.modules\n")
     assert_pure_mode(code)
+
+
+def test_cached_operands_are_taken_without_calling_parse() -> None:
+    """Two functions spelled alike: once the first is parsed, the compiled walk takes the
+    second's Ops from the module's cache (the objects parse would give) and calls parse
+    only for what the cache lacks."""
+    body = """
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %o = shl i32 %t, 2
+  %a = ptrtoint ptr addrspace(3) @lds to i32
+  %s = add i32 %a, %o
+  %p = inttoptr i32 %s to ptr addrspace(3)
+  %v = load i32, ptr addrspace(3) %p, align 4
+  ret void
+}
+"""
+    text = ('target triple = "amdgcn-amd-amdhsa"\n@lds = external addrspace(3) global [0 x i32]\n'
+            + "".join(f"define amdgpu_kernel void @k{i}() {{\nentry:{body}" for i in range(2))
+            + "declare i32 @llvm.amdgcn.workitem.id.x()\n")
+    mod = _module(text)
+    assert mod is not None
+    ma = ModuleAnalysis(mod, find_roots(mod, AnnotateOptions()))
+    first, second = mod.functions
+    fa = FunctionAnalysis(ma, first)
+    _compiled_walk(fa, ["%p"])  # parses the first function's slice into the cache
+    calls: list[str] = []
+    real_parse = provenance.opparse.parse
+
+    def spy(m: Module, inst: Any) -> Any:
+        calls.append(inst.name)
+        return real_parse(m, inst)
+
+    fa2 = FunctionAnalysis(ma, second)
+    got = cslice.walk(["%p"], second.by_name, fa2.vals, spy, mod, provenance.LocalRef, provenance.NO_DEPS,
+                      fa2._slow_deps, False, mod.ops_cache, mod.source.text)
+    assert list(got[0]) == ["%p", "%s", "%o", "%t", "%a"]
+    assert calls == []  # every one was in the cache
+    for name in got[0]:
+        inst = second.by_name[name]
+        assert inst.ops is not None and inst.ops is first.by_name[name].ops
+    mod.ops_cache.clear()  # nothing cached: parse is asked for each
+    fa3 = FunctionAnalysis(ma, second)
+    for inst in second.instrs:
+        inst.ops = None
+    cslice.walk(["%p"], second.by_name, fa3.vals, spy, mod, provenance.LocalRef, provenance.NO_DEPS,
+                fa3._slow_deps, False, mod.ops_cache, mod.source.text)
+    assert sorted(calls) == ["%a", "%o", "%p", "%s", "%t"]

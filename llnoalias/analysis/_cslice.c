@@ -1,6 +1,6 @@
 /* The provenance solver's slice walk (provenance._walk), compiled.
  *
- * walk(todo, by_name, vals, parse, mod, local_ref, no_deps, slow_deps, forwarding)
+ * walk(todo, by_name, vals, parse, mod, local_ref, no_deps, slow_deps, forwarding, cache, text)
  *     -> (slice, deps_of, order, back)
  *
  * Enters the backward slice of the names in todo depth first, exactly as _walk does: an
@@ -13,7 +13,9 @@
  * reads nothing, as every other kind in no_deps), or an operand that is a constant
  * expression or an aggregate (anything not a LocalRef that is not a plain value, a
  * global or undef is handed over the same way, the pure walk's isinstance test being
- * done there). parse(mod, inst) parses an instruction whose ops are None.
+ * done there). parse(mod, inst) parses an instruction whose ops are None; when cache (the
+ * module's ops_cache) holds the instruction's text from its opcode on (text, the module's
+ * source), the Ops found there are taken without the call, as parse would take them.
  *
  * provenance._walk is the reference: tests/test_cslice.py compares the two on every
  * function of every fixture and corpus file.
@@ -21,7 +23,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-static PyObject *s_ops, *s_kind, *s_incoming, *s_operands, *s_name, *s_phi;
+static PyObject *s_ops, *s_kind, *s_incoming, *s_operands, *s_name, *s_phi, *s_op, *s_start, *s_len;
 static PyTypeObject *PlainT, *GlobalT, *UndefT, *UnknownT;
 
 typedef struct {
@@ -90,9 +92,39 @@ fail:
     return NULL;
 }
 
+/* operands.parse's cache hit, without calling it: the Ops that cache holds for the
+ * instruction's text from its opcode on (a new reference), or NULL (an exception set, or
+ * none when the instruction has no opcode offset or the text is not cached) */
+static PyObject *cached_ops(PyObject *inst, PyObject *cache, PyObject *text) {
+    Py_ssize_t v[3];
+    PyObject *names[3] = {s_op, s_start, s_len};
+    for (int k = 0; k < 3; k++) {
+        PyObject *o = PyObject_GetAttr(inst, names[k]);
+        if (o == NULL) return NULL;
+        v[k] = PyLong_AsSsize_t(o);
+        Py_DECREF(o);
+        if (v[k] == -1 && PyErr_Occurred()) return NULL;
+    }
+    if (v[0] < 0) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), a = v[1] + v[0], b = v[1] + v[2];
+    if (a < 0 || b > n || a > b) return NULL; /* what a slice would clamp: let parse do it */
+    PyObject *key = PyUnicode_Substring(text, a, b);
+    if (key == NULL) return NULL;
+    PyObject *ops = PyDict_GetItemWithError(cache, key);
+    Py_DECREF(key);
+    if (ops == NULL) return NULL;
+    if (PyObject_SetAttr(inst, s_ops, ops) < 0) return NULL;
+    return Py_NewRef(ops);
+}
+
 static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "walk() takes 9 arguments");
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "walk() takes 11 arguments");
+        return NULL;
+    }
+    PyObject *cache = args[9], *text = args[10];
+    if (!PyDict_Check(cache) || !PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "walk(): cache dict, text str");
         return NULL;
     }
     PyObject *todo = args[0], *by_name = args[1], *vals = args[2], *parse = args[3], *mod = args[4],
@@ -129,8 +161,12 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             if (ops == NULL) goto fail;
             if (ops == Py_None) {
                 Py_DECREF(ops);
-                ops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
-                if (ops == NULL) goto fail;
+                ops = cached_ops(inst, cache, text);
+                if (ops == NULL) {
+                    if (PyErr_Occurred()) goto fail;
+                    ops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
+                    if (ops == NULL) goto fail;
+                }
             }
             PyObject *deps = reads_of(ops, vals, local_ref, no_deps, slow_deps, forwarding);
             Py_DECREF(ops);
@@ -232,7 +268,8 @@ static PyObject *init(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL,
-     "walk(todo, by_name, vals, parse, mod, LocalRef, no_deps, slow_deps, forwarding) -> (slice, deps_of, order, back)"},
+     "walk(todo, by_name, vals, parse, mod, LocalRef, no_deps, slow_deps, forwarding, cache, text) -> "
+     "(slice, deps_of, order, back)"},
     {"init", init, METH_VARARGS, "init(PlainConst, GlobalRef, UndefConst, UnknownValue)"},
     {NULL, NULL, 0, NULL},
 };
@@ -247,7 +284,11 @@ PyMODINIT_FUNC PyInit__cslice(void) {
     s_operands = PyUnicode_InternFromString("operands");
     s_name = PyUnicode_InternFromString("name");
     s_phi = PyUnicode_InternFromString("phi");
-    if (s_ops == NULL || s_kind == NULL || s_incoming == NULL || s_operands == NULL || s_name == NULL || s_phi == NULL)
+    s_op = PyUnicode_InternFromString("_op");
+    s_start = PyUnicode_InternFromString("start");
+    s_len = PyUnicode_InternFromString("_len");
+    if (s_ops == NULL || s_kind == NULL || s_incoming == NULL || s_operands == NULL || s_name == NULL || s_phi == NULL ||
+        s_op == NULL || s_start == NULL || s_len == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -512,8 +512,9 @@ def _compiled_walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[
         dict[str, Instruction], dict[str, list[str]], list[str], list[tuple[int, str, str]]]:
     """``_walk`` done by ``_cslice`` (which must be loaded)."""
     assert _cslice is not None
-    return _cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, fa.mod, LocalRef, NO_DEPS, fa._slow_deps,
-                        bool(fa.ma.slots(fa.fn).stored))
+    mod = fa.mod
+    return _cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, mod, LocalRef, NO_DEPS, fa._slow_deps,
+                        bool(fa.ma.slots(fa.fn).stored), mod.ops_cache, mod.source.text)
 
 
 def _reads(fa: FunctionAnalysis, iops: Ops) -> list[str]:
