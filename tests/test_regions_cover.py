@@ -24,7 +24,14 @@ from hypothesis import strategies as st
 
 from llnoalias.analysis.lattice import Root
 from llnoalias.options import AnnotateOptions
-from llnoalias.transform.cover import MAX_SCOPES, chain_claims, coarsen, components, cover
+from llnoalias.transform.cover import (
+    MAX_SCOPES,
+    chain_claims,
+    coarsen,
+    components,
+    cover,
+    cover_distinct,
+)
 from llnoalias.transform.pipeline import annotate_text
 from llnoalias.transform.scopes import Region, noalias_keys
 
@@ -356,3 +363,36 @@ def test_components_match_the_reference(ivs: list[tuple[int, int]], data: st.Dat
     idx = data.draw(st.permutations(range(len(ivs))))
     idx = idx[:data.draw(st.integers(0, len(idx)))]
     assert components(ivs, idx) == _components_reference(ivs, idx)
+
+
+@settings(max_examples=400, deadline=None)
+@given(distinct=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 24)).map(lambda t: (t[0], t[0] + t[1])),
+                         min_size=1, max_size=8),
+       data=st.data())
+def test_each_distinct_interval_covered_once_gives_the_cover(distinct: list[tuple[int, int]],
+                                                             data: st.DataObject) -> None:
+    """``cover_distinct`` (equal intervals counted by their weight) gives exactly ``cover``:
+    the same scopes and, for every interval, the same own scopes, with repeats anywhere."""
+    ivs = data.draw(st.lists(st.sampled_from(distinct), max_size=30))
+    want = cover(ivs)
+    got = cover_distinct(ivs)
+    assert got.scopes == want.scopes and got.own == want.own
+    # the weights decide where a chain is cut: each repeat of an interval crossing a cut counts
+    assert cover(ivs[:1] * 3 + ivs[1:]).own == cover_distinct(ivs[:1] * 3 + ivs[1:]).own
+
+
+def test_weights_decide_the_cheapest_cut() -> None:
+    """Once each, the cheapest cut of this chain crosses only [6,11); with [6,11) and
+    [10,15) there four times each (and the others twice), a cut crossing [4,7) and [5,9)
+    is cheaper: the weights move the regions, and cover_distinct gives what the repeated
+    intervals give."""
+    distinct = [(4, 7), (2, 6), (6, 11), (10, 15), (5, 9)]
+    weights = [2, 2, 4, 4, 2]
+    once = cover(distinct)
+    assert once.scopes == [(2, 9, False), (10, 15, False), (6, 11, True)]
+    weighted = cover(distinct, weights)
+    assert weighted.scopes == [(2, 6, False), (10, 15, False), (4, 11, True)]
+    repeated = [iv for iv, w in zip(distinct, weights, strict=True) for _ in range(w)]
+    assert cover(repeated).scopes == weighted.scopes
+    got = cover_distinct(repeated)
+    assert got.scopes == weighted.scopes and got.own == cover(repeated).own

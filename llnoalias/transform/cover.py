@@ -71,6 +71,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from ..plain import Record
 
@@ -125,19 +126,27 @@ def components(ivs: Sequence[tuple[int, int]], idx: Sequence[int]) -> list[tuple
     return out
 
 
-def _cuts(ivs: Sequence[tuple[int, int]], members: Sequence[int], hull: tuple[int, int]) -> list[int]:
-    """The candidate cuts of one chain crossed by the fewest of its intervals, ascending."""
-    los = sorted(ivs[i][0] for i in members)
-    his = sorted(ivs[i][1] for i in members)
+def _cuts(ivs: Sequence[tuple[int, int]], members: Sequence[int], hull: tuple[int, int],
+          weights: Sequence[int] | None = None) -> list[int]:
+    """The candidate cuts of one chain crossed by the fewest of its intervals, ascending;
+    interval i counts ``weights[i]`` times (each once without ``weights``)."""
+    los = sorted((ivs[i][0], 1 if weights is None else weights[i]) for i in members)
+    his = sorted((ivs[i][1], 1 if weights is None else weights[i]) for i in members)
+    lo_keys = [lo for lo, _ in los]
+    hi_keys = [hi for hi, _ in his]
+    # lo_below[k]: how many intervals (counted with their weights) are the first k of los
+    lo_below = [0, *accumulate(w for _, w in los)]
+    hi_below = [0, *accumulate(w for _, w in his)]
+    n = lo_below[-1]
     cands = sorted({p for i in members for p in ivs[i] if hull[0] < p < hull[1]})
     best: list[int] = []
     least = -1
-    n = len(los)
     for p in cands:
-        ended = bisect_right(his, p)  # intervals wholly at or below p
-        if ended == 0 or bisect_left(los, p) == n:
+        ended = hi_below[bisect_right(hi_keys, p)]  # intervals wholly at or below p
+        started = lo_below[bisect_left(lo_keys, p)]  # intervals that start below p
+        if ended == 0 or started == n:
             continue  # nothing lies wholly on one side: the cut cannot separate two regions
-        c = bisect_left(los, p) - ended
+        c = started - ended
         if least < 0 or c < least:
             least, best = c, [p]
         elif c == least:
@@ -145,16 +154,17 @@ def _cuts(ivs: Sequence[tuple[int, int]], members: Sequence[int], hull: tuple[in
     return best
 
 
-def cover(ivs: Sequence[tuple[int, int]]) -> Cover:
-    """Regions and spanning groups of the intervals ``ivs`` of one root (see the module doc)."""
+def cover(ivs: Sequence[tuple[int, int]], weights: Sequence[int] | None = None) -> Cover:
+    """Regions and spanning groups of the intervals ``ivs`` of one root (see the module doc);
+    interval i stands for ``weights[i]`` equal intervals (one each without ``weights``)."""
     out = Cover(own=[() for _ in ivs])
     for _, _, members in components(ivs, range(len(ivs))):
         lo_h = min(ivs[i][0] for i in members)
         hi_h = max(ivs[i][1] for i in members)
         spanning: set[int] = set()
         regions: list[tuple[int, int, list[int]]] = []
-        if len(members) > 2:
-            cuts = _cuts(ivs, members, (lo_h, hi_h))
+        if (len(members) if weights is None else sum(weights[i] for i in members)) > 2:
+            cuts = _cuts(ivs, members, (lo_h, hi_h), weights)
             for i in members:
                 lo, hi = ivs[i]
                 j = bisect_right(cuts, lo)
@@ -181,6 +191,22 @@ def cover(ivs: Sequence[tuple[int, int]]) -> Cover:
                 hit = [base + r for r in range(bisect_right(ends, a), bisect_left(starts, b))]
                 out.own[i] = (*hit, g)
     return out
+
+
+def cover_distinct(ivs: Sequence[tuple[int, int]]) -> Cover:
+    """``cover(ivs)``, computed once per distinct interval (equal intervals lie in the same
+    chain, on the same side of every cut, so they get the same scopes; only the number of
+    intervals crossing a cut depends on how often each occurs, and that is their weight).
+    A module's kernels often share their LDS layout, so the intervals of one root repeat."""
+    index: dict[tuple[int, int], int] = {}
+    at = [index.setdefault(iv, len(index)) for iv in ivs]
+    if len(index) == len(ivs):
+        return cover(ivs)
+    weights = [0] * len(index)
+    for k in at:
+        weights[k] += 1
+    got = cover(list(index), weights)
+    return Cover(scopes=got.scopes, own=[got.own[k] for k in at])
 
 
 #: The most scopes one root gets: every access's ``!noalias`` lists the root's scopes that
@@ -220,4 +246,4 @@ def chain_claims(ivs: Sequence[tuple[int, int]]) -> int:
     return (n * n - sum(s * s for s in sizes)) // 2
 
 
-__all__ = ["MAX_SCOPES", "Cover", "chain_claims", "coarsen", "components", "cover"]
+__all__ = ["MAX_SCOPES", "Cover", "chain_claims", "coarsen", "components", "cover", "cover_distinct"]

@@ -28,7 +28,7 @@ from ..ir.datalayout import DataLayout, layout_of
 from ..ir.lazyre import lazy
 from ..ir.model import Function, Module
 from ..ir.types import Type
-from .cover import coarsen, cover
+from .cover import coarsen, cover_distinct
 from .scopes import Decision, Plan, Region, ScopeKey
 
 #: The largest wave: an LDS-DMA instruction writes one element per lane.
@@ -199,7 +199,7 @@ def merge_regions(plan: Plan) -> None:
         root = d.roots[0]
         per_root.setdefault(id(root), (root, []))[1].append(d)
     for root, ranged in per_root.values():
-        cv = coarsen(cover([d.byte_range for d in ranged if d.byte_range is not None]))
+        cv = coarsen(cover_distinct([d.byte_range for d in ranged if d.byte_range is not None]))
         if cv.regions < 2:
             continue
         # one key object per scope: the writer finds a key's id by the object
