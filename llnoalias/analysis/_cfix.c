@@ -1,12 +1,12 @@
-/* The provenance solver's fixpoint (provenance._fixpoint) and its loop-free pass (the
- * first branch of FunctionAnalysis.solve), compiled, with the transfer of the common
- * kinds done in C.
+/* The provenance solver's worklist over a slice (analysis/fixpoint.py: fixpoint, and
+ * one_pass for a slice without loops), compiled, with the transfer of the common kinds
+ * done in C.
  *
  * fixpoint(transfer, slice, deps_of, order, back, vals, lds) -> env
- *     _fixpoint(transfer, slice, deps_of, order, back), step for step: the same worklist,
+ *     fixpoint.fixpoint(transfer, slice, deps_of, order, back), step for step: the same worklist,
  *     the same budget, the same joins, so the same env (a dict in slice order).
  * one_pass(transfer, slice, order, vals, lds) -> env
- *     {n: transfer(slice[n], slice[n].ops, env)[0] for n in order}, built in that order.
+ *     fixpoint.one_pass: {n: transfer(slice[n], slice[n].ops, env)[0] for n in order}, built in that order.
  *
  * A value's transfer is done here when its kind is gep, cast, binop, cmp, phi, select or
  * freeze and every operand it reads is a LocalRef, a PlainConst, an UndefConst or a
@@ -18,7 +18,7 @@
  * vals is the function's solved values (read for a name env lacks, as _const reads them),
  * lds the module's LDS roots by name (a GlobalRef's value).
  *
- * provenance._fixpoint and the Python loop are the reference: tests/test_cfix.py compares
+ * fixpoint.fixpoint and fixpoint.one_pass are the reference: tests/test_cfix.py compares
  * both on every function of every fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN
@@ -272,7 +272,7 @@ static PyObject *join_any(PyObject *old, PyObject *new) {
 }
 
 /* users.get(m) appended with the users of m whose pos is at most i and that are not
- * queued yet (the inner step of _fixpoint) */
+ * queued yet (the inner step of fixpoint.fixpoint) */
 static int put_back(PyObject *list, PyObject *again, PyObject *queued, PyObject *pos, Py_ssize_t limit) {
     if (list == NULL) return 0;
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(list); k++) {
@@ -519,7 +519,7 @@ static PyObject *init(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"fixpoint", (PyCFunction)(void (*)(void))fixpoint, METH_FASTCALL,
-     "fixpoint(transfer, slice, deps_of, order, back, vals, lds) -> env (provenance._fixpoint)"},
+     "fixpoint(transfer, slice, deps_of, order, back, vals, lds) -> env (fixpoint.fixpoint)"},
     {"one_pass", (PyCFunction)(void (*)(void))one_pass, METH_FASTCALL,
      "one_pass(transfer, slice, order, vals, lds) -> env (a loop-free slice in one pass)"},
     {"init", init, METH_VARARGS,
