@@ -9,10 +9,16 @@ import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
+
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.ir.model import Module
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
@@ -35,6 +41,23 @@ def assert_pure_mode(code: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "LLNOALIAS_PURE": "1"},
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+#: every fixture and corpus file and the test data: the compiled parts are held to their
+#: Python references on all of them
+LL_FILES = sorted({*Path(ROOT).glob("fixtures/**/*.ll"), *Path(ROOT).glob("tests/data/**/*.ll")})
+
+
+def ll_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def parse_or_none(text: str, path: str = "t.ll") -> Module | None:
+    """The parsed module, or None for a file that is bad input on purpose."""
+    try:
+        return parse_module(SourceFile(path, text))
+    except LLNoaliasError:
+        return None
 
 
 def all_fixtures() -> list[str]:

@@ -12,30 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_pure_mode
+from conftest import LL_FILES, assert_pure_mode, ll_id, parse_or_none
 
 from llnoalias.analysis import provenance
 from llnoalias.analysis.lattice import Agg
 from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis
-from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir.model import Module
-from llnoalias.ir.parser import parse_module
-from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.roots import find_roots
-
-ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *ROOT.glob("tests/data/**/*.ll")})
 
 cfix = provenance._cfix
 pytestmark = pytest.mark.skipif(cfix is None, reason="the compiled fixpoint is not built here")
 
-
-def _module(text: str, path: str = "t.ll") -> Module | None:
-    try:
-        return parse_module(SourceFile(path, text))
-    except LLNoaliasError:
-        return None
 
 
 def _plain(vals: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -81,10 +69,10 @@ def _solve_both(mod: Module, monkeypatch: pytest.MonkeyPatch) -> int:
     return solved
 
 
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+@pytest.mark.parametrize("path", LL_FILES, ids=ll_id)
 def test_compiled_and_python_solvers_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     raw = path.read_bytes()
-    mod = _module(raw.decode("utf-8", "surrogateescape"), str(path))
+    mod = parse_or_none(raw.decode("utf-8", "surrogateescape"), str(path))
     if mod is None:
         pytest.skip("bad input on purpose: no module to solve")
     _solve_both(mod, monkeypatch)
@@ -150,7 +138,7 @@ declare i32 @llvm.amdgcn.workitem.id.x()
 def test_cases_handed_back_to_python_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every kind the compiled transfer does itself and every case it hands back, alike
     in both solvers; the Python transfer is asked only for those."""
-    mod = _module(HANDED_BACK)
+    mod = parse_or_none(HANDED_BACK)
     assert mod is not None
     asked: list[str] = []
     original = FunctionAnalysis.transfer

@@ -11,29 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_pure_mode
+from conftest import LL_FILES, assert_pure_mode, ll_id, parse_or_none
 
 from llnoalias.analysis import provenance
 from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis, _compiled_walk, _walk
-from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir.model import Module
-from llnoalias.ir.parser import parse_module
-from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.roots import find_roots
-
-ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *ROOT.glob("tests/data/**/*.ll")})
 
 cslice = provenance._cslice
 pytestmark = pytest.mark.skipif(cslice is None, reason="the compiled slice walk is not built here")
 
-
-def _module(text: str, path: str = "t.ll") -> Module | None:
-    try:
-        return parse_module(SourceFile(path, text))
-    except LLNoaliasError:
-        return None
 
 
 def _same_walks(mod: Module) -> int:
@@ -58,10 +46,10 @@ def _same_walks(mod: Module) -> int:
     return entered
 
 
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
+@pytest.mark.parametrize("path", LL_FILES, ids=ll_id)
 def test_compiled_and_python_walks_agree(path: Path) -> None:
     raw = path.read_bytes()
-    mod = _module(raw.decode("utf-8", "surrogateescape"), str(path))
+    mod = parse_or_none(raw.decode("utf-8", "surrogateescape"), str(path))
     if mod is None:
         pytest.skip("bad input on purpose: no module to walk")
     _same_walks(mod)
@@ -111,7 +99,7 @@ def test_cases_handed_back_to_python_agree() -> None:
     """Constant expressions among a phi's incoming values and an instruction's operands,
     an aggregate constant, a load from a forwarded stack slot, a loop: every one of them
     entered by both walks alike."""
-    mod = _module(SLOW_CASES)
+    mod = parse_or_none(SLOW_CASES)
     assert mod is not None
     asked: list[str] = []
     original = FunctionAnalysis._slow_deps
@@ -153,7 +141,7 @@ def test_cached_operands_are_taken_without_calling_parse() -> None:
     text = ('target triple = "amdgcn-amd-amdhsa"\n@lds = external addrspace(3) global [0 x i32]\n'
             + "".join(f"define amdgpu_kernel void @k{i}() {{\nentry:{body}" for i in range(2))
             + "declare i32 @llvm.amdgcn.workitem.id.x()\n")
-    mod = _module(text)
+    mod = parse_or_none(text)
     assert mod is not None
     ma = ModuleAnalysis(mod, find_roots(mod, AnnotateOptions()))
     first, second = mod.functions
