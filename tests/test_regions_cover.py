@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 
 import pytest
 from conftest import FIXTURES, run_cli
@@ -149,11 +150,12 @@ def test_accesses_that_share_a_byte_are_never_claimed_noalias(smem: list[Interva
     check(smem, other, unranged)
 
 
-def model_claims(ivs: list[Interval], limit: int | None = None) -> set[tuple[int, int]]:
-    """The plan alone (cover + the writer's noalias rule), evaluated with ScopedNoAliasAA;
+def model_claims(ivs: list[Interval], limit: int | None = None,
+                 cov: Callable[[list[Interval]], Cover] = cover) -> set[tuple[int, int]]:
+    """The plan alone (``cov`` + the writer's noalias rule), evaluated with ScopedNoAliasAA;
     with ``limit``, after ``coarsen`` to that many scopes."""
     root = Root("d", "smem", "lds")
-    cv = cover(ivs) if limit is None else coarsen(cover(ivs), limit)
+    cv = cov(ivs) if limit is None else coarsen(cov(ivs), limit)
     if limit is not None:
         assert len(cv.scopes) <= limit
     if cv.regions < 2:
@@ -396,3 +398,29 @@ def test_weights_decide_the_cheapest_cut() -> None:
     assert cover(repeated).scopes == weighted.scopes
     got = cover_distinct(repeated)
     assert got.scopes == weighted.scopes and got.own == cover(repeated).own
+
+
+repeated = st.lists(st.tuples(st.integers(0, 120), st.integers(1, 40)).map(lambda t: (t[0], t[0] + t[1])),
+                    min_size=1, max_size=6).flatmap(lambda pool: st.lists(st.sampled_from(pool), min_size=1,
+                                                                         max_size=20))
+
+
+@settings(max_examples=800, deadline=None)
+@given(repeated)
+def test_the_weighted_cover_never_claims_repeats_or_intervals_that_share_a_byte(ivs: list[Interval]) -> None:
+    """The no-claim side of ``cover_distinct``: two copies of one interval, and any two
+    intervals that share a byte, are never claimed apart, before or after coarsening."""
+    for limit in (None, 3):
+        claimed = model_claims(ivs, limit, cover_distinct)
+        for i, j in claimed:
+            assert ivs[i] != ivs[j] and not share_a_byte(ivs[i], ivs[j]), (ivs[i], ivs[j])
+    assert model_claims(ivs, None, cover_distinct) == model_claims(ivs)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(intervals, st.integers(1, 3), st.integers(0, 2))
+def test_repeated_accesses_through_the_pipeline_are_never_claimed_noalias(smem: list[Interval], copies: int,
+                                                                         unranged: int) -> None:
+    """The whole run (``merge_regions`` takes ``cover_distinct``) on a kernel whose
+    accesses repeat: nothing that may share a byte is claimed apart."""
+    check(smem * copies, [], unranged)
