@@ -27,6 +27,7 @@ from llnoalias.analysis.lattice import Root
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.cover import (
     MAX_SCOPES,
+    Cover,
     chain_claims,
     coarsen,
     components,
