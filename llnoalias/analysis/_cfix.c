@@ -91,8 +91,8 @@ static PyObject *fast_transfer(PyObject *ops, PyObject *env, PyObject *vals, PyO
     PyObject *kind = PyObject_GetAttr(ops, s_kind);
     if (kind == NULL) return NULL;
     PyObject *out = PASS, *a = NULL, *b = NULL, *list = NULL, *flags = NULL;
-    if (same_str(kind, k_phi) || same_str(kind, k_select)) {
-        int phi = same_str(kind, k_phi);
+    int phi = same_str(kind, k_phi), gep = !phi && same_str(kind, k_gep), cast = !phi && !gep && same_str(kind, k_cast);
+    if (phi || same_str(kind, k_select)) {
         list = PyObject_GetAttr(ops, phi ? s_incoming : s_operands);
         if (list == NULL) goto fail;
         if (!PyList_Check(list)) goto done;
@@ -110,8 +110,7 @@ static PyObject *fast_transfer(PyObject *ops, PyObject *env, PyObject *vals, PyO
             Py_DECREF(v);
         }
         out = acc;
-    } else if (same_str(kind, k_gep) || same_str(kind, k_cmp)) {
-        int gep = same_str(kind, k_gep);
+    } else if (gep || same_str(kind, k_cmp)) {
         list = PyObject_GetAttr(ops, s_operands);
         if (list == NULL) goto fail;
         if (!PyList_Check(list) || PyList_GET_SIZE(list) == 0) goto done;
@@ -143,8 +142,7 @@ static PyObject *fast_transfer(PyObject *ops, PyObject *env, PyObject *vals, PyO
         } else {
             out = Py_NewRef(rest);
         }
-    } else if (same_str(kind, k_cast) || same_str(kind, k_binop)) {
-        int cast = same_str(kind, k_cast);
+    } else if (cast || same_str(kind, k_binop)) {
         flags = PyObject_GetAttr(ops, s_flags);
         if (flags == NULL) goto fail;
         list = PyObject_GetAttr(ops, s_operands);
