@@ -306,5 +306,5 @@ def load_baseline(path: str) -> list[FileStats]:
 
 
 def update_baseline(path: str, stats: Sequence[FileStats]) -> None:
-    """Write ``stats`` as the new baseline, atomically."""
+    """Write ``stats`` as the new baseline (a regular file atomically, SPEC section 6)."""
     write_atomic(path, asmstats.to_json(list(stats)))
