@@ -20,6 +20,17 @@ def _strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+def note_missed(result: AnnotateResult, name: str) -> None:
+    """When a run changed nothing but a flag would have given it roots (pointer arguments
+    not ``noalias``, static LDS): say so on stderr, once per hint. Only then: a run that
+    tagged something used the defaults it was given, and a note on every such run of a
+    build would be noise (``--stats`` lists every argument and global left out)."""
+    if result.changed:
+        return
+    for hint in result.report.hints:
+        note(f"{name}: nothing was changed; {hint}")
+
+
 def check_verdict(res: CheckResult, path: str) -> None:
     """What the CLI makes of llvmlite's verdict on the output (SPEC section 6)."""
     if res.regression:
@@ -100,6 +111,7 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
             write_output(remarks_path, remarks_yaml(result.report, result.module))
         data = result.encoded()
         write_output(output or "-", data if data is not None else result.chunks())
+        note_missed(result, display_name(path))
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
