@@ -2,14 +2,18 @@
 
 Text is decoded as UTF-8 with ``surrogateescape`` so that any byte that is not UTF-8
 (a Latin-1 comment, a stray byte in a string constant) survives the round trip byte for
-byte. Outputs are written to a temporary file in the target's directory and renamed over
-the target only once the whole run has succeeded.
+byte. Outputs are written the way LLVM's tools write them (SPEC section 6), and only once
+the whole run has succeeded: a regular file (or a new one) through a temporary file in its
+directory renamed over it; ``-`` to stdout; a device (``/dev/null``), FIFO or socket, and
+the descriptors of ``/dev/stdout``, ``/dev/fd/N`` and ``/proc``, written through, never
+replaced; a symlink followed, its final target replaced (or created) and the link kept.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -92,21 +96,20 @@ def _make_temporary(directory: str) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name in '{directory}'")
 
 
-def write_atomic(path: str, data: Data) -> None:
-    """Replace ``path`` with ``data`` atomically: a temporary file, then a rename.
-
-    On any failure (or Ctrl-C) the temporary file is removed and an existing ``path``
-    is left exactly as it was.
-    """
+def _replace_atomically(path: str, data: Data, name: str) -> None:
+    """Replace the regular file ``path`` (or create it) with ``data``: a temporary file in
+    its directory, then a rename. On any failure (or Ctrl-C) the temporary file is removed
+    and an existing ``path`` is left exactly as it was. ``name``: the path as the user gave
+    it, for messages."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = _make_temporary(directory)
     except FileNotFoundError:
-        raise LLNoaliasError(f"cannot write '{path}': directory '{directory}' does not exist") from None
+        raise LLNoaliasError(f"cannot write '{name}': directory '{directory}' does not exist") from None
     except PermissionError:
-        raise LLNoaliasError(f"cannot write '{path}': directory '{directory}' is not writable") from None
+        raise LLNoaliasError(f"cannot write '{name}': directory '{directory}' is not writable") from None
     except OSError as exc:
-        raise LLNoaliasError(f"cannot write '{path}': {exc.strerror or exc}") from None
+        raise LLNoaliasError(f"cannot write '{name}': {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             for payload in _payloads(data):
@@ -126,8 +129,77 @@ def write_atomic(path: str, data: Data) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise LLNoaliasError(f"cannot write '{path}': {exc.strerror or exc}") from None
+            raise LLNoaliasError(f"cannot write '{name}': {exc.strerror or exc}") from None
         raise
+
+
+#: paths that name one of this process's descriptors: written through as they are (a
+#: rename would replace what the shell redirected to, or fail inside ``/proc``)
+_STDOUT_PATHS = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+_STDERR_PATHS = ("/dev/stderr", "/dev/fd/2", "/proc/self/fd/2")
+
+
+def _is_descriptor_path(path: str) -> bool:
+    return path.startswith(("/dev/fd/", "/proc/")) or path in ("/dev/stdout", "/dev/stderr", "/dev/stdin")
+
+
+def _write_through(path: str, data: Data) -> None:
+    """Write ``data`` into ``path`` as it is (a device, a FIFO, a descriptor), never replacing
+    it. The bytes are all made before it is opened, so that nothing is written at all when
+    making them fails (a FIFO's reader sees the whole output or none of it)."""
+    payloads = list(_payloads(data))
+    if path in _STDOUT_PATHS:
+        write_stdout(b"".join(payloads))
+        return
+    try:
+        if path in _STDERR_PATHS:
+            sys.stderr.flush()
+            for payload in payloads:
+                sys.stderr.buffer.write(payload)
+            sys.stderr.buffer.flush()
+            return
+        # No O_CREAT: what was a device or FIFO when looked at is never made a regular file
+        # here, and no O_TRUNC: a device has nothing to truncate.
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "wb") as fh:
+            for payload in payloads:
+                fh.write(payload)
+    except BrokenPipeError:
+        raise LLNoaliasError(f"cannot write '{path}': its reader closed it") from None
+    except OSError as exc:
+        raise LLNoaliasError(f"cannot write '{path}': {exc.strerror or exc}") from None
+
+
+def write_atomic(path: str, data: Data) -> None:
+    """Write ``data`` to the file ``path`` as LLVM's tools write an output (SPEC section 6).
+
+    A regular file, or a new one, is replaced atomically (:func:`_replace_atomically`).
+    A symlink is followed: its final target is replaced (a dangling link's target is
+    created), in the target's directory, and the link is kept. A device (``/dev/null``),
+    FIFO or socket, and a path naming a descriptor (``/dev/stdout``, ``/dev/fd/N``), is
+    written through and never replaced. A directory is an error. ``-`` is a file named
+    ``-`` here; :func:`write_output` takes it as stdout.
+    """
+    if _is_descriptor_path(path):
+        _write_through(path, data)
+        return
+    try:
+        st = os.stat(path)  # follows symlinks: what the path names in the end
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise LLNoaliasError(f"cannot write '{path}': a part of it is not a directory") from None
+    except OSError as exc:
+        raise LLNoaliasError(f"cannot write '{path}': {exc.strerror or exc}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise LLNoaliasError(f"cannot write '{path}': it is a directory")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        _write_through(path, data)
+        return
+    # A regular file, a new one, or a symlink to either (a dangling one included): replace
+    # or create the final target, where the link points, and keep the link.
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    _replace_atomically(target, data, path)
 
 
 class StdoutClosed(Exception):
@@ -148,7 +220,7 @@ def write_stdout(data: Data) -> None:
 
 
 def write_output(path: str | None, data: Data) -> None:
-    """Write to ``path`` atomically, or to stdout when ``path`` is None or ``-``."""
+    """Write to ``path`` (:func:`write_atomic`), or to stdout when ``path`` is None or ``-``."""
     if path is None or path == "-":
         write_stdout(data)
     else:

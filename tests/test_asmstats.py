@@ -107,11 +107,16 @@ def test_ptx_from_llc() -> None:
     s = load("sm80_llc19.ptx")
     assert s.kind == "ptx"
     assert list(s.kernels) == ["axpy", "stage", "helper"]
-    assert dict(s.kernels["axpy"]) == {"ld.global.nc": 1, "ld.global": 1, "ld.shared": 0, "cp.async": 0}
+    assert dict(s.kernels["axpy"]) == {"ld.global.nc": 1, "ld.global": 1, "ld.shared": 0, "cp.async": 0,
+                                       "st.global": 1, "st.shared": 0, "ld.local": 0, "st.local": 0}
     # ld.global.nc.v4.f32 {...}; cp.async.ca / .cg / commit_group / wait_group
-    assert dict(s.kernels["stage"]) == {"ld.global.nc": 1, "ld.global": 0, "ld.shared": 1, "cp.async": 4}
-    assert dict(s.kernels["helper"]) == {"ld.global.nc": 0, "ld.global": 1, "ld.shared": 0, "cp.async": 0}
-    assert dict(s.total) == {"ld.global.nc": 2, "ld.global": 2, "ld.shared": 1, "cp.async": 4}
+    assert dict(s.kernels["stage"]) == {"ld.global.nc": 1, "ld.global": 0, "ld.shared": 1, "cp.async": 4,
+                                        "st.global": 1, "st.shared": 0, "ld.local": 0, "st.local": 0}
+    # st.param (the return value) is not a memory store
+    assert dict(s.kernels["helper"]) == {"ld.global.nc": 0, "ld.global": 1, "ld.shared": 0, "cp.async": 0,
+                                         "st.global": 0, "st.shared": 0, "ld.local": 0, "st.local": 0}
+    assert dict(s.total) == {"ld.global.nc": 2, "ld.global": 2, "ld.shared": 1, "cp.async": 4,
+                             "st.global": 2, "st.shared": 0, "ld.local": 0, "st.local": 0}
 
 
 # ------------------------------------------------------------------ hand-written edge cases
@@ -236,8 +241,50 @@ $L__BB0_1:
     s = collect(text, "x.ptx")
     assert s.kind == "ptx"
     assert list(s.kernels) == ["dev", "k2"]
-    assert dict(s.kernels["dev"]) == {"ld.global.nc": 3, "ld.global": 3, "ld.shared": 2, "cp.async": 4}
-    assert dict(s.kernels["k2"]) == {"ld.global.nc": 0, "ld.global": 0, "ld.shared": 0, "cp.async": 0}
+    assert dict(s.kernels["dev"]) == {"ld.global.nc": 3, "ld.global": 3, "ld.shared": 2, "cp.async": 4,
+                                      "st.global": 1, "st.shared": 0, "ld.local": 0, "st.local": 0}
+    assert dict(s.kernels["k2"]) == {"ld.global.nc": 0, "ld.global": 0, "ld.shared": 0, "cp.async": 0,
+                                     "st.global": 0, "st.shared": 0, "ld.local": 0, "st.local": 0}
+
+
+def test_ptx_stores_and_local_memory() -> None:
+    """Every spelling of a global, shared and local store, and local loads (spills); stores
+    without a state space, to .param, and other instructions that begin with 'st' are not
+    counted."""
+    text = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.local .align 4 .b8 __local_depot0[16];
+	st.global.f32 [%rd1], %f1;
+	st.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};
+	st.global.wb.u32 [%rd1], %r1; @%p1 st.global.cs.v2.u64 [%rd2], {%rd3, %rd4};
+	@!%p2 st.relaxed.gpu.global.u32 [%rd1], %r1;
+	st.volatile.global.u8 [%rd1], %rs1;
+	st.global.L1::no_allocate.b32 [%rd1], %r1;
+	st.shared.u32 [%r1], %r2;
+	st.shared::cta.v2.f32 [%r1], {%f1, %f2};
+	st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];
+	st.local.u32 [%rd5], %r1;
+	st.local.v2.u32 [%rd5+8], {%r1, %r2};
+	ld.local.u32 %r3, [%rd5];
+	ld.local.v2.u32 {%r1, %r2}, [%rd5+8];
+	ld.local.u32 %r4, [%SP+4];
+	st.u32 [%rd6], %r1;
+	st.param.b32 [param0], %r1;
+	stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r1], {%r2, %r3, %r4, %r5};
+	red.global.add.f32 [%rd1], %f1;
+	atom.global.add.u32 %r1, [%rd1], 1;
+	// st.global.f32 [%rd1], %f1; in a comment
+	ret;
+}
+"""
+    s = collect(text, "x.ptx")
+    assert nonzero(s.kernels["k"]) == {"st.global": 7, "st.shared": 3, "st.local": 2, "ld.local": 3}
+    assert asmstats.is_regression_counter("st.global") and asmstats.is_regression_counter("ld.local")
+    assert asmstats.is_regression_counter("st.local") and not asmstats.is_regression_counter("st.shared")
 
 
 def test_no_type_directives_takes_global_labels() -> None:

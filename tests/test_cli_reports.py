@@ -69,8 +69,11 @@ def test_stats_json_one_file() -> None:
     assert "diff" not in doc
     [entry] = doc["files"]
     assert entry["kind"] == "ptx"
-    assert entry["kernels"]["stage"] == {"ld.global.nc": 1, "ld.global": 0, "ld.shared": 1, "cp.async": 4}
-    assert entry["total"] == {"ld.global.nc": 2, "ld.global": 2, "ld.shared": 1, "cp.async": 4}
+    # the keys of the first schema keep their order and values; the store and local counters follow
+    assert entry["kernels"]["stage"] == {"ld.global.nc": 1, "ld.global": 0, "ld.shared": 1, "cp.async": 4,
+                                         "st.global": 1, "st.shared": 0, "ld.local": 0, "st.local": 0}
+    assert entry["total"] == {"ld.global.nc": 2, "ld.global": 2, "ld.shared": 1, "cp.async": 4,
+                              "st.global": 2, "st.shared": 0, "ld.local": 0, "st.local": 0}
 
 
 def test_stats_two_files_diff() -> None:
@@ -390,7 +393,7 @@ def test_gate_json_pass(build: Path) -> None:
     doc = json.loads(result.stdout)
     assert doc["passed"] is True and doc["failures"] == 0 and doc["updated"] is False
     assert {r["verdict"] for r in doc["rows"]} == {"same"}
-    assert len(doc["rows"]) == 12  # 3 functions x 4 PTX counters
+    assert len(doc["rows"]) == 24  # 3 functions x 8 PTX counters
 
 
 def test_gate_update_over_existing_reports_and_rewrites(build: Path) -> None:

@@ -231,3 +231,55 @@ def test_bad_baseline(tmp_path: Path) -> None:
     path.write_text('{"schema": "something/else"}')
     with pytest.raises(LLNoaliasError, match="not an llnoalias stats file"):
         gate.load_baseline(str(path))
+
+
+# ------------------------------------------------------------------ PTX stores and spills
+
+
+def ptx(*body: str) -> str:
+    lines = "".join(f"\t{b}\n" for b in body)
+    return f".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry acc()\n{{\n{lines}\tret;\n}}\n"
+
+
+ST2 = ptx("st.global.f32 [%rd1], %f1;", "st.global.f32 [%rd2], %f2;", "st.shared.f32 [%r1], %f1;")
+ST5 = ptx(*["st.global.f32 [%rd1], %f1;"] * 5, *["st.shared.f32 [%r1], %f1;"] * 3)
+SPILL = ptx("st.global.f32 [%rd1], %f1;", "st.global.f32 [%rd2], %f2;", "st.shared.f32 [%r1], %f1;",
+            "st.local.u32 [%rd9], %r1;", "ld.local.u32 %r1, [%rd9];")
+
+
+def test_more_global_stores_fail_the_gate_more_shared_stores_do_not() -> None:
+    result = compare([stats(ST2, "k.ptx")], [stats(ST5, "k.ptx")])
+    assert not result.passed
+    assert row(result, "acc", "st.global").verdict == "fail"
+    assert (row(result, "acc", "st.shared").verdict, row(result, "acc", "st.shared").gated) == ("grew", False)
+    # fewer stores (what --args noalias does to an accumulation loop) passes
+    back = compare([stats(ST5, "k.ptx")], [stats(ST2, "k.ptx")])
+    assert back.passed and row(back, "acc", "st.global").verdict == "shrank"
+
+
+def test_spills_fail_the_gate() -> None:
+    result = compare([stats(ST2, "k.ptx")], [stats(SPILL, "k.ptx")])
+    assert {r.counter for r in result.failures} == {"st.local", "ld.local"}
+    assert compare([stats(ST2, "k.ptx")], [stats(SPILL, "k.ptx")], Tolerance(1)).passed
+
+
+def test_a_baseline_from_before_the_store_counters_does_not_fail() -> None:
+    """A baseline written before st.global and the local counters were counted lacks them:
+    they are new there, not grown from 0; a counter the baseline's file has (0 or not) and an
+    older counter absent from it still compare as before."""
+    old_doc = json.loads(asmstats.to_json([stats(ST2, "k.ptx")]))
+    for entry in old_doc["files"]:
+        for counts in [*entry["kernels"].values(), entry["total"]]:
+            for key in asmstats.LATER_KEYS:
+                counts.pop(key)
+    old = asmstats.from_dict(old_doc)
+    result = compare(old, [stats(SPILL, "k.ptx")])
+    assert result.passed
+    assert {row(result, "acc", k).verdict for k in asmstats.LATER_KEYS} == {"new"}
+    assert row(result, "acc", "st.global").now == 2
+    # the same baseline written now knows them: the spills fail
+    assert not compare([stats(ST2, "k.ptx")], [stats(SPILL, "k.ptx")]).passed
+    # an older counter missing from the baseline still compares against 0
+    old_doc["files"][0]["kernels"]["acc"].pop("ld.global")
+    more = ptx("ld.global.f32 %f1, [%rd1];", "st.global.f32 [%rd1], %f1;", "st.global.f32 [%rd2], %f2;")
+    assert row(compare(asmstats.from_dict(old_doc), [stats(more, "k.ptx")]), "acc", "ld.global").verdict == "fail"

@@ -62,10 +62,25 @@ def check_inputs(paths: list[str], out_dir: str) -> None:
         seen[base] = p
         if os.path.abspath(output_path(out_dir, p)) == os.path.abspath(p):
             raise LLNoaliasError(f"--out-dir would overwrite the input '{p}' (pick another directory)")
-    if not os.path.isdir(out_dir):
-        raise LLNoaliasError(f"output directory '{out_dir}' does not exist")
-    if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise LLNoaliasError(f"output directory '{out_dir}' is not writable")
+    # A missing --out-dir is created (before the first file is written into it, so that a
+    # run whose every input fails leaves nothing behind); whatever it is made in must be a
+    # writable directory.
+    existing = os.path.abspath(out_dir)
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)
+    shown = out_dir if existing == os.path.abspath(out_dir) else existing
+    if not os.path.isdir(existing):
+        raise LLNoaliasError(f"cannot make output directory '{out_dir}': '{shown}' is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise LLNoaliasError(f"output directory '{shown}' is not writable")
+
+
+def make_out_dir(out_dir: str) -> None:
+    """Create ``out_dir`` (and its parents) when missing; several workers may race."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise LLNoaliasError(f"cannot make output directory '{out_dir}': {exc.strerror or exc}") from None
 
 
 _IN_WORKER = False
@@ -96,7 +111,7 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
 
     from .. import diagnostics
     from ..fileio import write_atomic
-    from .run import run_annotate
+    from .run import note_missed, run_annotate
 
     out = output_path(out_dir, path)
     captured = io.StringIO()
@@ -104,7 +119,9 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
     sys.stderr = captured  # notes from the verifier, so they do not interleave with the bar
     try:
         text, result = run_annotate(path, options, verify=verify)
+        make_out_dir(out_dir)
         write_atomic(out, result.text)
+        note_missed(result, path)
         rep = result.report
         return FileResult(path, out, True, len(rep.tagged), len(rep.untagged), result.text != text,
                           notes=captured.getvalue())

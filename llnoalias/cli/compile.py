@@ -91,8 +91,11 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
         text = read_input(input_path)
         if not no_annotate:
             from ..api import annotate
+            from .run import note_missed
 
-            text = annotate(text, path=display_name(input_path), options=options, jobs=0).text
+            result = annotate(text, path=display_name(input_path), options=options, jobs=0)
+            note_missed(result, display_name(input_path))
+            text = result.text
         notes: list[str] = []
         try:
             code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas,

@@ -52,10 +52,10 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary
         write_stdout(json.dumps(to_json(result.report, functions), indent=2) + "\n")
     elif sys.stdout.isatty():
         try:
-            print_rich(result.report, functions)
+            print_rich(result.report, functions, module=result.module)
         except BrokenPipeError:
             raise StdoutClosed() from None
     else:
         buf = io.StringIO()
-        print_plain(result.report, functions, buf)
+        print_plain(result.report, functions, buf, module=result.module)
         write_stdout(buf.getvalue())

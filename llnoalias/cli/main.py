@@ -76,18 +76,19 @@ def cli() -> None:
 @cli.command("annotate", context_settings=CONTEXT)
 @click.argument("inputs", metavar="IN...", nargs=-1)
 @click.option("-o", "--output", default=None, metavar="OUT",
-              help="Where to write the annotated IR (one input); '-' is stdout (the default). Replaced atomically.")
+              help="Where to write the annotated IR (one input); '-' is stdout (the default). A file is "
+                   "replaced atomically; a device or FIFO is written through; a symlink's target is replaced.")
 @click.option("--out-dir", "out_dir", default=None, metavar="DIR",
-              help="Write each input to DIR/<basename> (needed with several inputs).")
+              help="Write each input to DIR/<basename> (needed with several inputs); DIR is created when missing.")
 @click.option("-j", "--jobs", default=None, type=click.IntRange(min=0), metavar="N",
               help="Worker processes (0: one per CPU): several inputs, a file each (default 1); one "
                    "input, groups of its functions when it is large (default 0).")
 @annotate_options
 @click.option("--stats", "show_stats", is_flag=True, help="Print roots, tagged accesses and reasons on stderr.")
 @click.option("--report", "report_path", metavar="FILE", default=None,
-              help="Write what was found and tagged as JSON to FILE.")
+              help="Write what was found and tagged as JSON to FILE ('-': stdout).")
 @click.option("--remarks", "remarks_path", metavar="FILE", default=None,
-              help="Write LLVM optimization remarks (YAML) for every access to FILE.")
+              help="Write LLVM optimization remarks (YAML) for every access to FILE ('-': stdout).")
 @click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool,

@@ -10,7 +10,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..report.explain import ExplainedFunction, one_line, printable, short_domain
+from ..ir.model import Module
+from ..report.explain import (
+    ExplainedFunction,
+    no_access_line,
+    nothing_tagged,
+    one_line,
+    printable,
+    short_domain,
+)
 from ..report.record import Report
 
 
@@ -98,11 +106,15 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         con.print(f"note: {note_text}")
 
 
-def print_rich(report: Report, functions: list[ExplainedFunction], console: Console | None = None) -> None:
-    """A rich table per function (for a terminal)."""
+def print_rich(report: Report, functions: list[ExplainedFunction], console: Console | None = None,
+               module: Module | None = None) -> None:
+    """A rich table per function (for a terminal); then, when nothing was tagged, why and
+    what to pass."""
     con = console or Console(highlight=False)
+    why = nothing_tagged(report, module)
     if not functions:
-        con.print(f"{report.path}: no memory accesses that llnoalias could tag")
+        for line in why or [no_access_line(report)]:
+            con.print(Text(line))
         return
     for f in functions:
         kind = "kernel" if f.kernel else "function"
@@ -125,3 +137,5 @@ def print_rich(report: Report, functions: list[ExplainedFunction], console: Cons
                 first = False
         con.print(table)
     con.print(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged")
+    for line in why:
+        con.print(Text(line, style="yellow"))

@@ -103,8 +103,11 @@ class _Target:
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
     from ..api import annotate
+    from .run import note_missed
 
-    return annotate(text, path=display_name(path), options=options, jobs=0).text
+    result = annotate(text, path=display_name(path), options=options, jobs=0)
+    note_missed(result, display_name(path))  # "input" and "llnoalias" would be the same build
+    return result.text
 
 
 def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:

@@ -20,6 +20,17 @@ def _strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+def note_missed(result: AnnotateResult, name: str) -> None:
+    """When a run changed nothing but a flag would have given it roots (pointer arguments
+    not ``noalias``, static LDS): say so on stderr, once per hint. Only then: a run that
+    tagged something used the defaults it was given, and a note on every such run of a
+    build would be noise (``--stats`` lists every argument and global left out)."""
+    if result.changed:
+        return
+    for hint in result.report.hints:
+        note(f"{name}: nothing was changed; {hint}")
+
+
 def check_verdict(res: CheckResult, path: str) -> None:
     """What the CLI makes of llvmlite's verdict on the output (SPEC section 6)."""
     if res.regression:
@@ -65,6 +76,17 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
     return text, result
 
 
+def _check_one_stdout(output: str | None, report_path: str | None, remarks_path: str | None) -> None:
+    """``-`` is stdout for ``-o``, ``--report`` and ``--remarks``; only one of them may take it
+    (the module's default is stdout), or two documents would run into each other."""
+    takers = [name for name, path in (("the annotated module", output or "-"), ("--report", report_path),
+                                      ("--remarks", remarks_path))
+              if path in ("-", "/dev/stdout")]
+    if len(takers) > 1:
+        hint = " (pass -o FILE, or -o /dev/null to keep only the report)" if output in (None, "-") else ""
+        raise LLNoaliasError(f"{' and '.join(takers)} would both be written to stdout{hint}")
+
+
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = False, report_path: str | None = None,
                   remarks_path: str | None = None, jobs: int = 0) -> None:
@@ -73,21 +95,23 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
     plain command lines without importing click). ``jobs``: processes for a large input's
     functions (0: one per CPU; a small input never forks)."""
-    from ..fileio import write_atomic, write_output
+    from ..fileio import write_output
 
     try:
+        _check_one_stdout(output, report_path, remarks_path)
         want_report = bool(show_stats or report_path or remarks_path)
         _, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs)
         if report_path:
             import json
 
-            write_atomic(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
+            write_output(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
         if remarks_path:
             from ..report.remarks import remarks_yaml
 
-            write_atomic(remarks_path, remarks_yaml(result.report, result.module))
+            write_output(remarks_path, remarks_yaml(result.report, result.module))
         data = result.encoded()
         write_output(output or "-", data if data is not None else result.chunks())
+        note_missed(result, display_name(path))
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

@@ -109,6 +109,7 @@ def to_json(report: Report, functions: list[ExplainedFunction]) -> dict[str, Any
             for f in functions
         ],
         "summary": {"tagged": len(report.tagged), "untagged": len(report.untagged)},
+        "hints": list(report.hints),
     }
 
 
@@ -120,10 +121,35 @@ def one_line(text: str) -> str:
     return " ".join(printable(text).split())
 
 
-def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO) -> None:
-    """Plain text: one block per function, one line per access and domain."""
+MEMORY_OPCODES = frozenset({"load", "store", "atomicrmw", "cmpxchg"})
+
+
+def nothing_tagged(report: Report, module: Module | None = None) -> list[str]:
+    """When the run tagged nothing but a flag would have given it roots: a line saying so
+    (with how many memory accesses the module has) and the hints, each ending in the flag
+    to pass. Empty otherwise."""
+    if not report.hints or any(a.tagged for a in report.accesses):
+        return []
+    what = "nothing was tagged"
+    if module is not None:
+        n = sum(1 for fn in module.functions for inst in fn.instrs if inst.opcode in MEMORY_OPCODES)
+        if n:
+            what = f"none of its {n} memory access{'es' if n != 1 else ''} was tagged"
+    return [f"{printable(report.path)}: {what}, because with these options:",
+            *(f"  {printable(h)}" for h in report.hints)]
+
+
+def no_access_line(report: Report) -> str:
+    return f"{printable(report.path)}: no memory accesses that llnoalias could tag"
+
+
+def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
+                module: Module | None = None) -> None:
+    """Plain text: one block per function, one line per access and domain; then, when
+    nothing was tagged, why and what to pass."""
+    why = nothing_tagged(report, module)
     if not functions:
-        out.write(f"{report.path}: no memory accesses that llnoalias could tag\n")
+        out.write("\n".join(why or [no_access_line(report)]) + "\n")
         return
     for f in functions:
         kind = "kernel" if f.kernel else "function"
@@ -138,6 +164,8 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO)
                     out.write(f"    {domain}: not tagged: {printable(reason)}\n")
         out.write("\n")
     out.write(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged\n")
+    if why:
+        out.write("\n".join(why) + "\n")
 
 
 def short_domain(domain: str) -> str:

@@ -67,12 +67,12 @@ class ArgRecord(Record):
 
 
 class Report(Record):
-    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads")
+    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads", "hints")
     _FIELDS = __slots__
 
     def __init__(self, path: str, roots: list[RootRecord] | None = None, accesses: list[AccessRecord] | None = None,
                  args: list[ArgRecord] | None = None, skipped_globals: dict[str, str] | None = None,
-                 notes: list[str] | None = None, invariant_loads: int = 0) -> None:
+                 notes: list[str] | None = None, invariant_loads: int = 0, hints: list[str] | None = None) -> None:
         self.path = path
         self.roots: list[RootRecord] = [] if roots is None else roots
         self.accesses: list[AccessRecord] = [] if accesses is None else accesses
@@ -80,6 +80,9 @@ class Report(Record):
         self.skipped_globals: dict[str, str] = {} if skipped_globals is None else skipped_globals
         self.notes: list[str] = [] if notes is None else notes
         self.invariant_loads = invariant_loads
+        #: what a flag would make roots that the options left out (``missed_roots``): the
+        #: command line's note when a run changed nothing, ``explain``'s when nothing was tagged
+        self.hints: list[str] = [] if hints is None else hints
 
     @property
     def tagged(self) -> list[AccessRecord]:
@@ -123,6 +126,7 @@ class Report(Record):
                     {"where": w, "rule": r, "accesses": acc, "records": n} for w, r, acc, n in self.blockers()],
             },
             "notes": list(self.notes),
+            "hints": list(self.hints),
         }
 
 

@@ -8,15 +8,20 @@ Decisions
 ---------
 * **Which counters fail.** By default every counter where more is worse: all wait
   counters (``waits``, ``vmcnt``, ``vmcnt_zero``, ``lgkmcnt``, gfx12's ``loadcnt``, ...,
-  ``waitcnt_encoded``) and PTX's plain ``ld.global``. ``lds_dma``, ``ld.global.nc``,
-  ``ld.shared`` and ``cp.async`` are reported when they move but never fail (more
-  non-coherent loads is the point of annotating). ``counters=`` (``--counter``) replaces
+  ``waitcnt_encoded``) and PTX's plain ``ld.global``, ``st.global`` and the ``ld.local`` /
+  ``st.local`` spills. ``lds_dma``, ``ld.global.nc``, ``ld.shared``, ``st.shared`` and
+  ``cp.async`` are reported when they move but never fail (more non-coherent loads is the
+  point of annotating). ``counters=`` (``--counter``) replaces
   the default set with an explicit list.
 * **Tolerance.** ``N`` allows ``N`` more than the baseline; ``N%`` allows ``N`` percent of
   the baseline more (so a baseline of 0 allows nothing). A gated counter fails when
   ``now > limit``; growing within the tolerance is reported as ``grew``.
 * **Counters absent from the baseline** (in a function the baseline knows) compare
-  against 0, so a function that newly needs ``vmcnt`` waits fails.
+  against 0, so a function that newly needs ``vmcnt`` waits fails. The exception is a
+  counter llnoalias began to count later (``asmstats.LATER_KEYS``: PTX's ``st.global``,
+  ``st.shared``, ``ld.local``, ``st.local``) in a baseline file that lacks it altogether:
+  that baseline predates the counter, so the row is ``new``, not a failure, until
+  ``--update`` records it.
 * **Functions absent from the baseline** (``new``) are reported, not failed: there is
   nothing to compare them with; ``--update`` adopts them. Functions in the baseline that
   are no longer there are reported as ``gone``. Totals are not gated, so a new function
@@ -173,11 +178,17 @@ def _compare_kernel(
     now: Counter[str] | None,
     tolerance: Tolerance,
     counters: Collection[str] | None,
+    base_file_keys: Collection[str] = (),
 ) -> list[GateRow]:
+    """``base_file_keys``: the counters the baseline's file entry has (in its total)."""
     keys = asmstats.order_keys(set(base or ()) | set(now or ()))
     rows: list[GateRow] = []
     for key in keys:
         gated = _is_gated(key, counters)
+        if base is not None and now is not None and key not in base and key in asmstats.LATER_KEYS \
+                and key not in base_file_keys:
+            rows.append(GateRow(file, kernel, key, None, now.get(key, 0), None, gated, "new"))
+            continue
         if base is None:
             assert now is not None
             rows.append(GateRow(file, kernel, key, None, now.get(key, 0), None, gated, "new"))
@@ -261,7 +272,8 @@ def compare(
         if ci in matched:
             base = baseline[matched[ci]]
             for kname, counts in cur.kernels.items():
-                rows += _compare_kernel(cur.path, kname, base.kernels.get(kname), counts, tolerance, counters)
+                rows += _compare_kernel(cur.path, kname, base.kernels.get(kname), counts, tolerance, counters,
+                                        base.total)
             for kname, counts in base.kernels.items():
                 if kname not in cur.kernels:
                     rows += _compare_kernel(cur.path, kname, counts, None, tolerance, counters)
@@ -269,10 +281,12 @@ def compare(
         for kname, counts in cur.kernels.items():
             options = [o for o in leftover.get(kname, []) if o not in claimed]
             base_counts: Counter[str] | None = None
+            base_keys: Counter[str] = Counter()
             if len(leftover.get(kname, [])) == 1 and options:
                 claimed.add(options[0])
                 base_counts = baseline[options[0][0]].kernels[kname]
-            rows += _compare_kernel(cur.path, kname, base_counts, counts, tolerance, counters)
+                base_keys = baseline[options[0][0]].total
+            rows += _compare_kernel(cur.path, kname, base_counts, counts, tolerance, counters, base_keys)
 
     missing_files: list[str] = []
     for bi in left_baseline:
@@ -306,5 +320,5 @@ def load_baseline(path: str) -> list[FileStats]:
 
 
 def update_baseline(path: str, stats: Sequence[FileStats]) -> None:
-    """Write ``stats`` as the new baseline, atomically."""
+    """Write ``stats`` as the new baseline (a regular file atomically, SPEC section 6)."""
     write_atomic(path, asmstats.to_json(list(stats)))

@@ -21,7 +21,7 @@ from .attributes import ArgumentsResult
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
-from .roots import find_roots
+from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, finish, noalias_keys
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
@@ -118,6 +118,7 @@ def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs
             fn.by_name = {}
     report.args.extend(args.records)
     report.invariant_loads = args.invariant_loads
+    report.hints = missed_roots(roots)
     return AnnotateResult(editor, report, mod)
 
 

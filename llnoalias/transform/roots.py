@@ -32,6 +32,47 @@ def is_binding_candidate(arg: Argument) -> str | None:
     return None
 
 
+#: why a pointer argument is not a root under ``--args auto``, and a sized LDS global under
+#: ``--lds dynamic``: the two defaults a flag changes (see :func:`missed_roots`)
+NOT_NOALIAS_REASON = "not noalias in the input (--args noalias roots it)"
+STATIC_LDS_REASON = "sized (static) LDS global; --lds all includes it"
+
+
+def _names(names: list[str], most: int = 3) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def missed_roots(rs: RootSet) -> list[str]:
+    """What the default options left out that a flag would make roots, as sentences that
+    end in the flag: pointer kernel arguments not ``noalias`` in the input (``--args
+    auto``), counted only in a kernel where they would give two scopes or more (one
+    argument alone has nothing to be told apart from), and sized (static) ``addrspace(3)``
+    globals (``--lds dynamic``; one alone can still be split into regions). Plain clang
+    output has both and no dynamic LDS, so its defaults tag nothing: the command line says
+    so when a run changed nothing, and ``explain`` when nothing was tagged."""
+    hints: list[str] = []
+    kernels: list[str] = []
+    count = 0
+    for name, ka in rs.kernels.items():
+        auto = [i for i, why in ka.not_rooted.items() if why == NOT_NOALIAS_REASON]
+        if auto and len(auto) + len(ka.roots) >= 2:
+            kernels.append(name)
+            count += len(auto)
+    if count:
+        hints.append(f"{count} pointer argument{'s' if count != 1 else ''} of {_names(kernels)} "
+                     f"{'are' if count != 1 else 'is'} not noalias in the input; --args noalias makes "
+                     "them roots (a promise that a kernel's pointer arguments never reach the same "
+                     "buffer; --may-alias I,J for those that may)")
+    static = [name for name, why in rs.lds_skipped.items() if why == STATIC_LDS_REASON]
+    if static:
+        hints.append(f"{len(static)} sized (static) addrspace(3) global{'s' if len(static) != 1 else ''} "
+                     f"({_names(static)}) "
+                     + ("are not roots; --lds all makes them roots" if len(static) != 1
+                        else "is not a root; --lds all makes it one"))
+    return hints
+
+
 def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     rs = RootSet()
     if options.lds != "off":
@@ -42,7 +83,7 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
             if options.lds == "all" or dynamic:
                 rs.lds[g.name] = Root(LDS_DOMAIN, unquote_name(g.name), "lds", (g.name,))
             else:
-                rs.lds_skipped[g.name] = "sized (static) LDS global; --lds all includes it"
+                rs.lds_skipped[g.name] = STATIC_LDS_REASON
     else:
         for g in mod.globals.values():
             if g.kind == "variable" and g.addrspace == LDS_ADDRSPACE:
@@ -62,7 +103,7 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
             if options.args == "off":
                 ka.not_rooted[arg.index] = "--args off"
             elif options.args == "auto" and "noalias" not in arg.attrs:
-                ka.not_rooted[arg.index] = "not noalias in the input (--args noalias roots it)"
+                ka.not_rooted[arg.index] = NOT_NOALIAS_REASON
             else:
                 chosen[arg.index] = arg
         grouped: dict[int, int] = {}
