@@ -16,7 +16,12 @@ import subprocess
 
 import pytest
 
-from llnoalias.analysis.workgroup import flat_work_group_max, llvm_unsigned, string_attribute, work_group
+from llnoalias.analysis.workgroup import (
+    flat_work_group_max,
+    llvm_unsigned,
+    string_attribute,
+    work_group,
+)
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 

@@ -220,7 +220,7 @@ def _min_bounds(a: list[int | None] | None, b: list[int | None] | None) -> list[
         return b
     if b is None:
         return a
-    return [x if y is None else (y if x is None else min(x, y)) for x, y in zip(a, b)]
+    return [x if y is None else (y if x is None else min(x, y)) for x, y in zip(a, b, strict=True)]
 
 
 def _reading_19(pairs: list[tuple[str, int]], cc_kernel: bool) -> list[int | None] | None:
