@@ -3,6 +3,8 @@ operands, and the address-space rules that say which memory a pointer can reach.
 
 from __future__ import annotations
 
+import re
+
 from ..ir import operands as opparse
 from ..ir.lazyre import lazy
 from ..ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
@@ -63,6 +65,31 @@ def target_family(triple: str) -> str:
     if t.startswith("nvptx"):
         return "nvptx"
     return "other"
+
+
+_AMDGPU_MARK_RE = lazy(r"\bamdgpu_(?:kernel|cs|ps|vs|gs|hs|ls|es|gfx)\b|@llvm\.amdgcn\.")
+_NVPTX_MARK_RE = lazy(r"\bptx_(?:kernel|device)\b|@llvm\.nvvm\.|^!nvvm\.annotations\b", re.M)
+
+
+def module_family(mod: Module) -> str:
+    """The target family of ``mod``: its triple's, or, for a module without a triple
+    llnoalias knows (FlyDSL writes none), the one its code can only be compiled for: an
+    ``amdgpu_*`` calling convention or an ``llvm.amdgcn.*`` intrinsic means AMDGPU (no
+    other backend lowers them), ``ptx_kernel`` or ``llvm.nvvm.*`` (or ``!nvvm.annotations``)
+    NVPTX; both or neither: ``other``."""
+    cached = getattr(mod, "_llnoalias_family", None)
+    if isinstance(cached, str):
+        return cached
+    fam = target_family(mod.triple)
+    if fam == "other" and not mod.triple:
+        amd = _AMDGPU_MARK_RE.search(mod.text) is not None
+        nv = _NVPTX_MARK_RE.search(mod.text) is not None
+        fam = "amdgpu" if amd and not nv else ("nvptx" if nv and not amd else "other")
+    try:
+        mod._llnoalias_family = fam  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    return fam
 
 
 def reaches_lds(family: str, addrspace: int) -> bool:

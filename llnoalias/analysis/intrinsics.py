@@ -40,7 +40,9 @@ class MemIntrinsic:
         self.opaque = opaque
         self.default_effect = default_effect
         #: operands whose value is written to memory (the data of a buffer store, which may
-        #: itself be a pointer): they escape, whatever their type
+        #: itself be a pointer; memset's byte; stmatrix's registers): they escape, whatever
+        #: their type, and are the only values the call may store (a copy stores none of its
+        #: operands: it moves what memory held)
         self.data = data
 
     def __repr__(self) -> str:
@@ -61,7 +63,7 @@ MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
     # generic memory intrinsics: (dst, src, len, isvolatile)
     _mem(r"llvm\.memcpy(\.inline)?\..*", {0: "w", 1: "r"}, "memflag", 3),
     _mem(r"llvm\.memmove\..*", {0: "w", 1: "r"}, "memflag", 3),
-    _mem(r"llvm\.memset(\.inline)?\..*", {0: "w"}, "memflag", 3),
+    _mem(r"llvm\.memset(\.inline)?\..*", {0: "w"}, "memflag", 3, data=(1,)),
     # AMDGPU LDS DMA: global/buffer side read, LDS side written
     _mem(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.(async\.)?lds", {}, "aux", default_effect="lds_w"),
     _mem(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.(async\.)?lds", {}, "aux", default_effect="lds_w"),
@@ -79,7 +81,7 @@ MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
     # NVPTX async copies global -> shared, and matrix loads/stores from shared memory
     _mem(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\..*", {0: "w", 1: "r"}),
     _mem(r"llvm\.nvvm\.ldmatrix\..*", {}, default_effect="r"),
-    _mem(r"llvm\.nvvm\.stmatrix\..*", {}, default_effect="w"),
+    _mem(r"llvm\.nvvm\.stmatrix\..*", {}, default_effect="w", data=tuple(range(1, 9))),
 )
 
 _COMPILED = tuple((lazy(e.pattern), e) for e in MEMORY_INTRINSICS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..ir import operands as opparse
+from ..ir.lazyre import lazy
 from ..ir.model import (
     AggregateConst,
     ConstExpr,
@@ -29,6 +30,7 @@ from ..ir.model import (
     Value,
 )
 from ..ir.native import load
+from ..ir.types import Type
 from .blame import NO_DEPS, Blame, local_deps
 from .fixpoint import fixpoint, one_pass
 from .intrinsics import (
@@ -48,6 +50,9 @@ from .rootset import RootSet
 _cslice = load("llnoalias.analysis._cslice")
 if _cslice is not None:
     _cslice.init(PlainConst, GlobalRef, UndefConst, UnknownValue)
+
+#: ``llvm.amdgcn.make.buffer.rsrc``: the provenance of its base pointer, whatever the rest
+_RSRC_RE = lazy(r"llvm\.amdgcn\.make\.buffer\.rsrc(\..*)?")
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
 
@@ -199,10 +204,16 @@ class ModuleAnalysis:
         callee = ops.callee
         name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
         if name and is_intrinsic(name):
+            entry = memory_intrinsic(name)
+            if entry is not None:
+                # a row of the table writes its ``data`` operands (a buffer store's value,
+                # memset's byte, stmatrix's registers); a load stores nothing, and a copy
+                # (memcpy, LDS-DMA, cp.async) only moves what memory held: an address there
+                # was written by a store looked at here, an initializer, or into a stack
+                # slot that the copy makes escape (``memory.Slots``)
+                return [v for i, (_, v) in enumerate(ops.operands) if i in entry.data]
             if may_store_operands(name):
-                entry = memory_intrinsic(name)
-                data = entry.data if entry is not None else ()
-                return [v for i, (ty, v) in enumerate(ops.operands) if not ty.is_pointer or i in data]
+                return [v for ty, v in ops.operands if not ty.is_pointer]
             return []
         if name and ("@" + name) in self.mod.functions_by_name:
             return []  # its own stores are looked at where they are
@@ -233,6 +244,13 @@ class FunctionAnalysis(Blame):
                 else:
                     self.vals[arg.name] = UNKNOWN
                     self.cause[arg.name] = f"integer argument {arg.name} of a non-kernel function"
+            elif kernel and arg.type.kind in ("struct", "array", "named"):
+                # an aggregate kernel argument is plain data the runtime passed, field by
+                # field: none where no pointer is, and a pointer field is not a root
+                got = _aggregate_argument(arg.type, self.mod.named_types)
+                self.vals[arg.name] = got
+                if got is not NONE:
+                    self.cause[arg.name] = f"pointer field of the aggregate kernel argument {arg.name} (not a root)"
             else:
                 self.vals[arg.name] = UNKNOWN
                 self.cause[arg.name] = f"argument {arg.name} of aggregate type"
@@ -351,6 +369,15 @@ class FunctionAnalysis(Blame):
                 if store is not None:
                     return UNKNOWN, (f"integer loaded from the stack slot {slot}, and line {store.line} stores "
                                      f"an address there: {inst_text(self.mod, store)}")
+        return self._read_from_memory(ty, what)
+
+    def _read_from_memory(self, ty: Type | None, what: str) -> tuple[Lat, str]:
+        """A value read from memory that is not a private slot's or the runtime's: unknown
+        when it may be a pointer or memory may hold addresses; else none, on the
+        assumption ``ModuleAnalysis.settle`` checks afterwards."""
+        ma = self.ma
+        if ty is None or ty.contains_pointer(self.mod.named_types):
+            return UNKNOWN, (what if what != "integer loaded from memory" else "pointer loaded from memory")
         if ma.memory_holds_addresses:
             return UNKNOWN, f"{what}, and {ma.memory_reason}"
         if not ma.memory_decided:
@@ -407,9 +434,12 @@ class FunctionAnalysis(Blame):
                     "freeze of undef (an arbitrary value)"
             return ev(src, env), ""
         if k == "extractvalue":
-            a = ev(ops.operands[0][1], env)
+            src = ops.operands[0][1]
+            a = ev(src, env)
             if isinstance(a, Agg):
-                return a.get(ops.indices), "aggregate field not traced"
+                why = self.cause.get(src.name, "") if isinstance(src, LocalRef) and src.name not in self.fn.by_name \
+                    else ""
+                return a.get(ops.indices), why or "aggregate field not traced"
             return (UNKNOWN if isinstance(a, Root) else a), "aggregate not traced"
         if k == "insertvalue":
             a = ev(ops.operands[0][1], env)
@@ -442,6 +472,10 @@ class FunctionAnalysis(Blame):
         lane = lane_intrinsic(name) if name else None
         if lane is not None:
             return self._lane(name, lane, ops, args)
+        if name and args and _RSRC_RE.fullmatch(name):
+            # a buffer resource addresses memory from its base pointer only: stride,
+            # num_records and flags are not addresses (SPEC section 2)
+            return args[0], ""
         if name and pass_through(name) and args:
             rest = self._generic(args[1:])
             if rest is BOTTOM:
@@ -453,6 +487,10 @@ class FunctionAnalysis(Blame):
             return NONE, ""
         if isinstance(callee, UnknownValue) and callee.text == "asm":
             return UNKNOWN, "result of inline asm"
+        if name and memory_intrinsic(name) is not None:
+            # a memory intrinsic's result (a buffer load, ds.read.tr, ldmatrix) is what it
+            # read from memory: the loaded-value rule, not its operands' provenance
+            return self._read_from_memory(ret, f"value read from memory by {name}")
         if ret.contains_pointer(self.mod.named_types):
             return UNKNOWN, f"pointer returned by a call to {name or 'an indirect callee'}"
         is_decl = bool(name) and (is_intrinsic(name) or (
@@ -507,6 +545,23 @@ class FunctionAnalysis(Blame):
             env = fixpoint(transfer, slice_, deps_of, order, back)
         vals.update(env)
         self.note_causes(env, slice_)
+
+
+def _aggregate_argument(ty: Type, named: dict[str, Type], depth: int = 0) -> Lat:
+    """Per-field provenance of a kernel argument of type ``ty``: none where no pointer can
+    be, unknown for a pointer (a field is not a root), fields of structs and arrays apart."""
+    if ty.kind == "named":
+        inner = named.get(ty.name)
+        if inner is None or depth > 32:
+            return UNKNOWN
+        return _aggregate_argument(inner, named, depth + 1)
+    if not ty.contains_pointer(named):
+        return NONE
+    if ty.kind == "struct" and depth <= 32:
+        return Agg(NONE, {i: _aggregate_argument(f, named, depth + 1) for i, f in enumerate(ty.fields)})
+    if ty.kind == "array" and ty.elem is not None and depth <= 32:
+        return Agg(_aggregate_argument(ty.elem, named, depth + 1), {})
+    return UNKNOWN
 
 
 def _compiled_walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[

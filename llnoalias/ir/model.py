@@ -388,8 +388,9 @@ class Module(Record):
         #: parsed operands by instruction text (see ``operands.parse``)
         self.ops_cache: dict[str, Ops] = {}
         self.max_metadata_id = -1
-        #: ``!nvvm.annotations`` thread-count extents by kernel (read once, by ``ranges``)
-        self.nvvm_thread_bounds: dict[str, dict[str, dict[str, int]]] | None = None
+        #: ``!nvvm.annotations`` thread-count keys and values (``maxntidx``, ``kernel``, ...)
+        #: by function, in LLVM's order (read once, by ``workgroup``)
+        self.nvvm_thread_bounds: dict[str, list[tuple[str, int]]] | None = None
 
     @property
     def text(self) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.accesses import Access, PointerOperand, reaches_lds, target_family
+from ..analysis.accesses import Access, PointerOperand, module_family, reaches_lds
 from ..analysis.lattice import Root
 from ..analysis.ranges import FunctionRanges, Off, Range, int_const, urange
 from ..analysis.rootset import LDS_DOMAIN
@@ -123,7 +123,7 @@ class RegionSplitter:
         self.mod = mod
         #: keep why an access has no range (for reports); else one shared note
         self.keep_notes = keep_notes
-        self.family = target_family(mod.triple)
+        self.family = module_family(mod)
         self.dl = layout_of(mod)
         self.ranges: dict[str, FunctionRanges] = {}
 

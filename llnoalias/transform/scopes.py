@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..analysis.accesses import Access, find_accesses, reaches_global, reaches_lds, target_family
+from ..analysis.accesses import Access, find_accesses, module_family, reaches_global, reaches_lds
 from ..analysis.lattice import BOTTOM, NONE, UNKNOWN, Root
 from ..analysis.provenance import FunctionAnalysis, ModuleAnalysis
 from ..analysis.rootset import LDS_DOMAIN, RootSet
@@ -204,7 +204,7 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     accesses = find_accesses(mod, fn)
     if not accesses:
         return []
-    family = target_family(mod.triple)
+    family = module_family(mod)
     fa = ma.function(fn)
     names: list[str] = []
     for acc in accesses:
