@@ -38,6 +38,9 @@ CORPUS_REWRITES: dict[str, tuple[str, ...]] = {
     "triton39/softmax_gfx942.ll": ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal"),
     "triton39/softmax_sm80.ll": ("float-bits-literal", "float-special-literal"),
     "triton39/softmax_sm90.ll": ("float-bits-literal", "float-special-literal"),
+    "triton39/matmul_128x128x64_w8s3_sm90.ll": (),
+    "triton39/attn_fwd_m64_sm90.ll": ("float-bits-literal", "float-special-literal"),
+    "triton39/matmul_128x128x64_w4s3_sm100.ll": (),
     # Real IREE 3.13 output (scripts/gen_iree_corpus.py).
     **{f"iree/{stem}_cuda.ll": () for stem in ("bmm_f16_4x128x128x64", "matmul_f16_100x200x300",
                                                "matmul_f16_256x128x512", "matmul_tb_f16_512x512x256")},
