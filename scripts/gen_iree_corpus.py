@@ -91,7 +91,6 @@ def softmax(rows: int, cols: int, ty: str = "f32") -> str:
 
 #: (file stem without the target, program)
 PROGRAMS: list[tuple[str, str]] = [
-    ("matmul_f16_256x128x512", matmul(256, 128, 512)),
     ("matmul_f16_100x200x300", matmul(100, 200, 300)),
     ("matmul_tb_f16_512x512x256", matmul_tb(512, 512, 256)),
     ("bmm_f16_4x128x128x64", batch_matmul(4, 128, 128, 64)),
