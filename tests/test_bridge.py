@@ -169,6 +169,9 @@ def test_float_decimal_rewrite_reads_types_not_names() -> None:
     # 0.1 is no float, but the operand is a double: the names %float and %half are not types
     assert bridge(text, active=True) == (text, [])
     assert bridge("  %x = fmul float %y, 1.5\n  %z = fmul float %y, 1.\n", active=True)[1] == []
+    # a wider type's constant is its own: not read as the float named before it
+    wide = "  call void @g(float %a, fp128 0.1, x86_fp80 -inf)\n"
+    assert bridge(wide, active=True) == (wide, [])
 
 
 def test_make_buffer_rsrc_overloaded_rewrite() -> None:

@@ -1,7 +1,7 @@
 """The version bridge: a copy of a module that llvmlite's LLVM (22.1) can read (SPEC 7).
 
 Producers write IR for other LLVM versions than the one inside llvmlite: clang-19 calls
-intrinsics with LLVM 19's signatures, Triton 3.9 writes LLVM 24's. :func:`bridge`
+intrinsics with LLVM 19's signatures, Triton 3.9 and IREE 3.13 write LLVM 24's. :func:`bridge`
 rewrites the text *handed to llvmlite's LLVM* (verification of annotated output,
 ``compile``, ``stats X.ll``) so that LLVM 22 parses, verifies and generates code for
 it. It is never applied to what llnoalias writes: the annotated output stays
@@ -131,7 +131,9 @@ def _versioned_triple(text: str) -> tuple[str, int]:
 #: The floating-point types whose constants the literal rewrites below spell.
 _FP_WIDTH = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
 #: A type keyword, not part of a name (``%float.1``, ``@double``, ``%struct.half``).
-_FP_TYPE_RE = lazy(r'(?<![\w.$%@!"-])(half|bfloat|float|double)(?![\w.$-])')
+#: The wider types are matched too, so that their constants are left alone rather than
+#: read as the type named before them.
+_FP_TYPE_RE = lazy(r'(?<![\w.$%@!"-])(half|bfloat|float|double|x86_fp80|fp128|ppc_fp128)(?![\w.$-])')
 
 
 def _fp_literals(text: str, token_re: LazyPattern,
@@ -187,7 +189,7 @@ _FLOAT_BITS_RE = lazy(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
 def _float_bits(text: str) -> tuple[str, int]:
     def one(ty: str, m: re.Match[str]) -> str | None:
         bits = int(m.group(1), 16)
-        return _spell(ty, bits) if bits < 1 << _FP_WIDTH[ty] else None
+        return _spell(ty, bits) if ty in _FP_WIDTH and bits < 1 << _FP_WIDTH[ty] else None
 
     return _fp_literals(text, _FLOAT_BITS_RE, one)
 
@@ -207,7 +209,9 @@ def _float_special(text: str) -> tuple[str, int]:
     if ("inf" not in text and "qnan" not in text) or _FLOAT_SPECIAL_RE.search(text) is None:
         return text, 0
 
-    def one(ty: str, m: re.Match[str]) -> str:
+    def one(ty: str, m: re.Match[str]) -> str | None:
+        if ty not in _FP_WIDTH:
+            return None
         bits = _FP_SPECIAL_BITS[ty, m.group(2)]
         if m.group(1) == "-":
             bits |= 1 << (_FP_WIDTH[ty] - 1)
@@ -296,7 +300,7 @@ def _float_decimal(text: str) -> tuple[str, int]:
         return text, 0
 
     def one(ty: str, m: re.Match[str]) -> str | None:
-        if ty == "double" or _llvm22_reads_exactly(m.group(1), ty):
+        if ty not in _FP_FORMAT or _llvm22_reads_exactly(m.group(1), ty):
             return None
         bits = round_decimal(m.group(1), ty)
         return None if bits is None else _spell(ty, bits)
