@@ -227,6 +227,7 @@ HIP942 = GPUTarget("hip", "gfx942", 64)
 HIP950 = GPUTarget("hip", "gfx950", 64)
 SM90 = GPUTarget("cuda", 90, 32)
 SM80 = GPUTarget("cuda", 80, 32)
+SM100 = GPUTarget("cuda", 100, 32)
 
 
 class Spec:
@@ -271,6 +272,15 @@ for _t, _arch in ((SM90, "sm90"), (SM80, "sm80")):
         (f"softmax_{_arch}", Spec(softmax_kernel, SOFTMAX_SIG, SOFTMAX_CX,
                                   div16=("input_row_stride", "output_row_stride")), {"num_warps": 8}, _t),
     ]
+# Hopper and Blackwell: wgmma / tcgen05 (the GPU stays out of the IR; the intrinsics say it).
+CASES += [
+    ("matmul_128x128x64_w8s3_sm90", Spec(matmul_kernel, MATMUL_SIG, MM_BIG, **MATMUL),
+     {"num_warps": 8, "num_stages": 3}, SM90),
+    ("attn_fwd_m64_sm90", Spec(attn_fwd, ATTN_SIG, {**ATTN_CX, "BLOCK_M": 64}, **ATTN),
+     {"num_warps": 4, "num_stages": 2}, SM90),
+    ("matmul_128x128x64_w4s3_sm100", Spec(matmul_kernel, MATMUL_SIG, MM_BIG, **MATMUL),
+     {"num_warps": 4, "num_stages": 3}, SM100),
+]
 
 
 def _stable_paths(text: str) -> str:

@@ -38,6 +38,22 @@ CORPUS_REWRITES: dict[str, tuple[str, ...]] = {
     "triton39/softmax_gfx942.ll": ("amdgpu-versioned-triple", "float-bits-literal", "float-special-literal"),
     "triton39/softmax_sm80.ll": ("float-bits-literal", "float-special-literal"),
     "triton39/softmax_sm90.ll": ("float-bits-literal", "float-special-literal"),
+    "triton39/matmul_128x128x64_w8s3_sm90.ll": (),
+    "triton39/attn_fwd_m64_sm90.ll": ("float-bits-literal", "float-special-literal"),
+    "triton39/matmul_128x128x64_w4s3_sm100.ll": (),
+    # Real IREE 3.13 output (scripts/gen_iree_corpus.py).
+    **{f"iree/{stem}_cuda.ll": () for stem in ("bmm_f16_4x128x128x64", "matmul_f16_100x200x300",
+                                               "matmul_tb_f16_512x512x256")},
+    **{f"iree/{stem}_hip.ll": ("amdgpu-versioned-triple", "amdgcn-make-buffer-rsrc-overloaded-num-records")
+       for stem in ("bmm_f16_4x128x128x64", "matmul_f16_100x200x300", "matmul_tb_f16_512x512x256",
+                    "softmax_f32_17x333")},
+    "iree/softmax_f16_32x4096_cuda.ll": ("float-bits-literal", "float-special-literal", "float-decimal-inexact"),
+    "iree/softmax_f16_32x4096_hip.ll": ("amdgpu-versioned-triple", "float-special-literal",
+                                        "amdgcn-make-buffer-rsrc-overloaded-num-records"),
+    "iree/softmax_f32_17x333_cuda.ll": ("float-bits-literal", "float-decimal-inexact"),
+    "iree/softmax_f32_64x1024_cuda.ll": ("float-bits-literal", "float-special-literal", "float-decimal-inexact"),
+    "iree/softmax_f32_64x1024_hip.ll": ("amdgpu-versioned-triple", "float-special-literal",
+                                        "amdgcn-make-buffer-rsrc-overloaded-num-records"),
 }
 
 
@@ -68,7 +84,7 @@ def test_rewrite_fixture(name: str) -> None:
 def test_rewrites_that_llvm22_needs() -> None:
     # Without the bridge LLVM 22 rejects these fixtures (the triple one it reads anyway).
     for name in ("amdgcn-make-buffer-rsrc-i64", "amdgcn-async-lds-load", "float-bits-literal",
-                 "float-special-literal"):
+                 "float-special-literal", "float-decimal-inexact", "amdgcn-make-buffer-rsrc-overloaded-num-records"):
         text = _read(FIXTURES / f"{name}.ll")
         res = llvmlite_backend.check_module(text, text, use_bridge=False)
         assert not res.input_verified, name
@@ -115,6 +131,78 @@ def test_float_special_rewrite() -> None:
     assert bridged.splitlines()[0] == _read(FIXTURES / "float-special-literal.ll").splitlines()[0]
 
 
+def test_float_decimal_rewrite() -> None:
+    text = _read(FIXTURES / "float-decimal-inexact.ll")
+    bridged, applied = bridge(text, active=True)
+    assert applied == ["float-bits-literal", "float-decimal-inexact"]
+    # -87.8 and 88.8 as the nearest floats (0xC2AF999A, 0x42B1999A), in LLVM 22's double spelling
+    assert "fcmp olt <4 x float> %45, splat (float 0xC055F33340000000)" in bridged
+    assert "<4 x float> splat (float 0x4056333340000000), <4 x float> %46" in bridged
+    # exact decimals and double constants stay as they are; an operand takes its instruction's type
+    assert "float 5.000000e-01)" in bridged and "fadd float %49, 0.000000e+00" in bridged
+    assert "%51 = fmul float %50, 0x3FB99999A0000000" in bridged
+    assert "%53 = fmul half %52, 0xH2E66" in bridged
+    assert "%55 = fmul double %54, 1.000000e-01" in bridged
+    # nearest float of the decimal (1 + 2^-23), not the nearest float of its nearest double (1.0)
+    assert "%57 = fadd float %56, 0x3FF0000020000000" in bridged
+
+
+def test_round_decimal_is_newer_llvms_rounding() -> None:
+    r = bridge_mod.round_decimal
+    assert r("-8.780000e+01", "float") == 0xC2AF999A and r("8.880000e+01", "float") == 0x42B1999A
+    assert r("0.1", "float") == 0x3DCCCCCD and r("0.1", "half") == 0x2E66 and r("0.1", "bfloat") == 0x3DCD
+    assert r("-0.0", "float") == 0x80000000
+    # ties go to the even significand: 1 + 2^-24 is halfway between 1 and 1 + 2^-23
+    assert r("1.000000059604644775390625", "float") == 0x3F800000
+    assert r("1.000000178813934326171875", "float") == 0x3F800002  # 1 + 3 * 2^-24: up to even
+    # subnormals are kept; a value that rounds to zero or overflows is refused as newer LLVM does
+    assert r("1.0e-45", "float") == 0x00000001 and r("6.0e-8", "half") == 0x0001
+    assert r("1.0e-50", "float") is None and r("1.0e+39", "float") is None
+    assert r("65504.0", "half") == 0x7BFF and r("65519.0", "half") == 0x7BFF and r("65520.0", "half") is None
+
+
+def test_float_decimal_rewrite_reads_types_not_names() -> None:
+    text = ("define void @f(ptr %p, double %float) {\n"
+            "  %half = fmul double %float, 1.000000e-01\n"
+            "  store double %half, ptr %p, align 8\n"
+            "  ret void\n}\n")
+    # 0.1 is no float, but the operand is a double: the names %float and %half are not types
+    assert bridge(text, active=True) == (text, [])
+    assert bridge("  %x = fmul float %y, 1.5\n  %z = fmul float %y, 1.\n", active=True)[1] == []
+    # a wider type's constant is its own: not read as the float named before it
+    wide = "  call void @g(float %a, fp128 0.1, x86_fp80 -inf)\n"
+    assert bridge(wide, active=True) == (wide, [])
+
+
+def test_make_buffer_rsrc_overloaded_rewrite() -> None:
+    text = _read(FIXTURES / "amdgcn-make-buffer-rsrc-overloaded-num-records.ll")
+    bridged, applied = bridge(text, active=True)
+    assert applied == ["amdgpu-versioned-triple", "amdgcn-make-buffer-rsrc-overloaded-num-records"]
+    # a constant is written widened; another value is zero-extended on the same line
+    assert "@llvm.amdgcn.make.buffer.rsrc.p7.p1(ptr addrspace(1) nonnull %0, i16 0, i64 262144, i32 159744)" in bridged
+    assert "  %llnoalias.bridge.nrec.0 = zext i32 %n to i64 %75 = tail call ptr addrspace(7) " \
+           "@llvm.amdgcn.make.buffer.rsrc.p7.p1(ptr addrspace(1) nonnull %1, i16 0, i64 %llnoalias.bridge.nrec.0, " \
+           "i32 159744)" in bridged
+    assert "declare ptr addrspace(7) @llvm.amdgcn.make.buffer.rsrc.p7.p1(ptr addrspace(1) readnone, i16, i64, i32) #1" \
+        in bridged
+    assert ".i32(" not in bridged
+
+
+def test_make_buffer_rsrc_overloaded_widths() -> None:
+    text = ("  %a = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1.i16(ptr addrspace(1) %p, i16 0, i16 -1, i32 0)\n"
+            "  %b = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1.i64(ptr addrspace(1) %p, i16 0, i64 %n, i32 0)\n"
+            "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1.i16(ptr addrspace(1), i16, i16, i32)\n"
+            "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1.i64(ptr addrspace(1), i16, i64, i32)\n")
+    bridged, _ = bridge(text, active=True)
+    lines = bridged.splitlines()
+    # -1 in 16 bits, zero-extended, is 65535; an i64 one only loses its suffix
+    assert lines[0] == "  %a = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %p, i16 0, i64 65535, i32 0)"
+    assert lines[1] == "  %b = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %p, i16 0, i64 %n, i32 0)"
+    # both declarations name the same LLVM 22 intrinsic: the second becomes an empty line
+    assert lines[2] == "declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)"
+    assert lines[3] == "" and bridged.count("\n") == text.count("\n")
+
+
 def test_versioned_triple_rewrite() -> None:
     bridged, _ = bridge(_read(FIXTURES / "amdgpu-versioned-triple.ll"), active=True)
     assert 'target triple = "amdgcn-amd-amdhsa"' in bridged
@@ -147,8 +235,9 @@ def test_corpus_rewrites(rel: str) -> None:
 
 
 def test_every_other_corpus_file_needs_nothing() -> None:
-    assert {f"triton39/{p.name}" for p in (CORPUS / "triton39").glob("*.ll")} <= set(CORPUS_REWRITES), \
-        "every real Triton file is listed in CORPUS_REWRITES"
+    for producer in ("triton39", "iree"):
+        assert {f"{producer}/{p.name}" for p in (CORPUS / producer).glob("*.ll")} <= set(CORPUS_REWRITES), \
+            f"every real {producer} file is listed in CORPUS_REWRITES"
     for path in sorted((CORPUS / "clang19").glob("*.ll")):
         rel = f"clang19/{path.name}"
         if rel not in CORPUS_REWRITES:
@@ -156,7 +245,8 @@ def test_every_other_corpus_file_needs_nothing() -> None:
 
 
 @pytest.mark.parametrize("rel", ["clang19/hip_lds_dma_O3_g.ll", "triton/amd_attn_gfx950_async.ll",
-                                 "triton39/attn_fwd_gfx950.ll"])
+                                 "triton39/attn_fwd_gfx950.ll", "iree/softmax_f32_64x1024_hip.ll",
+                                 "iree/softmax_f32_64x1024_cuda.ll"])
 def test_bridge_never_changes_what_llnoalias_writes(rel: str, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     outputs = []

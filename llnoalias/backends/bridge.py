@@ -1,7 +1,7 @@
 """The version bridge: a copy of a module that llvmlite's LLVM (22.1) can read (SPEC 7).
 
 Producers write IR for other LLVM versions than the one inside llvmlite: clang-19 calls
-intrinsics with LLVM 19's signatures, Triton 3.9 writes LLVM 24's. :func:`bridge`
+intrinsics with LLVM 19's signatures, Triton 3.9 and IREE 3.13 write LLVM 24's. :func:`bridge`
 rewrites the text *handed to llvmlite's LLVM* (verification of annotated output,
 ``compile``, ``stats X.ll``) so that LLVM 22 parses, verifies and generates code for
 it. It is never applied to what llnoalias writes: the annotated output stays
@@ -128,9 +128,12 @@ def _versioned_triple(text: str) -> tuple[str, int]:
     return _VERSIONED_TRIPLE_RE.subn(r"\1amdgcn\2", text)
 
 
-#: The floating-point types whose constants the two literal rewrites below spell.
+#: The floating-point types whose constants the literal rewrites below spell.
 _FP_WIDTH = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
-_FP_TYPE_RE = lazy(r"\b(half|bfloat|float|double)\b")
+#: A type keyword, not part of a name (``%float.1``, ``@double``, ``%struct.half``).
+#: The wider types are matched too, so that their constants are left alone rather than
+#: read as the type named before them.
+_FP_TYPE_RE = lazy(r'(?<![\w.$%@!"-])(half|bfloat|float|double|x86_fp80|fp128|ppc_fp128)(?![\w.$-])')
 
 
 def _fp_literals(text: str, token_re: LazyPattern,
@@ -186,7 +189,7 @@ _FLOAT_BITS_RE = lazy(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
 def _float_bits(text: str) -> tuple[str, int]:
     def one(ty: str, m: re.Match[str]) -> str | None:
         bits = int(m.group(1), 16)
-        return _spell(ty, bits) if bits < 1 << _FP_WIDTH[ty] else None
+        return _spell(ty, bits) if ty in _FP_WIDTH and bits < 1 << _FP_WIDTH[ty] else None
 
     return _fp_literals(text, _FLOAT_BITS_RE, one)
 
@@ -203,13 +206,106 @@ _FP_SPECIAL_BITS = {
 
 
 def _float_special(text: str) -> tuple[str, int]:
-    def one(ty: str, m: re.Match[str]) -> str:
+    if ("inf" not in text and "qnan" not in text) or _FLOAT_SPECIAL_RE.search(text) is None:
+        return text, 0
+
+    def one(ty: str, m: re.Match[str]) -> str | None:
+        if ty not in _FP_WIDTH:
+            return None
         bits = _FP_SPECIAL_BITS[ty, m.group(2)]
         if m.group(1) == "-":
             bits |= 1 << (_FP_WIDTH[ty] - 1)
         return _spell(ty, bits)
 
     return _fp_literals(text, _FLOAT_SPECIAL_RE, one)
+
+
+#: A decimal constant as LLVM's lexer reads one: ``[-+]?[0-9]+[.][0-9]*([eE][-+]?[0-9]+)?``.
+_FLOAT_DECIMAL_RE = lazy(r"(?<=[\s,(\[<])([-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)(?=[\s,)\]>]|$)")
+#: A cheap first look for one (a digit, a point, no name character after it).
+_DECIMAL_GATE_RE = lazy(r"[0-9]\.(?![A-Za-z_$.])")
+#: Significand bits (with the hidden one) and largest exponent of the types LLVM 22 reads a
+#: decimal into only when it is exact; the smallest normal exponent is ``1 - emax``.
+_FP_FORMAT = {"half": (11, 15), "bfloat": (8, 127), "float": (24, 127)}
+
+
+def round_decimal(literal: str, ty: str) -> int | None:
+    """The bit pattern of the ``ty`` value nearest to the decimal ``literal``, ties to the
+    even one: what newer LLVM's parser makes of it (``APFloat::convertFromString`` with
+    ``NearestTiesToEven`` in the type's own semantics, not through double). None where
+    newer LLVM rejects it too: a value that overflows the type or rounds to zero."""
+    from fractions import Fraction
+
+    precision, emax = _FP_FORMAT[ty]
+    emin = 1 - emax
+    value = Fraction(literal)
+    sign = 1 << (_FP_WIDTH[ty] - 1) if literal.lstrip().startswith("-") else 0
+    mag = abs(value)
+    if mag == 0:
+        return sign
+    exp = mag.numerator.bit_length() - mag.denominator.bit_length()
+    if Fraction(2) ** exp > mag:
+        exp -= 1  # now 2**exp <= mag < 2**(exp+1)
+    exp = max(exp, emin)
+    quantum = Fraction(2) ** (exp - precision + 1)
+    whole, rest = divmod(mag, quantum)
+    n = int(whole)
+    if rest * 2 > quantum or (rest * 2 == quantum and n % 2):
+        n += 1
+    if n == 1 << precision:
+        n >>= 1
+        exp += 1
+    if n == 0 or exp > emax:
+        return None
+    if n < 1 << (precision - 1):  # subnormal (exp == emin)
+        return sign | n
+    return sign | ((exp + emax) << (precision - 1)) | (n - (1 << (precision - 1)))
+
+
+def _llvm22_reads_exactly(literal: str, ty: str) -> bool:
+    """LLVM 22 reads a decimal as the nearest double and takes it only where that double
+    is exact in the type ("floating point constant invalid for type" otherwise)."""
+    value = float(literal)
+    if value != value or value in (float("inf"), float("-inf")):
+        return False
+    if ty == "float":
+        fmt = "<f"
+    elif ty == "half":
+        fmt = "<e"
+    else:  # bfloat: a float whose low 16 bits are zero
+        try:
+            bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        except OverflowError:
+            return False
+        return bits & 0xFFFF == 0 and struct.unpack("<f", struct.pack("<I", bits))[0] == value
+    try:
+        return struct.unpack(fmt, struct.pack(fmt, value))[0] == value
+    except OverflowError:
+        return False
+
+
+def _float_decimal(text: str) -> tuple[str, int]:
+    # Most decimals are exact in every type (0.0, 0.5, 1.0): look at the lines only when one
+    # is not, so that a module without any costs one scan of the text.
+    if _DECIMAL_GATE_RE.search(text) is None:
+        return text, 0
+    seen: dict[str, bool] = {}
+    for m in _FLOAT_DECIMAL_RE.finditer(text):
+        literal = m.group(1)
+        if literal not in seen:
+            seen[literal] = all(_llvm22_reads_exactly(literal, ty) for ty in _FP_FORMAT)
+            if not seen[literal]:
+                break
+    else:
+        return text, 0
+
+    def one(ty: str, m: re.Match[str]) -> str | None:
+        if ty not in _FP_FORMAT or _llvm22_reads_exactly(m.group(1), ty):
+            return None
+        bits = round_decimal(m.group(1), ty)
+        return None if bits is None else _spell(ty, bits)
+
+    return _fp_literals(text, _FLOAT_DECIMAL_RE, one)
 
 
 _RSRC_RE = lazy(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")
@@ -249,6 +345,61 @@ def _make_buffer_rsrc(text: str) -> tuple[str, int]:
         indent = body[:len(body) - len(body.lstrip())]
         # The widening goes on the same line, before the call: line numbers stay.
         out.append(f"{indent}{tmp} = zext i32 {value} to i64 {body.lstrip()}")
+        count += 1
+    return "".join(out), count
+
+
+_RSRC_NREC_RE = lazy(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\.(p\d+)\.i(\d+)\(")
+_INT_LITERAL_RE = lazy(r"-?[0-9]+")
+
+
+def _make_buffer_rsrc_nrec(text: str) -> tuple[str, int]:
+    declared = set(re.findall(r"^[ \t]*declare\b[^\n]*@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+\.p\d+)\(",
+                              text, re.MULTILINE))
+    count = 0
+    out: list[str] = []
+    fresh = 0
+    for line in _lines(text):
+        m = _RSRC_NREC_RE.search(line)
+        width = int(m.group(3)) if m else 0
+        split = _split_args(line, m.end() - 1) if m and 0 < width <= 64 else None
+        if m is None or split is None or len(split[0]) != 4:
+            out.append(line)
+            continue
+        args, close = split
+        ty = f"i{width}"
+        pair = f"{m.group(1)}.{m.group(2)}"
+        new_name = f"@llvm.amdgcn.make.buffer.rsrc.{pair}("
+        if line.lstrip().startswith("declare"):
+            if not (args[2] == ty or args[2].startswith(ty + " ")):
+                out.append(line)
+                continue
+            if pair in declared:
+                out.append(_blank(line))  # LLVM 22's name is declared already
+            else:
+                declared.add(pair)
+                args[2] = "i64" + args[2][len(ty):]
+                out.append(line[:m.start()] + new_name + ", ".join(args) + line[close:])
+            count += 1
+            continue
+        value = _value_of(args[2], ty)
+        if value is None:
+            out.append(line)
+            continue
+        prefix = ""
+        if width == 64:
+            pass
+        elif _INT_LITERAL_RE.fullmatch(value):
+            args[2] = f"i64 {int(value) & ((1 << width) - 1)}"
+        else:
+            tmp = f"%llnoalias.bridge.nrec.{fresh}"
+            fresh += 1
+            args[2] = f"i64 {tmp}"
+            prefix = f"{tmp} = zext {ty} {value} to i64 "
+        body = line[:m.start()] + new_name + ", ".join(args) + line[close:]
+        indent = body[:len(body) - len(body.lstrip())]
+        # A widening goes on the same line, before the call: line numbers stay.
+        out.append(f"{indent}{prefix}{body.lstrip()}")
         count += 1
     return "".join(out), count
 
@@ -326,6 +477,20 @@ REWRITES: tuple[Rewrite, ...] = (
         apply=_float_special,
     ),
     Rewrite(
+        name="float-decimal-inexact",
+        matches="a decimal half, bfloat or float constant that is not exact in its type "
+                "('splat (float -8.780000e+01)', IREE 3.13; LLVM 22: 'floating point constant invalid "
+                "for type'); also as an operand without its own type",
+        sound="newer LLVM's parser reads it as the value of the type nearest to the decimal, ties to "
+              "even (APFloat::convertFromString, NearestTiesToEven, in the type's own semantics); the "
+              "bridge computes that value exactly (fractions, not through double) and writes its bits; "
+              "double constants and decimals LLVM 22 reads as they are are left alone",
+        how="the hexadecimal constant of those bits, as float-bits-literal (float -8.780000e+01 -> "
+            "float 0xC055F33340000000)",
+        needle=".",
+        apply=_float_decimal,
+    ),
+    Rewrite(
         name="amdgcn-make-buffer-rsrc-i64",
         matches="llvm.amdgcn.make.buffer.rsrc.pN(ptr, i16, i32 num_records, i32) of LLVM 19 "
                 "(LLVM 22: 'Intrinsic has incorrect argument type!')",
@@ -335,6 +500,20 @@ REWRITES: tuple[Rewrite, ...] = (
             "'%llnoalias.bridge.rsrc.K = zext i32 X to i64' on the same line before the call",
         needle="llvm.amdgcn.make.buffer.rsrc.p",
         apply=_make_buffer_rsrc,
+    ),
+    Rewrite(
+        name="amdgcn-make-buffer-rsrc-overloaded-num-records",
+        matches="llvm.amdgcn.make.buffer.rsrc.pA.pB.iN(ptr, i16, iN num_records, i32): newer LLVM "
+                "overloads num_records (IREE 3.13 writes .p7.p1.i32; LLVM 22: 'Intrinsic has incorrect "
+                "argument type!')",
+        sound="newer LLVM defines a num_records narrower than the descriptor's field as zero-extended "
+              "(llvm-project PR 213180); LLVM 22's form takes i64, so the zero-extended value is the "
+              "same descriptor",
+        how="@llvm.amdgcn.make.buffer.rsrc.pA.pB(..., i64 X, ...): a constant is written widened, "
+            "another value through '%llnoalias.bridge.nrec.K = zext iN X to i64' on the same line "
+            "before the call; a declaration that then repeats one already there is dropped",
+        needle="llvm.amdgcn.make.buffer.rsrc.p",
+        apply=_make_buffer_rsrc_nrec,
     ),
     Rewrite(
         name="amdgcn-async-lds-load",

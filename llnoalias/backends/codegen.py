@@ -83,6 +83,8 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
     target = detect(ir_text, mcpu, triple)
     if target.note:
         said.append(target.note)
+    if target.cpu_note:
+        said.append(target.cpu_note)
     if target.is_nvptx and not target.cpu:
         if emit == "obj":
             raise LLNoaliasError(

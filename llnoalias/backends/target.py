@@ -30,9 +30,12 @@ kernels imply: the ``ptx_kernel`` calling convention or ``!nvvm.annotations`` gi
 the CLI to print. ``--triple`` given with a module that has one replaces it.
 
 The CPU is, first to last: ``--mcpu``, the module's ``"target-cpu"`` attribute, the CPU
-implied by a versioned AMDGPU triple. An AMDGPU module with none of them is an error
-(the code generator would silently pick a generic, wrong CPU); an NVPTX module with none
-is left to the back end's default.
+implied by a versioned AMDGPU triple, the CPU its intrinsics need (:mod:`.gpu_needs`:
+``sm_90a`` for wgmma, ``sm_100a`` for tcgen05, gfx950 for the CDNA4 MFMAs;
+:attr:`Target.cpu_note` says why). An AMDGPU module with none of them is an error (the
+code generator would silently pick a generic, wrong CPU) that names what its intrinsics do
+say (an MFMA: a CDNA GPU); an NVPTX module with none is left to the code generator's default
+(``codegen.DEFAULT_NVPTX_CPU``).
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ class Target:
     source_triple: str
     #: How the triple was found when the module has none (one line for stderr), else "".
     note: str = ""
+    #: Why the CPU is the one its intrinsics need, when the module names none, else "".
+    cpu_note: str = ""
 
     @property
     def is_amdgpu(self) -> bool:
@@ -180,8 +185,33 @@ def detect(text: str, mcpu: str | None = None, triple: str | None = None) -> Tar
         note = f"the module has no 'target triple'; using {source} because {why} (--triple chooses another)"
     normalized, family, implied = normalize_triple(source.strip())
     cpu = mcpu or read_cpu(text) or implied or ""
-    if family == AMDGPU and not cpu:
+    cpu_note = ""
+    if not cpu:
+        cpu, cpu_note = _cpu_from_intrinsics(text, family, source)
+    return Target(triple=normalized, cpu=cpu, family=family, source_triple=source, note=note,
+                  cpu_note=cpu_note)
+
+
+def _cpu_from_intrinsics(text: str, family: str, source: str) -> tuple[str, str]:
+    """The CPU a module that names none needs, and the note saying why; ``("", "")`` for an
+    NVPTX module whose intrinsics say nothing. Raises for an AMDGPU module they say nothing
+    about, and for a module that needs two GPUs at once."""
+    from . import gpu_needs  # its patterns are compiled only for a module that names no CPU
+
+    kind = "AMDGPU" if family == AMDGPU else "NVPTX"
+    try:
+        inferred = gpu_needs.infer(text, family)
+    except gpu_needs.Conflict as exc:
         raise LLNoaliasError(
-            f"the AMDGPU module (triple '{source}') names no CPU: no \"target-cpu\" attribute; "
+            f"the {kind} module names no GPU and its intrinsics need two at once: {exc}; "
+            "pass --mcpu to choose one") from None
+    if inferred is not None:
+        cpu, why = inferred
+        return cpu, (f"the {kind} module names no GPU (no \"target-cpu\" attribute); generating code for "
+                     f"{cpu} because {why}; --mcpu chooses another")
+    if family == AMDGPU:
+        said = "".join(f"; {h}" for h in gpu_needs.hints(text))
+        raise LLNoaliasError(
+            f"the AMDGPU module (triple '{source}') names no CPU: no \"target-cpu\" attribute{said}; "
             "pass --mcpu (for example --mcpu=gfx942)")
-    return Target(triple=normalized, cpu=cpu, family=family, source_triple=source, note=note)
+    return "", ""

@@ -56,7 +56,8 @@ def _fail_external(exc: ExternalToolError) -> None:
               help="asm: AMDGPU assembly or NVPTX PTX; obj: an AMDGPU ELF object or an NVPTX cubin "
                    "(through ptxas). Default: from OUT's extension (.s/.ptx asm, .o/.cubin obj).")
 @click.option("--mcpu", metavar="CPU", default=None,
-              help="The target CPU (gfx942, sm_90); default: the module's \"target-cpu\" attribute.")
+              help="The target CPU (gfx942, sm_90); default: the module's \"target-cpu\" attribute, "
+                   "or the GPU its intrinsics need (wgmma: sm_90a, tcgen05: sm_100a, CDNA4 MFMA: gfx950).")
 @click.option("--triple", metavar="TRIPLE", default=None,
               help="The target triple; default: the module's, or the one its kernels imply "
                    "(ptx_kernel: nvptx64-nvidia-cuda, amdgpu_kernel: amdgcn-amd-amdhsa).")

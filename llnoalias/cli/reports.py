@@ -223,7 +223,7 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @click.command("stats")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.stats/1 JSON instead of tables.")
-@click.option("--mcpu", default=None, metavar="CPU", help="Target CPU for .ll input (default: the module's).")
+@click.option("--mcpu", default=None, metavar="CPU", help="Target CPU for .ll input (default: the module's, or the one its intrinsics need).")
 @click.option("--llc", "llc", default=None, metavar="PATH", help="Compile .ll input with this llc instead of llvmlite.")
 @click.option("--triple", default=None, metavar="TRIPLE",
               help="Target triple for .ll input (default: the module's, or the one its kernels imply).")
