@@ -6,6 +6,8 @@ JSON, chained errors as one ``error:`` and ``note:`` lines, a quiet license fiel
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -60,3 +62,144 @@ def test_report_to_json_is_text_and_as_dict_the_same_document(tmp_path: Path) ->
         main([str(src), "--no-verify", "-o", str(tmp_path / "out.ll"), "--report", str(tmp_path / "r.json")])
     assert not done.value.code
     assert (tmp_path / "r.json").read_text() == text + "\n"
+
+
+# ------------------------------------------------------------------ errors, not silence
+
+CMD = [sys.executable, "-m", "llnoalias.cli"]
+
+
+def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([*CMD, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+AMD_GFX942 = KERNEL.replace("i32 %n) {", "i32 %n) #0 {") + 'attributes #0 = { "target-cpu"="gfx942" }\n'
+
+
+def test_unknown_cpu_is_an_error_with_the_close_names(tmp_path: Path) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text(AMD_GFX942)
+    out = tmp_path / "k.s"
+    res = _run(["compile", str(src), "--mcpu", "gfx9999", "-o", str(out)])
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.splitlines()
+    assert lines[0].startswith("llnoalias: error: 'gfx9999' is not a CPU llvmlite")
+    assert "amdgcn-amd-amdhsa" in lines[0]
+    assert lines[1].startswith("llnoalias: note: did you mean ") and "gfx909" in lines[1]
+    assert "not a recognized processor" not in res.stderr  # LLVM's warning became the error
+    assert not out.exists()
+    # the no-error side: a CPU LLVM knows generates code for it
+    ok = _run(["compile", str(src), "--mcpu", "gfx90a", "-o", str(out)])
+    assert ok.returncode == 0, ok.stderr
+    assert "gfx90a" in out.read_text() and "error" not in ok.stderr
+
+
+def test_unknown_nvptx_cpu_is_an_error(tmp_path: Path) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text('target triple = "nvptx64-nvidia-cuda"\n\ndefine ptx_kernel void @k(ptr addrspace(1) %p) {\n'
+                   "  store float 1.0, ptr addrspace(1) %p, align 4\n  ret void\n}\n")
+    res = _run(["compile", str(src), "--mcpu", "sm_999", "-o", str(tmp_path / "k.ptx")])
+    assert res.returncode == 2 and "error: 'sm_999' is not a CPU" in res.stderr, res.stderr
+    assert not (tmp_path / "k.ptx").exists()
+
+
+def test_unknown_cpu_for_an_external_llc(tmp_path: Path) -> None:
+    llc = shutil.which("llc-19")
+    if llc is None:
+        pytest.skip("llc-19 is not installed (apt-get install llvm-19)")
+    src = tmp_path / "k.ll"
+    src.write_text(AMD_GFX942)
+    res = _run(["compile", str(src), "--llc", llc, "--mcpu", "gfx9999", "-o", str(tmp_path / "k.s")])
+    assert res.returncode == 2, res.stderr
+    assert f"error: 'gfx9999' is not a CPU {llc} knows for amdgcn-amd-amdhsa" in res.stderr
+    assert f"'{llc} -mtriple=amdgcn-amd-amdhsa -mcpu=help' lists them" in res.stderr
+    assert not (tmp_path / "k.s").exists()
+
+
+def test_cpu_help_lists_are_read() -> None:
+    from llnoalias.backends.cpus import close_names, parse_cpu_help, unknown_cpu
+
+    text = ("Available CPUs for this target:\n\n  gfx90a  - Select the gfx90a processor.\n"
+            "  gfx942  - Select the gfx942 processor.\n\nAvailable features for this target:\n\n"
+            "  xnack   - Enable XNACK support.\n")
+    assert parse_cpu_help(text) == ["gfx90a", "gfx942"]
+    assert unknown_cpu("'gfx9999' is not a recognized processor for this target (ignoring processor)\n") == "gfx9999"
+    assert unknown_cpu("warning: something else\n") is None
+    assert close_names("gfx943", ["gfx942", "gfx90a", "tahiti"])[0] == "gfx942"
+    assert close_names("zzz", ["gfx942"]) == []
+
+
+FIVE = """target triple = "amdgcn-amd-amdhsa"
+
+define amdgpu_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c, ptr addrspace(1) %d, i32 %n) {
+  %v = load i32, ptr addrspace(1) %a, align 4
+  store i32 %v, ptr addrspace(1) %b, align 4
+  ret void
+}
+"""
+TWO = """
+define amdgpu_kernel void @k2(ptr addrspace(1) %a, ptr addrspace(1) %b) {
+  %v = load i32, ptr addrspace(1) %a, align 4
+  store i32 %v, ptr addrspace(1) %b, align 4
+  ret void
+}
+"""
+
+
+def test_may_alias_index_past_the_kernels_arguments(tmp_path: Path) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text(FIVE)
+    out = tmp_path / "out.ll"
+    out.write_text("keep")
+    res = _run([str(src), "--args", "noalias", "--may-alias", "0,9", "-o", str(out), "--no-verify"])
+    assert res.returncode == 2
+    assert res.stderr.startswith(f"llnoalias: {src}:3:1: error: --may-alias 0,9 names argument 9, "
+                                 "but kernel @k has 5 arguments"), res.stderr
+    assert out.read_text() == "keep"
+    # the last argument is fine, and the group takes effect: @a and @b share one scope, no noalias
+    res = _run([str(src), "--args", "noalias", "--may-alias", "0,4", "--no-verify"])
+    assert res.returncode == 0, res.stderr
+
+
+def test_may_alias_with_kernels_of_different_arity() -> None:
+    """A group applies to each kernel whose arguments it names; only an index that no
+    kernel has is an error."""
+    import llnoalias
+
+    both = FIVE + TWO
+    res = llnoalias.annotate(both, args="noalias", may_alias=["0,3"])
+    assert res.changed
+    k2 = [a for a in res.report.args if a.kernel == "@k2"]
+    assert [a.index for a in k2 if a.rooted] == [0, 1]  # index 3 is not @k2's: its group is @k's only
+    with pytest.raises(llnoalias.LLNoaliasError, match=r"names argument 5, but no kernel has that many arguments"):
+        llnoalias.annotate(both, args="noalias", may_alias=["0,5"])
+    # no kernel at all: no argument roots and nothing to check
+    llnoalias.annotate('define void @f(ptr %p) {\n  ret void\n}\n', may_alias=["0,7"])
+
+
+def test_stats_on_a_c_file_is_an_error(tmp_path: Path) -> None:
+    prog = tmp_path / "prog.c"
+    prog.write_text('#include <stdio.h>\nint main(void) {\n out:\n  printf("hi\\n");\n  return 0;\n}\n')
+    res = _run(["stats", str(prog)])
+    assert res.returncode == 2
+    assert res.stderr.startswith(f"llnoalias: error: '{prog}' is neither AMDGPU assembly"), res.stderr
+    gate = _run(["gate", "--baseline", str(tmp_path / "b.json"), "--update", str(prog)])
+    assert gate.returncode == 2 and not (tmp_path / "b.json").exists()
+    # assembly with no functions is still read (a warning, exit 0)
+    empty = tmp_path / "e.s"
+    empty.write_text("\t.text\n")
+    res = _run(["stats", str(empty)])
+    assert res.returncode == 0 and "no functions found" in res.stderr
+
+
+# ------------------------------------------------------------------ one error, a note per tool
+
+
+def test_an_error_with_notes_is_one_line_each() -> None:
+    from llnoalias.diagnostics import LLNoaliasError, first_line
+
+    text = LLNoaliasError("no code generator could take the module", notes=["a: x\n  y", "b: z"]).format()
+    assert text == ("llnoalias: error: no code generator could take the module\n"
+                    "llnoalias: note: a: x y\nllnoalias: note: b: z\n")
+    said = "/usr/bin/llc-19: error: /usr/bin/llc-19: <stdin>:3:63: error: expected value token\nnext\n"
+    assert first_line(said, "/usr/bin/llc-19") == "<stdin>:3:63: error: expected value token"

@@ -60,6 +60,21 @@ def looks_like_llvm_ir(path: str, text: str) -> bool:
     return bool(_IR_MARKERS.search(text)) and not _ASM_MARKERS.search(text)
 
 
+#: what only assembly has: a directive an assembler or llc writes, an objdump banner or
+#: function header, or an AMDGPU instruction with register or immediate operands
+_ASSEMBLY_RE = re.compile(
+    r"^[ \t]*(?:\.(?:text|amdgcn_target|amdhsa_kernel|amdgpu_hsa_kernel|globl|p2align|section|type|size"
+    r"|version|target|address_size|entry|visible|func)\b"
+    r"|\S.*:\s+file format \S+$|[0-9A-Fa-f]+ <[^>\n]+>:$"
+    r"|(?:[0-9A-Fa-f]{4,}:\s+(?:[0-9A-Fa-f]{8}\s+)*)?(?:s|v|ds|buffer|tbuffer|global|flat|scratch|image)_[a-z0-9_]+"
+    r"(?:[ \t]+(?:[sva]\[?\d|vcc|exec|m0|off\b|-?\d|0x)|[ \t]*(?://|;|$)))", re.MULTILINE)
+
+
+def looks_like_assembly(text: str) -> bool:
+    """AMDGPU assembly, an objdump listing or PTX: something ``stats`` and ``gate`` count."""
+    return bool(_ASSEMBLY_RE.search(text)) or asmstats.detect_kind(text) == "ptx"
+
+
 def _check_not_binary(path: str, text: str) -> None:
     name = display_name(path)
     if text.startswith("\x7fELF"):
@@ -108,6 +123,10 @@ def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
 
 
 def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:
+    if text.strip() and not looks_like_assembly(text):
+        raise LLNoaliasError(
+            f"'{display_name(path)}' is neither AMDGPU assembly (an llvm-objdump -d listing included), PTX nor "
+            "LLVM IR; compile it first (clang -S -emit-llvm, then llnoalias compile) and pass what that writes")
     stats = asmstats.collect(text, display_name(path))
     if label:
         stats.label = label
