@@ -241,7 +241,7 @@ def _emit(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) 
     _save(workdir, result)
     try:
         target = llvm.Target.from_triple(req["triple"])
-        tm = target.create_target_machine(cpu=req["cpu"], opt=3)
+        tm = target.create_target_machine(cpu=req["cpu"], opt=int(req.get("level", 3)))
     except RuntimeError as exc:
         result.update(stage="done", error="target", message=_message(exc))
         return

@@ -59,7 +59,7 @@ def llc_candidates() -> list[str]:
 def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: str | None = None,
              llc_args: tuple[str, ...] = (), ptxas: str | None = None, timeout: float = 300.0,
              triple: str | None = None, optimize: bool = False, notes: list[str] | None = None,
-             fallback: bool = True, used: dict[str, str] | None = None) -> bytes:
+             fallback: bool = True, used: dict[str, str] | None = None, level: int = 3) -> bytes:
     """Generate assembly (``emit="asm"``: AMDGPU ``.s`` or NVPTX PTX) or an object
     (``emit="obj"``: an AMDGPU ELF ``.o`` or an NVPTX cubin) from one module's text.
 
@@ -70,6 +70,7 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
     runs LLVM's ``-O3`` middle end first (llvmlite only; an llc runs its own ``-O3``
     code generation). ``fallback`` lets a module llvmlite cannot take go to an llc found
     by :func:`llc_candidates`. Lines for the user go to ``notes`` (dropped when None).
+    ``level`` is the code generator's optimisation level (llc's ``-O0`` .. ``-O3``).
     ``used`` gets which code generator ran: ``generator`` (``llvmlite`` or ``llc``), with
     ``llvmlite`` and ``llvm`` (versions) or ``llc`` (its path).
 
@@ -77,6 +78,8 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
     ``llc`` or ``ptxas`` fails.
     """
     said: list[str] = notes if notes is not None else []
+    if level not in (0, 1, 2, 3):
+        raise LLNoaliasError(f"unknown code generation level -O{level} (expected 0 to 3)")
     if emit not in EMIT_KINDS:
         raise LLNoaliasError(f"unknown --emit '{emit}' (expected asm or obj)")
     if llc_args and not llc:
@@ -96,7 +99,7 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
                     "choose another")
         target = dataclasses.replace(target, cpu=DEFAULT_NVPTX_CPU)
     run = _Codegen(ir_text, target, llc, llc_args, timeout, optimize, fallback, said,
-                   used if used is not None else {})
+                   used if used is not None else {}, level)
     if target.is_nvptx and emit == "obj":
         ptx = run("asm").decode("utf-8", "surrogateescape")
         arch = target.cpu or ptxas_backend.ptx_target(ptx) or ""
@@ -108,7 +111,8 @@ class _Codegen:
     """One module's code generation: llvmlite (bridged), then an llc found here."""
 
     def __init__(self, ir_text: str, target: Target, llc: str | None, llc_args: tuple[str, ...],
-                 timeout: float, optimize: bool, fallback: bool, notes: list[str], used: dict[str, str]):
+                 timeout: float, optimize: bool, fallback: bool, notes: list[str], used: dict[str, str],
+                 level: int = 3):
         self.ir_text = ir_text
         self.target = target
         self.llc = llc
@@ -118,18 +122,20 @@ class _Codegen:
         self.fallback = fallback
         self.notes = notes
         self.used = used
+        self.level = level
 
     def __call__(self, kind: str) -> bytes:
         t = self.target
         if self.llc:
             self.used.update(generator="llc", llc=self.llc)
             return llc_backend.run(self.llc, self.ir_text, t.triple, t.cpu, kind, self.llc_args,
-                                   timeout=self.timeout)
+                                   timeout=self.timeout, level=self.level)
         rewrites: list[str] = []
         about: dict[str, str] = {}
         try:
             data = llvmlite_backend.emit(self.ir_text, t.triple, t.cpu, kind, self.timeout,
-                                         optimize=self.optimize, rewrites=rewrites, about=about)
+                                         optimize=self.optimize, rewrites=rewrites, about=about,
+                                         level=self.level)
         except (ExternalToolError, UnknownCPUError):
             raise
         except LLNoaliasError as exc:
@@ -150,7 +156,8 @@ class _Codegen:
         t = self.target
         for exe in candidates:
             try:
-                data = llc_backend.run(exe, self.ir_text, t.triple, t.cpu, kind, timeout=self.timeout)
+                data = llc_backend.run(exe, self.ir_text, t.triple, t.cpu, kind, timeout=self.timeout,
+                                       level=self.level)
             except UnknownCPUError:
                 tried.append(f"{exe}: does not know the CPU '{t.cpu}'")
                 continue
@@ -161,7 +168,7 @@ class _Codegen:
             self.notes.append(f"llvmlite's LLVM could not take the module ({failure.message}); "
                               f"generated code with {exe} instead")
             if self.optimize:
-                self.notes.append(f"--opt runs llvmlite's middle end only; {exe} ran its -O3 code generation")
+                self.notes.append(f"--opt runs llvmlite's middle end only; {exe} ran its -O{self.level} code generation")
             self.used.update(generator="llc", llc=exe)
             return data
         n = len(tried)

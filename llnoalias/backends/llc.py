@@ -37,9 +37,10 @@ def version(llc_path: str) -> str:
     return m.group(1) if m else ""
 
 
-def command(llc_path: str, triple: str, cpu: str, kind: str, extra_args: Sequence[str], out: str) -> list[str]:
+def command(llc_path: str, triple: str, cpu: str, kind: str, extra_args: Sequence[str], out: str,
+            level: int = 3) -> list[str]:
     """The command line ``run`` uses (the module comes on stdin)."""
-    argv = [llc_path, "-O3", f"-mtriple={triple}"]
+    argv = [llc_path, f"-O{level}", f"-mtriple={triple}"]
     if cpu:
         argv.append(f"-mcpu={cpu}")
     argv += [f"-filetype={kind}", *extra_args, "-o", out, "-"]
@@ -47,7 +48,7 @@ def command(llc_path: str, triple: str, cpu: str, kind: str, extra_args: Sequenc
 
 
 def run(llc_path: str, ir_text: str, triple: str, cpu: str, kind: str = "asm",
-        extra_args: Sequence[str] = (), *, timeout: float | None = None) -> bytes:
+        extra_args: Sequence[str] = (), *, timeout: float | None = None, level: int = 3) -> bytes:
     """Generate ``kind`` (``asm``/``obj``) with the ``llc`` at ``llc_path`` (path or name).
 
     ``-mtriple`` overrides the module's triple, so a Triton ``amdgpu9.50-...`` module
@@ -69,7 +70,7 @@ def run(llc_path: str, ir_text: str, triple: str, cpu: str, kind: str = "asm",
     with tempfile.TemporaryDirectory(prefix="llnoalias-llc-") as tmp:
         out = os.path.join(tmp, "out.o" if kind == "obj" else "out.s")
         try:
-            _tools.run("llc", command(exe, triple, cpu, kind, extra_args, out),
+            _tools.run("llc", command(exe, triple, cpu, kind, extra_args, out, level),
                        ir_text.encode("utf-8", "surrogateescape"), timeout, check=no_unknown_cpu)
         except ExternalToolError as exc:
             no_unknown_cpu(exc.stderr)  # a generic processor may fail where the real one would not

@@ -93,8 +93,8 @@ def known_cpus(triple: str, timeout: float = 60.0) -> list[str]:
 
 def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float = 300.0,
          *, verify: bool = True, use_bridge: bool | None = None, optimize: bool = False,
-         rewrites: list[str] | None = None, about: dict[str, str] | None = None) -> bytes:
-    """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O3``.
+         rewrites: list[str] | None = None, about: dict[str, str] | None = None, level: int = 3) -> bytes:
+    """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O{level}`` (default 3).
 
     One child process, one parse, one emission. ``verify=False`` hands the module to the
     code generator without running the verifier first (LLVM may then abort; the child
@@ -116,7 +116,8 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
     if rewrites is not None:
         rewrites.extend(applied)
     outcome = _run_child({"op": "emit", "input": "input.ll", "triple": triple, "cpu": cpu,
-                          "kind": kind, "verify": verify, "opt": optimize}, {"input.ll": ir_text}, timeout)
+                          "kind": kind, "verify": verify, "opt": optimize, "level": level},
+                         {"input.ll": ir_text}, timeout)
     r = outcome.result
     if about is not None:
         about.update({k: str(r[k]) for k in ("llvmlite", "llvm") if r.get(k)})
