@@ -3,7 +3,7 @@ what the command line calls for every file.
 
     >>> import llnoalias
     >>> result = llnoalias.annotate(ir_text, lds="all", args="noalias")
-    >>> result.text, result.changed, result.report.to_json()
+    >>> result.text, result.changed, result.report.to_json()   # the --report JSON text; .as_dict() for the dict
 
 Bad input raises :class:`llnoalias.LLNoaliasError` (its ``format()`` is the
 ``FILE:LINE:COL: error:`` message the command line prints); bad options raise ``ValueError``.
@@ -45,7 +45,8 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
       the run stays in-process. The result does not depend on it.
 
     The result has ``text`` (the rewritten module; equal to ``text`` when nothing was
-    tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``) and
+    tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``, the JSON text;
+    ``report.as_dict()`` is the same as a ``dict``) and
     ``chunks()`` to stream the text. The output is not verified here: a DSL that wants the
     check hands ``result.text`` to its own LLVM, as it would hand the input.
     """

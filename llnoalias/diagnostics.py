@@ -38,16 +38,20 @@ class Location(ValueRecord):
 
 
 class LLNoaliasError(Exception):
-    """An error that stops the run. ``location`` is set when it is about input text."""
+    """An error that stops the run. ``location`` is set when it is about input text;
+    ``notes`` are shown after it, one ``note:`` line each (what each tool that was tried
+    said, the names that come close to a misspelt one)."""
 
-    def __init__(self, message: str, location: Location | None = None, exit_code: int = EXIT_BAD_INPUT):
+    def __init__(self, message: str, location: Location | None = None, exit_code: int = EXIT_BAD_INPUT,
+                 notes: tuple[str, ...] | list[str] = ()):
         super().__init__(message)
         self.message = message
         self.location = location
         self.exit_code = exit_code
+        self.notes: tuple[str, ...] = tuple(notes)
 
     def format(self) -> str:
-        return format_diagnostic("error", self.message, self.location)
+        return format_diagnostic("error", self.message, self.location) + format_notes(self.notes)
 
 
 def _printable(line: str) -> str:
@@ -66,6 +70,29 @@ def format_diagnostic(severity: str, message: str, location: Location | None = N
     # Keep tabs so the caret lines up under the same column on a terminal.
     pad = "".join(ch if ch == "\t" else " " for ch in src[: max(location.col - 1, 0)])
     return f"{head}{src}\n{pad}^\n"
+
+
+def format_notes(notes: tuple[str, ...] | list[str]) -> str:
+    """``llnoalias: note: ...`` lines, one per note, each on one line."""
+    return "".join(format_diagnostic("note", " ".join(n.split())) for n in notes)
+
+
+def first_line(text: str, tool: str = "") -> str:
+    """The line of a tool's stderr worth a note: the first that says 'error', else the
+    first; without the tool's own ``TOOL: error: TOOL:`` prefixes (llc writes
+    ``/usr/bin/llc-19: error: /usr/bin/llc-19: <stdin>:3:1: error: ...``)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+    base = tool.rsplit("/", 1)[-1]
+    prefixes = [p for p in (f"{tool}: ", f"{base}: ", "error: ") if p.strip(": ")]
+    changed = True
+    while changed:
+        changed = False
+        for p in prefixes:
+            if line.startswith(p) and len(line) > len(p):
+                line = line[len(p):]
+                changed = True
+    return line
 
 
 def emit(severity: str, message: str, location: Location | None = None, stream: TextIO | None = None) -> None:

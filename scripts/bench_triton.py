@@ -93,7 +93,7 @@ def main() -> None:
             hook.enable(args="noalias")
             hooked = compile_once(fn, sig, cx, opts, arch)
             hook.disable()
-            summary = llnoalias.annotate(plain.asm["llir"], args="noalias").report.to_json()["summary"]
+            summary = llnoalias.annotate(plain.asm["llir"], args="noalias").report.as_dict()["summary"]
             total = summary["tagged"] + summary["untagged"]
             a = counters.collect(plain.asm["amdgcn"], "plain").total
             b = counters.collect(hooked.asm["amdgcn"], "hooked").total

@@ -20,12 +20,17 @@ def test_annotate_matches_the_pipeline() -> None:
     want = annotate_text(text, "k.ll", llnoalias.AnnotateOptions())
     assert got.changed and got.text == want.text
     assert "!alias.scope" in got.text
-    assert got.report.to_json() == want.report.to_json()
-    assert got.report.to_json()["path"] == "k.ll"
+    assert got.report.as_dict() == want.report.as_dict()
+    assert got.report.as_dict()["path"] == "k.ll"
 
 
 def test_keywords_are_the_cli_options() -> None:
-    text = FIXTURE.read_text()
+    # a second kernel with two pointer arguments, for --may-alias 0,1 to name (the
+    # fixture's kernel has one argument; an index past every kernel's is an error)
+    text = FIXTURE.read_text() + (
+        "\ndefine amdgpu_kernel void @k2(ptr addrspace(1) %a, ptr addrspace(1) %b) {\n"
+        "  %v = load i32, ptr addrspace(1) %a, align 4\n  store i32 %v, ptr addrspace(1) %b, align 4\n"
+        "  ret void\n}\n")
     off = llnoalias.annotate(text, lds="off", args="off")
     assert not off.changed and off.text == text
     opts = llnoalias.AnnotateOptions(lds="all", args="noalias", may_alias=((0, 1),), regions=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import stat
@@ -117,8 +118,10 @@ def test_llvmlite_nvptx_object_is_not_supported() -> None:
 
 def test_llvmlite_emit_unreadable_module() -> None:
     text = AMD_KERNEL.replace("%v = load", "%v = frobnicate")
-    with pytest.raises(LLNoaliasError, match="cannot read this module: .*expected instruction opcode"):
+    with pytest.raises(LLNoaliasError) as err:
         codegen.generate(text)
+    # llvmlite's message: the error itself, or its first note when an llc was tried too
+    assert re.search("cannot read this module: .*expected instruction opcode", err.value.format())
 
 
 def test_llvmlite_emit_unverified_module(monkeypatch: pytest.MonkeyPatch) -> None:

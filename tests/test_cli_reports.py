@@ -38,9 +38,11 @@ def run(*args: str, stdin: bytes | None = None) -> Result:
 
 
 def table_row(output: str, first_cell: str) -> list[str]:
-    """The cells of the table row whose first cell is ``first_cell``."""
+    """The cells of the table row whose first cell is ``first_cell``: off a terminal (as
+    here) tables are plain columns, two spaces or more apart, without box characters."""
+    assert not set("│┃━─") & set(output), output
     for line in output.splitlines():
-        cells = [c.strip() for c in re.split(r"[│┃]", line)[1:-1]]
+        cells = re.split(r"\s{2,}", line.strip())
         if cells and cells[0] == first_cell:
             return cells
     raise AssertionError(f"no row '{first_cell}' in:\n{output}")

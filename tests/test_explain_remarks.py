@@ -157,7 +157,7 @@ def test_blockers_most_costly_first(tmp_path) -> None:
     assert [(w, acc) for w, _, acc, _ in rows] == [
         ("@k line 8: `%x = or i32 %a, %n`", 3), ("@k line 14: `%y = xor i32 %a, %n`", 1)]
     assert "or without 'disjoint'" in rows[0][1]
-    summary = res.report.to_json()["summary"]["untagged_by_blocker"]
+    summary = res.report.as_dict()["summary"]["untagged_by_blocker"]
     assert summary[0]["accesses"] == 3 and summary[0]["where"].startswith("@k line 8")
     src = tmp_path / "b.ll"
     src.write_text(BLOCKERS)

@@ -111,7 +111,7 @@ def test_the_api_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
     assert capfd.readouterr() == ("", "")
     [hint] = result.report.hints
     assert hint.startswith("10 pointer arguments of @_Z5saxpyPfPKffi, ") and "and 1 more" in hint
-    assert result.report.to_json()["hints"] == [hint]
+    assert result.report.as_dict()["hints"] == [hint]
     # without a report the facts are kept all the same (the command line's plain run)
     assert llnoalias.annotate(Path(PLAIN).read_text(), report=False).report.hints == [hint]
 

@@ -32,7 +32,7 @@ def test_every_thread_lands_in_its_claimed_range(name: str) -> None:
     m = _WG.search(text)
     assert m is not None, "the kernel states its work-group size"
     threads = int(m.group(1))
-    report = llnoalias.annotate(text, lds="all", args="noalias", path=str(path)).report.to_json()
+    report = llnoalias.annotate(text, lds="all", args="noalias", path=str(path)).report.as_dict()
     mod = parse_module(SourceFile(str(path), text))
     out = check_ranges(mod, report, "@global_smem", threads)
     assert not out.outside, "\n".join(out.outside[:20])

@@ -75,7 +75,12 @@ def test_llir_stage_is_annotated_before_codegen(fake_triton: types.SimpleNamespa
 
 
 def test_options_reach_annotate(fake_triton: types.SimpleNamespace) -> None:
-    text = FIXTURE.read_text()
+    # a second kernel with two pointer arguments for may_alias 0,1 to name (an index past
+    # every kernel's arguments is an error: the hook would leave the kernel unannotated)
+    text = FIXTURE.read_text() + (
+        "\ndefine amdgpu_kernel void @k2(ptr addrspace(1) %a, ptr addrspace(1) %b) {\n"
+        "  %v = load i32, ptr addrspace(1) %a, align 4\n  store i32 %v, ptr addrspace(1) %b, align 4\n"
+        "  ret void\n}\n")
     hook.enable(lds="off", args="off")
     assert run_stages(add_stages(fake_triton, text)) == text
     hook.enable(lds="all", args="noalias", may_alias=["0,1"], regions=False)

@@ -55,7 +55,7 @@ def counts(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> C
 def _one(text: str, path: str, jobs: int, **kw: object) -> tuple[str, str]:
     """The annotated text and the report's JSON of one run."""
     res = llnoalias.annotate(text, path=path, jobs=jobs, **kw)  # type: ignore[arg-type]
-    return res.text, json.dumps(res.report.to_json(), sort_keys=True, default=str)
+    return res.text, json.dumps(res.report.as_dict(), sort_keys=True, default=str)
 
 
 def _both(text: str, path: str, jobs: int, **kw: object) -> tuple[tuple[str, str], tuple[str, str]]:

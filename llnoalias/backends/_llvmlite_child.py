@@ -241,7 +241,7 @@ def _emit(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) 
     _save(workdir, result)
     try:
         target = llvm.Target.from_triple(req["triple"])
-        tm = target.create_target_machine(cpu=req["cpu"], opt=3)
+        tm = target.create_target_machine(cpu=req["cpu"], opt=int(req.get("level", 3)))
     except RuntimeError as exc:
         result.update(stage="done", error="target", message=_message(exc))
         return
@@ -267,6 +267,20 @@ def _emit(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) 
         return
     with open(os.path.join(workdir, "out.bin"), "wb") as fh:
         fh.write(data)
+    result.update(stage="done", ok=True)
+
+
+def _cpus(llvm: Any, workdir: str, req: dict[str, Any], result: dict[str, Any]) -> None:
+    """The CPUs LLVM knows for ``req["triple"]``, as ``-mcpu=help`` lists them: LLVM
+    prints the list on stderr (which the parent reads) when a target machine is made
+    for the CPU ``help``."""
+    result["stage"] = "cpus"
+    _save(workdir, result)
+    try:
+        llvm.Target.from_triple(req["triple"]).create_target_machine(cpu="help")
+    except RuntimeError as exc:
+        result.update(stage="done", error="target", message=_message(exc))
+        return
     result.update(stage="done", ok=True)
 
 
@@ -298,15 +312,20 @@ def main(argv: list[str]) -> int:
         req = json.load(fh)
     result: dict[str, Any] = {"op": req["op"], "stage": "import"}
     _save(workdir, result)
+    import llvmlite
     import llvmlite.binding as llvm
 
-    if req["op"] == "emit":
+    result["llvmlite"] = str(getattr(llvmlite, "__version__", ""))
+    result["llvm"] = ".".join(str(v) for v in getattr(llvm, "llvm_version_info", ()))
+    if req["op"] in ("emit", "cpus"):
         llvm.initialize_all_targets()
         llvm.initialize_all_asmprinters()
     if req["op"] == "check":
         _check(llvm, workdir, req, result)
     elif req["op"] == "emit":
         _emit(llvm, workdir, req, result)
+    elif req["op"] == "cpus":
+        _cpus(llvm, workdir, req, result)
     else:
         result.update(stage="done", error="request", message=f"unknown op {req['op']!r}")
     _save(workdir, result)

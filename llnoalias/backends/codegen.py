@@ -16,10 +16,11 @@ import dataclasses
 import os
 import shutil
 
-from ..diagnostics import LLNoaliasError
+from ..diagnostics import LLNoaliasError, first_line
 from . import ExternalToolError, llvmlite_backend
 from . import llc as llc_backend
 from . import ptxas as ptxas_backend
+from .cpus import UnknownCPUError
 from .target import Target, detect
 
 EMIT_KINDS = ("asm", "obj")
@@ -58,7 +59,7 @@ def llc_candidates() -> list[str]:
 def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: str | None = None,
              llc_args: tuple[str, ...] = (), ptxas: str | None = None, timeout: float = 300.0,
              triple: str | None = None, optimize: bool = False, notes: list[str] | None = None,
-             fallback: bool = True) -> bytes:
+             fallback: bool = True, used: dict[str, str] | None = None, level: int = 3) -> bytes:
     """Generate assembly (``emit="asm"``: AMDGPU ``.s`` or NVPTX PTX) or an object
     (``emit="obj"``: an AMDGPU ELF ``.o`` or an NVPTX cubin) from one module's text.
 
@@ -69,11 +70,16 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
     runs LLVM's ``-O3`` middle end first (llvmlite only; an llc runs its own ``-O3``
     code generation). ``fallback`` lets a module llvmlite cannot take go to an llc found
     by :func:`llc_candidates`. Lines for the user go to ``notes`` (dropped when None).
+    ``level`` is the code generator's optimisation level (llc's ``-O0`` .. ``-O3``).
+    ``used`` gets which code generator ran: ``generator`` (``llvmlite`` or ``llc``), with
+    ``llvmlite`` and ``llvm`` (versions) or ``llc`` (its path).
 
     Raises ``LLNoaliasError``, or ``backends.ExternalToolError`` (a subclass) when
     ``llc`` or ``ptxas`` fails.
     """
     said: list[str] = notes if notes is not None else []
+    if level not in (0, 1, 2, 3):
+        raise LLNoaliasError(f"unknown code generation level -O{level} (expected 0 to 3)")
     if emit not in EMIT_KINDS:
         raise LLNoaliasError(f"unknown --emit '{emit}' (expected asm or obj)")
     if llc_args and not llc:
@@ -94,7 +100,8 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
                     f"{DEFAULT_NVPTX_CPU}, which later GPUs run too; pass --mcpu (for example --mcpu=sm_90) to "
                     "choose another")
         target = dataclasses.replace(target, cpu=DEFAULT_NVPTX_CPU)
-    run = _Codegen(ir_text, target, llc, llc_args, timeout, optimize, fallback, said)
+    run = _Codegen(ir_text, target, llc, llc_args, timeout, optimize, fallback, said,
+                   used if used is not None else {}, level)
     if target.is_nvptx and emit == "obj":
         ptx = run("asm").decode("utf-8", "surrogateescape")
         arch = target.cpu or ptxas_backend.ptx_target(ptx) or ""
@@ -106,7 +113,8 @@ class _Codegen:
     """One module's code generation: llvmlite (bridged), then an llc found here."""
 
     def __init__(self, ir_text: str, target: Target, llc: str | None, llc_args: tuple[str, ...],
-                 timeout: float, optimize: bool, fallback: bool, notes: list[str]):
+                 timeout: float, optimize: bool, fallback: bool, notes: list[str], used: dict[str, str],
+                 level: int = 3):
         self.ir_text = ir_text
         self.target = target
         self.llc = llc
@@ -115,28 +123,34 @@ class _Codegen:
         self.optimize = optimize
         self.fallback = fallback
         self.notes = notes
+        self.used = used
+        self.level = level
 
     def __call__(self, kind: str) -> bytes:
         t = self.target
         if self.llc:
+            self.used.update(generator="llc", llc=self.llc)
             return llc_backend.run(self.llc, self.ir_text, t.triple, t.cpu, kind, self.llc_args,
-                                   timeout=self.timeout)
+                                   timeout=self.timeout, level=self.level)
         rewrites: list[str] = []
+        about: dict[str, str] = {}
         try:
             data = llvmlite_backend.emit(self.ir_text, t.triple, t.cpu, kind, self.timeout,
-                                         optimize=self.optimize, rewrites=rewrites)
-        except ExternalToolError:
+                                         optimize=self.optimize, rewrites=rewrites, about=about,
+                                         level=self.level)
+        except (ExternalToolError, UnknownCPUError):
             raise
         except LLNoaliasError as exc:
             if not self.fallback:
                 raise
-            return self._fall_back(kind, exc)
+            return self._fall_back(kind, exc, llvmlite_backend.generator_name(about))
+        self.used.update(generator="llvmlite", **about)
         if rewrites:
             self.notes.append("llvmlite's LLVM read the module through the version bridge: "
                               + ", ".join(rewrites))
         return data
 
-    def _fall_back(self, kind: str, failure: LLNoaliasError) -> bytes:
+    def _fall_back(self, kind: str, failure: LLNoaliasError, llvmlite_name: str) -> bytes:
         candidates = llc_candidates()
         if not candidates:
             raise failure
@@ -144,21 +158,31 @@ class _Codegen:
         t = self.target
         for exe in candidates:
             try:
-                data = llc_backend.run(exe, self.ir_text, t.triple, t.cpu, kind, timeout=self.timeout)
+                data = llc_backend.run(exe, self.ir_text, t.triple, t.cpu, kind, timeout=self.timeout,
+                                       level=self.level)
+            except UnknownCPUError:
+                tried.append(f"{exe}: does not know the CPU '{t.cpu}'")
+                continue
             except LLNoaliasError as exc:
-                first = _first_line(exc.stderr_text if isinstance(exc, ExternalToolError) else exc.message)
-                tried.append(f"{exe} ({first})" if first else exe)
+                said = exc.stderr_text if isinstance(exc, ExternalToolError) else exc.message
+                tried.append(f"{exe}: {first_line(said, exe) or exc.message}")
                 continue
             self.notes.append(f"llvmlite's LLVM could not take the module ({failure.message}); "
                               f"generated code with {exe} instead")
             if self.optimize:
-                self.notes.append(f"--opt runs llvmlite's middle end only; {exe} ran its -O3 code generation")
+                self.notes.append(f"--opt runs llvmlite's middle end only; {exe} ran its -O{self.level} code generation")
+            self.used.update(generator="llc", llc=exe)
             return data
-        raise LLNoaliasError(f"{failure.message}; the llc found on this machine failed too: "
-                             + "; ".join(tried), exit_code=failure.exit_code)
+        n = len(tried)
+        raise LLNoaliasError(
+            f"no code generator could take the module: {llvmlite_name} and the "
+            f"{'llc' if n == 1 else f'{n} llc'} found on this machine failed",
+            exit_code=failure.exit_code, notes=[_llvmlite_note(llvmlite_name, failure.message), *tried])
 
 
-def _first_line(text: str) -> str:
-    """The first line that says 'error', else the first line."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+def _llvmlite_note(name: str, message: str) -> str:
+    """llvmlite's failure as a note under its name and versions, without the advice to try
+    an llc (every llc here was tried)."""
+    message = message.split("; try ", 1)[0]
+    own = "llvmlite's LLVM "
+    return name + " " + message[len(own):] if message.startswith(own) else f"{name}: {message}"

@@ -19,6 +19,7 @@ from ..diagnostics import LLNoaliasError, pass_on
 from . import pending_check
 from .bridge import bridge
 from .child_result import CheckResult, ChildOutcome, _first_line, key_lines, read_result
+from .cpus import parse_cpu_help, unknown_cpu, unknown_cpu_error
 from .pending_check import CHILD_SCRIPT, PendingCheck
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
@@ -78,17 +79,32 @@ def check_module(input_text: str, output_text: str, timeout: float = 120.0, *,
             pending.cancel()
 
 
+def generator_name(about: dict[str, str]) -> str:
+    """``llvmlite 0.50.0's LLVM 22.1.0`` from what a child said about itself."""
+    lite, llvm = about.get("llvmlite", ""), about.get("llvm", "")
+    return f"llvmlite{' ' + lite if lite else ''}'s LLVM{' ' + llvm if llvm else ''}"
+
+
+def known_cpus(triple: str, timeout: float = 60.0) -> list[str]:
+    """The CPUs llvmlite's LLVM knows for ``triple`` (its ``-mcpu=help`` list); empty
+    when it cannot say."""
+    return parse_cpu_help(_run_child({"op": "cpus", "triple": triple}, {}, timeout).stderr)
+
+
 def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float = 300.0,
          *, verify: bool = True, use_bridge: bool | None = None, optimize: bool = False,
-         rewrites: list[str] | None = None) -> bytes:
-    """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O3``.
+         rewrites: list[str] | None = None, about: dict[str, str] | None = None, level: int = 3) -> bytes:
+    """Generate ``kind`` (``asm`` or ``obj``) for ``triple``/``cpu`` at ``-O{level}`` (default 3).
 
     One child process, one parse, one emission. ``verify=False`` hands the module to the
     code generator without running the verifier first (LLVM may then abort; the child
     takes that). The module goes through :func:`.bridge.bridge` first (``use_bridge``
     as in :func:`check_module`); the names of the rewrites applied are appended to
     ``rewrites`` when it is given. ``optimize`` runs LLVM's ``-O3`` middle end before
-    code generation. Raises ``LLNoaliasError`` for anything that goes wrong.
+    code generation. ``about`` gets ``llvmlite`` and ``llvm``, the versions that ran.
+    Raises ``LLNoaliasError`` for anything that goes wrong, and
+    :class:`.cpus.UnknownCPUError` when LLVM does not know ``cpu`` (or a function's
+    ``"target-cpu"``), where it would have generated code for a generic processor.
     """
     if kind not in ("asm", "obj"):
         raise LLNoaliasError(f"unknown output kind '{kind}' (expected asm or obj)")
@@ -100,9 +116,17 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
     if rewrites is not None:
         rewrites.extend(applied)
     outcome = _run_child({"op": "emit", "input": "input.ll", "triple": triple, "cpu": cpu,
-                          "kind": kind, "verify": verify, "opt": optimize}, {"input.ll": ir_text}, timeout)
+                          "kind": kind, "verify": verify, "opt": optimize, "level": level},
+                         {"input.ll": ir_text}, timeout)
     r = outcome.result
+    if about is not None:
+        about.update({k: str(r[k]) for k in ("llvmlite", "llvm") if r.get(k)})
     where = f"{triple}{' -mcpu=' + cpu if cpu else ''}"
+    unknown = unknown_cpu(outcome.stderr)
+    if unknown is not None:
+        # before anything else: LLVM also aborts on some modules for a generic processor
+        raise unknown_cpu_error(unknown, triple, generator_name({k: str(r.get(k, "")) for k in ("llvmlite", "llvm")}),
+                                known_cpus(triple))
     if outcome.timed_out:
         raise LLNoaliasError(
             f"llvmlite's LLVM did not finish generating code for {where} within {timeout:g} s "
@@ -125,7 +149,7 @@ def emit(ir_text: str, triple: str, cpu: str, kind: str = "asm", timeout: float 
             raise LLNoaliasError(f"llvmlite's LLVM has no code generator for {where}: {msg}")
         raise LLNoaliasError(f"llvmlite's LLVM failed to generate code for {where}: {msg}")
     if outcome.stderr.strip():
-        # LLVM's own warnings ("'gfx9999' is not a recognized processor ...").
+        # LLVM's own warnings.
         # LLVM repeats a warning once per function and subtarget: say each line once.
         seen: list[str] = []
         for line in outcome.stderr.splitlines():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..diagnostics import LLNoaliasError, pass_on
 from . import ExternalToolError
@@ -25,8 +25,11 @@ def resolve(tool: str, path: str) -> str:
     return found
 
 
-def run(tool: str, argv: Sequence[str], stdin: bytes | None, timeout: float | None) -> bytes:
-    """Run ``argv``; return its stdout. A non-zero exit raises :class:`ExternalToolError`."""
+def run(tool: str, argv: Sequence[str], stdin: bytes | None, timeout: float | None,
+        check: Callable[[bytes], bytes] | None = None) -> bytes:
+    """Run ``argv``; return its stdout. A non-zero exit raises :class:`ExternalToolError`.
+    ``check`` sees the stderr of a run that succeeded before it is passed on: it may
+    raise, and returns what is still to be passed on."""
     try:
         proc = subprocess.run(list(argv), input=stdin if stdin is not None else b"",
                               capture_output=True, timeout=timeout)
@@ -36,7 +39,8 @@ def run(tool: str, argv: Sequence[str], stdin: bytes | None, timeout: float | No
         raise LLNoaliasError(f"cannot run {tool} '{argv[0]}': {exc.strerror or exc}") from None
     if proc.returncode != 0:
         raise ExternalToolError(tool, proc.returncode, proc.stderr)
-    if proc.stderr:
+    stderr = check(proc.stderr) if check is not None and proc.stderr else proc.stderr
+    if stderr:
         # The tool's own warnings, as it wrote them.
-        pass_on(proc.stderr)
+        pass_on(stderr)
     return proc.stdout

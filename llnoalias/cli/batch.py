@@ -229,7 +229,7 @@ def run_batch(paths: list[str], out_dir: str, options: AnnotateOptions, verify: 
 def print_summary(results: list[FileResult]) -> None:
     from rich.table import Table
 
-    from .render import stderr_console
+    from .render import print_table, stderr_console
 
     table = Table(title="llnoalias: summary", title_justify="left")
     table.add_column("file")
@@ -243,7 +243,7 @@ def print_summary(results: list[FileResult]) -> None:
     failed = sum(1 for r in results if not r.ok)
     table.add_row("total", str(sum(r.tagged for r in results)), str(sum(r.untagged for r in results)),
                   f"{failed} failed" if failed else "ok", style="bold")
-    stderr_console().print(table)
+    print_table(stderr_console(), table)
 
 
 def exit_status(results: list[FileResult]) -> int:

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from .. import __version__
 from ..backends import ExternalToolError, codegen
 from ..diagnostics import LLNoaliasError, note
 from ..fileio import display_name, read_input, write_output
@@ -52,23 +53,26 @@ def _fail_external(exc: ExternalToolError) -> None:
 @click.argument("input_path", metavar="IN")
 @click.option("-o", "--output", "output", metavar="OUT", default="-", show_default=True,
               help="Where to write the code; '-' is stdout. The extension picks --emit.")
-@click.option("--emit", "emit", type=click.Choice(["asm", "obj"]), default=None,
+@click.option("--emit", "-filetype", "emit", type=click.Choice(["asm", "obj"]), default=None,
               help="asm: AMDGPU assembly or NVPTX PTX; obj: an AMDGPU ELF object or an NVPTX cubin "
                    "(through ptxas). Default: from OUT's extension (.s/.ptx asm, .o/.cubin obj).")
-@click.option("--mcpu", metavar="CPU", default=None,
+@click.option("--mcpu", "-mcpu", metavar="CPU", default=None,
               help="The target CPU (gfx942, sm_90); default: the module's \"target-cpu\" attribute, "
                    "or the GPU its intrinsics need (wgmma: sm_90a, tcgen05: sm_100a, CDNA4 MFMA: gfx950).")
-@click.option("--triple", metavar="TRIPLE", default=None,
+@click.option("--triple", "-mtriple", "triple", metavar="TRIPLE", default=None,
               help="The target triple; default: the module's, or the one its kernels imply "
                    "(ptx_kernel: nvptx64-nvidia-cuda, amdgpu_kernel: amdgcn-amd-amdhsa).")
 @click.option("--llc", "llc", metavar="PATH", default=None,
               help="Generate code with this llc (-O3, the module's triple and CPU) instead of llvmlite's LLVM. "
                    "Without it, a module llvmlite's LLVM cannot take goes to $LLNOALIAS_LLC, llc, "
                    "llc-24 .. llc-19 or /opt/rocm/llvm/bin/llc.")
+@click.option("-O", "codegen_level", type=click.Choice(["0", "1", "2", "3"]), default="3", metavar="N",
+              help="The code generator's optimisation level, as llc's -O0 .. -O3 (default 3).")
 @click.option("--opt", "optimize", is_flag=True, default=False,
               help="Run LLVM's -O3 middle end (llvmlite's new pass manager) after annotating.")
 @click.option("-v", "--verbose", is_flag=True, default=False,
-              help="Also say which rewrites of the version bridge llvmlite's LLVM needed.")
+              help="Also say which code generator ran (llvmlite's LLVM or an llc, with versions), "
+                   "whether llnoalias's compiled parts loaded, and the version bridge's rewrites.")
 @click.option("--ptxas", "ptxas", metavar="PATH", default=None,
               help="The ptxas that turns PTX into a cubin (default: ptxas on PATH).")
 @click.option("--no-annotate", "no_annotate", is_flag=True, default=False,
@@ -76,13 +80,14 @@ def _fail_external(exc: ExternalToolError) -> None:
 @annotate_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
-                    llc: str | None, optimize: bool, verbose: bool, ptxas: str | None, no_annotate: bool,
-                    llc_args: tuple[str, ...], **kwargs: Any) -> None:
+                    llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
+                    no_annotate: bool, llc_args: tuple[str, ...], **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
     The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;
     a module without one: the triple its kernels imply), the CPU from --mcpu or IN's
-    "target-cpu" attribute. Arguments after '--' go to --llc.
+    "target-cpu" attribute. Arguments after '--' go to --llc. llc's spellings are taken
+    too: -mcpu=CPU, -mtriple=TRIPLE, -filetype=asm|obj, -O0 .. -O3.
     """
     options = options_from_kwargs(kwargs)
     kind = emit or emit_for_output(output)
@@ -98,11 +103,21 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
             note_missed(result, display_name(input_path))
             text = result.text
         notes: list[str] = []
+        used: dict[str, str] = {}
+        if verbose:
+            from .version import compiled_parts
+
+            note(f"llnoalias {__version__}, {compiled_parts()}")
         try:
             code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas,
-                                    triple=triple, optimize=optimize, notes=notes)
+                                    triple=triple, optimize=optimize, notes=notes, used=used,
+                                    level=int(codegen_level))
         finally:
             print_notes(notes, verbose)
+        if verbose and used:
+            from .version import generator_line
+
+            note(generator_line(used))
         write_output(output, code)
     except ExternalToolError as exc:
         _fail_external(exc)

@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 
-from .. import __version__
 from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
 from ..options import AnnotateOptions
 from .options import annotate_options, options_from_kwargs
@@ -34,6 +33,22 @@ class DefaultGroup(click.Group):
         elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[annotate] [OPTIONS] [IN...]")
+        formatter.write_usage(ctx.command_path, "COMMAND [ARGS]...", prefix="   or: ")
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The default command's options first (what ``llnoalias IN`` takes), then the
+        group's own, then the commands."""
+        annotate = self.get_command(ctx, "annotate")
+        if annotate is not None:
+            sub = click.Context(annotate, info_name="annotate", parent=ctx)
+            rows = [r for p in annotate.get_params(sub) if isinstance(p, click.Option) and "--help" not in p.opts
+                    for r in [p.get_help_record(sub)] if r is not None]
+            with formatter.section("Options of annotate (the default command: llnoalias [annotate] IN...)"):
+                formatter.write_dl(rows)
+        super().format_options(ctx, formatter)
 
     # The subcommands are imported when they are used: annotating (the common run, in
     # a pipeline) does not pay for rich, codegen and the assembly counters.
@@ -58,8 +73,18 @@ _LAZY_COMMANDS = {
 }
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from .version import version_text
+
+    click.echo(version_text(), nl=False)
+    ctx.exit(0)
+
+
 @click.group(cls=DefaultGroup, context_settings=CONTEXT, invoke_without_command=False)
-@click.version_option(__version__, "--version", prog_name="llnoalias")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, whether the compiled parts loaded, llvmlite's LLVM, and exit.")
 def cli() -> None:
     """Trace GPU memory accesses in textual LLVM IR to the buffers they reach and write
     !alias.scope / !noalias metadata, so the backend can tell the buffers apart.

@@ -21,9 +21,47 @@ from ..report.explain import (
 )
 from ..report.record import Report
 
+#: the width of a console that is not a terminal: nothing is wrapped or squeezed
+UNBOUNDED = 10_000
+
 
 def stderr_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=False)
+    """Rich on stderr: a terminal's width there, no wrapping anywhere else."""
+    import sys
+
+    terminal = sys.stderr is not None and sys.stderr.isatty()
+    return Console(stderr=True, highlight=False, soft_wrap=False, width=None if terminal else UNBOUNDED)
+
+
+def _plain(cell: object) -> str:
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    return " ".join(text.split("\n")).rstrip()
+
+
+def plain_table(table: Table) -> str:
+    """``table`` as plain aligned columns: its title on a line, a header row, a row per
+    row; two spaces between columns, right-aligned where the table right-aligns, no box
+    characters, no wrapping (for a pipe, a log, a file)."""
+    columns = table.columns
+    cells = [[_plain(c.header)] + [_plain(x) for x in c.cells] for c in columns]
+    widths = [max(len(x) for x in col) for col in cells]
+    lines: list[str] = []
+    if table.title:
+        lines.append(_plain(table.title))
+    for i in range(len(cells[0]) if cells else 0):
+        parts = [col[i].rjust(w) if c.justify == "right" else col[i].ljust(w)
+                 for c, col, w in zip(columns, cells, widths, strict=True)]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def print_table(con: Console, table: Table) -> None:
+    """A rich table on a terminal; :func:`plain_table` anywhere else."""
+    if con.is_terminal:
+        con.print(table)
+    else:
+        con.file.write(plain_table(table))
+        con.file.flush()
 
 
 #: Rows shown of a table with a row per root or per argument; a module with thousands
@@ -34,7 +72,7 @@ MAX_ROWS = 40
 def _print_rows(con: Console, table: Table, rows: Sequence[tuple[str, ...]], limit: int, what: str) -> None:
     for row in rows[:limit]:
         table.add_row(*row)
-    con.print(table)
+    print_table(con, table)
     if len(rows) > limit:
         con.print(Text(f"... and {len(rows) - limit} more {what} (--report FILE writes all of them)", style="dim"))
 
@@ -71,7 +109,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
     for d in domains:
         acc.add_row(d, str(per_domain[(d, True)]), str(per_domain[(d, False)]))
     acc.add_row("total", str(len(report.tagged)), str(len(report.untagged)), style="bold")
-    con.print(acc)
+    print_table(con, acc)
 
     reasons = report.reasons()
     if reasons:
@@ -80,7 +118,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         by_reason.add_column("reason")
         for reason, n in reasons.most_common():
             by_reason.add_row(str(n), reason)
-        con.print(by_reason)
+        print_table(con, by_reason)
         print_blockers(report, con, max_rows)
 
     no_range = Counter(re.sub(r" \(line \d+\)", "", a.range_note) for a in report.accesses
@@ -91,7 +129,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         nr.add_column("why no range")
         for why_not, n in no_range.most_common():
             nr.add_row(str(n), why_not)
-        con.print(nr)
+        print_table(con, nr)
 
     if report.args:
         args = Table(title="kernel arguments", title_justify="left")

@@ -27,6 +27,7 @@ from ..stats import counters as asmstats
 from ..stats import gate
 from ..stats.counters import TOTAL_ROW, FileStats, StatsDiff
 from .options import annotate_options, options_from_kwargs
+from .render import UNBOUNDED, print_table
 
 _IR_MARKERS = re.compile(
     r"^\s*(?:define\s|declare\s|target\s+(?:triple|datalayout)\s*=|source_filename\s*=)", re.MULTILINE
@@ -50,7 +51,7 @@ def _console() -> Console:
     return Console(file=out, highlight=False, soft_wrap=False, width=None if terminal else _UNBOUNDED)
 
 
-_UNBOUNDED = 10_000
+_UNBOUNDED = UNBOUNDED
 
 
 def looks_like_llvm_ir(path: str, text: str) -> bool:
@@ -58,6 +59,21 @@ def looks_like_llvm_ir(path: str, text: str) -> bool:
     if path.endswith(".ll"):
         return True
     return bool(_IR_MARKERS.search(text)) and not _ASM_MARKERS.search(text)
+
+
+#: what only assembly has: a directive an assembler or llc writes, an objdump banner or
+#: function header, or an AMDGPU instruction with register or immediate operands
+_ASSEMBLY_RE = re.compile(
+    r"^[ \t]*(?:\.(?:text|amdgcn_target|amdhsa_kernel|amdgpu_hsa_kernel|globl|p2align|section|type|size"
+    r"|version|target|address_size|entry|visible|func)\b"
+    r"|\S.*:\s+file format \S+$|[0-9A-Fa-f]+ <[^>\n]+>:$"
+    r"|(?:[0-9A-Fa-f]{4,}:\s+(?:[0-9A-Fa-f]{8}\s+)*)?(?:s|v|ds|buffer|tbuffer|global|flat|scratch|image)_[a-z0-9_]+"
+    r"(?:[ \t]+(?:[sva]\[?\d|vcc|exec|m0|off\b|-?\d|0x)|[ \t]*(?://|;|$)))", re.MULTILINE)
+
+
+def looks_like_assembly(text: str) -> bool:
+    """AMDGPU assembly, an objdump listing or PTX: something ``stats`` and ``gate`` count."""
+    return bool(_ASSEMBLY_RE.search(text)) or asmstats.detect_kind(text) == "ptx"
 
 
 def _check_not_binary(path: str, text: str) -> None:
@@ -111,6 +127,10 @@ def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
 
 
 def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:
+    if text.strip() and not looks_like_assembly(text):
+        raise LLNoaliasError(
+            f"'{display_name(path)}' is neither AMDGPU assembly (an llvm-objdump -d listing included), PTX nor "
+            "LLVM IR; compile it first (clang -S -emit-llvm, then llnoalias compile) and pass what that writes")
     stats = asmstats.collect(text, display_name(path))
     if label:
         stats.label = label
@@ -223,9 +243,10 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @click.command("stats")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.stats/1 JSON instead of tables.")
-@click.option("--mcpu", default=None, metavar="CPU", help="Target CPU for .ll input (default: the module's, or the one its intrinsics need).")
+@click.option("--mcpu", "-mcpu", "mcpu", default=None, metavar="CPU",
+              help="Target CPU for .ll input (default: the module's, or the one its intrinsics need).")
 @click.option("--llc", "llc", default=None, metavar="PATH", help="Compile .ll input with this llc instead of llvmlite.")
-@click.option("--triple", default=None, metavar="TRIPLE",
+@click.option("--triple", "-mtriple", "triple", default=None, metavar="TRIPLE",
               help="Target triple for .ll input (default: the module's, or the one its kernels imply).")
 @click.option("-v", "--verbose", is_flag=True, help="Also say which rewrites of the version bridge each .ll needed.")
 @annotate_options
@@ -250,11 +271,11 @@ def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: 
     max_width = 200 if console.width >= _UNBOUNDED else console.width
     if diff_result is not None:
         console.print(Text(f"{diff_result.a.label} vs {diff_result.b.label}", style="bold"))
-        console.print(_diff_table(diff_result))
+        print_table(console, _diff_table(diff_result))
     else:
         for stats in results:
             console.print(Text(f"{stats.label} ({stats.kind})", style="bold"))
-            console.print(_file_table(stats, max_width))
+            print_table(console, _file_table(stats, max_width))
 
 
 def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Target) -> list[FileStats]:
@@ -338,7 +359,7 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
         rows = result.rows if show_all else result.moved()
         if rows and (old or not update):
             console.print(Text(f"gate against {baseline} (tolerance {result.tolerance})", style="bold"))
-            console.print(_gate_table(result, rows))
+            print_table(console, _gate_table(result, rows))
         for path in result.missing_files:
             note(f"'{path}' is in the baseline but was not given"
                  + ("; the new baseline leaves it out" if update else ""))

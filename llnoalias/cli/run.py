@@ -102,9 +102,7 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
         want_report = bool(show_stats or report_path or remarks_path)
         _, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs)
         if report_path:
-            import json
-
-            write_output(report_path, json.dumps(result.report.to_json(), indent=2) + "\n")
+            write_output(report_path, result.report.to_json() + "\n")
         if remarks_path:
             from ..report.remarks import remarks_yaml
 

@@ -25,4 +25,8 @@ def load(dotted: str) -> ModuleType | None:
 
 cscan = load("llnoalias.ir._cscan")
 
-__all__ = ["cscan", "load"]
+#: every compiled part (``setup.py`` builds each where it can; ``--version`` says which loaded)
+EXTENSIONS = ("llnoalias.ir._cscan", "llnoalias.analysis._cdomain", "llnoalias.analysis._cslice",
+              "llnoalias.analysis._cfix", "llnoalias.analysis._crange")
+
+__all__ = ["EXTENSIONS", "cscan", "load"]

@@ -110,7 +110,9 @@ class Report(Record):
         out.sort(key=lambda t: (-t[2], -t[3], t[0]))
         return [(w, r, acc, n) for w, r, acc, n in out]
 
-    def to_json(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
+        """The report as the ``llnoalias.report/1`` document (a ``dict``; :meth:`to_json`
+        is its text)."""
         return {
             "schema": "llnoalias.report/1",
             "path": self.path,
@@ -128,6 +130,13 @@ class Report(Record):
             "notes": list(self.notes),
             "hints": list(self.hints),
         }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The ``llnoalias.report/1`` JSON text, as ``--report FILE`` writes it (without
+        the final newline); :meth:`as_dict` is the same as a ``dict``."""
+        import json  # here: the annotate path does not need it
+
+        return json.dumps(self.as_dict(), indent=indent)
 
 
 def _reason_group(reason: str) -> str:

@@ -15,6 +15,7 @@ from ..analysis.rootset import (
     RootSet,
     args_domain,
 )
+from ..diagnostics import LLNoaliasError
 from ..ir.lexer import unquote_name
 from ..ir.model import Argument, Module
 from ..options import AnnotateOptions
@@ -73,7 +74,42 @@ def missed_roots(rs: RootSet) -> list[str]:
     return hints
 
 
+def check_may_alias(mod: Module, options: AnnotateOptions) -> None:
+    """Refuse a ``--may-alias`` index past the arguments of every kernel: it names no
+    argument, so the arguments the user meant would keep their ``noalias`` (a wrong claim
+    when they do share a buffer). In a module with several kernels a group applies to each
+    kernel whose arguments it names (its other indices are ignored there); only an index
+    that no kernel has is an error. A module without kernels has no argument roots, and
+    nothing to check."""
+    kernels = [fn for fn in mod.functions if fn.is_kernel]
+    if not kernels or not options.may_alias:
+        return
+    most = max(kernels, key=lambda fn: len(fn.args))
+    for group in options.may_alias:
+        past = [i for i in group if i >= len(most.args)]
+        if not past:
+            continue
+        spec = ",".join(map(str, group))
+        names = ("argument " if len(past) == 1 else "arguments ") + ", ".join(map(str, past))
+        if len(kernels) == 1:
+            where = f"kernel {most.name} has {_arguments(len(most.args))}"
+        else:
+            shown = ", ".join(f"{fn.name} {len(fn.args)}" for fn in kernels[:4])
+            more = f", and {len(kernels) - 4} more" if len(kernels) > 4 else ""
+            where = (f"no kernel has that many arguments (the most: {most.name} with "
+                     f"{_arguments(len(most.args))}; {shown}{more})")
+        raise LLNoaliasError(
+            f"--may-alias {spec} names {names}, but {where}", mod.source.location(most.start))
+
+
+def _arguments(n: int) -> str:
+    if n == 0:
+        return "no arguments"
+    return "1 argument (index 0)" if n == 1 else f"{n} arguments (indices count from 0: 0 to {n - 1})"
+
+
 def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
+    check_may_alias(mod, options)
     rs = RootSet()
     if options.lds != "off":
         for g in mod.globals.values():
