@@ -591,7 +591,73 @@ done:
     return out;
 }
 
+/* hostile(text, max_bits, max_depth) -> (offset, what) or None: limits.first_hostile.
+ * what 0: an integer type 'iN' with N 0 or past max_bits (a bare word: no name character
+ * or sigil before it, no name character or ':' after it); what 1: a bracket that opens
+ * level max_depth + 1 of its line. Strings (to their quote or the line's end) and
+ * comments are skipped; the level starts at 0 on every line. One pass over the text. */
+static int name_before(Py_UCS4 c) {
+    return is_name_char(c) || c == '%' || c == '@' || c == '!' || c == '#' || c == '^' || c == '\\';
+}
+
+static PyObject *hostile(PyObject *self, PyObject *args) {
+    PyObject *text;
+    long long max_bits, max_depth;
+    if (!PyArg_ParseTuple(args, "ULL", &text, &max_bits, &max_depth)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), p = 0;
+    long long depth = 0;
+    while (p < n) {
+        Py_UCS4 c = RD(p);
+        switch (c) {
+        case '\n':
+            depth = 0;
+            break;
+        case '"':
+            p++;
+            while (p < n && RD(p) != '"' && RD(p) != '\n') p++;
+            if (p < n && RD(p) == '"') break; /* the closing quote */
+            continue;                          /* the line's end (or the text's): read it as such */
+        case ';':
+            while (p < n && RD(p) != '\n') p++;
+            continue;
+        case '(': case '[': case '{': case '<':
+            if (++depth > max_depth) return Py_BuildValue("ni", p, 1);
+            break;
+        case ')': case ']': case '}': case '>':
+            depth--;
+            break;
+        case 'i':
+            if (p == 0 || !name_before(RD(p - 1))) {
+                Py_ssize_t q = p + 1;
+                while (q < n && RD(q) >= '0' && RD(q) <= '9') q++;
+                if (q > p + 1 && (q >= n || !(is_name_char(RD(q)) || RD(q) == ':'))) {
+                    Py_ssize_t z = p + 1;
+                    while (z < q && RD(z) == '0') z++;
+                    int bad = z == q || q - z > 18;
+                    if (!bad) {
+                        long long v = 0;
+                        for (Py_ssize_t k = z; k < q; k++) v = v * 10 + (long long)(RD(k) - '0');
+                        bad = v > max_bits;
+                    }
+                    if (bad) return Py_BuildValue("ni", p, 0);
+                }
+                p = q;
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        p++;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"hostile", hostile, METH_VARARGS,
+     "The first integer width out of range or bracket nested too deep: (offset, what) or None."},
     {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},

@@ -15,6 +15,7 @@ runs them over a whole text.
 from __future__ import annotations
 
 from ..diagnostics import LLNoaliasError
+from .limits import first_hostile
 from .lines import Lines, error_at
 from .model import Module
 from .source import BOM, SourceFile
@@ -108,6 +109,9 @@ class _ModuleParser(TopLevelReader):
                 i += 1
                 continue
             i = self._top_level(i, raw, start)
+        hostile = first_hostile(text, lines.starts)
+        if hostile is not None:
+            raise error_at(self.src, *hostile)
         self._resolve_pending()
         self._find_kernels()
         self._max_metadata_id()
