@@ -214,21 +214,94 @@ static PyObject *setdefault_self(PyObject *names, PyObject *key) {
     return got;
 }
 
+/* Implicit numbering (llnoalias/ir/numbering.py, whose sets these are). */
+static const char *const terminators[] = {"ret", "br", "switch", "indirectbr", "invoke", "resume", "unreachable",
+                                          "cleanupret", "catchret", "catchswitch", "callbr", NULL};
+static const char *const value_ops[] = {
+    "fneg", "add", "fadd", "sub", "fsub", "mul", "fmul", "udiv", "sdiv", "fdiv", "urem", "srem", "frem", "shl",
+    "lshr", "ashr", "and", "or", "xor", "extractelement", "insertelement", "shufflevector", "extractvalue",
+    "insertvalue", "alloca", "load", "cmpxchg", "atomicrmw", "getelementptr", "trunc", "zext", "sext",
+    "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint", "ptrtoaddr", "inttoptr", "bitcast",
+    "addrspacecast", "icmp", "fcmp", "phi", "select", "freeze", "va_arg", "landingpad", "catchpad",
+    "cleanuppad", "catchswitch", NULL};
+static const char *const call_ops[] = {"call", "invoke", "callbr", NULL};
+static const char *const type_words[] = {"void", "half", "bfloat", "float", "double", "x86_fp80", "fp128",
+                                         "ppc_fp128", "x86_mmx", "x86_amx", "ptr", "label", "token",
+                                         "metadata", "target", "opaque", NULL};
+#define NUMBER_LIMIT (1LL << 32)
+
+static int word_in(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *const *words) {
+    for (; *words != NULL; words++)
+        if (word_is(kind, data, s, e, *words)) return 1;
+    return 0;
+}
+
+/* numbering._VOID_CALL_RE.match(text[q:e]): after a call's opcode, words that are no type
+ * (each with a parenthesised argument at most), then 'void' */
+static int call_is_void(int kind, const void *data, Py_ssize_t q, Py_ssize_t e) {
+    Py_ssize_t p = q;
+    for (;;) {
+        Py_ssize_t s = p;
+        while (p < e && (RD(p) == ' ' || RD(p) == '\t')) p++;
+        if (p == s) return 0;
+        Py_ssize_t w = p;
+        while (p < e && is_op_char(RD(p))) p++;
+        if (p == w) return 0;
+        int int_type = RD(w) == 'i' && p - w > 1;
+        for (Py_ssize_t k = w + 1; int_type && k < p; k++)
+            if (RD(k) < '0' || RD(k) > '9') int_type = 0;
+        if (int_type || word_in(kind, data, w, p, type_words)) {
+            if (!word_is(kind, data, w, p, "void")) return 0;
+            return p >= e || !is_name_char(RD(p));
+        }
+        if (p < e && RD(p) == '(') {
+            Py_ssize_t r = p + 1;
+            while (r < e && RD(r) != '(' && RD(r) != ')' && RD(r) != '\n') r++;
+            if (r < e && RD(r) == ')') p = r + 1;
+        }
+    }
+}
+
+/* numbering.number_of(text[s:e]) for a name with its sigil: its number, or -1 */
+static long long number_at(int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s < 2 || e - s > 12) return -1;
+    long long v = 0;
+    for (Py_ssize_t k = s + 1; k < e; k++) {
+        Py_UCS4 c = RD(k);
+        if (c < '0' || c > '9') return -1;
+        v = v * 10 + (long long)(c - '0');
+    }
+    return v < NUMBER_LIMIT ? v : -1;
+}
+
+/* names.setdefault("%N", "%N") for the next number, taken (a new reference), or NULL */
+static PyObject *take_number(PyObject *names, long long *next) {
+    PyObject *key = PyUnicode_FromFormat("%%%lld", *next);
+    if (key == NULL) return NULL;
+    PyObject *got = setdefault_self(names, key);
+    Py_DECREF(key);
+    if (got != NULL) (*next)++;
+    return got;
+}
+
 /* body_rows(text, pos, end, line, instruction, fn, defined, names, opcodes, by_name, instrs,
- *           blocks, block_offsets, implicit) -> (status, pos, line)
+ *           blocks, block_offsets, next, after_term) -> (status, pos, line, next, after_term)
  *
  * Reads rows from offset pos (a line start; line is its number) up to end (the start of
  * the '}' line). status 0: all read (pos == end); 1: the row at pos (line) is a debug
  * record or another line for Python; 2: a name defined twice (Python undoes the body).
+ * next and after_term are the implicit numbering's state (numbering.Numbering): the next
+ * number, and whether the last instruction ended a block.
  */
 static PyObject *body_rows(PyObject *self, PyObject *args) {
-    PyObject *text, *instruction, *fn, *defined, *names, *opcodes, *by_name, *instrs, *blocks, *block_offsets,
-        *implicit;
+    PyObject *text, *instruction, *fn, *defined, *names, *opcodes, *by_name, *instrs, *blocks, *block_offsets;
     Py_ssize_t pos, end, line;
-    if (!PyArg_ParseTuple(args, "UnnnOOO!O!O!O!O!O!O!U", &text, &pos, &end, &line, &instruction, &fn,
+    long long next;
+    int after_term;
+    if (!PyArg_ParseTuple(args, "UnnnOOO!O!O!O!O!O!O!Lp", &text, &pos, &end, &line, &instruction, &fn,
                           &PySet_Type, &defined, &PyDict_Type, &names, &PyDict_Type, &opcodes, &PyDict_Type,
                           &by_name, &PyList_Type, &instrs, &PyList_Type, &blocks, &PyList_Type, &block_offsets,
-                          &implicit))
+                          &next, &after_term))
         return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -246,14 +319,27 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
         }
         Py_ssize_t res_s, res_e, op_s, op_e, iend, lab_s, lab_e;
         if (instruction_row(kind, data, pos, nl, &res_s, &res_e, &op_s, &op_e, &iend)) {
-            if (PyList_GET_SIZE(blocks) == 0) {
+            if (PyList_GET_SIZE(blocks) == 0 || after_term) {
+                /* an unnamed block: the entry, or one after a terminator */
+                PyObject *bname = take_number(names, &next);
+                if (bname == NULL) return NULL;
+                after_term = 0;
+                int has = PySet_Contains(defined, bname);
+                if (has != 0) {
+                    Py_DECREF(bname);
+                    if (has < 0) return NULL;
+                    status = 2;
+                    break;
+                }
                 PyObject *off = PyLong_FromSsize_t(pos);
-                if (off == NULL || PyList_Append(blocks, implicit) < 0 || PyList_Append(block_offsets, off) < 0 ||
-                    PySet_Add(defined, implicit) < 0) {
+                if (off == NULL || PyList_Append(blocks, bname) < 0 || PyList_Append(block_offsets, off) < 0 ||
+                    PySet_Add(defined, bname) < 0) {
                     Py_XDECREF(off);
+                    Py_DECREF(bname);
                     return NULL;
                 }
                 Py_DECREF(off);
+                Py_DECREF(bname);
             }
             PyObject *op = PyUnicode_Substring(text, op_s, op_e);
             if (op == NULL) return NULL;
@@ -283,7 +369,27 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                     Py_DECREF(name);
                     return NULL;
                 }
+                long long number = number_at(kind, data, res_s, res_e);
+                if (number >= next) next = number + 1;
+            } else if (word_in(kind, data, op_s, op_e, value_ops) ||
+                       (word_in(kind, data, op_s, op_e, call_ops) && !call_is_void(kind, data, op_e, iend))) {
+                /* an unnamed value: it takes the next number, as in LLVM's parser */
+                Py_DECREF(name);
+                name = take_number(names, &next);
+                if (name == NULL) return NULL;
+                int has = PySet_Contains(defined, name);
+                if (has != 0) {
+                    Py_DECREF(name);
+                    if (has < 0) return NULL;
+                    status = 2;
+                    break;
+                }
+                if (PySet_Add(defined, name) < 0) {
+                    Py_DECREF(name);
+                    return NULL;
+                }
             }
+            if (word_in(kind, data, op_s, op_e, terminators)) after_term = 1;
             PyObject *inst = NULL;
             if (direct) {
                 inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn);
@@ -338,6 +444,9 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
             }
             Py_DECREF(off);
             Py_DECREF(label);
+            after_term = 0;
+            long long number = number_at(kind, data, lab_s - 1, lab_e); /* (the name's sigil: any character) */
+            if (number >= next) next = number + 1;
         } else {
             status = 1; /* a debug record or another line: Python reads it */
             break;
@@ -345,7 +454,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
         pos = nl + 1;
         line++;
     }
-    return Py_BuildValue("inn", status, pos, line);
+    return Py_BuildValue("innLi", status, pos, line, next, after_term);
 }
 
 /* A table of the defined names, looked up by their code points in the text: a reference

@@ -314,8 +314,8 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
     toks = tokenize(text, inst.start)
     p = _P(toks)
     pos = 0
-    if inst.name is not None:
-        pos = 2  # %x =
+    if p.n > 1 and p.t[1].text == "=" and p.t[0].kind == "local":
+        pos = 2  # %x = (an unnamed value numbered implicitly has a name, and no '%x =')
     while p.text(pos) in ("tail", "musttail", "notail"):
         pos += 1
     op = p.text(pos)

@@ -67,7 +67,9 @@ class DeferredBodies:
         r.pending_global_refs.extend(global_refs)
         r.pending_local_refs.extend(local_refs)
         for name, span in globals_.items():
-            r.pending_globals.setdefault(name, span)
+            seen = r.pending_globals.get(name)
+            if seen is None or span[0] < seen[0]:  # the first body that uses it
+                r.pending_globals[name] = span
         for name, spans in plain.items():
             r.pending_plain.setdefault(name, []).extend(spans)
 
