@@ -149,13 +149,8 @@ def test_a_wide_index_gives_no_range_and_no_region_claim(tmp_path: Path, pure: s
     "@a = global i32 0 ; i4294967296\n",
 ])
 def test_names_strings_and_comments_are_no_integer_types(text: str) -> None:
-    assert limits.first_hostile(text, _starts(text)) is None
+    assert limits.first_hostile(text) is None
     parse_module(SourceFile("t.ll", text))
-
-
-def _starts(text: str) -> object:
-    from llnoalias.ir.lines import Lines
-    return Lines(text).starts
 
 
 # ------------------------------------------------------------------ nesting
@@ -183,11 +178,10 @@ def test_nesting_past_the_limit_is_a_located_error(tmp_path: Path, pure: str, ma
     line_no = next(k for k, ln in enumerate(text.splitlines(), 1) if len(ln) > MAX_NESTING)
     line = text.splitlines()[line_no - 1]
     depth, col = 0, 0
-    for col, ch in enumerate(line, 1):
-        depth += ch in "([{<"
-        depth -= ch in ")]}>"
-        if depth > MAX_NESTING:
-            break
+    while depth <= MAX_NESTING:
+        ch = line[col]
+        col += 1
+        depth += (ch in "([{<") - (ch in ")]}>")
     assert_located(proc, tmp_path, line_no, col, f"nested more than {MAX_NESTING} deep")
 
 
@@ -238,7 +232,7 @@ def _py_deep(text: str, depth: int) -> tuple[int, int] | None:
     saved = limits.MAX_NESTING
     limits.MAX_NESTING = depth
     try:
-        return limits._first_deep(text, _starts(text))
+        return limits._first_deep(text)
     finally:
         limits.MAX_NESTING = saved
 

@@ -215,24 +215,38 @@ static PyObject *setdefault_self(PyObject *names, PyObject *key) {
 }
 
 /* Implicit numbering (llnoalias/ir/numbering.py, whose sets these are). */
-static const char *const terminators[] = {"ret", "br", "switch", "indirectbr", "invoke", "resume", "unreachable",
-                                          "cleanupret", "catchret", "catchswitch", "callbr", NULL};
-static const char *const value_ops[] = {
-    "fneg", "add", "fadd", "sub", "fsub", "mul", "fmul", "udiv", "sdiv", "fdiv", "urem", "srem", "frem", "shl",
-    "lshr", "ashr", "and", "or", "xor", "extractelement", "insertelement", "shufflevector", "extractvalue",
-    "insertvalue", "alloca", "load", "cmpxchg", "atomicrmw", "getelementptr", "trunc", "zext", "sext",
-    "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint", "ptrtoaddr", "inttoptr", "bitcast",
-    "addrspacecast", "icmp", "fcmp", "phi", "select", "freeze", "va_arg", "landingpad", "catchpad",
-    "cleanuppad", "catchswitch", NULL};
-static const char *const call_ops[] = {"call", "invoke", "callbr", NULL};
-static const char *const type_words[] = {"void", "half", "bfloat", "float", "double", "x86_fp80", "fp128",
-                                         "ppc_fp128", "x86_mmx", "x86_amx", "ptr", "label", "token",
-                                         "metadata", "target", "opaque", NULL};
+typedef struct {
+    const char *w;
+    Py_ssize_t n;
+} Word;
+#define W(x) {x, (Py_ssize_t)sizeof(x) - 1}
+static const Word terminators[] = {W("ret"), W("br"), W("switch"), W("indirectbr"), W("invoke"), W("resume"),
+                                   W("unreachable"), W("cleanupret"), W("catchret"), W("catchswitch"),
+                                   W("callbr"), {NULL, 0}};
+static const Word value_ops[] = {
+    W("fneg"), W("add"), W("fadd"), W("sub"), W("fsub"), W("mul"), W("fmul"), W("udiv"), W("sdiv"), W("fdiv"),
+    W("urem"), W("srem"), W("frem"), W("shl"), W("lshr"), W("ashr"), W("and"), W("or"), W("xor"),
+    W("extractelement"), W("insertelement"), W("shufflevector"), W("extractvalue"), W("insertvalue"),
+    W("alloca"), W("load"), W("cmpxchg"), W("atomicrmw"), W("getelementptr"), W("trunc"), W("zext"), W("sext"),
+    W("fptrunc"), W("fpext"), W("fptoui"), W("fptosi"), W("uitofp"), W("sitofp"), W("ptrtoint"), W("ptrtoaddr"),
+    W("inttoptr"), W("bitcast"), W("addrspacecast"), W("icmp"), W("fcmp"), W("phi"), W("select"), W("freeze"),
+    W("va_arg"), W("landingpad"), W("catchpad"), W("cleanuppad"), W("catchswitch"), {NULL, 0}};
+static const Word call_ops[] = {W("call"), W("invoke"), W("callbr"), {NULL, 0}};
+static const Word type_words[] = {W("void"), W("half"), W("bfloat"), W("float"), W("double"), W("x86_fp80"),
+                                  W("fp128"), W("ppc_fp128"), W("x86_mmx"), W("x86_amx"), W("ptr"), W("label"),
+                                  W("token"), W("metadata"), W("target"), W("opaque"), {NULL, 0}};
 #define NUMBER_LIMIT (1LL << 32)
 
-static int word_in(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const char *const *words) {
-    for (; *words != NULL; words++)
-        if (word_is(kind, data, s, e, *words)) return 1;
+static int word_in(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const Word *words) {
+    Py_ssize_t n = e - s;
+    if (n <= 0) return 0;
+    Py_UCS4 first = RD(s);
+    for (; words->w != NULL; words++) {
+        if (words->n != n || (Py_UCS4)(unsigned char)words->w[0] != first) continue;
+        Py_ssize_t k = 1;
+        while (k < n && RD(s + k) == (Py_UCS4)(unsigned char)words->w[k]) k++;
+        if (k == n) return 1;
+    }
     return 0;
 }
 
@@ -717,7 +731,19 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), p = 0;
     long long depth = 0;
+    /* a one-byte string (nearly every module): the characters that matter are found by a
+     * table, the others skipped in a tight loop */
+    static unsigned char matters[256];
+    if (!matters['i']) {
+        const char *set = "\n\";;([{<)]}>i";
+        for (const char *q = set; *q; q++) matters[(unsigned char)*q] = 1;
+    }
+    const unsigned char *bytes = kind == PyUnicode_1BYTE_KIND ? (const unsigned char *)data : NULL;
     while (p < n) {
+        if (bytes != NULL) {
+            while (p < n && !matters[bytes[p]]) p++;
+            if (p >= n) break;
+        }
         Py_UCS4 c = RD(p);
         switch (c) {
         case '\n':

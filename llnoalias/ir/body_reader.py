@@ -12,7 +12,7 @@ from .lexer import bracket_balance, canon_name, split_comment
 from .lines import LineReader, entry_number, error_at
 from .model import Function, Instruction
 from .native import cscan as _cscan
-from .numbering import NO_VALUE, TERMINATORS, Numbering, number_of, produces_value
+from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
 
 _BODY_LINE_RE = lazy(
     r'[ \t]*(?:'
@@ -89,6 +89,9 @@ class BodyReader(LineReader):
         num = Numbering(entry_number(fn))
         number = num.next  # (num's fields, kept here while the loop reads rows)
         after_term = False
+        # the numbered names read since ``number`` was last brought up to date: it is needed
+        # only for an unnamed value or block, which compilers' output hardly ever has
+        numbered: list[str] = []
         instrs = fn.instrs
         by_name = fn.by_name
         blocks = fn.blocks
@@ -103,6 +106,8 @@ class BodyReader(LineReader):
                     continue
                 if not blocks or after_term:
                     # an unnamed block: the entry, or one after a terminator
+                    if numbered:
+                        number = next_number(numbered, number)
                     bname = f"%{number}"
                     number += 1
                     after_term = False
@@ -121,14 +126,14 @@ class BodyReader(LineReader):
                         return self._undo_fast(fn)
                     defined.add(name)
                     if "0" <= res[1] <= "9":
-                        n = number_of(res)
-                        if n >= number:
-                            number = n + 1
+                        numbered.append(res)
                     inst = by_name[name] = Instruction(name, opcode, start, end, fn, opstart)
                 elif opcode in NO_VALUE or not produces_value(opcode, tail):
                     inst = Instruction(None, opcode, start, end, fn, opstart)
                 else:
                     # an unnamed value: it takes the next number, as in LLVM's parser
+                    if numbered:
+                        number = next_number(numbered, number)
                     name = f"%{number}"
                     number += 1
                     name = names.setdefault(name, name)
@@ -155,10 +160,10 @@ class BodyReader(LineReader):
                 block_offsets.append(start)
                 after_term = False
                 if "0" <= lname[1] <= "9":
-                    n = number_of(lname)
-                    if n >= number:
-                        number = n + 1
+                    numbered.append(lname)
             elif other:
+                if numbered:
+                    number = next_number(numbered, number)
                 num.next, num.after_term = number, after_term
                 nxt, ended = self._scan_lines(fn, lines.line_of(start), def_off, defined, body_start, True, num)
                 if ended:

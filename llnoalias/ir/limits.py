@@ -41,17 +41,16 @@ _NOT_BRACKET_RE = lazy(r'"[^"\n]*"?|;[^\n]*|[^\[\](){}<>";\n]+')
 _DELTA = {"(": 1, "[": 1, "{": 1, "<": 1, ")": -1, "]": -1, "}": -1, ">": -1}
 
 
-def first_hostile(text: str, starts: object) -> tuple[int, str] | None:
+def first_hostile(text: str) -> tuple[int, str] | None:
     """The offset and message of the first integer width out of range or the first bracket
-    nested deeper than ``MAX_NESTING`` on its line, in file order, or None. ``starts``
-    is the text's line index (``Lines.starts``)."""
+    nested deeper than ``MAX_NESTING`` on its line, in file order, or None."""
     if cscan is not None:
         got = cscan.hostile(text, MAX_INT_BITS, MAX_NESTING)
         if got is None:
             return None
         offset, what = got
         return offset, _message(text, offset, what)
-    found = [f for f in (_first_width(text), _first_deep(text, starts)) if f is not None]
+    found = [f for f in (_first_width(text), _first_deep(text)) if f is not None]
     if not found:
         return None
     offset, what = min(found)
@@ -88,20 +87,25 @@ def _first_width(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _first_deep(text: str, starts: object) -> tuple[int, int] | None:
+def _first_deep(text: str) -> tuple[int, int] | None:
     """The first bracket that opens level ``MAX_NESTING + 1`` of its line (levels are
     counted from the line's start, strings and the comment left out)."""
-    from array import array
-
-    assert isinstance(starts, array)
-    n = len(starts)
-    # a line that nests that deep is longer than the limit: only those are looked at
-    bounds = list(starts[1:])
-    bounds.append(len(text) + 1)
-    if max(map(int.__sub__, bounds, starts)) <= MAX_NESTING:
-        return None
-    for j in range(n):
-        start, end = starts[j], bounds[j] - 1
+    # Only a line longer than the limit can nest that deep, and such a line holds a whole
+    # window of half the limit's length that is aligned to a multiple of it: one search
+    # for a line break per window finds every such line.
+    step = (MAX_NESTING + 1) // 2
+    find, rfind = text.find, text.rfind
+    n = len(text)
+    at = 0
+    while at < n:
+        if find("\n", at, at + step) >= 0:
+            at += step
+            continue
+        start = rfind("\n", 0, at) + 1
+        end = find("\n", at)
+        if end < 0:
+            end = n
+        at = end + 1
         if end - start <= MAX_NESTING:
             continue
         brackets = _NOT_BRACKET_RE.sub("", text[start:end])

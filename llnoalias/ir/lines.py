@@ -10,8 +10,8 @@ from ..diagnostics import LLNoaliasError
 from .lazyre import lazy
 from .lexer import bracket_balance, split_comment
 from .model import Function, Module
-from .numbering import number_of
 from .native import cscan
+from .numbering import number_of
 from .source import SourceFile
 
 NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'

@@ -58,6 +58,17 @@ def number_of(name: str) -> int:
     return n if n < NUMBER_LIMIT else -1
 
 
+def next_number(names: list[str], nxt: int) -> int:
+    """The next number once the names ``names`` (read in order) are defined, from ``nxt``;
+    ``names`` is emptied."""
+    for name in names:
+        number = number_of(name)
+        if number >= nxt:
+            nxt = number + 1
+    names.clear()
+    return nxt
+
+
 class Numbering:
     """Where the numbering of one body stands: the next number, and whether the last
     instruction read ended a block."""
@@ -69,5 +80,5 @@ class Numbering:
         self.after_term = False
 
 
-__all__ = ["CALLS", "NO_VALUE", "NUMBER_LIMIT", "TERMINATORS", "VALUE", "Numbering", "number_of",
+__all__ = ["CALLS", "NO_VALUE", "NUMBER_LIMIT", "TERMINATORS", "VALUE", "Numbering", "next_number", "number_of",
            "produces_value"]

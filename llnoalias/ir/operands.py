@@ -8,6 +8,7 @@ analysis reads as "result unknown, access untagged": never an error.
 from __future__ import annotations
 
 from .lexer import Token, canon_name, tokenize
+from .limits import PARSE_DEPTH
 from .model import (
     AggregateConst,
     ConstExpr,
@@ -23,7 +24,6 @@ from .model import (
     Value,
 )
 from .operands_fast import BINARY_OPS, CAST_OPS, read_fast
-from .limits import PARSE_DEPTH
 from .types import OTHER, Type, TypeParser
 
 BINOP_FLAGS = {"nuw", "nsw", "exact", "disjoint"}

@@ -111,7 +111,7 @@ class _ModuleParser(TopLevelReader):
                 i += 1
                 continue
             i = self._top_level(i, raw, start)
-        hostile = first_hostile(text, lines.starts)
+        hostile = first_hostile(text)
         if hostile is not None:
             raise error_at(self.src, *hostile)
         self._resolve_pending()
