@@ -141,6 +141,16 @@ def test_a_wide_index_gives_no_range_and_no_region_claim(tmp_path: Path, pure: s
     assert "smem[" not in out and "!alias.scope" not in out
 
 
+@pytest.mark.parametrize("pure", MODES)
+@pytest.mark.parametrize("spec", ["p3:4294967295:32", "p:4294967295:64:64:4294967295", "p3:8388608:32:32:8388608"])
+def test_a_data_layout_with_huge_pointers_costs_no_megabit_arithmetic(tmp_path: Path, pure: str, spec: str) -> None:
+    """LLVM 19 accepts pointer and index widths up to 2**32 - 1: the region measurement and
+    the range analysis must not compute modulo 2**width for them."""
+    text = region_kernel("64").replace('target datalayout = "e-', f'target datalayout = "e-{spec}-')
+    proc = run(tmp_path, text, pure, "--lds", "all")
+    assert proc.returncode == 0, proc.stderr
+
+
 @pytest.mark.parametrize("text", [
     'target datalayout = "i4294967296:64"\n',       # in a string: LLVM's data layout reader says so, not the lexer
     "; i0 and i99999999 in a comment\n",
