@@ -134,6 +134,9 @@ static int eq(PyObject *a, PyObject *b) {
     return PyUnicode_Check(a) && PyUnicode_Compare(a, b) == 0;
 }
 
+/* interval.RANGE_BITS: a wider integer has no range (interval.too_wide says why) */
+#define RANGE_BITS 1024
+
 /* the bit width of an integer type, 0 for anything else, -1 on error */
 static long width(PyObject *ty) {
     if (ty == Py_None) return 0;
@@ -665,6 +668,7 @@ static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
     long w = width(ty);
     if (w < 0) return NULL;
     if (w == 0) return Py_NewRef(w_not_int);
+    if (w > RANGE_BITS) return PyUnicode_FromFormat("i%ld is wider than the range analysis follows (i%d)", w, RANGE_BITS);
     if (before_query(c) < 0) return NULL;
     if (PyObject_TypeCheck(v, LocalT)) {
         PyObject *name = PyObject_GetAttr(v, s_name);
@@ -824,7 +828,7 @@ static PyObject *add_off(Ctx *c, PyObject *flags, PyObject *operands) {
         return Py_NewRef(Py_None);
     long wa = width(ta);
     if (wa < 0) return NULL;
-    if (wa == 0 || wa < c->lds_bits) return Py_NewRef(Py_None);
+    if (wa == 0 || wa < c->lds_bits || wa > RANGE_BITS) return Py_NewRef(Py_None);
     if (!is_sub) {
         int ra = is_root(c, va), rb = ra != 0 ? 0 : is_root(c, vb);
         if (ra < 0 || rb < 0) return NULL;

@@ -210,6 +210,16 @@ def width(ty: Type | None) -> int:
     return ty.bits if ty is not None and ty.kind == "int" else 0
 
 
+#: the widest integer (and index width) the range analysis computes in: a wider one (LLVM
+#: allows i8388608) has no range, so that no input makes one operation cost megabits
+RANGE_BITS = 1024
+
+
+def too_wide(w: int) -> str:
+    """The reason an ``iW`` value wider than ``RANGE_BITS`` has no range."""
+    return f"i{w} is wider than the range analysis follows (i{RANGE_BITS})"
+
+
 def half_open(lo: int, hi: int, w: int) -> Range | None:
     """``[lo, hi)`` as LLVM's ConstantRange writes it, when it does not wrap."""
     mask = (1 << w) - 1

@@ -34,6 +34,7 @@ from ..ir.model import (
 from ..ir.types import Type
 from . import knownbits as kb
 from .interval import (
+    RANGE_BITS,
     IntResult,
     OffResult,
     Range,
@@ -43,6 +44,7 @@ from .interval import (
     half_open,
     known,
     srange,
+    too_wide,
     urange,
     width,
     with_known,
@@ -300,6 +302,8 @@ class IntTransfer:
         w = width(ty)
         if w <= 0:
             return "not an integer"
+        if w > RANGE_BITS:
+            return too_wide(w)
         if self._depth == 0:
             self._before_query()
         if isinstance(v, LocalRef):

@@ -20,6 +20,7 @@ from ..ir.native import load
 from ..ir.types import Type
 from . import knownbits as kb
 from .interval import (
+    RANGE_BITS,
     IntResult,
     Off,
     OffResult,
@@ -32,6 +33,7 @@ from .interval import (
     off_known,
     off_with_known,
     srange,
+    too_wide,
     urange,
     with_known,
 )
@@ -174,6 +176,8 @@ class FunctionRanges(LoopRanges):
         (ta, va), (tb, vb) = operands
         if not self._modulus_ok(ta):
             return f"address arithmetic in i{ta.bits} drops address bits"
+        if ta.bits > RANGE_BITS:
+            return too_wide(ta.bits)
         pa = self.fa.value(va)
         pb = self.fa.value(vb)
         if op != "sub" and not isinstance(pa, Root) and isinstance(pb, Root):
@@ -200,6 +204,8 @@ class FunctionRanges(LoopRanges):
         if iw < self.dl.pointer_bits(space):
             # the offset is added to the low index-width bits only: it wraps there
             return f"getelementptr index width ({iw}) narrower than the pointer"
+        if iw > RANGE_BITS:
+            return too_wide(iw)
         named = self.mod.named_types
         lo, hi = base.lo, base.hi
         w = iw  # the offset is added modulo 2**iw

@@ -214,21 +214,108 @@ static PyObject *setdefault_self(PyObject *names, PyObject *key) {
     return got;
 }
 
+/* Implicit numbering (llnoalias/ir/numbering.py, whose sets these are). */
+typedef struct {
+    const char *w;
+    Py_ssize_t n;
+} Word;
+#define W(x) {x, (Py_ssize_t)sizeof(x) - 1}
+static const Word terminators[] = {W("ret"), W("br"), W("switch"), W("indirectbr"), W("invoke"), W("resume"),
+                                   W("unreachable"), W("cleanupret"), W("catchret"), W("catchswitch"),
+                                   W("callbr"), {NULL, 0}};
+static const Word value_ops[] = {
+    W("fneg"), W("add"), W("fadd"), W("sub"), W("fsub"), W("mul"), W("fmul"), W("udiv"), W("sdiv"), W("fdiv"),
+    W("urem"), W("srem"), W("frem"), W("shl"), W("lshr"), W("ashr"), W("and"), W("or"), W("xor"),
+    W("extractelement"), W("insertelement"), W("shufflevector"), W("extractvalue"), W("insertvalue"),
+    W("alloca"), W("load"), W("cmpxchg"), W("atomicrmw"), W("getelementptr"), W("trunc"), W("zext"), W("sext"),
+    W("fptrunc"), W("fpext"), W("fptoui"), W("fptosi"), W("uitofp"), W("sitofp"), W("ptrtoint"), W("ptrtoaddr"),
+    W("inttoptr"), W("bitcast"), W("addrspacecast"), W("icmp"), W("fcmp"), W("phi"), W("select"), W("freeze"),
+    W("va_arg"), W("landingpad"), W("catchpad"), W("cleanuppad"), W("catchswitch"), {NULL, 0}};
+static const Word call_ops[] = {W("call"), W("invoke"), W("callbr"), {NULL, 0}};
+static const Word type_words[] = {W("void"), W("half"), W("bfloat"), W("float"), W("double"), W("x86_fp80"),
+                                  W("fp128"), W("ppc_fp128"), W("x86_mmx"), W("x86_amx"), W("ptr"), W("label"),
+                                  W("token"), W("metadata"), W("target"), W("opaque"), {NULL, 0}};
+#define NUMBER_LIMIT (1LL << 32)
+
+static int word_in(int kind, const void *data, Py_ssize_t s, Py_ssize_t e, const Word *words) {
+    Py_ssize_t n = e - s;
+    if (n <= 0) return 0;
+    Py_UCS4 first = RD(s);
+    for (; words->w != NULL; words++) {
+        if (words->n != n || (Py_UCS4)(unsigned char)words->w[0] != first) continue;
+        Py_ssize_t k = 1;
+        while (k < n && RD(s + k) == (Py_UCS4)(unsigned char)words->w[k]) k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+/* numbering._VOID_CALL_RE.match(text[q:e]): after a call's opcode, words that are no type
+ * (each with a parenthesised argument at most), then 'void' */
+static int call_is_void(int kind, const void *data, Py_ssize_t q, Py_ssize_t e) {
+    Py_ssize_t p = q;
+    for (;;) {
+        Py_ssize_t s = p;
+        while (p < e && (RD(p) == ' ' || RD(p) == '\t')) p++;
+        if (p == s) return 0;
+        Py_ssize_t w = p;
+        while (p < e && is_op_char(RD(p))) p++;
+        if (p == w) return 0;
+        int int_type = RD(w) == 'i' && p - w > 1;
+        for (Py_ssize_t k = w + 1; int_type && k < p; k++)
+            if (RD(k) < '0' || RD(k) > '9') int_type = 0;
+        if (int_type || word_in(kind, data, w, p, type_words)) {
+            if (!word_is(kind, data, w, p, "void")) return 0;
+            return p >= e || !is_name_char(RD(p));
+        }
+        if (p < e && RD(p) == '(') {
+            Py_ssize_t r = p + 1;
+            while (r < e && RD(r) != '(' && RD(r) != ')' && RD(r) != '\n') r++;
+            if (r < e && RD(r) == ')') p = r + 1;
+        }
+    }
+}
+
+/* numbering.number_of(text[s:e]) for a name with its sigil: its number, or -1 */
+static long long number_at(int kind, const void *data, Py_ssize_t s, Py_ssize_t e) {
+    if (e - s < 2 || e - s > 12) return -1;
+    long long v = 0;
+    for (Py_ssize_t k = s + 1; k < e; k++) {
+        Py_UCS4 c = RD(k);
+        if (c < '0' || c > '9') return -1;
+        v = v * 10 + (long long)(c - '0');
+    }
+    return v < NUMBER_LIMIT ? v : -1;
+}
+
+/* names.setdefault("%N", "%N") for the next number, taken (a new reference), or NULL */
+static PyObject *take_number(PyObject *names, long long *next) {
+    PyObject *key = PyUnicode_FromFormat("%%%lld", *next);
+    if (key == NULL) return NULL;
+    PyObject *got = setdefault_self(names, key);
+    Py_DECREF(key);
+    if (got != NULL) (*next)++;
+    return got;
+}
+
 /* body_rows(text, pos, end, line, instruction, fn, defined, names, opcodes, by_name, instrs,
- *           blocks, block_offsets, implicit) -> (status, pos, line)
+ *           blocks, block_offsets, next, after_term) -> (status, pos, line, next, after_term)
  *
  * Reads rows from offset pos (a line start; line is its number) up to end (the start of
  * the '}' line). status 0: all read (pos == end); 1: the row at pos (line) is a debug
  * record or another line for Python; 2: a name defined twice (Python undoes the body).
+ * next and after_term are the implicit numbering's state (numbering.Numbering): the next
+ * number, and whether the last instruction ended a block.
  */
 static PyObject *body_rows(PyObject *self, PyObject *args) {
-    PyObject *text, *instruction, *fn, *defined, *names, *opcodes, *by_name, *instrs, *blocks, *block_offsets,
-        *implicit;
+    PyObject *text, *instruction, *fn, *defined, *names, *opcodes, *by_name, *instrs, *blocks, *block_offsets;
     Py_ssize_t pos, end, line;
-    if (!PyArg_ParseTuple(args, "UnnnOOO!O!O!O!O!O!O!U", &text, &pos, &end, &line, &instruction, &fn,
+    long long next;
+    int after_term;
+    if (!PyArg_ParseTuple(args, "UnnnOOO!O!O!O!O!O!O!Lp", &text, &pos, &end, &line, &instruction, &fn,
                           &PySet_Type, &defined, &PyDict_Type, &names, &PyDict_Type, &opcodes, &PyDict_Type,
                           &by_name, &PyList_Type, &instrs, &PyList_Type, &blocks, &PyList_Type, &block_offsets,
-                          &implicit))
+                          &next, &after_term))
         return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
@@ -246,14 +333,27 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
         }
         Py_ssize_t res_s, res_e, op_s, op_e, iend, lab_s, lab_e;
         if (instruction_row(kind, data, pos, nl, &res_s, &res_e, &op_s, &op_e, &iend)) {
-            if (PyList_GET_SIZE(blocks) == 0) {
+            if (PyList_GET_SIZE(blocks) == 0 || after_term) {
+                /* an unnamed block: the entry, or one after a terminator */
+                PyObject *bname = take_number(names, &next);
+                if (bname == NULL) return NULL;
+                after_term = 0;
+                int has = PySet_Contains(defined, bname);
+                if (has != 0) {
+                    Py_DECREF(bname);
+                    if (has < 0) return NULL;
+                    status = 2;
+                    break;
+                }
                 PyObject *off = PyLong_FromSsize_t(pos);
-                if (off == NULL || PyList_Append(blocks, implicit) < 0 || PyList_Append(block_offsets, off) < 0 ||
-                    PySet_Add(defined, implicit) < 0) {
+                if (off == NULL || PyList_Append(blocks, bname) < 0 || PyList_Append(block_offsets, off) < 0 ||
+                    PySet_Add(defined, bname) < 0) {
                     Py_XDECREF(off);
+                    Py_DECREF(bname);
                     return NULL;
                 }
                 Py_DECREF(off);
+                Py_DECREF(bname);
             }
             PyObject *op = PyUnicode_Substring(text, op_s, op_e);
             if (op == NULL) return NULL;
@@ -283,7 +383,27 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                     Py_DECREF(name);
                     return NULL;
                 }
+                long long number = number_at(kind, data, res_s, res_e);
+                if (number >= next) next = number + 1;
+            } else if (word_in(kind, data, op_s, op_e, value_ops) ||
+                       (word_in(kind, data, op_s, op_e, call_ops) && !call_is_void(kind, data, op_e, iend))) {
+                /* an unnamed value: it takes the next number, as in LLVM's parser */
+                Py_DECREF(name);
+                name = take_number(names, &next);
+                if (name == NULL) return NULL;
+                int has = PySet_Contains(defined, name);
+                if (has != 0) {
+                    Py_DECREF(name);
+                    if (has < 0) return NULL;
+                    status = 2;
+                    break;
+                }
+                if (PySet_Add(defined, name) < 0) {
+                    Py_DECREF(name);
+                    return NULL;
+                }
             }
+            if (word_in(kind, data, op_s, op_e, terminators)) after_term = 1;
             PyObject *inst = NULL;
             if (direct) {
                 inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn);
@@ -338,6 +458,9 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
             }
             Py_DECREF(off);
             Py_DECREF(label);
+            after_term = 0;
+            long long number = number_at(kind, data, lab_s - 1, lab_e); /* (the name's sigil: any character) */
+            if (number >= next) next = number + 1;
         } else {
             status = 1; /* a debug record or another line: Python reads it */
             break;
@@ -345,7 +468,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
         pos = nl + 1;
         line++;
     }
-    return Py_BuildValue("inn", status, pos, line);
+    return Py_BuildValue("innLi", status, pos, line, next, after_term);
 }
 
 /* A table of the defined names, looked up by their code points in the text: a reference
@@ -591,7 +714,85 @@ done:
     return out;
 }
 
+/* hostile(text, max_bits, max_depth) -> (offset, what) or None: limits.first_hostile.
+ * what 0: an integer type 'iN' with N 0 or past max_bits (a bare word: no name character
+ * or sigil before it, no name character or ':' after it); what 1: a bracket that opens
+ * level max_depth + 1 of its line. Strings (to their quote or the line's end) and
+ * comments are skipped; the level starts at 0 on every line. One pass over the text. */
+static int name_before(Py_UCS4 c) {
+    return is_name_char(c) || c == '%' || c == '@' || c == '!' || c == '#' || c == '^' || c == '\\';
+}
+
+static PyObject *hostile(PyObject *self, PyObject *args) {
+    PyObject *text;
+    long long max_bits, max_depth;
+    if (!PyArg_ParseTuple(args, "ULL", &text, &max_bits, &max_depth)) return NULL;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), p = 0;
+    long long depth = 0;
+    /* a one-byte string (nearly every module): the characters that matter are found by a
+     * table, the others skipped in a tight loop */
+    static unsigned char matters[256];
+    if (!matters['i']) {
+        const char *set = "\n\";;([{<)]}>i";
+        for (const char *q = set; *q; q++) matters[(unsigned char)*q] = 1;
+    }
+    const unsigned char *bytes = kind == PyUnicode_1BYTE_KIND ? (const unsigned char *)data : NULL;
+    while (p < n) {
+        if (bytes != NULL) {
+            while (p < n && !matters[bytes[p]]) p++;
+            if (p >= n) break;
+        }
+        Py_UCS4 c = RD(p);
+        switch (c) {
+        case '\n':
+            depth = 0;
+            break;
+        case '"':
+            p++;
+            while (p < n && RD(p) != '"' && RD(p) != '\n') p++;
+            if (p < n && RD(p) == '"') break; /* the closing quote */
+            continue;                          /* the line's end (or the text's): read it as such */
+        case ';':
+            while (p < n && RD(p) != '\n') p++;
+            continue;
+        case '(': case '[': case '{': case '<':
+            if (++depth > max_depth) return Py_BuildValue("ni", p, 1);
+            break;
+        case ')': case ']': case '}': case '>':
+            depth--;
+            break;
+        case 'i':
+            if (p == 0 || !name_before(RD(p - 1))) {
+                Py_ssize_t q = p + 1;
+                while (q < n && RD(q) >= '0' && RD(q) <= '9') q++;
+                if (q > p + 1 && (q >= n || !(is_name_char(RD(q)) || RD(q) == ':'))) {
+                    Py_ssize_t z = p + 1;
+                    while (z < q && RD(z) == '0') z++;
+                    int bad = z == q || q - z > 18;
+                    if (!bad) {
+                        long long v = 0;
+                        for (Py_ssize_t k = z; k < q; k++) v = v * 10 + (long long)(RD(k) - '0');
+                        bad = v > max_bits;
+                    }
+                    if (bad) return Py_BuildValue("ni", p, 0);
+                }
+                p = q;
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        p++;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"hostile", hostile, METH_VARARGS,
+     "The first integer width out of range or bracket nested too deep: (offset, what) or None."},
     {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},

@@ -12,6 +12,7 @@ from .lexer import bracket_balance, canon_name, split_comment
 from .lines import LineReader, entry_number, error_at
 from .model import Function, Instruction
 from .native import cscan as _cscan
+from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
 
 _BODY_LINE_RE = lazy(
     r'[ \t]*(?:'
@@ -85,7 +86,12 @@ class BodyReader(LineReader):
         if end_line >= lines.n or starts[end_line] != end_start:
             return None
         defined: set[str] = {a.name for a in fn.args}
-        implicit = entry_number(fn)
+        num = Numbering(entry_number(fn))
+        number = num.next  # (num's fields, kept here while the loop reads rows)
+        after_term = False
+        # the numbered names read since ``number`` was last brought up to date: it is needed
+        # only for an unnamed value or block, which compilers' output hardly ever has
+        numbered: list[str] = []
         instrs = fn.instrs
         by_name = fn.by_name
         blocks = fn.blocks
@@ -98,10 +104,19 @@ class BodyReader(LineReader):
             if op:
                 if start < skip_to:
                     continue
-                if not blocks:
-                    blocks.append(f"%{implicit}")
+                if not blocks or after_term:
+                    # an unnamed block: the entry, or one after a terminator
+                    if numbered:
+                        number = next_number(numbered, number)
+                    bname = f"%{number}"
+                    number += 1
+                    after_term = False
+                    bname = names.setdefault(bname, bname)
+                    if bname in defined:
+                        return self._undo_fast(fn)
+                    blocks.append(bname)
                     block_offsets.append(start)
-                    defined.add(f"%{implicit}")
+                    defined.add(bname)
                 opstart = start + len(pre)
                 opcode = opcodes.get(op) or intern(op)
                 end = opstart + len(op) + len(tail)
@@ -110,10 +125,25 @@ class BodyReader(LineReader):
                     if name in defined:
                         return self._undo_fast(fn)
                     defined.add(name)
+                    if "0" <= res[1] <= "9":
+                        numbered.append(res)
                     inst = by_name[name] = Instruction(name, opcode, start, end, fn, opstart)
-                else:
+                elif opcode in NO_VALUE or not produces_value(opcode, tail):
                     inst = Instruction(None, opcode, start, end, fn, opstart)
+                else:
+                    # an unnamed value: it takes the next number, as in LLVM's parser
+                    if numbered:
+                        number = next_number(numbered, number)
+                    name = f"%{number}"
+                    number += 1
+                    name = names.setdefault(name, name)
+                    if name in defined:
+                        return self._undo_fast(fn)
+                    defined.add(name)
+                    inst = by_name[name] = Instruction(name, opcode, start, end, fn, opstart)
                 instrs.append(inst)
+                if opcode in TERMINATORS:
+                    after_term = True
             elif start < skip_to:
                 continue
             elif dbg:
@@ -128,10 +158,17 @@ class BodyReader(LineReader):
                 defined.add(lname)
                 blocks.append(lname)
                 block_offsets.append(start)
+                after_term = False
+                if "0" <= lname[1] <= "9":
+                    numbered.append(lname)
             elif other:
-                nxt, ended = self._scan_lines(fn, lines.line_of(start), def_off, defined, body_start, True)
+                if numbered:
+                    number = next_number(numbered, number)
+                num.next, num.after_term = number, after_term
+                nxt, ended = self._scan_lines(fn, lines.line_of(start), def_off, defined, body_start, True, num)
                 if ended:
                     return nxt
+                number, after_term = num.next, num.after_term
                 skip_to = starts[nxt] if nxt < lines.n else len(text)
         if not blocks:
             fn.blocks = ["entry"]
@@ -160,13 +197,14 @@ class BodyReader(LineReader):
         if end_line >= lines.n or starts[end_line] != end_start:
             return None
         defined: set[str] = {a.name for a in fn.args}
-        implicit = f"%{entry_number(fn)}"
+        num = Numbering(entry_number(fn))
         row_match = _BODY_ROW_RE.match
         pos, line = body_start, i
         while pos < end_start:
-            status, pos, line = _cscan.body_rows(text, pos, end_start, line, Instruction, fn, defined, self.names,
-                                                 _OPCODES, fn.by_name, fn.instrs, fn.blocks, fn.block_offsets,
-                                                 implicit)
+            status, pos, line, num.next, after = _cscan.body_rows(
+                text, pos, end_start, line, Instruction, fn, defined, self.names, _OPCODES, fn.by_name, fn.instrs,
+                fn.blocks, fn.block_offsets, num.next, num.after_term)
+            num.after_term = bool(after)
             if status == 2:
                 return self._undo_fast(fn)
             if status == 0:
@@ -182,7 +220,7 @@ class BodyReader(LineReader):
                 line += 1
                 pos = starts[line]
                 continue
-            nxt, ended = self._scan_lines(fn, line, def_off, defined, body_start, True)
+            nxt, ended = self._scan_lines(fn, line, def_off, defined, body_start, True, num)
             if ended:
                 return nxt
             line = nxt
@@ -204,12 +242,14 @@ class BodyReader(LineReader):
         return self._scan_lines(fn, i, def_off)[0]
 
     def _scan_lines(self, fn: Function, i: int, def_off: int, defined: set[str] | None = None,
-                    body_start: int | None = None, single: bool = False) -> tuple[int, bool]:
+                    body_start: int | None = None, single: bool = False,
+                    num: Numbering | None = None) -> tuple[int, bool]:
         """The general scanner: one regex match per line reads the label, result name and
         opcode; continued instructions, quoted names and errors are handled here. It
         reads a body from line ``i`` to its '}', or with ``single`` one line (with the
         lines that continue it) of a body that starts at ``body_start``, whose names so
-        far are ``defined``. Returns the next line and whether the body ended."""
+        far are ``defined`` and whose numbering stands at ``num``. Returns the next line and
+        whether the body ended."""
         src = self.src
         text = src.text
         lines = self.lines
@@ -219,7 +259,8 @@ class BodyReader(LineReader):
         find = text.find
         if defined is None:
             defined = {a.name for a in fn.args}
-        implicit = entry_number(fn)
+        if num is None:
+            num = Numbering(entry_number(fn))
         if body_start is None:
             body_start = starts[i] if i < n else tlen
         instrs = fn.instrs
@@ -263,6 +304,10 @@ class BodyReader(LineReader):
                 defined.add(label)
                 blocks.append(label)
                 block_offsets.append(start)
+                num.after_term = False
+                number = number_of(label)
+                if number >= num.next:
+                    num.next = number + 1
                 i += 1
                 if single:
                     return i, False
@@ -274,10 +319,17 @@ class BodyReader(LineReader):
                     raise error_at(src, def_off, "expected '}' to close the function body before this definition")
                 raise error_at(src, off, "expected an instruction")
             # an instruction
-            if not blocks:
-                blocks.append(f"%{implicit}")
+            if not blocks or num.after_term:
+                # an unnamed block: the entry, or one after a terminator
+                bname = f"%{num.next}"
+                bname = names.setdefault(bname, bname)
+                if bname in defined:
+                    raise error_at(src, start, f"redefinition of value '{bname}' (the number of this unnamed block)")
+                num.next += 1
+                num.after_term = False
+                blocks.append(bname)
                 block_offsets.append(start)
-                defined.add(f"%{implicit}")
+                defined.add(bname)
             res = m.group("res")
             op = m.group("op")
             opcode = opcodes.get(op) or intern(op)
@@ -290,6 +342,9 @@ class BodyReader(LineReader):
                     raise error_at(src, m.start("res"), f"redefinition of value '{rname}'")
                 defined.add(rname)
                 name = rname
+                number = number_of(rname)
+                if number >= num.next:
+                    num.next = number + 1
             # where the code ends: before a comment and trailing blanks
             semi = find(";", start, eol)
             if semi >= 0:
@@ -316,6 +371,16 @@ class BodyReader(LineReader):
                         tail = ms[-1]
                 if j != i:
                     code_end = lines.code_end(j)
+            if name is None and opcode not in NO_VALUE and produces_value(opcode, text[m.end("op"):code_end]):
+                # an unnamed value: it takes the next number, as in LLVM's parser
+                name = f"%{num.next}"
+                name = names.setdefault(name, name)
+                if name in defined:
+                    raise error_at(src, m.start("op"), f"redefinition of value '{name}' (the number of this unnamed value)")
+                num.next += 1
+                defined.add(name)
+            if opcode in TERMINATORS:
+                num.after_term = True
             inst = Instruction(name, opcode, start, code_end, fn, m.start("op"))
             instrs.append(inst)
             if name is not None:
@@ -346,15 +411,19 @@ class BodyReader(LineReader):
                     # confirmed by the exact scan at the end, only if still undefined
                     self.pending_plain.setdefault(p, []).append((start, end))
                 return
-        refs = set(_REF_SCAN_RE.findall(text, start, end))
-        refs.discard("")
+        # (in the order of their first use: which undefined value is reported must not
+        # depend on the order of a set)
+        refs = dict.fromkeys(_REF_SCAN_RE.findall(text, start, end))
+        refs.pop("", None)
         for ref in refs:
             name = canon_name(ref)
             if ref[0] == "%":
                 if name not in defined:
                     self.pending_local_refs.append((name, self._ref_position(ref, start, end)))
-            elif name not in self.pending_globals:
-                self.pending_globals[name] = (start, end, ref)
+            else:
+                seen = self.pending_globals.get(name)
+                if seen is None or start < seen[0]:  # (bodies read on demand come in any order)
+                    self.pending_globals[name] = (start, end, ref)
 
     def _exact_globals(self, start: int, end: int) -> dict[str, str]:
         """The @symbols that the body [start, end) uses, by canonical name."""

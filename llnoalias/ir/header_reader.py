@@ -8,6 +8,7 @@ from .lazyre import lazy
 from .lexer import canon_name, tokenize
 from .lines import LineReader, error_at
 from .model import Argument, Function
+from .numbering import number_of
 from .types import Type, TypeParser, type_of
 
 KERNEL_CCS = {"amdgpu_kernel", "ptx_kernel", "spir_kernel"}
@@ -108,6 +109,9 @@ class HeaderReader(LineReader):
             if named:
                 aname = canon_name(atoks[-1].text)
                 insert_at = atoks[-1].start
+                number = number_of(aname)
+                if number >= implicit:  # a numbered argument: the next unnamed one follows it
+                    implicit = number + 1
             else:
                 aname = f"%{implicit}"
                 implicit += 1

@@ -11,6 +11,7 @@ from .lazyre import lazy
 from .lexer import bracket_balance, split_comment
 from .model import Function, Module
 from .native import cscan
+from .numbering import number_of
 from .source import SourceFile
 
 NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
@@ -60,7 +61,12 @@ def blank_comment(line: str) -> str:
 
 def entry_number(fn: Function) -> int:
     """The number an unnamed entry block takes: the next after the numbered arguments."""
-    return sum(1 for a in fn.args if not a.named or a.name[1:].isdigit())
+    nxt = 0
+    for a in fn.args:
+        number = number_of(a.name)
+        if number >= nxt:
+            nxt = number + 1
+    return nxt
 
 
 def error_at(src: SourceFile, offset: int, message: str) -> LLNoaliasError:

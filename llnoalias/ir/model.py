@@ -416,4 +416,7 @@ class Module(Record):
         return "" if span is None else self.source.text[span[0]:span[1]]
 
     def is_defined_symbol(self, name: str) -> bool:
-        return name in self.globals or name in self.functions_by_name or name in self.declarations
+        """Is ``@name`` defined or declared? An intrinsic (``@llvm.*``) always is: LLVM's
+        parser declares one that a module calls without a ``declare`` itself."""
+        return name in self.globals or name in self.functions_by_name or name in self.declarations \
+            or name.startswith("@llvm.")

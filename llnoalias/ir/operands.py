@@ -8,6 +8,7 @@ analysis reads as "result unknown, access untagged": never an error.
 from __future__ import annotations
 
 from .lexer import Token, canon_name, tokenize
+from .limits import PARSE_DEPTH
 from .model import (
     AggregateConst,
     ConstExpr,
@@ -44,6 +45,18 @@ class _P:
         self.t = toks
         self.n = len(toks)
         self.tp = TypeParser(toks)
+        #: constant expressions and aggregates open around the value being read
+        self.depth = 0
+
+    def enter(self) -> None:
+        """One more level of nesting (closed by ``leave``): past ``PARSE_DEPTH`` the text
+        is read as unparsed, so that no input can exhaust the recursion."""
+        self.depth += 1
+        if self.depth > PARSE_DEPTH:
+            raise _Fail("nested too deeply")
+
+    def leave(self) -> None:
+        self.depth -= 1
 
     def text(self, pos: int) -> str:
         return self.t[pos].text if pos < self.n else ""
@@ -97,10 +110,12 @@ class _P:
             if t in UNDEF_WORDS:
                 return UndefConst(t), pos + 1
             if t == "splat":
+                self.enter()
                 p = self.expect(pos + 1, "(")
                 ety, p = self.type(p)
                 v, p = self.value(p, ety)
                 p = self.expect(p, ")")
+                self.leave()
                 return AggregateConst("splat", [(ety, v)]), p
             if t == "asm":
                 p = pos + 1
@@ -117,18 +132,24 @@ class _P:
                     p += 1
                 return UnknownValue(t), p
             if t in CONSTEXPR_OPS:
-                return self.constexpr(pos)
+                self.enter()
+                got = self.constexpr(pos)
+                self.leave()
+                return got
             if t == "metadata":
                 # 'metadata' as a value wrapper inside metadata args
                 return PlainConst(t), pos + 1
             raise _Fail(f"unknown value '{t}'")
         if t in ("{", "[", "<"):
+            self.enter()
             if t == "<" and self.text(pos + 1) == "{":
                 elems, p = self.aggregate(pos + 2, "}")
+                self.leave()
                 return AggregateConst("struct", elems), self.expect(p, ">")
             close = {"{": "}", "[": "]", "<": ">"}[t]
             elems, p = self.aggregate(pos + 1, close)
             kind = {"{": "struct", "[": "array", "<": "vector"}[t]
+            self.leave()
             return AggregateConst(kind, elems), p
         raise _Fail(f"unexpected '{t}'")
 
@@ -293,8 +314,8 @@ def _parse(mod: Module, inst: Instruction) -> Ops:
     toks = tokenize(text, inst.start)
     p = _P(toks)
     pos = 0
-    if inst.name is not None:
-        pos = 2  # %x =
+    if p.n > 1 and p.t[1].text == "=" and p.t[0].kind == "local":
+        pos = 2  # %x = (an unnamed value numbered implicitly has a name, and no '%x =')
     while p.text(pos) in ("tail", "musttail", "notail"):
         pos += 1
     op = p.text(pos)

@@ -15,6 +15,7 @@ runs them over a whole text.
 from __future__ import annotations
 
 from ..diagnostics import LLNoaliasError
+from .limits import first_hostile
 from .lines import Lines, error_at
 from .model import Module
 from .source import BOM, SourceFile
@@ -66,7 +67,9 @@ class DeferredBodies:
         r.pending_global_refs.extend(global_refs)
         r.pending_local_refs.extend(local_refs)
         for name, span in globals_.items():
-            r.pending_globals.setdefault(name, span)
+            seen = r.pending_globals.get(name)
+            if seen is None or span[0] < seen[0]:  # the first body that uses it
+                r.pending_globals[name] = span
         for name, spans in plain.items():
             r.pending_plain.setdefault(name, []).extend(spans)
 
@@ -108,6 +111,9 @@ class _ModuleParser(TopLevelReader):
                 i += 1
                 continue
             i = self._top_level(i, raw, start)
+        hostile = first_hostile(text)
+        if hostile is not None:
+            raise error_at(self.src, *hostile)
         self._resolve_pending()
         self._find_kernels()
         self._max_metadata_id()

@@ -258,18 +258,18 @@ class TopLevelReader(HeaderReader, BodyReader):
         return nxt
 
     def _resolve_pending(self) -> None:
+        """Raise the first use of an undefined value in file order, if there is one."""
         mod = self.mod
+        undefined: list[tuple[int, str]] = []
         for ref, pos in self.pending_local_refs:
             if ref not in mod.named_types:
-                raise error_at(self.src, pos, f"use of undefined value '{ref}'")
+                undefined.append((pos, ref))
         for ref, pos in self.pending_global_refs:
             if not mod.is_defined_symbol(ref):
-                raise error_at(self.src, pos, f"use of undefined value '{ref}'")
-        undefined: list[tuple[int, str]] = []
+                undefined.append((pos, ref))
         for name, (start, end, ref) in self.pending_globals.items():
             if not mod.is_defined_symbol(name):
                 undefined.append((self._ref_position(ref, start, end), name))
-                break
         for name, spans in self.pending_plain.items():
             if mod.is_defined_symbol(name):
                 continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .lexer import Token, tokenize
+from .limits import PARSE_DEPTH
 
 FLOAT_BITS = {"half": 16, "bfloat": 16, "float": 32, "double": 64, "x86_fp80": 80, "fp128": 128, "ppc_fp128": 128}
 
@@ -85,8 +86,12 @@ class TypeParser:
     def _text(self, pos: int) -> str:
         return self.toks[pos].text if pos < len(self.toks) else ""
 
-    def parse(self, pos: int) -> tuple[Type, int] | None:
-        base = self._base(pos)
+    def parse(self, pos: int, depth: int = 0) -> tuple[Type, int] | None:
+        """The type at ``pos``; None where there is none, or where it nests deeper than
+        ``PARSE_DEPTH`` (the reader's recursion is bounded: such a type is unknown)."""
+        if depth > PARSE_DEPTH:
+            return None
+        base = self._base(pos, depth)
         if base is None:
             return None
         ty, pos = base
@@ -134,7 +139,7 @@ class TypeParser:
             else:
                 return ty, pos
 
-    def _base(self, pos: int) -> tuple[Type, int] | None:
+    def _base(self, pos: int, depth: int) -> tuple[Type, int] | None:
         if pos >= len(self.toks):
             return None
         tok = self.toks[pos]
@@ -152,13 +157,13 @@ class TypeParser:
             if t in ("void", "label", "metadata", "token", "x86_mmx", "x86_amx", "opaque"):
                 return Type(t if t in ("void", "label", "metadata", "token") else "other", name=t), pos + 1
             if t == "target" and self._text(pos + 1) == "(":
-                depth, p = 0, pos + 1
+                level, p = 0, pos + 1
                 while p < len(self.toks):
                     if self._text(p) == "(":
-                        depth += 1
+                        level += 1
                     elif self._text(p) == ")":
-                        depth -= 1
-                        if depth == 0:
+                        level -= 1
+                        if level == 0:
                             break
                     p += 1
                 return Type("other", name="target"), p + 1
@@ -166,19 +171,19 @@ class TypeParser:
         if tok.kind == "local":
             return Type("named", name=t), pos + 1
         if t == "[":
-            return self._sequence(pos, "array", "]")
+            return self._sequence(pos, "array", "]", depth)
         if t == "<":
             if self._text(pos + 1) == "{":
-                sgot = self._struct(pos + 1, packed=True)
+                sgot = self._struct(pos + 1, True, depth)
                 if sgot is None or self._text(sgot[1]) != ">":
                     return None
                 return sgot[0], sgot[1] + 1
-            return self._sequence(pos, "vector", ">")
+            return self._sequence(pos, "vector", ">", depth)
         if t == "{":
-            return self._struct(pos, packed=False)
+            return self._struct(pos, False, depth)
         return None
 
-    def _sequence(self, pos: int, kind: str, close: str) -> tuple[Type, int] | None:
+    def _sequence(self, pos: int, kind: str, close: str, depth: int) -> tuple[Type, int] | None:
         p = pos + 1
         if self._text(p) == "vscale" and self._text(p + 1) == "x":
             p += 2
@@ -188,18 +193,18 @@ class TypeParser:
             return None
         if self._text(p + 1) != "x":
             return None
-        got = self.parse(p + 2)
+        got = self.parse(p + 2, depth + 1)
         if got is None or self._text(got[1]) != close:
             return None
         return Type(kind, count=count, elem=got[0]), got[1] + 1
 
-    def _struct(self, pos: int, packed: bool) -> tuple[Type, int] | None:
+    def _struct(self, pos: int, packed: bool, depth: int) -> tuple[Type, int] | None:
         p = pos + 1
         fields: list[Type] = []
         if self._text(p) == "}":
             return Type("struct", fields=(), packed=packed), p + 1
         while True:
-            got = self.parse(p)
+            got = self.parse(p, depth + 1)
             if got is None:
                 return None
             fields.append(got[0])

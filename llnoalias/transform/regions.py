@@ -145,7 +145,7 @@ class RegionSplitter:
         if fr.names_vscale(inst):
             return "scalable vector type: its size is not known"
         # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
-        limit = min(ADDRESS_LIMIT, 1 << fr.lds_bits)
+        limit = ADDRESS_LIMIT if fr.lds_bits >= 32 else 1 << fr.lds_bits
         lo: int | None = None
         hi: int | None = None
         for p in d.access.pointers:

@@ -1,0 +1,367 @@
+"""Bounded work on any input (issue 24, SPEC section 6): integer widths past LLVM's limit and
+brackets nested past the reader's limit are located errors (exit 2, within a second, in the
+compiled and the pure-Python reader alike); legal but extreme inputs (i8388608, a few
+thousand nested constant expressions) are read and annotated; the first undefined value in
+file order is the one reported, whatever the hash seed; unnamed values and intrinsics
+without a declaration are read as LLVM's parser reads them.
+
+The time bound is enforced by a generous subprocess timeout (a hang or a minute of big-int
+arithmetic fails it), not by timing assertions."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.ir import limits
+from llnoalias.ir import operands as opparse
+from llnoalias.ir.limits import MAX_INT_BITS, MAX_NESTING, PARSE_DEPTH
+from llnoalias.ir.native import cscan
+from llnoalias.ir.numbering import produces_value
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
+
+#: generous: each run takes well under a second; a hang or megabit arithmetic does not
+TIMEOUT = 30
+MODES = [pytest.param("", id="compiled"), pytest.param("1", id="pure")]
+
+HEAD = 'target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"\ntarget triple = "nvptx64-nvidia-cuda"\n'
+SMEM = "@smem = external addrspace(3) global [0 x i8], align 16\n"
+
+
+def region_kernel(width: str) -> str:
+    """Two regions of one shared-memory block, indexed in ``i{width}`` (the range analysis
+    runs on the index: where a huge width used to cost a minute or a MemoryError)."""
+    return (HEAD + SMEM + "\ndefine ptx_kernel void @k() {\nentry:\n"
+            "  %tid = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+            f"  %idx = zext nneg i32 %tid to i{width}\n"
+            "  %a = getelementptr inbounds float, ptr addrspace(3) @smem, " f"i{width} %idx\n"
+            "  %x = load float, ptr addrspace(3) %a, align 4\n"
+            "  %b0 = getelementptr inbounds i8, ptr addrspace(3) @smem, i64 8192\n"
+            f"  %b = getelementptr inbounds float, ptr addrspace(3) %b0, i{width} %idx\n"
+            "  store float %x, ptr addrspace(3) %b, align 4\n"
+            "  ret void\n}\n\ndeclare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n")
+
+
+def nested_constexpr(depth: int) -> str:
+    """A store through a getelementptr constant expression nested ``depth`` deep, and a
+    store to another buffer."""
+    ce = "@g"
+    for _ in range(depth):
+        ce = f"getelementptr (i8, ptr addrspace(3) {ce}, i64 1)"
+    return (HEAD + "@g = addrspace(3) global [8 x i8] zeroinitializer\n"
+            "@h = addrspace(3) global [8 x i8] zeroinitializer\n\n"
+            "define ptx_kernel void @k() {\nentry:\n"
+            f"  store i8 1, ptr addrspace(3) {ce}, align 1\n"
+            "  store i8 2, ptr addrspace(3) @h, align 1\n"
+            "  ret void\n}\n")
+
+
+def nested_type(depth: int) -> str:
+    ty = "i8"
+    for k in range(depth):
+        ty = f"[1 x {ty}]" if k % 2 else f"{{ {ty} }}"
+    return (HEAD + "define ptx_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b) {\nentry:\n"
+            f"  %v = load {ty}, ptr addrspace(1) %a, align 1\n"
+            f"  store {ty} %v, ptr addrspace(1) %b, align 1\n"
+            "  ret void\n}\n")
+
+
+def run(tmp_path: Path, text: str, pure: str, *args: str, seed: str = "0") -> subprocess.CompletedProcess[str]:
+    src = tmp_path / "in.ll"
+    src.write_text(text)
+    env = {**os.environ, "LLNOALIAS_PURE": pure, "PYTHONHASHSEED": seed}
+    env.pop("NO_COLOR", None)
+    return subprocess.run([sys.executable, "-m", "llnoalias", str(src), "-o", str(tmp_path / "out.ll"),
+                           "--no-verify", *args], capture_output=True, text=True, env=env, timeout=TIMEOUT)
+
+
+def assert_located(proc: subprocess.CompletedProcess[str], tmp_path: Path, line: int, col: int, what: str) -> None:
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert re.fullmatch(rf"llnoalias: .*in\.ll:{line}:{col}: error: .*", first), first[:300]
+    assert what in first, first[:300]
+    assert not (tmp_path / "out.ll").exists()
+
+
+# ------------------------------------------------------------------ integer widths
+
+WIDTHS_OUT = ["0", "000", "8388609", "4294967296", "9223372036854775807", "9223372036854775808",
+              "18446744073709551616", "1" + "0" * 40]
+
+
+@pytest.mark.parametrize("pure", MODES)
+@pytest.mark.parametrize("width", WIDTHS_OUT)
+def test_an_integer_width_out_of_range_is_a_located_error(tmp_path: Path, pure: str, width: str) -> None:
+    proc = run(tmp_path, region_kernel(width), pure)
+    # the first use: the zext's destination type, line 8
+    assert_located(proc, tmp_path, 8, 32, "bitwidth for integer type out of range")
+    assert f"i{MAX_INT_BITS}" in proc.stderr
+
+
+@pytest.mark.parametrize("pure", MODES)
+def test_the_widest_legal_integer_is_read_and_costs_no_megabit_arithmetic(tmp_path: Path, pure: str) -> None:
+    proc = run(tmp_path, region_kernel(str(MAX_INT_BITS)), pure)
+    assert proc.returncode == 0, proc.stderr
+    # a chain of wide operations feeding the addresses: the range analysis gives up on
+    # the width at once (no tag from a range it did not compute)
+    lines = [HEAD + SMEM + "define ptx_kernel void @k() {\nentry:\n  %tid = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()",
+             f"  %x0 = zext nneg i32 %tid to i{MAX_INT_BITS}"]
+    for k in range(1, 400):
+        op = ("add", "mul", "and", "shl", "or")[k % 5]
+        lines.append(f"  %x{k} = {op} i{MAX_INT_BITS} %x{k - 1}, {1 if op == 'shl' else 3}")
+        if k % 10 == 0:
+            lines.append(f"  %p{k} = getelementptr inbounds float, ptr addrspace(3) @smem, i{MAX_INT_BITS} %x{k}")
+            lines.append(f"  store float 1.0, ptr addrspace(3) %p{k}, align 4")
+    lines.append("  ret void\n}\ndeclare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n")
+    proc = run(tmp_path, "\n".join(lines), pure)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("pure", MODES)
+def test_a_wide_index_gives_no_range_and_no_region_claim(tmp_path: Path, pure: str) -> None:
+    """i2048 is legal but past what the range analysis computes in: the two accesses of
+    one block get no regions of their own (the i64 spelling of the same kernel does)."""
+    narrow = run(tmp_path, region_kernel("64"), pure, "--lds", "all")
+    assert narrow.returncode == 0, narrow.stderr
+    assert "smem[0,4096)" in (tmp_path / "out.ll").read_text()
+    wide = run(tmp_path, region_kernel("2048"), pure, "--lds", "all")
+    assert wide.returncode == 0, wide.stderr
+    out = (tmp_path / "out.ll").read_text()
+    assert "smem[" not in out and "!alias.scope" not in out
+
+
+@pytest.mark.parametrize("pure", MODES)
+@pytest.mark.parametrize("spec", ["p3:4294967295:32", "p:4294967295:64:64:4294967295", "p3:8388608:32:32:8388608"])
+def test_a_data_layout_with_huge_pointers_costs_no_megabit_arithmetic(tmp_path: Path, pure: str, spec: str) -> None:
+    """LLVM 19 accepts pointer and index widths up to 2**32 - 1: the region measurement and
+    the range analysis must not compute modulo 2**width for them."""
+    text = region_kernel("64").replace('target datalayout = "e-', f'target datalayout = "e-{spec}-')
+    proc = run(tmp_path, text, pure, "--lds", "all")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("text", [
+    'target datalayout = "i4294967296:64"\n',       # in a string: LLVM's data layout reader says so, not the lexer
+    "; i0 and i99999999 in a comment\n",
+    "@\"i0\" = global i8 0\n@i00 = global i8 0\n@x.i99999999 = global i8 0\n%i0 = type { i8 }\n",
+    "!0 = !{!\"i0\"}\n",
+    "@a = global i32 0 ; i4294967296\n",
+])
+def test_names_strings_and_comments_are_no_integer_types(text: str) -> None:
+    assert limits.first_hostile(text) is None
+    parse_module(SourceFile("t.ll", text))
+
+
+# ------------------------------------------------------------------ nesting
+
+@pytest.mark.parametrize("pure", MODES)
+@pytest.mark.parametrize("depth", [500, 3000])
+def test_deep_constant_expressions_are_read(tmp_path: Path, pure: str, depth: int) -> None:
+    """LLVM reads these (opt-19 up to about 5000): llnoalias too, without recursion the
+    input can exhaust; past ``PARSE_DEPTH`` the access is unknown (no claim), the other
+    one keeps its tag, and the output is the input plus tags."""
+    text = nested_constexpr(depth)
+    proc = run(tmp_path, text, pure, "--lds", "all")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = (tmp_path / "out.ll").read_text()
+    deep_line = next(ln for ln in out.splitlines() if ln.startswith("  store i8 1"))
+    assert "!alias.scope" not in deep_line and "!noalias" not in deep_line
+    assert re.sub(r", !(alias\.scope|noalias) !\d+", "", out).startswith(text)
+
+
+@pytest.mark.parametrize("pure", MODES)
+@pytest.mark.parametrize("make", [nested_constexpr, nested_type], ids=["constexpr", "type"])
+def test_nesting_past_the_limit_is_a_located_error(tmp_path: Path, pure: str, make) -> None:
+    text = make(MAX_NESTING + 50)
+    proc = run(tmp_path, text, pure)
+    line_no = next(k for k, ln in enumerate(text.splitlines(), 1) if len(ln) > MAX_NESTING)
+    line = text.splitlines()[line_no - 1]
+    depth, col = 0, 0
+    while depth <= MAX_NESTING:
+        ch = line[col]
+        col += 1
+        depth += (ch in "([{<") - (ch in ")]}>")
+    assert_located(proc, tmp_path, line_no, col, f"nested more than {MAX_NESTING} deep")
+
+
+def test_the_lazy_readers_stop_at_their_depth() -> None:
+    """A type or constant nested past ``PARSE_DEPTH`` reads as unknown; one level less is read."""
+    for depth, readable in ((PARSE_DEPTH - 2, True), (PARSE_DEPTH + 5, False)):
+        mod = parse_module(SourceFile("t.ll", nested_type(depth)))
+        load = mod.functions[0].instrs[0]
+        assert (opparse.parse(mod, load).kind == "load") is readable
+        mod = parse_module(SourceFile("t.ll", nested_constexpr(depth)))
+        store = mod.functions[0].instrs[0]
+        assert (opparse.parse(mod, store).kind == "store") is readable
+    assert opparse.parse_constant_text("ptr " + nested_constexpr(PARSE_DEPTH + 5).split("store i8 1, ptr ")[1]
+                                       .split(", align")[0]) is None
+
+
+# -------------------------------------------------- the compiled scan equals Python's
+
+def _random_text(rng: random.Random) -> str:
+    pieces = ["i0", "i8388608", "i8388609", "i00000008", "i4294967296", "%i0", "@i0", "!i0", "x.i0", "i0:",
+              "i32", "(", ")", "[", "]", "{", "}", "<", ">", '"', '"i0"', "; i0 ", "\n", " ", ",", "i",
+              "i1234567", "i9999999", "c\"(\"", "#i0", "^i0", "\\i0", "i0x", "$i0"]
+    return "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 60)))
+
+
+def test_the_compiled_scan_finds_what_the_python_scan_finds() -> None:
+    if cscan is None:
+        pytest.skip("the compiled reader is not built here (no C compiler or LLNOALIAS_PURE)")
+    rng = random.Random(24)
+    for _ in range(3000):
+        text = _random_text(rng)
+        for bits, depth in ((MAX_INT_BITS, MAX_NESTING), (MAX_INT_BITS, 3)):
+            want = [f for f in (_py_width(text, bits), _py_deep(text, depth)) if f is not None]
+            got = cscan.hostile(text, bits, depth)
+            assert got == (min(want) if want else None), repr(text)
+
+
+def _py_width(text: str, bits: int) -> tuple[int, int] | None:
+    saved = limits.MAX_INT_BITS
+    limits.MAX_INT_BITS = bits
+    try:
+        return limits._first_width(text)
+    finally:
+        limits.MAX_INT_BITS = saved
+
+
+def _py_deep(text: str, depth: int) -> tuple[int, int] | None:
+    saved = limits.MAX_NESTING
+    limits.MAX_NESTING = depth
+    try:
+        return limits._first_deep(text)
+    finally:
+        limits.MAX_NESTING = saved
+
+
+# ------------------------------------------------------------- undefined values
+
+UNDEFINED = """define void @f(ptr %p) {
+  %x = add i32 %u1, %u2
+  %y = add i32 %u3, %u4
+  store i32 %x, ptr @g2
+  store i32 %y, ptr @g1
+  ret void
+}
+define void @h(ptr %p) {
+  store i32 0, ptr @g0
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("pure", MODES)
+@pytest.mark.parametrize("text, line, col, name", [
+    (UNDEFINED, 2, 16, "%u1"),
+    (UNDEFINED.replace("%u1, %u2", "1, 2"), 3, 16, "%u3"),
+    (UNDEFINED.replace("%u1, %u2", "1, 2").replace("%u3, %u4", "3, 4"), 4, 21, "@g2"),
+    # a quoted name sends the body through the exact scan
+    (UNDEFINED.replace("%p) {\n  %x", '%"p q") {\n  %x'), 2, 16, "%u1"),
+])
+def test_the_first_undefined_value_in_file_order_is_reported(tmp_path: Path, pure: str, text: str, line: int,
+                                                             col: int, name: str) -> None:
+    for seed in ("1", "2", "3", "4"):
+        proc = run(tmp_path, text, pure, seed=seed)
+        assert_located(proc, tmp_path, line, col, f"use of undefined value '{name}'")
+
+
+# ------------------------------------------------- implicit numbering, intrinsics
+
+PARSE_FIXTURES = sorted(Path(ROOT, "fixtures", "parse").glob("*.ll"))
+
+
+@pytest.mark.parametrize("path", PARSE_FIXTURES, ids=lambda p: p.name)
+def test_the_parse_fixtures_are_valid_llvm_and_stay_valid_once_annotated(path: Path, tmp_path: Path) -> None:
+    opt = shutil.which("opt-19")
+    if opt is None:
+        pytest.skip("opt-19 is not installed: LLVM's verifier cannot check the fixture")
+    ok = subprocess.run([opt, "-passes=verify", "-disable-output", str(path)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    out = tmp_path / "out.ll"
+    proc = subprocess.run([sys.executable, "-m", "llnoalias", "--args", "noalias", str(path), "-o", str(out)],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    assert "!alias.scope" in out.read_text()
+    ok = subprocess.run([opt, "-passes=verify", "-disable-output", str(out)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+
+
+def _names(text: str) -> list[tuple[list[str], list[tuple[str | None, str]]]]:
+    mod = parse_module(SourceFile("t.ll", text))
+    return [(fn.blocks, [(i.name, i.opcode) for i in fn.instrs]) for fn in mod.functions]
+
+
+def test_unnamed_values_and_blocks_are_numbered_as_llvm_numbers_them() -> None:
+    text = (Path(ROOT) / "fixtures" / "parse" / "implicit_numbering.ll").read_text()
+    [(blocks, insts)] = _names(text)
+    assert blocks == ["%1", "%8", "%10"]
+    assert [n for n, _ in insts] == ["%2", "%3", "%4", "%5", None, None, None, "%6", None, "%7", None, "%9", None,
+                                     None, "%11", "%20", "%21", "%22", None, None]
+
+
+@pytest.mark.parametrize("pure", MODES)
+def test_numbering_with_gaps_old_labels_and_numbered_arguments(tmp_path: Path, pure: str) -> None:
+    # an old-style '; <label>:3:' block is unnamed: it takes its number; an unnamed
+    # argument after '%5' is %6
+    text = ("define i32 @f(i32 %5, i32) {\n  add i32 %5, %6\n  br label %9\n\n; <label>:9:\n"
+            "  %12 = add i32 %7, 1\n  mul i32 %12, 2\n  ret i32 %13\n}\n")
+    proc = run(tmp_path, text, pure)
+    assert proc.returncode == 0, proc.stderr
+    env = {**os.environ, "LLNOALIAS_PURE": pure}
+    got = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tests'); "
+                          "from test_hostile_input import _names; "
+                          f"print(_names(open({str(tmp_path / 'in.ll')!r}).read()))"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=TIMEOUT)
+    assert got.stdout.strip() == str([(["%7", "%9"], [("%8", "add"), (None, "br"), ("%12", "add"),
+                                                    ("%13", "mul"), (None, "ret")])]), got.stderr
+
+
+@pytest.mark.parametrize("line, value", [
+    ("call void @f()", False), ("tail call fastcc void @f()", False), ("call void (ptr, ...) @f(ptr null)", False),
+    ("call nnan void @f()", False), ("call addrspace(4) void @f()", False), ("call cc 10 void @f()", False),
+    ('call void asm sideeffect "", ""()', False), ("call i32 @f()", True), ("call noundef i32 @f()", True),
+    ("call range(i32 0, 10) i32 @f()", True), ("call { i32, i32 } @f()", True), ("call %T @f()", True),
+    ("call ptr @f()", True), ("call <2 x i32> @f()", True), ("call voidx @f()", True), ("store i32 0, ptr %p", False),
+    ("fence seq_cst", False), ("alloca i32", True), ("load i32, ptr %p", True), ("atomicrmw add ptr %p, i32 1 seq_cst", True),
+    ("unknownop i32 1", False),
+])
+def test_which_unnamed_instructions_take_a_number(line: str, value: bool) -> None:
+    op, _, _ = line.partition(" ")
+    assert produces_value(op, line[len(op):]) is value
+    # the compiled reader agrees
+    text = f"%T = type {{ i32 }}\ndeclare void @f(...)\ndefine void @k(ptr %p) {{\n  {line}\n  ret void\n}}\n"
+    try:
+        [(_, insts)] = _names(text)
+    except LLNoaliasError:
+        pytest.fail("not read")
+    assert (insts[0][0] == "%1") is value
+    if cscan is not None:
+        env = {**os.environ, "LLNOALIAS_PURE": "1"}
+        pure = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'tests'); "
+                               "from test_hostile_input import _names; "
+                               f"print(_names({text!r}))"], capture_output=True, text=True, env=env, cwd=ROOT,
+                              timeout=TIMEOUT)
+        assert pure.stdout.strip() == str(_names(text)), pure.stderr
+
+
+@pytest.mark.parametrize("pure", MODES)
+def test_intrinsics_without_a_declaration_are_defined_other_symbols_are_not(tmp_path: Path, pure: str) -> None:
+    text = ("define void @k(ptr %p) {\n  call void @llvm.debugtrap()\n  %sp = call ptr @llvm.stacksave.p0()\n"
+            "  call void @llvm.stackrestore.p0(ptr %sp)\n  ret void\n}\n")
+    assert run(tmp_path, text, pure).returncode == 0
+    (tmp_path / "out.ll").unlink()
+    proc = run(tmp_path, text.replace("@llvm.debugtrap", "@debugtrap"), pure)
+    assert_located(proc, tmp_path, 2, 13, "use of undefined value '@debugtrap'")
