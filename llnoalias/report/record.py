@@ -67,12 +67,13 @@ class ArgRecord(Record):
 
 
 class Report(Record):
-    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads")
+    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads", "warnings")
     _FIELDS = __slots__
 
     def __init__(self, path: str, roots: list[RootRecord] | None = None, accesses: list[AccessRecord] | None = None,
                  args: list[ArgRecord] | None = None, skipped_globals: dict[str, str] | None = None,
-                 notes: list[str] | None = None, invariant_loads: int = 0) -> None:
+                 notes: list[str] | None = None, invariant_loads: int = 0,
+                 warnings: list[tuple[int, int, str]] | None = None) -> None:
         self.path = path
         self.roots: list[RootRecord] = [] if roots is None else roots
         self.accesses: list[AccessRecord] = [] if accesses is None else accesses
@@ -80,6 +81,9 @@ class Report(Record):
         self.skipped_globals: dict[str, str] = {} if skipped_globals is None else skipped_globals
         self.notes: list[str] = [] if notes is None else notes
         self.invariant_loads = invariant_loads
+        #: what the user must hear about the input: ``(line, col, message)`` (an LDS-DMA the
+        #: code generator will not wait for, SPEC section 4b); the CLI prints them on stderr
+        self.warnings: list[tuple[int, int, str]] = [] if warnings is None else warnings
 
     @property
     def tagged(self) -> list[AccessRecord]:
@@ -123,6 +127,7 @@ class Report(Record):
                     {"where": w, "rule": r, "accesses": acc, "records": n} for w, r, acc, n in self.blockers()],
             },
             "notes": list(self.notes),
+            "warnings": [{"line": line, "col": col, "message": msg} for line, col, msg in self.warnings],
         }
 
 

@@ -1,0 +1,423 @@
+"""Scopes the code generator can live with around LDS-DMA (SPEC section 4b).
+
+LLVM 21 and later (measured: llvmlite 0.50's LLVM 22.1) decide the ``vmcnt`` wait between an
+LDS-DMA write (``buffer_load ... lds``, ``global_load_lds_*``) and a later LDS access in
+``SIInsertWaitcnts``. A DMA whose LDS memory operand carries ``!alias.scope`` gets a slot of
+its own; a DMA without one only bumps the shared slot 0. An LDS access that carries *any*
+alias metadata (``!alias.scope``, ``!noalias``, even ``!tbaa``) is checked against the slots
+only, with ``MachineInstr::mayAlias``, and never against slot 0; an access with none waits
+for every DMA in flight. So, in LLVM 22.1:
+
+1. a DMA with no ``!alias.scope`` is invisible to every LDS access that carries alias
+   metadata: no wait at all (``unscoped DMA``);
+2. for a scoped DMA, alias analysis is asked about one lane's ``size`` bytes at the LDS
+   pointer operand (not the immediate offset, not the other 63 lanes of the wave): an
+   access that shares the DMA's scope but lies provably outside that small window gets no
+   wait (``window``), and keeping only ``!noalias`` on it does not help (measured).
+
+What this module does with it, per function, after the regions are known:
+
+- (a) when some LDS-DMA of the function stays without an LDS scope (its destination was not
+  traced, or it is untagged for any other reason), no LDS access of the function gets any
+  LDS metadata from llnoalias: reason ``untraced LDS-DMA in the function``;
+- (b) an access that shares an LDS scope with a DMA of the function keeps its metadata only
+  where no sound alias analysis can tell the two apart (``keeps``); otherwise it gets no
+  LDS metadata at all (neither ``!alias.scope`` nor ``!noalias``), so it waits for every
+  DMA in flight;
+- where the input itself is in state 1 (a DMA without ``!alias.scope`` beside LDS accesses
+  that carry alias metadata), the DMA is scoped when it can be traced (even in a domain of
+  one scope) and otherwise the run carries a warning with the line.
+
+``keeps`` is true in two cases only:
+
+- the two addresses provably overlap: both decompose (through ``getelementptr``, casts,
+  ``ptrtoint``/``inttoptr`` and additions) to the same base and the same variable terms,
+  and the constant parts put the access's bytes inside the DMA's one-lane window. A sound
+  alias analysis can then never answer NoAlias, whatever the code generator's passes do;
+- the DMA's LDS pointer is an ``inttoptr`` of an integer that is not simply a
+  ``ptrtoint`` (BasicAA does not look through ``inttoptr``; it takes it as an object of its
+  own), and the access's base, found the same way BasicAA finds it, is a different object
+  that is neither a phi nor a select (which BasicAA recurses into) nor an ``inttoptr`` of
+  the same integer (which CSE may merge into the DMA's). Probed with llvmlite's LLVM: a
+  read of ``@A + 4`` through a getelementptr beside a DMA to ``inttoptr(ptrtoint @A + 8)``
+  keeps its wait; to ``inttoptr(ptrtoint @A + 0)`` (folded to ``@A``) it loses it.
+"""
+
+from __future__ import annotations
+
+from ..analysis.interval import int_const
+from ..analysis.rootset import LDS_DOMAIN
+from ..ir import operands as opparse
+from ..ir.datalayout import DataLayout, layout_of
+from ..ir.lazyre import lazy
+from ..ir.model import ConstExpr, Function, GlobalRef, LocalRef, Module, Value
+from ..ir.types import Type
+from .scopes import Decision, Plan, may_overlap
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+#: LDS-DMA intrinsics: (name pattern, index of the LDS pointer operand, index of the size operand)
+_DMA = (
+    (lazy(r"llvm\.amdgcn\.(raw|struct)(\.ptr)?\.buffer\.load\.(async\.)?lds"), 1, 2),
+    (lazy(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?"), 1, 2),
+    (lazy(r"llvm\.amdgcn\.load\.to\.lds(\..*)?"), 1, 2),
+)
+_AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
+_SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+
+#: How deep the address walks go (a longer chain is "not known": no claim is kept on it).
+_DEPTH = 64
+
+#: One access's address, summarised while its function's operands are alive (plain data,
+#: shipped by workers): whether it is an LDS-DMA; the semantic decomposition (base,
+#: constant, variable terms) or None; BasicAA's base (name, kind, integer operand of an
+#: inttoptr); the bytes it touches at its address (a DMA: one lane's), or None.
+Sem = tuple[str, int, tuple[tuple[str, int], ...]]
+AABase = tuple[str, str, str]
+Summary = tuple[bool, "Sem | None", AABase, "int | None"]
+
+
+def dma_operands(name: str | None) -> tuple[int, int] | None:
+    """The LDS pointer's and the size's operand indices of an LDS-DMA intrinsic, or None."""
+    if not name:
+        return None
+    for rx, ptr_i, size_i in _DMA:
+        if rx.fullmatch(name):
+            return ptr_i, size_i
+    return None
+
+
+class _Walker:
+    """Decomposes the addresses of one function (cached per name)."""
+
+    def __init__(self, mod: Module, fn: Function, dl: DataLayout) -> None:
+        self.mod = mod
+        self.fn = fn
+        self.dl = dl
+        self.sems: dict[str, Sem | None] = {}
+
+    # ------------------------------------------------------ semantic decomposition
+    def sem(self, ty: Type, v: Value, depth: int = 0) -> Sem | None:
+        if depth > _DEPTH:
+            return None
+        c = int_const(v)
+        if c is not None:
+            return "", c, ()
+        if isinstance(v, GlobalRef):
+            return v.name, 0, ()
+        if isinstance(v, ConstExpr):
+            return self._sem_parts(v.opcode, v.flags, v.operands, v.dest, depth)
+        if not isinstance(v, LocalRef):
+            return None
+        if v.name in self.sems:
+            return self.sems[v.name]
+        self.sems[v.name] = None  # a cycle (a phi) ends here: not known
+        inst = self.fn.by_name.get(v.name)
+        got: Sem | None
+        if inst is None:  # an argument
+            got = (v.name, 0, ()) if ty.is_pointer else ("", 0, ((v.name, 1),))
+        else:
+            ops = opparse.parse(self.mod, inst)
+            k = ops.kind
+            if k == "gep":
+                got = self._sem_parts("getelementptr", ops.flags, ops.operands, ops.source_type, depth)
+            elif k == "cast":
+                got = self._sem_parts(ops.flags[0], (), ops.operands, ops.result_type, depth)
+            elif k == "binop":
+                got = self._sem_parts(ops.flags[0], ops.flags[1:], ops.operands, None, depth)
+            else:
+                got = None
+            if got is None:
+                # a value not followed (a loaded pointer, a phi, a call, a shift) is itself:
+                # a base of its own when a pointer, else a variable term
+                got = (v.name, 0, ()) if ty.is_pointer else ("", 0, ((v.name, 1),))
+        self.sems[v.name] = got
+        return got
+
+    def _sem_parts(self, op: str, flags: Sequence[str], operands: list[tuple[Type, Value]],
+                   ty: Type | None, depth: int) -> Sem | None:
+        if op == "getelementptr":
+            if ty is None or not operands:
+                return None
+            base = self.sem(operands[0][0], operands[0][1], depth + 1)
+            if base is None or not base[0]:
+                return None
+            return self._gep(base, ty, operands[1:], depth)
+        if op in ("bitcast", "addrspacecast", "inttoptr", "ptrtoint") and operands:
+            return self.sem(operands[0][0], operands[0][1], depth + 1)
+        if (op == "add" or (op == "or" and "disjoint" in flags)) and len(operands) == 2:
+            a = self.sem(operands[0][0], operands[0][1], depth + 1)
+            b = self.sem(operands[1][0], operands[1][1], depth + 1)
+            if a is None or b is None or (a[0] and b[0]):
+                return None
+            return a[0] or b[0], a[1] + b[1], _merge(a[2], b[2], 1)
+        return None
+
+    def _gep(self, base: Sem, source: Type, indices: list[tuple[Type, Value]], depth: int) -> Sem | None:
+        named = self.mod.named_types
+        name, const, terms = base
+        cur: Type | None = source
+        for n, (ity, iv) in enumerate(indices):
+            if cur is None or ity.kind != "int":
+                return None
+            if n == 0:
+                scale = self.dl.alloc_size(cur, named)
+            else:
+                rcur: Type | None = cur
+                while rcur is not None and rcur.kind == "named":
+                    rcur = named.get(rcur.name)
+                if rcur is None:
+                    return None
+                if rcur.kind == "struct":
+                    c = int_const(iv)
+                    layout = self.dl.struct_layout(rcur, named)
+                    if c is None or layout is None or not (0 <= c < len(rcur.fields)):
+                        return None
+                    const += layout[0][c]
+                    cur = rcur.fields[c]
+                    continue
+                if rcur.kind not in ("array", "vector") or rcur.elem is None:
+                    return None
+                cur = rcur.elem
+                scale = self.dl.alloc_size(rcur.elem, named)
+            if scale is None:
+                return None
+            idx = self.sem(ity, iv, depth + 1)
+            if idx is None or idx[0]:
+                return None
+            const += idx[1] * scale
+            terms = _merge(terms, idx[2], scale)
+        return name, const, terms
+
+    # ------------------------------------------------------ BasicAA's base
+    def aa_base(self, v: Value, depth: int = 0) -> AABase:
+        """The object BasicAA's underlying-object walk stops at: ``(name, kind, intop)``,
+        kind ``global``, ``inttoptr`` (``intop``: its integer operand), ``phi`` (phis
+        and selects: BasicAA recurses into them), ``other`` or ``unknown``."""
+        if depth > _DEPTH:
+            return "", "unknown", ""
+        if isinstance(v, GlobalRef):
+            return v.name, "global", ""
+        if isinstance(v, ConstExpr):
+            if v.opcode in ("getelementptr", "bitcast", "addrspacecast") and v.operands:
+                return self.aa_base(v.operands[0][1], depth + 1)
+            if v.opcode == "inttoptr" and v.operands:
+                return self._inttoptr("", v.operands[0][1], depth)
+            return "", "unknown", ""
+        if not isinstance(v, LocalRef):
+            return "", "unknown", ""
+        inst = self.fn.by_name.get(v.name)
+        if inst is None:
+            return v.name, "other", ""
+        ops = opparse.parse(self.mod, inst)
+        k = ops.kind
+        if k == "gep" and ops.operands:
+            return self.aa_base(ops.operands[0][1], depth + 1)
+        if k == "cast" and ops.operands:
+            if ops.flags[0] in ("bitcast", "addrspacecast"):
+                return self.aa_base(ops.operands[0][1], depth + 1)
+            if ops.flags[0] == "inttoptr":
+                return self._inttoptr(v.name, ops.operands[0][1], depth)
+        if k in ("phi", "select"):
+            return v.name, "phi", ""
+        return v.name, "other", ""
+
+    def _inttoptr(self, name: str, iv: Value, depth: int) -> AABase:
+        """``inttoptr iv``: folded to its pointer when ``iv`` is ``ptrtoint p`` (or that
+        plus 0), as the code generator's simplifications fold it; else an object of its own."""
+        p = self._ptrtoint_of(iv, depth)
+        if p is not None:
+            return self.aa_base(p, depth + 1)
+        if not name:  # a constant expression: not an instruction CSE could tell apart
+            return "", "unknown", ""
+        return name, "inttoptr", _value_key(iv)
+
+    def _ptrtoint_of(self, iv: Value, depth: int) -> Value | None:
+        for _ in range(_DEPTH):
+            if isinstance(iv, ConstExpr):
+                if iv.opcode == "ptrtoint" and iv.operands:
+                    return iv.operands[0][1]
+                return None
+            if not isinstance(iv, LocalRef):
+                return None
+            inst = self.fn.by_name.get(iv.name)
+            if inst is None:
+                return None
+            ops = opparse.parse(self.mod, inst)
+            if ops.kind == "cast" and ops.flags[0] == "ptrtoint" and ops.operands:
+                return ops.operands[0][1]
+            if ops.kind == "binop" and ops.flags[0] in ("add", "or", "sub", "xor") and len(ops.operands) == 2:
+                if int_const(ops.operands[1][1]) == 0:
+                    iv = ops.operands[0][1]
+                    continue
+                if ops.flags[0] != "sub" and int_const(ops.operands[0][1]) == 0:
+                    iv = ops.operands[1][1]
+                    continue
+            return None
+        return None
+
+
+def _value_key(v: Value) -> str:
+    if isinstance(v, LocalRef | GlobalRef):
+        return v.name
+    return repr(v)
+
+
+def _merge(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...], scale: int) -> tuple[tuple[str, int], ...]:
+    out: dict[str, int] = dict(a)
+    for name, s in b:
+        out[name] = out.get(name, 0) + s * scale
+    return tuple(sorted((n, s) for n, s in out.items() if s))
+
+
+def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
+    """Give every LDS decision of ``fn`` its address summary (``Decision.dma``), while the
+    function's operands are alive."""
+    lds = [d for d in decisions if d.domain == LDS_DOMAIN]
+    if not lds or not any(dma_operands(d.access.intrinsic) for d in lds):
+        return
+    w = _Walker(mod, fn, layout_of(mod))
+    named = mod.named_types
+    for d in lds:
+        acc = d.access
+        dma = dma_operands(acc.intrinsic)
+        ops = opparse.parse(mod, acc.inst)
+        size: int | None = None
+        ptr: tuple[Type, Value] | None = None
+        if dma is not None:
+            if len(ops.operands) > dma[1]:
+                ptr = ops.operands[dma[0]]
+                size = int_const(ops.operands[dma[1]][1])
+        elif acc.kind in ("load", "store", "atomicrmw", "cmpxchg") and acc.pointers:
+            p = acc.pointers[0]
+            ptr = (p.type, p.value)
+            ty = ops.result_type if acc.kind == "load" else (
+                ops.operands[0][0] if acc.kind == "store" and ops.operands else
+                ops.operands[1][0] if len(ops.operands) > 1 else None)
+            size = None if ty is None else w.dl.store_size(ty, named)
+        if ptr is None:
+            d.dma = (dma is not None, None, ("", "unknown", ""), None)
+            continue
+        d.dma = (dma is not None, w.sem(ptr[0], ptr[1]), w.aa_base(ptr[1]), size)
+
+
+def keeps(acc: Summary | None, dma: Summary) -> bool:
+    """May ``acc`` keep a scope it shares with ``dma`` (see the module's docstring)?"""
+    if acc is None:
+        return False
+    _, sem_a, aa_a, size_a = acc
+    _, sem_d, aa_d, size_d = dma
+    if sem_a is not None and sem_d is not None and size_a and size_d:
+        if sem_a[0] and sem_a[0] == sem_d[0] and sem_a[2] == sem_d[2]:
+            c = sem_a[1] - sem_d[1]
+            if c < size_d and c + size_a > 0:
+                return True
+    name_d, kind_d, int_d = aa_d
+    name_a, kind_a, int_a = aa_a
+    if kind_d != "inttoptr":
+        return False
+    if kind_a in ("phi", "unknown") or name_a == name_d:
+        return False
+    return not (kind_a == "inttoptr" and int_a == int_d)
+
+
+class Guarded:
+    """What the guard found for the report: warnings ``(line, col, message)``."""
+
+    def __init__(self) -> None:
+        self.warnings: list[tuple[int, int, str]] = []
+
+
+def _code(d: Decision) -> str:
+    inst = d.access.inst
+    src = inst.function.source
+    text = src.text[inst.start:inst.end] if src is not None else ""
+    return text
+
+
+def _short(d: Decision) -> str:
+    code = " ".join(_code(d).strip().split(", !")[0].split())
+    if len(code) > 90:
+        code = code[:87] + "..."
+    return f"line {d.access.inst.line}: `{code}`"
+
+
+def _withdraw(d: Decision, reason: str, blocker: str) -> None:
+    d.keys = []
+    d.reason = reason
+    d.blocker = blocker
+
+
+UNTRACED = "untraced LDS-DMA in the function: its LDS accesses get no LDS scopes"
+WINDOW = ("shares an LDS scope with an LDS-DMA that alias analysis may tell apart from it "
+          "(one lane's window): no LDS scopes")
+
+
+def guard(p: Plan) -> list[Decision]:
+    """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
+    whose input is already in the unsafe state (to ``rescue`` after ``finish``)."""
+    by_fn: dict[int, list[Decision]] = {}
+    for d in p.decisions:
+        if d.domain == LDS_DOMAIN and d.dma is not None:
+            by_fn.setdefault(id(d.access.inst.function), []).append(d)
+    unsafe_in: list[Decision] = []
+    for ds in by_fn.values():
+        dmas = [d for d in ds if d.dma is not None and d.dma[0]]
+        if not dmas:
+            continue
+        if any(_AA_MD.search(_code(d)) for d in ds if d.dma is not None and not d.dma[0]):
+            unsafe_in.extend(d for d in dmas if not _SCOPE_MD.search(_code(d)))
+        bare = [d for d in dmas if not d.keys]
+        if bare:
+            blocker = _short(bare[0])
+            for d in ds:
+                if d.keys:
+                    _withdraw(d, UNTRACED, blocker)
+            continue
+        groups: dict[int, tuple[Sequence[object], list[Decision]]] = {}
+        for d in dmas:
+            groups.setdefault(id(d.keys), (d.keys, []))[1].append(d)
+        for d in ds:
+            if not d.keys or d.dma is None or d.dma[0]:
+                continue
+            for keys, members in groups.values():
+                if not any(may_overlap(k, kd) for k in d.keys for kd in keys):  # type: ignore[arg-type]
+                    continue
+                bad = next((m for m in members if m.dma is not None and not keeps(d.dma, m.dma)), None)
+                if bad is not None:
+                    _withdraw(d, WINDOW, _short(bad))
+                    break
+    return unsafe_in
+
+
+def _why(d: Decision) -> str:
+    if not d.reason or "not explained" in d.reason:
+        return "its LDS destination is not traced"
+    return d.reason
+
+
+def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
+    """After ``finish``: a DMA of an input already in the unsafe state gets its root's
+    scope when it was traced (also in a domain of one scope); else a warning."""
+    for d in unsafe_in:
+        if d.keys:
+            continue
+        if d.roots and len(d.roots) == 1 and d.reason.startswith("single scope"):
+            keys = p.domain_keys.setdefault(d.domain, [])
+            if d.roots[0] not in keys:
+                keys.append(d.roots[0])
+            d.keys = list(d.roots)
+            d.reason = d.blocker = ""
+            continue
+        inst = d.access.inst
+        code = _code(d)
+        col = len(code) - len(code.lstrip()) + 1
+        out.warnings.append((inst.line, col, (
+            "LDS-DMA without !alias.scope in a function whose LDS accesses carry alias metadata "
+            "(!alias.scope, !noalias or !tbaa): LLVM 21 and later put no vmcnt wait between them; "
+            f"llnoalias cannot scope it ({_why(d)})")))
+
+
+__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "keeps", "rescue", "summarise"]
