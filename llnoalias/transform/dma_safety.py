@@ -400,7 +400,9 @@ def _why(d: Decision) -> str:
 
 def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
     """After ``finish``: a DMA of an input already in the unsafe state gets its root's
-    scope when it was traced (also in a domain of one scope); else a warning."""
+    scope when it was traced (also in a domain of one scope); else a warning, one per
+    function (at its first such DMA)."""
+    left: dict[int, list[Decision]] = {}
     for d in unsafe_in:
         if d.keys:
             continue
@@ -411,13 +413,69 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
             d.keys = list(d.roots)
             d.reason = d.blocker = ""
             continue
-        inst = d.access.inst
-        code = _code(d)
-        col = len(code) - len(code.lstrip()) + 1
-        out.warnings.append((inst.line, col, (
-            "LDS-DMA without !alias.scope in a function whose LDS accesses carry alias metadata "
-            "(!alias.scope, !noalias or !tbaa): LLVM 21 and later put no vmcnt wait between them; "
-            f"llnoalias cannot scope it ({_why(d)})")))
+        left.setdefault(id(d.access.inst.function), []).append(d)
+    for ds in left.values():
+        d = ds[0]
+        more = f" (and {len(ds) - 1} more LDS-DMA like it in {d.access.inst.function.name})" if len(ds) > 1 else ""
+        _warn(out, d, "LDS-DMA without !alias.scope in a function whose LDS accesses carry alias metadata "
+              "(!alias.scope, !noalias or !tbaa): LLVM 21 and later put no vmcnt wait between them; "
+              f"llnoalias cannot scope it ({_why(d)}){more}")
 
 
-__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "keeps", "rescue", "summarise"]
+def _warn(out: Guarded, d: Decision, message: str) -> None:
+    code = _code(d)
+    out.warnings.append((d.access.inst.line, len(code) - len(code.lstrip()) + 1, message))
+
+
+_DMA_TEXT = lazy(r"@llvm\.amdgcn\.[\w.]*(load\.lds|load\.to\.lds|load\.async\.lds)")
+
+
+def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
+    """Warn where LLVM's module-LDS lowering will put the input in the unsafe state itself:
+    an LDS-DMA through an address it cannot see through (an ``inttoptr``), left without
+    !alias.scope, in a function that accesses two static (sized) LDS variables directly,
+    whose accesses the lowering scopes. Probed with llvmlite's LLVM: no vmcnt wait between
+    such a DMA and a read of its bytes (llc-19 waits); ``--lds all`` scopes the DMA."""
+    if not _DMA_TEXT.search(mod.text):
+        return
+    static = {g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized}
+    if len(static) < 2:
+        return
+    scoped = {id(d.access.inst) for d in p.decisions if d.domain == LDS_DOMAIN and d.keys}
+    from ..analysis.accesses import find_accesses
+
+    dl = layout_of(mod)
+    for fn in mod.functions:
+        if fn.body_pending or not fn.instrs:
+            continue
+        accs = find_accesses(mod, fn)
+        dmas = [a for a in accs if dma_operands(a.intrinsic) and id(a.inst) not in scoped
+                and not _SCOPE_MD.search(mod.text[a.inst.start:a.inst.end])]
+        if not dmas:
+            continue
+        w = _Walker(mod, fn, dl)
+        seen: set[str] = set()
+        for a in accs:
+            if a.kind in ("load", "store", "atomicrmw", "cmpxchg") and a.pointers:
+                name, kind, _ = w.aa_base(a.pointers[0].value)
+                if kind == "global" and name in static:
+                    seen.add(name)
+        if len(seen) < 2:
+            continue
+        hidden = []
+        for a in dmas:
+            ops = opparse.parse(mod, a.inst)
+            idx = dma_operands(a.intrinsic)
+            if idx is None or len(ops.operands) <= idx[0]:
+                continue
+            if w.aa_base(ops.operands[idx[0]][1])[1] != "global":
+                hidden.append(a)
+        if hidden:
+            first = Decision(hidden[0], None, LDS_DOMAIN)
+            more = f" (and {len(hidden) - 1} more in {fn.name})" if len(hidden) > 1 else ""
+            _warn(out, first, "LDS-DMA through an integer address beside accesses of static LDS variables: "
+                  "LLVM's module-LDS lowering scopes those accesses and not this DMA, and LLVM 21 and later "
+                  f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
+
+
+__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "keeps", "rescue", "static_lds", "summarise"]

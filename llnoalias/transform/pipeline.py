@@ -18,7 +18,7 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
-from .dma_safety import Guarded, guard, rescue
+from .dma_safety import Guarded, guard, rescue, static_lds
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
@@ -155,7 +155,9 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     # domains are counted, so that a claim withdrawn here can leave a domain empty
     unsafe_in = guard(p)
     finish(p)
-    rescue(p, unsafe_in, guarded if guarded is not None else Guarded())
+    guarded = guarded if guarded is not None else Guarded()
+    rescue(p, unsafe_in, guarded)
+    static_lds(mod, p, guarded)
     _write_scopes(p, writer)
     writer.flush()
     return p, editor, args
