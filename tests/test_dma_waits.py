@@ -49,8 +49,9 @@ _WAIT = re.compile(r"^s_waitcnt\b.*\bvmcnt\((\d+)\)|^s_wait_loadcnt\s+(?:0x)?(\w
 _DS = re.compile(r"^ds_(read|write|load|store)\w*")
 
 
-def lost_waits(asm: str) -> list[str]:
-    """The LDS accesses that may run while a DMA of their straight line is in flight."""
+def lost_waits(asm: str, only: str = "") -> list[str]:
+    """The LDS accesses (those matching ``only``, when given) that may run while a DMA of
+    their straight line is in flight."""
     bad: list[str] = []
     queue: list[bool] = []  # in-flight vector-memory instructions, oldest first: is it a DMA?
     func = ""
@@ -74,7 +75,7 @@ def lost_waits(asm: str) -> list[str]:
         if _VMEM.match(line):
             queue.append(bool(_DMA.match(line)))
             continue
-        if _DS.match(line) and any(queue):
+        if _DS.match(line) and any(queue) and (not only or re.search(only, line)):
             bad.append(f"{func}: {line}")
     return bad
 
@@ -424,3 +425,16 @@ def test_static_lds_lowering_loses_the_wait_and_is_warned_of() -> None:
     # one static variable only: the lowering makes no scopes, nothing to say
     one = STATIC.replace("@S1", "@S0").replace("@S0 = internal addrspace(3) global [1024 x i8] undef, align 16\n", "", 1)
     assert annotate_text(one, "s.ll").report.warnings == []
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+@pytest.mark.parametrize("name", ["window_waited_kept", "window_partial_wait_no_claim"])
+def test_loop_fixtures_keep_the_wait(compiler: str, name: str) -> None:
+    """The flow part of rule (b): the read of @A+4 (``offset:4``) after the DMA, with a full
+    wait between them (claim kept) or only an LDS-counter wait (no claim)."""
+    path = f"fixtures/dma/{name}.ll"
+    with open(path, encoding="utf-8") as f:
+        out = annotate_text(f.read(), path).text
+    asm = COMPILERS[compiler](out)
+    _sanity(asm)
+    assert lost_waits(asm, only=r"offset:4\b") == [], out

@@ -74,9 +74,12 @@ _DEPTH = 64
 #: shipped by workers): whether it is an LDS-DMA; the semantic decomposition (base,
 #: constant, variable terms) or None; BasicAA's base (name, kind, integer operand of an
 #: inttoptr); the bytes it touches at its address (a DMA: one lane's), or None.
+#: Then where it is: its block, its index in the function, the index of the last full
+#: ``vmcnt`` wait before it in its block (-1: none), and for a DMA the blocks a path from it
+#: reaches without passing such a wait (empty when a wait follows it in its own block).
 Sem = tuple[str, int, tuple[tuple[str, int], ...]]
 AABase = tuple[str, str, str]
-Summary = tuple[bool, "Sem | None", AABase, "int | None"]
+Summary = tuple[bool, "Sem | None", AABase, "int | None", int, int, int, tuple[int, ...]]
 
 
 def dma_operands(name: str | None) -> tuple[int, int] | None:
@@ -272,6 +275,85 @@ def _merge(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...], scale
     return tuple(sorted((n, s) for n, s in out.items() if s))
 
 
+#: a wait for every vector-memory operation: ``s.waitcnt(0)`` (every counter, in every
+#: encoding), gfx12's ``s.wait.loadcnt(0)``, or inline assembly that waits for ``vmcnt(0)``
+_KILL = lazy(r"@llvm\.amdgcn\.s\.waitcnt\(i32 0\)|@llvm\.amdgcn\.s\.wait\.loadcnt\(i16 0\)"
+             r"|\basm\b[^\n]*\b(s_waitcnt vmcnt\(0\)|s_waitcnt 0\b|s_wait_loadcnt 0x0\b|s_wait_loadcnt 0\b)")
+_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
+
+
+class _Flow:
+    """Which LDS accesses an LDS-DMA may still be in flight at: reached from the DMA by a
+    path that passes no wait for every vector-memory operation (a DMA that such a wait
+    retired cannot lose a wait it no longer needs)."""
+
+    def __init__(self, mod: Module, fn: Function) -> None:
+        text = mod.text
+        instrs = fn.instrs
+        nblocks = max(len(fn.blocks), 1)
+        self.index = {id(inst): n for n, inst in enumerate(instrs)}
+        self.block = [inst.block for inst in instrs]
+        #: per instruction: the index of the last wait at or before it in its block
+        self.last_kill: list[int] = []
+        first_kill = [-1] * nblocks
+        last_in_block = [-1] * nblocks
+        cur_block, last = -1, -1
+        for n, inst in enumerate(instrs):
+            b = self.block[n]
+            if b != cur_block:
+                cur_block, last = b, -1
+            if inst.opcode == "call" and _KILL.search(text, inst.start, inst.end):
+                last = n
+                if first_kill[b] < 0:
+                    first_kill[b] = n
+            self.last_kill.append(last)
+            last_in_block[b] = n
+        names = {name: i for i, name in enumerate(fn.blocks)}
+        self.succ: list[list[int]] = [[] for _ in range(nblocks)]
+        for b in range(nblocks):
+            t = last_in_block[b]
+            if t < 0:
+                continue
+            for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
+                target = names.get("%" + m.group(1))
+                if target is not None:
+                    self.succ[b].append(target)
+        self.first_kill = first_kill
+        self._reach: dict[int, tuple[int, ...]] = {}
+
+    def reach_from_exit(self, b: int) -> tuple[int, ...]:
+        """The blocks a path leaving block ``b`` enters before it passes a wait."""
+        got = self._reach.get(b)
+        if got is None:
+            seen: set[int] = set()
+            todo = list(self.succ[b])
+            while todo:
+                x = todo.pop()
+                if x in seen:
+                    continue
+                seen.add(x)
+                if self.first_kill[x] < 0:  # no wait in it: paths go on through it
+                    todo.extend(self.succ[x])
+            got = self._reach[b] = tuple(sorted(seen))
+        return got
+
+    def where(self, inst: object, is_dma: bool) -> tuple[int, int, int, tuple[int, ...]]:
+        n = self.index[id(inst)]
+        b = self.block[n]
+        reach: tuple[int, ...] = ()
+        if is_dma:
+            # the last wait of its block (-1: none) lies before it: paths leave the block open
+            ends = n + 1
+            open_ = True
+            while ends < len(self.block) and self.block[ends] == b:
+                if self.last_kill[ends] == ends:
+                    open_ = False
+                    break
+                ends += 1
+            reach = self.reach_from_exit(b) if open_ else ()
+        return b, n, self.last_kill[n], reach
+
+
 def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
     """Give every LDS decision of ``fn`` its address summary (``Decision.dma``), while the
     function's operands are alive."""
@@ -279,6 +361,7 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
     if not lds or not any(dma_operands(d.access.intrinsic) for d in lds):
         return
     w = _Walker(mod, fn, layout_of(mod))
+    flow = _Flow(mod, fn)
     named = mod.named_types
     for d in lds:
         acc = d.access
@@ -297,18 +380,28 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
                 ops.operands[0][0] if acc.kind == "store" and ops.operands else
                 ops.operands[1][0] if len(ops.operands) > 1 else None)
             size = None if ty is None else w.dl.store_size(ty, named)
+        pos = flow.where(acc.inst, dma is not None)
         if ptr is None:
-            d.dma = (dma is not None, None, ("", "unknown", ""), None)
+            d.dma = (dma is not None, None, ("", "unknown", ""), None, *pos)
             continue
-        d.dma = (dma is not None, w.sem(ptr[0], ptr[1]), w.aa_base(ptr[1]), size)
+        d.dma = (dma is not None, w.sem(ptr[0], ptr[1]), w.aa_base(ptr[1]), size, *pos)
+
+
+def in_flight(acc: Summary, dma: Summary) -> bool:
+    """May ``dma`` still be in flight when ``acc`` runs (a path from it with no full wait)?"""
+    blk_a, idx_a, kill_a = acc[4], acc[5], acc[6]
+    blk_d, idx_d, reach_d = dma[4], dma[5], dma[7]
+    if blk_a == blk_d and idx_a > idx_d and kill_a < idx_d:
+        return True
+    return kill_a < 0 and blk_a in reach_d
 
 
 def keeps(acc: Summary | None, dma: Summary) -> bool:
     """May ``acc`` keep a scope it shares with ``dma`` (see the module's docstring)?"""
     if acc is None:
         return False
-    _, sem_a, aa_a, size_a = acc
-    _, sem_d, aa_d, size_d = dma
+    sem_a, aa_a, size_a = acc[1], acc[2], acc[3]
+    sem_d, aa_d, size_d = dma[1], dma[2], dma[3]
     if sem_a is not None and sem_d is not None and size_a and size_d:
         if sem_a[0] and sem_a[0] == sem_d[0] and sem_a[2] == sem_d[2]:
             c = sem_a[1] - sem_d[1]
@@ -385,7 +478,8 @@ def guard(p: Plan) -> list[Decision]:
             for keys, members in groups.values():
                 if not any(may_overlap(k, kd) for k in d.keys for kd in keys):  # type: ignore[arg-type]
                     continue
-                bad = next((m for m in members if m.dma is not None and not keeps(d.dma, m.dma)), None)
+                bad = next((m for m in members if m.dma is not None and in_flight(d.dma, m.dma)
+                            and not keeps(d.dma, m.dma)), None)
                 if bad is not None:
                     _withdraw(d, WINDOW, _short(bad))
                     break
@@ -478,4 +572,4 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "keeps", "rescue", "static_lds", "summarise"]
+__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "rescue", "static_lds", "summarise"]
