@@ -469,17 +469,21 @@ def guard(p: Plan) -> list[Decision]:
                 if d.keys:
                     _withdraw(d, UNTRACED, blocker)
             continue
-        groups: dict[int, tuple[Sequence[object], list[Decision]]] = {}
+        # DMAs with equal scopes share one slot, and SIInsertWaitcnts asks alias analysis
+        # about the slot's first DMA only: when any DMA of a group may be in flight, the
+        # access must keep its claim against every DMA of the group
+        groups: dict[tuple[int, ...], tuple[Sequence[object], list[Decision]]] = {}
         for d in dmas:
-            groups.setdefault(id(d.keys), (d.keys, []))[1].append(d)
+            groups.setdefault(tuple([id(k) for k in d.keys]), (d.keys, []))[1].append(d)
         for d in ds:
             if not d.keys or d.dma is None or d.dma[0]:
                 continue
             for keys, members in groups.values():
                 if not any(may_overlap(k, kd) for k in d.keys for kd in keys):  # type: ignore[arg-type]
                     continue
-                bad = next((m for m in members if m.dma is not None and in_flight(d.dma, m.dma)
-                            and not keeps(d.dma, m.dma)), None)
+                if not any(m.dma is not None and in_flight(d.dma, m.dma) for m in members):
+                    continue
+                bad = next((m for m in members if m.dma is not None and not keeps(d.dma, m.dma)), None)
                 if bad is not None:
                     _withdraw(d, WINDOW, _short(bad))
                     break
