@@ -458,3 +458,38 @@ def test_dmas_of_one_slot_are_checked_through_the_first() -> None:
     rec = next(a for a in res.report.accesses if a.text.startswith("%x = load") and a.domain == "llnoalias.lds")
     assert not rec.tagged and rec.rule.startswith("shares an LDS scope"), rec
     assert lost_waits(llvmlite_asm(res.text)) == []
+
+
+LLC19_WINDOW = """target triple = "amdgcn-amd-amdhsa"
+@A = external addrspace(3) global [0 x i8], align 1024
+@B = external addrspace(3) global [0 x i8], align 1024
+define amdgpu_kernel void @k(ptr addrspace(8) %r, ptr addrspace(1) %o, i32 %v) {
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @A, i32 4), i32 4, i32 %v, i32 0, i32 0, i32 0)MD1
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) @A, i32 4, i32 %v, i32 0, i32 0, i32 0)MD2
+  %x = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @A, i32 4), align 4MD1
+  store i32 %x, ptr addrspace(1) %o
+  ret void
+}
+""" + OTHER + """declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+!0 = distinct !{!0, !"d"}
+!1 = distinct !{!1, !0, !"A"}
+!2 = distinct !{!2, !0, !"B"}
+!6 = distinct !{!6, !0, !"C"}
+!3 = !{!1}
+!4 = !{!2}
+!5 = !{!2, !6}
+"""
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_window_with_two_slots_also_in_llc19(compiler: str) -> None:
+    """Two DMAs into @A with the same scope but different !noalias lists (two slots): the
+    read of @A + 4 aliases the first's window, lies outside the second's (@A, whose lane 1
+    writes @A + 4), and waits for the first only: llc-19 loses the wait too. Without the
+    producer's lists, llnoalias's output keeps it."""
+    producer = LLC19_WINDOW.replace("MD1", ", !alias.scope !3, !noalias !4").replace(
+        "MD2", ", !alias.scope !3, !noalias !5")
+    assert lost_waits(COMPILERS[compiler](producer))
+    plain = LLC19_WINDOW.replace("MD1", "").replace("MD2", "")
+    out = annotate_text(plain, "k.ll").text
+    assert lost_waits(COMPILERS[compiler](out)) == [], out
