@@ -493,3 +493,14 @@ def test_window_with_two_slots_also_in_llc19(compiler: str) -> None:
     plain = LLC19_WINDOW.replace("MD1", "").replace("MD2", "")
     out = annotate_text(plain, "k.ll").text
     assert lost_waits(COMPILERS[compiler](out)) == [], out
+
+
+def test_compile_and_stats_say_it_too(tmp_path) -> None:
+    """``compile`` and ``stats`` annotate too: they print the same warning with the line."""
+    src = tmp_path / "s.ll"
+    src.write_text(STATIC)
+    res = run_cli(["compile", str(src), "--mcpu", "gfx942", "-o", str(tmp_path / "s.s")])
+    assert res.exit_code == 0, res.stderr
+    assert re.search(r"s\.ll:8:3: warning: LDS-DMA through an integer address", res.stderr), res.stderr
+    quiet = run_cli(["compile", str(src), "--mcpu", "gfx942", "--lds", "all", "-o", str(tmp_path / "t.s")])
+    assert "warning" not in quiet.stderr

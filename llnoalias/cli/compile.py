@@ -91,8 +91,12 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
         text = read_input(input_path)
         if not no_annotate:
             from ..api import annotate
+            from .run import print_warnings
 
-            text = annotate(text, path=display_name(input_path), options=options, jobs=0).text
+            name = display_name(input_path)
+            result = annotate(text, path=name, options=options, jobs=0)
+            print_warnings(text, name, result.report.warnings)
+            text = result.text
         notes: list[str] = []
         try:
             code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas,

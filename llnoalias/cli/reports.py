@@ -103,8 +103,12 @@ class _Target:
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
     from ..api import annotate
+    from .run import print_warnings
 
-    return annotate(text, path=display_name(path), options=options, jobs=0).text
+    name = display_name(path)
+    result = annotate(text, path=name, options=options, jobs=0)
+    print_warnings(text, name, result.report.warnings)
+    return result.text
 
 
 def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:
