@@ -45,7 +45,9 @@ What this module does with it, per function, after the regions are known:
 
 from __future__ import annotations
 
+from ..analysis.accesses import target_family
 from ..analysis.interval import int_const
+from ..analysis.ranges import FunctionRanges
 from ..analysis.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout, layout_of
@@ -95,10 +97,13 @@ def dma_operands(name: str | None) -> tuple[int, int] | None:
 class _Walker:
     """Decomposes the addresses of one function (cached per name)."""
 
-    def __init__(self, mod: Module, fn: Function, dl: DataLayout) -> None:
+    def __init__(self, mod: Module, fn: Function, dl: DataLayout, ranges: FunctionRanges | None = None) -> None:
         self.mod = mod
         self.fn = fn
         self.dl = dl
+        #: integer ranges (work-group bounds, masks, ...): a value whose range is {0} may
+        #: fold to 0 in the code generator's simplifications too
+        self.ranges = ranges
         self.sems: dict[str, Sem | None] = {}
 
     # ------------------------------------------------------ semantic decomposition
@@ -228,8 +233,9 @@ class _Walker:
         return v.name, "other", ""
 
     def _inttoptr(self, name: str, iv: Value, depth: int) -> AABase:
-        """``inttoptr iv``: folded to its pointer when ``iv`` is ``ptrtoint p`` (or that
-        plus 0), as the code generator's simplifications fold it; else an object of its own."""
+        """``inttoptr iv``: folded to its pointer when ``iv`` simplifies to ``ptrtoint p``
+        (the code generator's EarlyCSE simplifies each instruction: ``add x, 0`` is ``x``,
+        ``inttoptr (ptrtoint p)`` is ``p``); else an object of its own."""
         p = self._ptrtoint_of(iv, depth)
         if p is not None:
             return self.aa_base(p, depth + 1)
@@ -238,28 +244,77 @@ class _Walker:
         return name, "inttoptr", _value_key(iv)
 
     def _ptrtoint_of(self, iv: Value, depth: int) -> Value | None:
-        for _ in range(_DEPTH):
-            if isinstance(iv, ConstExpr):
-                if iv.opcode == "ptrtoint" and iv.operands:
-                    return iv.operands[0][1]
-                return None
-            if not isinstance(iv, LocalRef):
-                return None
-            inst = self.fn.by_name.get(iv.name)
-            if inst is None:
-                return None
-            ops = opparse.parse(self.mod, inst)
-            if ops.kind == "cast" and ops.flags[0] == "ptrtoint" and ops.operands:
-                return ops.operands[0][1]
-            if ops.kind == "binop" and ops.flags[0] in ("add", "or", "sub", "xor") and len(ops.operands) == 2:
-                if int_const(ops.operands[1][1]) == 0:
-                    iv = ops.operands[0][1]
-                    continue
-                if ops.flags[0] != "sub" and int_const(ops.operands[0][1]) == 0:
-                    iv = ops.operands[1][1]
-                    continue
+        """The pointer ``p`` when integer ``iv`` may simplify, instruction by instruction,
+        to ``ptrtoint p`` (an operand of an ``add``/``or``/``xor``/``sub`` that may
+        simplify to 0 drops out); else None."""
+        if depth > _DEPTH:
             return None
+        if isinstance(iv, ConstExpr):
+            if iv.opcode == "ptrtoint" and iv.operands:
+                return iv.operands[0][1]
+            return None
+        if not isinstance(iv, LocalRef):
+            return None
+        inst = self.fn.by_name.get(iv.name)
+        if inst is None:
+            return None
+        ops = opparse.parse(self.mod, inst)
+        if ops.kind == "cast" and ops.flags[0] == "ptrtoint" and ops.operands:
+            return ops.operands[0][1]
+        if ops.kind == "cast" and ops.flags[0] in ("zext", "sext", "trunc", "bitcast") and ops.operands:
+            return self._ptrtoint_of(ops.operands[0][1], depth + 1)
+        if ops.kind in ("phi", "select") or (ops.kind == "freeze" and ops.operands):
+            vals = (ops.incoming if ops.kind == "phi" else
+                    [ops.operands[0][1]] if ops.kind == "freeze" else [ops.operands[1][1], ops.operands[2][1]])
+            got = [self._ptrtoint_of(v, depth + 1) for v in vals]
+            if got and all(g is not None for g in got) and len({_value_key(g) for g in got if g is not None}) == 1:
+                return got[0]
+            return None
+        if ops.kind == "binop" and ops.flags[0] in ("add", "or", "xor", "sub") and len(ops.operands) == 2:
+            (ta, a), (tb, b) = ops.operands
+            if self._may_be_zero(tb, b, depth + 1):
+                left = self._ptrtoint_of(a, depth + 1)
+                if left is not None:
+                    return left
+            if ops.flags[0] != "sub" and self._may_be_zero(ta, a, depth + 1):
+                return self._ptrtoint_of(b, depth + 1)
         return None
+
+    def _may_be_zero(self, ty: Type, v: Value, depth: int) -> bool:
+        """May integer ``v`` simplify to the constant 0 (a constant, an instruction that
+        folds to 0, or a value whose range is {0})? Unknown counts as no only for what the
+        walk cannot see through: ranges say the rest."""
+        c = int_const(v)
+        if c is not None:
+            return c == 0
+        if depth > _DEPTH or not isinstance(v, LocalRef):
+            return False
+        inst = self.fn.by_name.get(v.name)
+        if inst is not None:
+            ops = opparse.parse(self.mod, inst)
+            if ops.kind == "binop" and len(ops.operands) == 2:
+                op = ops.flags[0]
+                (ta, a), (tb, b) = ops.operands
+                same = _value_key(a) == _value_key(b)
+                if op in ("sub", "xor") and same:
+                    return True
+                if op in ("and", "mul") and (self._may_be_zero(ta, a, depth + 1) or self._may_be_zero(tb, b, depth + 1)):
+                    return True
+                if op in ("shl", "lshr", "ashr", "udiv", "sdiv", "urem", "srem") and self._may_be_zero(ta, a, depth + 1):
+                    return True
+                if op in ("add", "or", "xor", "sub") and self._may_be_zero(ta, a, depth + 1) \
+                        and self._may_be_zero(tb, b, depth + 1):
+                    return True
+            if ops.kind == "cast" and ops.flags[0] in ("zext", "sext", "trunc") and ops.operands:
+                if self._may_be_zero(ops.operands[0][0], ops.operands[0][1], depth + 1):
+                    return True
+        if self.ranges is None:
+            return False
+        try:
+            r = self.ranges.int_range(ty, v)
+        except RecursionError:
+            return False
+        return not isinstance(r, str) and r.lo == 0 and r.hi == 0
 
 
 def _value_key(v: Value) -> str:
@@ -360,7 +415,10 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
     lds = [d for d in decisions if d.domain == LDS_DOMAIN]
     if not lds or not any(dma_operands(d.access.intrinsic) for d in lds):
         return
-    w = _Walker(mod, fn, layout_of(mod))
+    fa = next((d.fa for d in lds if d.fa is not None), None)
+    dl = layout_of(mod)
+    ranges = FunctionRanges(mod, fn, fa, target_family(mod.triple), dl) if fa is not None else None
+    w = _Walker(mod, fn, dl, ranges)
     flow = _Flow(mod, fn)
     named = mod.named_types
     for d in lds:
