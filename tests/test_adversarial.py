@@ -163,10 +163,15 @@ define amdgpu_kernel void @k(ptr addrspace(8) %rsrc) {
   %x3 = cmpxchg weak ptr addrspace(3) @lds_a, i32 0, i32 1 syncscope("wavefront") monotonic monotonic, align 4
   %r1 = atomicrmw volatile add ptr addrspace(3) @lds_a, i32 1 monotonic, align 4
   %r2 = atomicrmw fadd ptr addrspace(3) @lds_a, float 1.0 syncscope("agent") acq_rel, align 4
-  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %rsrc, ptr addrspace(3) @lds_a, i32 4, i32 0, i32 0, i32 0, i32 -2147483648)
   call void @llvm.memcpy.p3.p3.i32(ptr addrspace(3) @lds_a, ptr addrspace(3) @lds_b, i32 16, i1 true)
   call void @llvm.memcpy.p3.p3.i32(ptr addrspace(3) @lds_a, ptr addrspace(3) @lds_b, i32 16, i1 false)
   store i32 0, ptr addrspace(3) @lds_b, align 4
+  ret void
+}
+; a volatile LDS-DMA stays untagged, and so (SPEC 4b) would every LDS access of its function:
+; it has a kernel of its own here
+define amdgpu_kernel void @k2(ptr addrspace(8) %rsrc) {
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %rsrc, ptr addrspace(3) @lds_a, i32 4, i32 0, i32 0, i32 0, i32 -2147483648)
   ret void
 }
 declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)

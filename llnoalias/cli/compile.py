@@ -97,10 +97,12 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
         text = read_input(input_path)
         if not no_annotate:
             from ..api import annotate
-            from .run import note_missed
+            from .run import note_missed, print_warnings
 
-            result = annotate(text, path=display_name(input_path), options=options, jobs=0)
-            note_missed(result, display_name(input_path))
+            name = display_name(input_path)
+            result = annotate(text, path=name, options=options, jobs=0)
+            print_warnings(text, name, result.report.warnings)
+            note_missed(result, name)
             text = result.text
         notes: list[str] = []
         used: dict[str, str] = {}

@@ -119,10 +119,12 @@ class _Target:
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
     from ..api import annotate
-    from .run import note_missed
+    from .run import note_missed, print_warnings
 
-    result = annotate(text, path=display_name(path), options=options, jobs=0)
-    note_missed(result, display_name(path))  # "input" and "llnoalias" would be the same build
+    name = display_name(path)
+    result = annotate(text, path=name, options=options, jobs=0)
+    print_warnings(text, name, result.report.warnings)
+    note_missed(result, name)  # "input" and "llnoalias" would be the same build
     return result.text
 
 

@@ -48,6 +48,18 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
     check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
 
 
+def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -> None:
+    """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line."""
+    if not warnings:
+        return
+    from ..diagnostics import Location, warn
+
+    lines = text.splitlines()
+    for line, col, message in warnings:
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+        warn(message, Location(name, line, col, src))
+
+
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True, jobs: int = 1) -> tuple[str, AnnotateResult]:
     """Read, annotate and (with ``verify``) check one input.
@@ -68,6 +80,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
             pending.send_input(_strip_bom(text))
         name = display_name(input_path)
         result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs)
+        print_warnings(text, name, result.report.warnings)
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
     finally:

@@ -67,12 +67,14 @@ class ArgRecord(Record):
 
 
 class Report(Record):
-    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads", "hints")
+    __slots__ = ("path", "roots", "accesses", "args", "skipped_globals", "notes", "invariant_loads", "hints",
+                 "warnings")
     _FIELDS = __slots__
 
     def __init__(self, path: str, roots: list[RootRecord] | None = None, accesses: list[AccessRecord] | None = None,
                  args: list[ArgRecord] | None = None, skipped_globals: dict[str, str] | None = None,
-                 notes: list[str] | None = None, invariant_loads: int = 0, hints: list[str] | None = None) -> None:
+                 notes: list[str] | None = None, invariant_loads: int = 0, hints: list[str] | None = None,
+                 warnings: list[tuple[int, int, str]] | None = None) -> None:
         self.path = path
         self.roots: list[RootRecord] = [] if roots is None else roots
         self.accesses: list[AccessRecord] = [] if accesses is None else accesses
@@ -83,6 +85,9 @@ class Report(Record):
         #: what a flag would make roots that the options left out (``missed_roots``): the
         #: command line's note when a run changed nothing, ``explain``'s when nothing was tagged
         self.hints: list[str] = [] if hints is None else hints
+        #: what the user must hear about the input: ``(line, col, message)`` (an LDS-DMA the
+        #: code generator will not wait for, SPEC section 4b); the CLI prints them on stderr
+        self.warnings: list[tuple[int, int, str]] = [] if warnings is None else warnings
 
     @property
     def tagged(self) -> list[AccessRecord]:
@@ -129,6 +134,7 @@ class Report(Record):
             },
             "notes": list(self.notes),
             "hints": list(self.hints),
+            "warnings": [{"line": line, "col": col, "message": msg} for line, col, msg in self.warnings],
         }
 
     def to_json(self, indent: int | None = 2) -> str:

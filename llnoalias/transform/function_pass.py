@@ -22,6 +22,7 @@ from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
 from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
+from .dma_safety import summarise
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
@@ -34,8 +35,9 @@ if TYPE_CHECKING:
 
     #: one decision as plain data: the instruction's index in its function, the access's
     #: kind and intrinsic, the domain, the roots' ids, tagged, reason, blocker, range note,
-    #: byte range
-    Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None]
+    #: byte range, the address summary of an access in a function with LDS-DMA (``dma_safety``)
+    Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None,
+                    tuple | None]
     #: an instruction a decision is about: its index, result name, opcode, start, length
     #: and opcode offset (``Instruction``'s fields: the parent may not have read the body)
     ShippedInst = tuple[int, str | None, str, int, int, int]
@@ -87,6 +89,7 @@ class FunctionPass:
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         mod, ma = self.mod, self.ma
         made = plan_function(mod, ma, self.roots, fn, self.plan, brief=not self.detail)
+        summarise(mod, fn, made)
         if self.splitter is not None:
             self.splitter.measure(made)
             self.splitter.release(fn)
@@ -117,7 +120,7 @@ class FunctionPass:
                 if n not in insts:
                     insts[n] = (n, inst.name, inst.opcode, inst.start, inst._len, inst._op)
                 shipped.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
-                                bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range))
+                                bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
             out.append((shipped, list(insts.values()), edits))
         return out, self.ma.loaded_int_used, None if self.bodies is None else self.bodies.refs()
 
@@ -151,7 +154,7 @@ class FunctionPass:
                 made: list[Decision] = []
                 acc: Access
                 last = -1
-                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange in shipped:
+                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange, dma in shipped:
                     if n != last:  # the decisions of one access are adjacent (plan_function)
                         acc = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
                         last = n
@@ -161,7 +164,8 @@ class FunctionPass:
                         if got_rs is None:
                             got_rs = root_lists[rids] = [roots[r] for r in rids]
                         rs = got_rs
-                    made.append(Decision(acc, None, domain, rs, rs if tagged else (), reason, blocker, note, brange))
+                    made.append(Decision(acc, None, domain, rs, rs if tagged else (), reason, blocker, note, brange,
+                                         dma))
                 rebuilt.append((made, edits))
         except (KeyError, IndexError, TypeError, ValueError):
             return False

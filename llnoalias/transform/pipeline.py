@@ -18,6 +18,7 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
+from .dma_safety import Guarded, guard, rescue, static_lds
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
@@ -103,11 +104,13 @@ def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs
     mod, bodies = parse_module_deferred(src) if defer else (parse_module(src), None)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
-    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies)
+    guarded = Guarded()
+    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded)
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
-        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies)
+        guarded = Guarded()
+        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded)
     if want_report:
         report = _report(mod, p, roots, ma)
     else:
@@ -119,12 +122,13 @@ def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs
     report.args.extend(args.records)
     report.invariant_loads = args.invariant_loads
     report.hints = missed_roots(roots)
+    report.warnings.extend(guarded.warnings)
     return AnnotateResult(editor, report, mod)
 
 
 def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-             detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None
-             ) -> tuple[Plan, Editor, ArgumentsResult]:
+             detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None,
+             guarded: Guarded | None = None) -> tuple[Plan, Editor, ArgumentsResult]:
     """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
 
     Functions are analysed one at a time and their parsed operands and provenance are
@@ -148,7 +152,13 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
         bodies.check()  # the rest of the parse, before anything is written
     if options.regions:
         merge_regions(p)
+    # scopes the code generator can live with around LDS-DMA (SPEC 4b): before the
+    # domains are counted, so that a claim withdrawn here can leave a domain empty
+    unsafe_in = guard(p)
     finish(p)
+    guarded = guarded if guarded is not None else Guarded()
+    rescue(p, unsafe_in, guarded)
+    static_lds(mod, p, guarded)
     _write_scopes(p, writer)
     writer.flush()
     return p, editor, args

@@ -81,11 +81,11 @@ def may_overlap(a: ScopeKey, b: ScopeKey) -> bool:
 class Decision:
     """One access in one domain."""
 
-    __slots__ = ("access", "fa", "domain", "roots", "keys", "reason", "blocker", "range_note", "byte_range")
+    __slots__ = ("access", "fa", "domain", "roots", "keys", "reason", "blocker", "range_note", "byte_range", "dma")
 
     def __init__(self, access: Access, fa: FunctionAnalysis | None, domain: str, roots: Sequence[Root] = (),
                  keys: Sequence[ScopeKey] = (), reason: str = "", blocker: str = "", range_note: str = "",
-                 byte_range: tuple[int, int] | None = None) -> None:
+                 byte_range: tuple[int, int] | None = None, dma: tuple | None = None) -> None:
         self.access = access
         #: the function's analysis while it is being planned (released afterwards)
         self.fa: FunctionAnalysis | None = fa
@@ -100,6 +100,8 @@ class Decision:
         self.range_note = range_note
         #: with --regions: the bytes [lo, hi) of its root the access can touch, when known
         self.byte_range = byte_range
+        #: in a function with LDS-DMA: the address summary ``dma_safety`` reads (plain data)
+        self.dma: tuple | None = dma
 
     def __repr__(self) -> str:
         return f"Decision({self.access!r}, domain={self.domain!r}, keys={list(self.keys)!r}, reason={self.reason!r})"
