@@ -93,14 +93,30 @@ class Kernel:
     shapes: set[str] = field(default_factory=set)
 
 
+def lane_stride(size: int) -> int:
+    """The LDS bytes between two lanes' elements of an LDS-DMA: a dword slot for byte and
+    short loads, 16 for the 12-byte one (the larger reading; ``M0 + offset + lane * stride``)."""
+    stride = 4
+    while stride < size:
+        stride *= 2
+    return stride
+
+
+def term_range(term: str | None, wave: int) -> tuple[int, int]:
+    """The smallest and largest value of a thread-dependent offset term over one wave."""
+    first, last = 256 * wave, 256 * wave + 252  # 4 * tid over the wave's lanes
+    return {None: (0, 0), "lane4": (first, last), "mask": (0, 60), "xor": (first, last),
+            "wave": (first, first)}[term]
+
+
 def dma_bytes(op: DmaOp, wg: int) -> Bytes:
     if op.buf is None:
         return Bytes(ANY)
-    per_lane = max(op.size, 4)  # byte and short DMAs: a dword slot per lane, to be safe
-    waves = (wg + 63) // 64
-    lo = op.c + op.imm
-    hi = op.c + op.imm + (256 * (waves - 1) if op.wave else 0) + 64 * per_lane
-    return Bytes(op.buf.space(), lo, hi)
+    waves = []
+    for w in range((wg + 63) // 64):
+        lo = op.c + op.imm + (term_range("wave", w)[0] if op.wave else 0)
+        waves.append((lo, lo + 64 * lane_stride(op.size)))
+    return Bytes(op.buf.space(), min(w[0] for w in waves), max(w[1] for w in waves), tuple(waves))
 
 
 class _Gen:
@@ -172,11 +188,6 @@ class _Gen:
         self.lines.append(f"  {t} = {expr}")
         return t
 
-    def term_range(self, term: str | None) -> tuple[int, int]:
-        top = 4 * (self.wg - 1)
-        return {None: (0, 0), "lane4": (0, top), "mask": (0, 60), "xor": (0, top),
-                "wave": (0, top & -256)}[term]
-
     def fence_line(self) -> None:
         if self.fence:
             self.lines.append("  call void @llvm.amdgcn.sched.barrier(i32 0)")
@@ -231,7 +242,7 @@ class _Gen:
             _, op = rng.choice(traceable)
             assert op.buf is not None
             buf = op.buf
-            per_lane = max(op.size, 4)
+            per_lane = lane_stride(op.size)
             c = {"own": op.c + op.imm, "lane": op.c + op.imm + 4 * rng.randrange(1, 16 * per_lane),
                  "imm": op.c + (op.imm if op.imm else 4), "past": op.c + op.imm + 64 * per_lane + rng.choice([0, 4, 64]),
                  "tid": op.c + op.imm}[role]
@@ -262,10 +273,12 @@ class _Gen:
             self.lines.append(f"  {v} = load {ty}, ptr addrspace(3) {p}, align {size}{tags}")
             self.reads.append((v, ty))
         self.fence_line()
-        lo, hi = self.term_range(term)
+        waves = tuple((c + term_range(term, w)[0], c + term_range(term, w)[1] + size)
+                      for w in range((self.wg + 63) // 64))
         desc = (f"{'store' if write else 'load'} {ty} @{buf.name}+{c}{'+' + term if term else ''} "
                 f"({role}, {form}{', tagged' if ptag and self.producer else ''})")
-        self.accesses.append(Access(Bytes(buf.space(), c + lo, c + hi + size), write, len(self.dmas), desc))
+        span = Bytes(buf.space(), min(w[0] for w in waves), max(w[1] for w in waves), waves)
+        self.accesses.append(Access(span, write, len(self.dmas), desc))
         self.shapes.add(f"{'write' if write else 'read'}:{role}")
         if self.producer:
             self.shapes.add("ptag-access" if ptag else "untagged-access")
@@ -425,7 +438,7 @@ def blamed(input_: Outcome, output: Outcome) -> list[LostWait]:
     """Lost waits of llnoalias's output that it must not have: every pair the input did not
     lose, and every pair of a traceable DMA the producer left unscoped (llnoalias is to scope
     such a DMA, SPEC section 4b)."""
-    if output.result is None:
+    if output.result is None or input_.result is None:
         return []
     before = input_.pairs()
     out = []
@@ -447,7 +460,7 @@ def shape_of(k: Kernel, w: LostWait) -> str:
     return f"dma {dma} -> {acc}" + (" [reordered]" if w.reordered else "")
 
 
-def summarize(outcomes: Sequence[Outcome], out: list[str]) -> dict[str, int]:
+def summarize(outcomes: Sequence[Outcome], out: list[str], verbose: bool = False) -> dict[str, int]:
     by: dict[tuple[str, str, str], Outcome] = {(o.kernel.name, o.variant, o.backend): o for o in outcomes}
     kernels = sorted({o.kernel.name for o in outcomes})
     backends = sorted({o.backend for o in outcomes})
@@ -473,17 +486,25 @@ def summarize(outcomes: Sequence[Outcome], out: list[str]) -> dict[str, int]:
             for s, n in shapes.most_common(12):
                 out.append(f"    {n:4d}  {s}")
             for o in errs[:3]:
-                out.append(f"    not checked: {o.kernel.name}: {o.error.splitlines()[0] if o.error else ''}")
+                why = [ln for ln in o.error.splitlines()[1:] if ln.strip()][:1] or o.error.splitlines()[:1]
+                out.append(f"    not checked: {o.kernel.name}: {why[0][:160] if why else ''}")
     for be in backends:
         for v in VARIANTS:
             if v == "input":
                 continue
+            names = []
             for name in kernels:
-                o = by.get((name, v, be))
-                if o is None or o.result is None:
+                oc = by.get((name, v, be))
+                inp = by.get((name, "input", be))
+                if oc is None or inp is None:
                     continue
-                for w in blamed(by[(name, "input", be)], o)[:2]:
-                    out.append(f"  {be} {v}: {w.message}")
+                lost = blamed(inp, oc)
+                if lost:
+                    names.append(name)
+                if verbose:
+                    out += [f"  {be} {v}: {w.message}" for w in lost]
+            if names:
+                out.append(f"blamed ({be}, {v}): {' '.join(names)}")
     return counts
 
 
@@ -497,6 +518,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-llc", action="store_true")
     ap.add_argument("--no-fence", action="store_true", help="no sched.barrier between accesses")
     ap.add_argument("--keep", metavar="DIR", help="keep the kernels and their assembly here")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every lost wait blamed on llnoalias")
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     args = ap.parse_args(argv)
     kernels = generate_many(args.seed, args.count, fence=not args.no_fence)
@@ -516,7 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     shapes = Counter(s for k in kernels for s in k.shapes)
     lines.append(f"kernels: {len(kernels)} (seed {args.seed}); shapes: "
                  + ", ".join(f"{s} {n}" for s, n in sorted(shapes.items())))
-    summarize(outcomes, lines)
+    summarize(outcomes, lines, args.verbose)
     print("\n".join(lines))
     return 0
 

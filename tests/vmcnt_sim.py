@@ -37,19 +37,36 @@ ANY = "*"
 @dataclass(frozen=True)
 class Bytes:
     """Bytes ``[lo, hi)`` of one LDS space: ``"dyn"`` (the dynamic LDS block, which every
-    external ``[0 x T]`` global starts at), a static global's name, or ``ANY``."""
+    external ``[0 x T]`` global starts at), a static global's name, or ``ANY``.
+
+    ``waves``, when given, is the range of each wave of the work-group (``lo``/``hi`` then
+    span them all): a wave waits only for its own DMAs, so a DMA and an access need a wait
+    when some wave's DMA bytes meet the same wave's access bytes."""
 
     space: str
     lo: int = 0
     hi: int = 0
+    waves: tuple[tuple[int, int], ...] = ()
+
+    def _wave(self, w: int) -> tuple[int, int]:
+        return self.waves[w] if self.waves else (self.lo, self.hi)
 
     def overlaps(self, other: Bytes) -> bool:
         if self.space == ANY or other.space == ANY:
             return True
-        return self.space == other.space and self.lo < other.hi and other.lo < self.hi
+        if self.space != other.space:
+            return False
+        for w in range(max(len(self.waves), len(other.waves), 1)):
+            (alo, ahi), (blo, bhi) = self._wave(w), other._wave(w)
+            if alo < bhi and blo < ahi:
+                return True
+        return False
 
     def __str__(self) -> str:
-        return "all LDS" if self.space == ANY else f"{self.space}[{self.lo}, {self.hi})"
+        if self.space == ANY:
+            return "all LDS"
+        per = f" per wave {list(self.waves)}" if len(set(self.waves)) > 1 else ""
+        return f"{self.space}[{self.lo}, {self.hi}){per}"
 
 
 @dataclass(frozen=True)
@@ -210,7 +227,7 @@ def _kinds_match(events: Sequence[Event], accesses: Sequence[Access]) -> bool:
     lds = [e for e in events if e.kind == "lds"]
     if len(lds) != len(accesses):
         return False
-    return all(e.write is None or e.write == a.write for e, a in zip(lds, accesses))
+    return all(e.write is None or e.write == a.write for e, a in zip(lds, accesses, strict=True))
 
 
 def simulate(kernel: str, events: Sequence[Event], dmas: Sequence[Dma], accesses: Sequence[Access]) -> Result:
