@@ -54,6 +54,10 @@ class LLNoaliasError(Exception):
         return format_diagnostic("error", self.message, self.location) + format_notes(self.notes)
 
 
+#: the most characters of a source line an error shows (the stretch around its column)
+SHOWN_WIDTH = 160
+
+
 def _printable(line: str) -> str:
     # Undecodable bytes are carried as lone surrogates; show them as '?' on a terminal.
     return line.rstrip("\r\n").encode("utf-8", "replace").decode("utf-8")
@@ -67,8 +71,17 @@ def format_diagnostic(severity: str, message: str, location: Location | None = N
     if not location.source_line:
         return head
     src = _printable(location.source_line)
+    at = max(location.col - 1, 0)
+    if len(src) > SHOWN_WIDTH:
+        # A line of tens of kilobytes (a deeply nested constant, a minified module) is shown
+        # as the stretch around the column, marked with '...' where it was cut.
+        start = min(max(at - SHOWN_WIDTH // 2, 0), len(src) - SHOWN_WIDTH)
+        end = start + SHOWN_WIDTH
+        lead = "..." if start > 0 else ""
+        src = lead + src[start:end] + ("..." if end < len(src) else "")
+        at = at - start + len(lead)
     # Keep tabs so the caret lines up under the same column on a terminal.
-    pad = "".join(ch if ch == "\t" else " " for ch in src[: max(location.col - 1, 0)])
+    pad = "".join(ch if ch == "\t" else " " for ch in src[:at])
     return f"{head}{src}\n{pad}^\n"
 
 

@@ -93,3 +93,20 @@ def test_names_in_comments_and_strings_are_not_uses() -> None:
         "  call void asm sideeffect \"s_nop 0 ; @asm_text %asm_text\", \"\"()\n"
         "  ret void ; @nope %nope\n}\n")
     assert annotate_text(text, "in.ll").text == text
+
+
+def test_a_long_source_line_is_shown_around_its_column() -> None:
+    from llnoalias.diagnostics import SHOWN_WIDTH, Location, format_diagnostic
+
+    line = "x" * 5000 + "BAD" + "y" * 5000
+    text = format_diagnostic("error", "here", Location("f.ll", 1, 5001, line))
+    _head, src, caret, _ = text.split("\n")
+    assert len(src) <= SHOWN_WIDTH + 6 and src.startswith("...") and src.endswith("...")
+    assert src[caret.index("^"):].startswith("BAD")
+    # a short line is shown whole, the caret under its column
+    text = format_diagnostic("error", "here", Location("f.ll", 1, 3, "abcdef"))
+    assert text.split("\n")[1:3] == ["abcdef", "  ^"]
+    # the end of a long line: cut on the left only
+    text = format_diagnostic("error", "here", Location("f.ll", 1, 10000, "z" * 9999 + "Q"))
+    _head, src, caret, _ = text.split("\n")
+    assert src.startswith("...") and not src.endswith("...") and src[caret.index("^")] == "Q"

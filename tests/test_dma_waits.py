@@ -298,7 +298,7 @@ def test_input_already_unsafe_warns_with_the_line(tmp_path) -> None:
     res = annotate_text(text, "k.ll")
     line = _line_of(text, "buffer.load.lds(")
     assert [w[0] for w in res.report.warnings] == [line]
-    assert res.report.to_json()["warnings"][0]["line"] == line
+    assert res.report.as_dict()["warnings"][0]["line"] == line
     src = tmp_path / "k.ll"
     src.write_text(text)
     cli = run_cli([str(src), "--no-verify", "-o", str(tmp_path / "o.ll")])
@@ -307,6 +307,29 @@ def test_input_already_unsafe_warns_with_the_line(tmp_path) -> None:
     # the same with a DMA llnoalias can scope says nothing
     ok = annotate_text(kernel(dma() + read("x", "@A", PRODUCER_A)), "k.ll")
     assert ok.report.warnings == []
+
+
+def test_producer_scoped_access_outside_the_window_warns(tmp_path) -> None:
+    """A producer scoped a read of another lane's bytes (@A + 4) and not the DMA to @A:
+    llnoalias scopes the DMA, but alias analysis then tells the read apart from the DMA's
+    one-lane window [@A, @A+4), and the producer's scopes stay (llnoalias removes no
+    metadata): a warning at the read's line. A read of lane 0's own bytes, which alias
+    analysis cannot tell apart from the window, gets none."""
+    text = kernel(dma() + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)", PRODUCER_A))
+    res = annotate_text(text, "k.ll")
+    line = _line_of(text, "%x = load")
+    assert [w[0] for w in res.report.warnings] == [line]
+    assert "by one lane's window" in res.report.warnings[0][2]
+    src = tmp_path / "k.ll"
+    src.write_text(text)
+    cli = run_cli([str(src), "--no-verify", "-o", str(tmp_path / "o.ll")])
+    assert cli.exit_code == 0
+    assert re.search(rf"k\.ll:{line}:3: warning: LDS access with the input's own alias metadata", cli.stderr)
+    same = annotate_text(kernel(dma() + read("x", "@A", PRODUCER_A)), "k.ll")
+    assert same.report.warnings == []
+    # unscoped by the producer: llnoalias withholds its own scopes instead, and says nothing
+    bare = annotate_text(kernel(dma() + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)")), "k.ll")
+    assert bare.report.warnings == []
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)

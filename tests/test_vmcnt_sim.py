@@ -274,7 +274,7 @@ def test_the_issue_example_through_llvm_22(tmp_path, scoped: bool) -> None:
     text = ISSUE_EXAMPLE if scoped else ISSUE_EXAMPLE.replace(", !alias.scope !3, !noalias !4", "")
     k = dk.Kernel("issue23", "gfx942", 64, text, [Dma(Bytes("dyn", 0, 256), "DMA to @X")],
                   [Access(Bytes("dyn", 0, 4), False, 1, "lane 0's dword of @X")], [])
-    res = check_asm(dk.compile_kernel(k, "input", str(tmp_path), dk.llnoalias_command()), "issue23",
+    res = check_asm(dk.compile_kernel(k, "input", str(tmp_path), dk.llnoalias_command())[0], "issue23",
                     k.dmas, k.accesses)
     assert not res.approximate
     assert [(w.dma, w.access) for w in res.lost] == ([(0, 0)] if scoped else [])

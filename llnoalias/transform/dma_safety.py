@@ -578,6 +578,43 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
               f"llnoalias cannot scope it ({_why(d)}){more}")
 
 
+def residual(p: Plan, out: Guarded) -> None:
+    """After ``rescue``: warn where the input's own metadata keeps an access in the unsafe
+    shape that llnoalias cannot undo (it adds metadata, never removes it). An LDS access
+    that carries the producer's ``!alias.scope``/``!noalias``/``!tbaa`` is checked by
+    ``SIInsertWaitcnts`` against every scoped LDS-DMA through alias analysis, which may tell
+    it apart from the DMA's one-lane window although another lane writes its bytes (rule
+    (b) of the module's docstring); llnoalias withholds its own scopes from such an access,
+    but the producer's stay. One warning per function, at the first such access."""
+    by_fn: dict[int, list[Decision]] = {}
+    for d in p.decisions:
+        if d.domain == LDS_DOMAIN and d.dma is not None:
+            by_fn.setdefault(id(d.access.inst.function), []).append(d)
+    for ds in by_fn.values():
+        dmas = [d for d in ds if d.dma is not None and d.dma[0] and d.keys]
+        if not dmas:
+            continue
+        risky: list[tuple[Decision, Decision]] = []
+        for d in ds:
+            if d.dma is None or d.dma[0] or not _AA_MD.search(_code(d)):
+                continue
+            roots = {id(r) for r in d.roots}
+            for m in dmas:
+                if roots and not roots & {id(r) for r in m.roots}:
+                    continue  # another buffer: the scopes tell them apart, rightly
+                if m.dma is not None and in_flight(d.dma, m.dma) and not keeps(d.dma, m.dma):
+                    risky.append((d, m))
+                    break
+        if risky:
+            d, m = risky[0]
+            more = (f" (and {len(risky) - 1} more LDS access like it in {d.access.inst.function.name})"
+                    if len(risky) > 1 else "")
+            _warn(out, d, "LDS access with the input's own alias metadata (!alias.scope, !noalias or "
+                  f"!tbaa) that alias analysis may tell apart from the LDS-DMA at {_short(m)} by one "
+                  "lane's window although other lanes write its bytes: LLVM 21 and later may put no "
+                  f"vmcnt wait between them, and llnoalias does not remove metadata{more}")
+
+
 def _warn(out: Guarded, d: Decision, message: str) -> None:
     code = _code(d)
     out.warnings.append((d.access.inst.line, len(code) - len(code.lstrip()) + 1, message))
@@ -634,4 +671,5 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "rescue", "static_lds", "summarise"]
+__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "rescue", "residual",
+           "static_lds", "summarise"]

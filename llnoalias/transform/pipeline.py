@@ -18,7 +18,7 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
-from .dma_safety import Guarded, guard, rescue, static_lds
+from .dma_safety import Guarded, guard, rescue, residual, static_lds
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
@@ -158,6 +158,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     finish(p)
     guarded = guarded if guarded is not None else Guarded()
     rescue(p, unsafe_in, guarded)
+    residual(p, guarded)
     static_lds(mod, p, guarded)
     _write_scopes(p, writer)
     writer.flush()
