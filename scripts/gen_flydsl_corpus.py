@@ -400,10 +400,13 @@ def main(argv: list[str] | None = None) -> int:
             src_stem, seeds, what = CUTS[stem]
             text = _read(out, src_stem)
             header = (
-                f"; CUT by scripts/gen_flydsl_corpus.py from fixtures/corpus/flydsl/{src_stem}.ll\n"
+                f"; CUT by scripts/gen_flydsl_corpus.py from fixtures/corpus/flydsl/{src_stem}.ll"
+                f"{'.gz' if src_stem in GZIPPED else ''}\n"
                 f"; (real FlyDSL {FLYDSL_VERSION} output for gfx950): {what}\n"
                 "; The lines are FlyDSL's, kept in order: the slice of the kernel these accesses\n"
-                "; depend on, then `ret void`; only unnamed values are renumbered.\n"
+                "; depend on, then `ret void`; only unnamed values are renumbered. The loads' results\n"
+                "; have no use here, so code generation deletes them: the cut gives the analysis its\n"
+                "; shapes, not wait counts (use the whole module for those).\n"
             )
             target = out / f"{stem}.ll"
             target.write_text(header + cut_module(text, seeds), encoding="utf-8")
