@@ -18,6 +18,8 @@ repository's ``kernels/`` folder. Pass a checkout (or a copy of the few files be
   ``kernels/common/utils.py``): the 4-wave FP8 GEMM for gfx950, 8 LDS sub-buffers
   (``SharedStorage``: A/B x cur/next x 0/1, 16 KiB each), filled by
   ``raw.ptr.buffer.load.lds`` (``BufferCopyLDS128b``) and read with ``load <16 x i8>``.
+* ``kernels/gemm/fp8_gemm_8wave.py`` (``compile_fp8_gemm_8w``, same utilities): the 8-wave
+  variant (512 threads, a branch around an ``s_barrier``), same 8 LDS sub-buffers.
 * ``kernels/norm/layernorm_kernel.py`` (``build_layernorm_module``; it imports
   ``dtype_to_elem_type``/``get_warp_size`` from ``kernels/common/kernels_common.py``):
   block reduction through two small LDS arrays (``store float`` / ``load float``).
@@ -38,6 +40,10 @@ Modules written (``--out``, default fixtures/corpus/flydsl/); the GEMMs as ``STE
 .DERIVED``                                             through scripts/flydsl_named_bases.py (each
                                                        sub-buffer a named ``[0 x i8]`` base, the
                                                        shape of FlyDSL PR #519)
+``fp8_gemm_8wave_{,dynshared_,namedbases_}gfx950      the 8-wave FP8 GEMM (``compile_fp8_gemm_8w``,
+_k1024[.DERIVED]``                                     K=1024, 512 threads; from
+                                                       ``kernels/gemm/fp8_gemm_8wave.py``, that
+                                                       builder only), the same three LDS shapes
 ``layernorm_bf16_n4096_gfx950``                        vector path (bf16, N=4096), two static
                                                        LDS float arrays for the block reduction
 ``layernorm_f32_n1000_gfx950``                         generic scalar path (f32, N=1000)
@@ -85,6 +91,8 @@ JOBS: dict[str, tuple[str, dict[str, object]]] = {
     "fp8_gemm_4wave_dynshared_gfx950_k512": ("fp8_gemm_4wave", {"K": 512, "static": False}),
     "fp8_gemm_4wave_gfx950_k4096": ("fp8_gemm_4wave", {"K": 4096, "static": True}),
     "fp8_gemm_4wave_dynshared_gfx950_k4096": ("fp8_gemm_4wave", {"K": 4096, "static": False}),
+    "fp8_gemm_8wave_gfx950_k1024": ("fp8_gemm_8wave", {"K": 1024, "static": True}),
+    "fp8_gemm_8wave_dynshared_gfx950_k1024": ("fp8_gemm_8wave", {"K": 1024, "static": False}),
     "layernorm_bf16_n4096_gfx950": ("layernorm", {"N": 4096, "dtype": "bf16"}),
     "layernorm_f32_n1000_gfx950": ("layernorm", {"N": 1000, "dtype": "f32"}),
 }
@@ -92,6 +100,7 @@ JOBS: dict[str, tuple[str, dict[str, object]]] = {
 DERIVED: dict[str, tuple[str, str]] = {
     "fp8_gemm_4wave_namedbases_gfx950_k512.DERIVED": ("fp8_gemm_4wave_dynshared_gfx950_k512", FP8_NAMES),
     "fp8_gemm_4wave_namedbases_gfx950_k4096.DERIVED": ("fp8_gemm_4wave_dynshared_gfx950_k4096", FP8_NAMES),
+    "fp8_gemm_8wave_namedbases_gfx950_k1024.DERIVED": ("fp8_gemm_8wave_dynshared_gfx950_k1024", FP8_NAMES),
 }
 #: written gzip-compressed (``STEM.ll.gz``, no name or time in the gzip header): the GEMMs
 #: (280 KB at K=512, 770 KB at K=4096) would otherwise join every ``fixtures/**/*.ll`` check of
@@ -142,7 +151,7 @@ def _child(stem: str, src: str, out: str) -> int:
 
     jf._extract_llvm_ir = _keep
 
-    if builder == "fp8_gemm_4wave":
+    if builder in ("fp8_gemm_4wave", "fp8_gemm_8wave"):
         if not kw["static"]:
             base = fx.SharedAllocator
 
@@ -152,11 +161,16 @@ def _child(stem: str, src: str, out: str) -> int:
                     super().__init__(*a, **k)
 
             fx.SharedAllocator = _Dynamic
-        from kernels.gemm.fp8_gemm_4wave import compile_fp8_gemm_4w
-
         m = n = 256
         k_dim = int(kw["K"])  # type: ignore[call-overload]
-        launch = compile_fp8_gemm_4w(K=k_dim)
+        if builder == "fp8_gemm_4wave":
+            from kernels.gemm.fp8_gemm_4wave import compile_fp8_gemm_4w
+
+            launch = compile_fp8_gemm_4w(K=k_dim)
+        else:
+            from kernels.gemm.fp8_gemm_8wave import compile_fp8_gemm_8w
+
+            launch = compile_fp8_gemm_8w(K=k_dim)
         args = (
             torch.zeros(m, k_dim, dtype=torch.uint8),
             torch.zeros(n, k_dim, dtype=torch.uint8),

@@ -26,11 +26,13 @@ def _gz(stem: str) -> str:
     return gzip.decompress((FLY / f"{stem}.ll.gz").read_bytes()).decode("utf-8")
 
 
-@pytest.mark.parametrize("k,dmas,reads", [(512, 64, 128), (4096, 512, 1024)])
-def test_gemm_counts_are_the_recipes(k: int, dmas: int, reads: int) -> None:
-    """32 + 16 * (K/128 - 2) DMAs and twice as many 16-byte LDS reads, in every shape."""
-    for shape in ("fp8_gemm_4wave_gfx950", "fp8_gemm_4wave_dynshared_gfx950", "fp8_gemm_4wave_namedbases_gfx950"):
-        stem = f"{shape}_k{k}" + (".DERIVED" if "named" in shape else "")
+@pytest.mark.parametrize("kernel,k,dmas,reads", [("4wave", 512, 64, 128), ("4wave", 4096, 512, 1024),
+                                                  ("8wave", 1024, 64, 192)])
+def test_gemm_counts_are_the_recipes(kernel: str, k: int, dmas: int, reads: int) -> None:
+    """4-wave: 32 + 16 * (K/128 - 2) DMAs and twice as many 16-byte LDS reads; 8-wave: 8 per
+    K step; in every LDS shape."""
+    for shape in ("gfx950", "dynshared_gfx950", "namedbases_gfx950"):
+        stem = f"fp8_gemm_{kernel}_{shape}_k{k}" + (".DERIVED" if "named" in shape else "")
         text = _gz(stem)
         assert text.count(DMA) == dmas, stem
         assert len(re.findall(r"= load <16 x i8>, ptr addrspace\(3\)", text)) == reads, stem
@@ -44,22 +46,23 @@ def test_static_module_is_flydsl_text_unmodified() -> None:
         assert path.read_text().startswith("; ModuleID = 'LLVMDialectModule'\n"), path.name
 
 
-@pytest.mark.parametrize("k", [512, 4096])
-def test_named_bases_is_the_rewrite_of_the_single_base_module(k: int) -> None:
-    dyn = _gz(f"fp8_gemm_4wave_dynshared_gfx950_k{k}")
+@pytest.mark.parametrize("gemm", ["4wave_{}_k512", "4wave_{}_k4096", "8wave_{}_k1024"])
+def test_named_bases_is_the_rewrite_of_the_single_base_module(gemm: str) -> None:
+    dyn = _gz("fp8_gemm_" + gemm.format("dynshared_gfx950"))
     derived = named.rewrite(dyn, None, gen.FP8_NAMES.split(","))
-    assert derived == _gz(f"fp8_gemm_4wave_namedbases_gfx950_k{k}.DERIVED")
+    assert derived == _gz("fp8_gemm_" + gemm.format("namedbases_gfx950") + ".DERIVED")
     assert named.rewrite(dyn, None, gen.FP8_NAMES.split(",")) == derived  # deterministic
     bases = re.findall(r"^@(\w+) = external dso_local addrspace\(3\) global \[0 x i8\], align 1024$", derived, re.M)
     assert bases == gen.FP8_NAMES.split(",")
     assert "@__dynamic_shared_0" not in derived.split("\n", 12)[-1]  # only the header comment names it
 
 
-def test_each_offset_names_the_sub_buffer_flydsl_allocated_there() -> None:
-    """The static and the single-base module of the GEMM are the same text once static
+@pytest.mark.parametrize("gemm", ["4wave_{}_k512", "8wave_{}_k1024"])
+def test_each_offset_names_the_sub_buffer_flydsl_allocated_there(gemm: str) -> None:
+    """The static and the single-base module of a GEMM are the same text once static
     ``@__shared_alloc_<k>`` and the constant GEP ``+16384*k`` get one name, so the rewrite's
     offset -> name map is FlyDSL's own."""
-    static, dyn = _gz("fp8_gemm_4wave_gfx950_k512"), _gz("fp8_gemm_4wave_dynshared_gfx950_k512")
+    static, dyn = _gz("fp8_gemm_" + gemm.format("gfx950")), _gz("fp8_gemm_" + gemm.format("dynshared_gfx950"))
 
     def body(text: str) -> str:
         return "\n".join(ln for ln in text.split("\n") if not ln.startswith("@"))
