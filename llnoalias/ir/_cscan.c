@@ -289,6 +289,16 @@ static long long number_at(int kind, const void *data, Py_ssize_t s, Py_ssize_t 
 }
 
 /* names.setdefault("%N", "%N") for the next number, taken (a new reference), or NULL */
+/* Add ``name`` to the set of defined values: 1 when it was new, 0 when it was defined
+   already (a redefinition, which the Python reader reports), -1 on an error. */
+static int
+define_once(PyObject *defined, PyObject *name)
+{
+    int has = PySet_Contains(defined, name);
+    if (has != 0) return has < 0 ? -1 : 0;
+    return PySet_Add(defined, name) < 0 ? -1 : 1;
+}
+
 static PyObject *take_number(PyObject *names, long long *next) {
     PyObject *key = PyUnicode_FromFormat("%%%lld", *next);
     if (key == NULL) return NULL;
@@ -372,16 +382,12 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                 name = setdefault_self(names, res);
                 Py_DECREF(res);
                 if (name == NULL) return NULL;
-                int has = PySet_Contains(defined, name);
-                if (has != 0) {
+                int fresh = define_once(defined, name);
+                if (fresh <= 0) {
                     Py_DECREF(name);
-                    if (has < 0) return NULL;
+                    if (fresh < 0) return NULL;
                     status = 2;
                     break;
-                }
-                if (PySet_Add(defined, name) < 0) {
-                    Py_DECREF(name);
-                    return NULL;
                 }
                 long long number = number_at(kind, data, res_s, res_e);
                 if (number >= next) next = number + 1;
@@ -391,16 +397,12 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                 Py_DECREF(name);
                 name = take_number(names, &next);
                 if (name == NULL) return NULL;
-                int has = PySet_Contains(defined, name);
-                if (has != 0) {
+                int fresh = define_once(defined, name);
+                if (fresh <= 0) {
                     Py_DECREF(name);
-                    if (has < 0) return NULL;
+                    if (fresh < 0) return NULL;
                     status = 2;
                     break;
-                }
-                if (PySet_Add(defined, name) < 0) {
-                    Py_DECREF(name);
-                    return NULL;
                 }
             }
             if (word_in(kind, data, op_s, op_e, terminators)) after_term = 1;
