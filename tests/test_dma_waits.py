@@ -309,6 +309,81 @@ def test_input_already_unsafe_warns_with_the_line(tmp_path) -> None:
     assert ok.report.warnings == []
 
 
+LOWERED = """target triple = "amdgcn-amd-amdhsa"
+@b = internal addrspace(3) global [4096 x i8] poison, align 16
+@c = internal addrspace(3) global [4096 x i8] poison, align 16
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+declare void @llvm.amdgcn.sched.barrier(i32)
+define amdgpu_kernel void @k(ptr addrspace(8) inreg %r, ptr addrspace(1) %o, i32 %v) #0 {
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @b, i32 1024), i32 4, i32 %v, i32 0, i32 256, i32 0)
+  call void @llvm.amdgcn.sched.barrier(i32 0)
+  %pi = ptrtoint ptr addrspace(3) @c to i32
+  %ai = add i32 %pi, 684
+  %p3 = inttoptr i32 %ai to ptr addrspace(3)
+  %x = load i32, ptr addrspace(3) %p3, align 4
+  call void @llvm.amdgcn.sched.barrier(i32 0)
+  %p5 = getelementptr i8, ptr addrspace(3) @b, i32 OFFSET
+  %y = load <4 x i32>, ptr addrspace(3) %p5, align 16
+  call void @llvm.amdgcn.sched.barrier(i32 0)
+  store i32 %x, ptr addrspace(1) %o, align 4
+  %o2 = getelementptr i8, ptr addrspace(1) %o, i32 16
+  store <4 x i32> %y, ptr addrspace(1) %o2, align 16
+  ret void
+}
+attributes #0 = { nounwind "amdgpu-flat-work-group-size"="64,64" "target-cpu"="gfx942" }
+"""
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_static_dma_beside_a_lowered_read_gets_no_lds_scopes(compiler: str) -> None:
+    """A DMA to @b + 1024 (imm 256: the wave writes [1280, 1536)) and a read of @b + 1456,
+    both addressed directly, so LLVM's module-LDS lowering scopes them and LLVM 22 no longer
+    waits between them; the input waits only because the read of @c before it, through an
+    integer address, carries no metadata. Under --lds all llnoalias would scope that read (a
+    true claim) and take the wait away: in such a function it adds no LDS scopes, and warns."""
+    text = LOWERED.replace("OFFSET", "1456")
+    asm = COMPILERS[compiler]
+    assert lost_waits(asm(text), only="ds_read_b128") == []
+    res = annotate_text(text, "k.ll", AnnotateOptions(lds="all", args="noalias"))
+    assert "!alias.scope" not in res.text.split("%x = load")[1].splitlines()[0]
+    assert [w[0] for w in res.report.warnings] == [_line_of(text, "%y = load")]
+    assert lost_waits(asm(res.text), only="ds_read_b128") == []
+    lds = [r for r in res.report.accesses if r.domain.endswith("lds") and "%x = load" in r.text]
+    assert lds and not lds[0].tagged and "module-LDS lowering" in lds[0].reason
+
+
+def test_static_dma_through_an_integer_address_keeps_the_claims() -> None:
+    """The twin: the DMA reaches @b through ``inttoptr(ptrtoint @b + 1024)``, which the
+    module-LDS lowering does not follow (it leaves the DMA's metadata alone, FlyDSL's static
+    shape): the rule does not apply, the DMA keeps its scope and the read of @c its own, and
+    the read of @b + 1024 (the DMA's bytes) still waits."""
+    text = LOWERED.replace("OFFSET", "1024").replace("i32 256, i32 0)", "i32 0, i32 0)").replace(
+        "  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) "
+        "getelementptr (i8, ptr addrspace(3) @b, i32 1024),",
+        "  %pb = ptrtoint ptr addrspace(3) @b to i32\n  %ab = add i32 %pb, 1024\n"
+        "  %db = inttoptr i32 %ab to ptr addrspace(3)\n"
+        "  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) %db,")
+    assert "%db = inttoptr" in text
+    res = annotate_text(text, "k.ll", AnnotateOptions(lds="all", args="noalias"))
+    assert "!alias.scope" in res.text.split("%x = load")[1].splitlines()[0]
+    assert "!alias.scope" in res.text.split("buffer.load.lds(ptr addrspace(8) %r")[1].splitlines()[0]
+    assert res.report.warnings == []
+    assert lost_waits(llvmlite_asm(res.text), only="ds_read_b128") == []
+
+
+@pytest.mark.parametrize("options", [AnnotateOptions(args="noalias"), AnnotateOptions(lds="off", args="noalias"),
+                                     AnnotateOptions(lds="all", args="noalias")], ids=["defaults", "lds-off", "all"])
+def test_lowered_dma_gets_no_metadata_in_any_domain(options: AnnotateOptions) -> None:
+    """The lowering replaces a directly addressed static DMA's metadata by the intersection
+    with its own scopes: an argument-domain scope alone (--lds off) would leave the DMA
+    unscoped after it, and the read of its own bytes without its wait (measured)."""
+    text = LOWERED.replace("OFFSET", "1024").replace("i32 256, i32 0)", "i32 0, i32 0)")
+    res = annotate_text(text, "k.ll", options)
+    dma_line = res.text.split("buffer.load.lds(ptr addrspace(8) %r")[1].splitlines()[0]
+    assert "!alias.scope" not in dma_line and "!noalias" not in dma_line
+    assert lost_waits(llvmlite_asm(res.text), only="ds_read_b128") == []
+
+
 def test_producer_scoped_access_outside_the_window_warns(tmp_path) -> None:
     """A producer scoped a read of another lane's bytes (@A + 4) and not the DMA to @A:
     llnoalias scopes the DMA, but alias analysis then tells the read apart from the DMA's

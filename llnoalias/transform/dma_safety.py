@@ -506,6 +506,91 @@ WINDOW = ("shares an LDS scope with an LDS-DMA that alias analysis may tell apar
           "(one lane's window): no LDS scopes")
 
 
+LOWERED = ("LDS-DMA into a static LDS variable, addressed directly: LLVM's module-LDS lowering "
+           "replaces the alias metadata of its accesses, so the function gets no LDS scopes and the "
+           "DMA no metadata at all")
+
+
+def lowered(mod: Module, p: Plan, out: Guarded) -> None:
+    """Rule (c), before ``guard``: a DMA whose LDS destination is a static (sized) variable
+    addressed directly (through ``getelementptr``, casts and constant expressions, which
+    LLVM's module-LDS lowering follows; not through ``inttoptr``, which it does not).
+
+    When a kernel uses two static variables or more, the lowering scopes every access it
+    finds of them, and one that already carries ``!alias.scope`` / ``!noalias`` is given
+    the intersection with its own: scopes of another domain (llnoalias's, the argument
+    domain's) drop out, ``!alias.scope`` goes away and an empty ``!noalias !{}`` stays
+    (LLVM's own test ``lower-lds-struct-aa-merge.ll``). A DMA that llnoalias tagged, in any
+    domain, so leaves the lowering unscoped, and every LDS access with metadata then misses
+    it (rule (a)'s state, made by LLVM): measured with llvmlite's LLVM, a read of the DMA's
+    own bytes lost its wait. So such a DMA gets no metadata from llnoalias in any domain,
+    and its function's LDS accesses none in the LDS domain (an access of the same static
+    variable would have its claim replaced anyway; a claim on another access can take away
+    a wait that the input had only by chance).
+
+    Where the lowering scopes the DMA and an access of the same variable that alias
+    analysis may tell apart from the DMA's one-lane window, LLVM 21 and later lose the wait
+    whatever llnoalias does: a warning with the access's line."""
+    static = frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized)
+    if not static:
+        return
+    dl = layout_of(mod)
+    hit: set[int] = set()
+    by_fn: dict[int, list[Decision]] = {}
+    for d in p.decisions:
+        by_fn.setdefault(id(d.access.inst.function), []).append(d)
+    for ds in by_fn.values():
+        fn = ds[0].access.inst.function
+        w: _Walker | None = None
+        lowered_dmas: list[Decision] = []
+        seen: set[int] = set()
+        for d in ds:
+            idx = dma_operands(d.access.intrinsic)
+            if idx is None or id(d.access.inst) in seen:
+                continue
+            seen.add(id(d.access.inst))
+            ops = opparse.parse(mod, d.access.inst)
+            if len(ops.operands) <= idx[0]:
+                continue
+            w = w or _Walker(mod, fn, dl)
+            name, kind, _ = w.aa_base(ops.operands[idx[0]][1])
+            if kind == "global" and name in static:
+                lowered_dmas.append(d)
+        if not lowered_dmas:
+            continue
+        insts = {id(d.access.inst) for d in lowered_dmas}
+        hit |= insts
+        blocker = _short(lowered_dmas[0])
+        for d in ds:
+            if d.keys and (d.domain == LDS_DOMAIN or id(d.access.inst) in insts):
+                _withdraw(d, LOWERED, blocker)
+        risky = _lowered_window(ds, insts)
+        if risky is not None:
+            m, acc = risky
+            _warn(out, acc, "LDS access of a static LDS variable that the LDS-DMA at "
+                  f"{_short(m)} may still be writing: LLVM's module-LDS lowering scopes both, and "
+                  "LLVM 21 and later may then put no vmcnt wait between them (alias analysis "
+                  "sees one lane's window of the DMA), with or without llnoalias")
+
+
+def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Decision] | None:
+    """A lowered DMA of ``insts`` and an access of the same static variable, addressed
+    directly too, that it may still be writing and that alias analysis may tell apart from
+    its one-lane window (the LDS domain's summaries; none without LDS roots)."""
+    dmas = [d for d in ds if d.domain == LDS_DOMAIN and d.dma is not None and d.dma[0]
+            and id(d.access.inst) in insts]
+    for m in dmas:
+        assert m.dma is not None
+        for d in ds:
+            if d.domain != LDS_DOMAIN or d.dma is None or d.dma[0]:
+                continue
+            if d.dma[2][1] != "global" or d.dma[2][0] != m.dma[2][0]:
+                continue
+            if in_flight(d.dma, m.dma) and not keeps(d.dma, m.dma):
+                return m, d
+    return None
+
+
 def guard(p: Plan) -> list[Decision]:
     """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
     whose input is already in the unsafe state (to ``rescue`` after ``finish``)."""
@@ -671,5 +756,5 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "rescue", "residual",
+__all__ = ["LOWERED", "UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "lowered", "rescue", "residual",
            "static_lds", "summarise"]

@@ -18,7 +18,7 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
-from .dma_safety import Guarded, guard, rescue, residual, static_lds
+from .dma_safety import Guarded, guard, lowered, rescue, residual, static_lds
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
@@ -154,9 +154,10 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
         merge_regions(p)
     # scopes the code generator can live with around LDS-DMA (SPEC 4b): before the
     # domains are counted, so that a claim withdrawn here can leave a domain empty
+    guarded = guarded if guarded is not None else Guarded()
+    lowered(mod, p, guarded)
     unsafe_in = guard(p)
     finish(p)
-    guarded = guarded if guarded is not None else Guarded()
     rescue(p, unsafe_in, guarded)
     residual(p, guarded)
     static_lds(mod, p, guarded)
