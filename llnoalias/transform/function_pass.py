@@ -22,7 +22,7 @@ from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
 from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
-from .dma_safety import summarise
+from .dma_addresses import summarise
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function

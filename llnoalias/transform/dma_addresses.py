@@ -1,0 +1,443 @@
+"""Where an LDS-DMA writes and where an access reads, as the code generator will see them.
+
+The address side of ``dma_safety`` (SPEC section 4b): ``dma_operands`` (which operand of an
+LDS-DMA intrinsic is its LDS pointer and which its size), ``Walker`` (an address decomposed
+to a base and constant and variable terms, and the object BasicAA's underlying-object walk
+stops at), the straight-line flow of one function (which DMA may still be in flight at an
+access: no full ``vmcnt(0)`` wait on every path between them), ``summarise`` (each decision's
+address summary, plain data a worker can send) and the two questions the rules ask of two
+summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the rules.
+"""
+
+from __future__ import annotations
+
+from ..analysis.accesses import target_family
+from ..analysis.interval import int_const
+from ..analysis.ranges import FunctionRanges
+from ..analysis.rootset import LDS_DOMAIN
+from ..ir import operands as opparse
+from ..ir.datalayout import DataLayout, layout_of
+from ..ir.lazyre import lazy
+from ..ir.model import ConstExpr, Function, GlobalRef, LocalRef, Module, Value
+from ..ir.types import Type
+from .scopes import Decision
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+#: LDS-DMA intrinsics: (name pattern, index of the LDS pointer operand, index of the size operand)
+_DMA = (
+    (lazy(r"llvm\.amdgcn\.(raw|struct)(\.ptr)?\.buffer\.load\.(async\.)?lds"), 1, 2),
+    (lazy(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?"), 1, 2),
+    (lazy(r"llvm\.amdgcn\.load\.to\.lds(\..*)?"), 1, 2),
+)
+AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
+SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+
+#: How deep the address walks go (a longer chain is "not known": no claim is kept on it).
+_DEPTH = 64
+
+#: One access's address, summarised while its function's operands are alive (plain data,
+#: shipped by workers): whether it is an LDS-DMA; the semantic decomposition (base,
+#: constant, variable terms) or None; BasicAA's base (name, kind, integer operand of an
+#: inttoptr); the bytes it touches at its address (a DMA: one lane's), or None.
+#: Then where it is: its block, its index in the function, the index of the last full
+#: ``vmcnt`` wait before it in its block (-1: none), and for a DMA the blocks a path from it
+#: reaches without passing such a wait (empty when a wait follows it in its own block).
+Sem = tuple[str, int, tuple[tuple[str, int], ...]]
+AABase = tuple[str, str, str]
+Summary = tuple[bool, "Sem | None", AABase, "int | None", int, int, int, tuple[int, ...]]
+
+
+def dma_operands(name: str | None) -> tuple[int, int] | None:
+    """The LDS pointer's and the size's operand indices of an LDS-DMA intrinsic, or None."""
+    if not name:
+        return None
+    for rx, ptr_i, size_i in _DMA:
+        if rx.fullmatch(name):
+            return ptr_i, size_i
+    return None
+
+
+class Walker:
+    """Decomposes the addresses of one function (cached per name)."""
+
+    def __init__(self, mod: Module, fn: Function, dl: DataLayout, ranges: FunctionRanges | None = None) -> None:
+        self.mod = mod
+        self.fn = fn
+        self.dl = dl
+        #: integer ranges (work-group bounds, masks, ...): a value whose range is {0} may
+        #: fold to 0 in the code generator's simplifications too
+        self.ranges = ranges
+        self.sems: dict[str, Sem | None] = {}
+
+    # ------------------------------------------------------ semantic decomposition
+    def sem(self, ty: Type, v: Value, depth: int = 0) -> Sem | None:
+        if depth > _DEPTH:
+            return None
+        c = int_const(v)
+        if c is not None:
+            return "", c, ()
+        if isinstance(v, GlobalRef):
+            return v.name, 0, ()
+        if isinstance(v, ConstExpr):
+            return self._sem_parts(v.opcode, v.flags, v.operands, v.dest, depth)
+        if not isinstance(v, LocalRef):
+            return None
+        if v.name in self.sems:
+            return self.sems[v.name]
+        self.sems[v.name] = None  # a cycle (a phi) ends here: not known
+        inst = self.fn.by_name.get(v.name)
+        got: Sem | None
+        if inst is None:  # an argument
+            got = (v.name, 0, ()) if ty.is_pointer else ("", 0, ((v.name, 1),))
+        else:
+            ops = opparse.parse(self.mod, inst)
+            k = ops.kind
+            if k == "gep":
+                got = self._sem_parts("getelementptr", ops.flags, ops.operands, ops.source_type, depth)
+            elif k == "cast":
+                got = self._sem_parts(ops.flags[0], (), ops.operands, ops.result_type, depth)
+            elif k == "binop":
+                got = self._sem_parts(ops.flags[0], ops.flags[1:], ops.operands, None, depth)
+            else:
+                got = None
+            if got is None:
+                # a value not followed (a loaded pointer, a phi, a call, a shift) is itself:
+                # a base of its own when a pointer, else a variable term
+                got = (v.name, 0, ()) if ty.is_pointer else ("", 0, ((v.name, 1),))
+        self.sems[v.name] = got
+        return got
+
+    def _sem_parts(self, op: str, flags: Sequence[str], operands: list[tuple[Type, Value]],
+                   ty: Type | None, depth: int) -> Sem | None:
+        if op == "getelementptr":
+            if ty is None or not operands:
+                return None
+            base = self.sem(operands[0][0], operands[0][1], depth + 1)
+            if base is None or not base[0]:
+                return None
+            return self._gep(base, ty, operands[1:], depth)
+        if op in ("bitcast", "addrspacecast", "inttoptr", "ptrtoint") and operands:
+            return self.sem(operands[0][0], operands[0][1], depth + 1)
+        if (op == "add" or (op == "or" and "disjoint" in flags)) and len(operands) == 2:
+            a = self.sem(operands[0][0], operands[0][1], depth + 1)
+            b = self.sem(operands[1][0], operands[1][1], depth + 1)
+            if a is None or b is None or (a[0] and b[0]):
+                return None
+            return a[0] or b[0], a[1] + b[1], _merge(a[2], b[2], 1)
+        return None
+
+    def _gep(self, base: Sem, source: Type, indices: list[tuple[Type, Value]], depth: int) -> Sem | None:
+        named = self.mod.named_types
+        name, const, terms = base
+        cur: Type | None = source
+        for n, (ity, iv) in enumerate(indices):
+            if cur is None or ity.kind != "int":
+                return None
+            if n == 0:
+                scale = self.dl.alloc_size(cur, named)
+            else:
+                rcur: Type | None = cur
+                while rcur is not None and rcur.kind == "named":
+                    rcur = named.get(rcur.name)
+                if rcur is None:
+                    return None
+                if rcur.kind == "struct":
+                    c = int_const(iv)
+                    layout = self.dl.struct_layout(rcur, named)
+                    if c is None or layout is None or not (0 <= c < len(rcur.fields)):
+                        return None
+                    const += layout[0][c]
+                    cur = rcur.fields[c]
+                    continue
+                if rcur.kind not in ("array", "vector") or rcur.elem is None:
+                    return None
+                cur = rcur.elem
+                scale = self.dl.alloc_size(rcur.elem, named)
+            if scale is None:
+                return None
+            idx = self.sem(ity, iv, depth + 1)
+            if idx is None or idx[0]:
+                return None
+            const += idx[1] * scale
+            terms = _merge(terms, idx[2], scale)
+        return name, const, terms
+
+    # ------------------------------------------------------ BasicAA's base
+    def aa_base(self, v: Value, depth: int = 0) -> AABase:
+        """The object BasicAA's underlying-object walk stops at: ``(name, kind, intop)``,
+        kind ``global``, ``inttoptr`` (``intop``: its integer operand), ``phi`` (phis
+        and selects: BasicAA recurses into them), ``other`` or ``unknown``."""
+        if depth > _DEPTH:
+            return "", "unknown", ""
+        if isinstance(v, GlobalRef):
+            return v.name, "global", ""
+        if isinstance(v, ConstExpr):
+            if v.opcode in ("getelementptr", "bitcast", "addrspacecast") and v.operands:
+                return self.aa_base(v.operands[0][1], depth + 1)
+            if v.opcode == "inttoptr" and v.operands:
+                return self._inttoptr("", v.operands[0][1], depth)
+            return "", "unknown", ""
+        if not isinstance(v, LocalRef):
+            return "", "unknown", ""
+        inst = self.fn.by_name.get(v.name)
+        if inst is None:
+            return v.name, "other", ""
+        ops = opparse.parse(self.mod, inst)
+        k = ops.kind
+        if k == "gep" and ops.operands:
+            return self.aa_base(ops.operands[0][1], depth + 1)
+        if k == "cast" and ops.operands:
+            if ops.flags[0] in ("bitcast", "addrspacecast"):
+                return self.aa_base(ops.operands[0][1], depth + 1)
+            if ops.flags[0] == "inttoptr":
+                return self._inttoptr(v.name, ops.operands[0][1], depth)
+        if k in ("phi", "select"):
+            return v.name, "phi", ""
+        return v.name, "other", ""
+
+    def _inttoptr(self, name: str, iv: Value, depth: int) -> AABase:
+        """``inttoptr iv``: folded to its pointer when ``iv`` simplifies to ``ptrtoint p``
+        (the code generator's EarlyCSE simplifies each instruction: ``add x, 0`` is ``x``,
+        ``inttoptr (ptrtoint p)`` is ``p``); else an object of its own."""
+        p = self._ptrtoint_of(iv, depth)
+        if p is not None:
+            return self.aa_base(p, depth + 1)
+        if not name:  # a constant expression: not an instruction CSE could tell apart
+            return "", "unknown", ""
+        return name, "inttoptr", _value_key(iv)
+
+    def _ptrtoint_of(self, iv: Value, depth: int) -> Value | None:
+        """The pointer ``p`` when integer ``iv`` may simplify, instruction by instruction,
+        to ``ptrtoint p`` (an operand of an ``add``/``or``/``xor``/``sub`` that may
+        simplify to 0 drops out); else None."""
+        if depth > _DEPTH:
+            return None
+        if isinstance(iv, ConstExpr):
+            if iv.opcode == "ptrtoint" and iv.operands:
+                return iv.operands[0][1]
+            return None
+        if not isinstance(iv, LocalRef):
+            return None
+        inst = self.fn.by_name.get(iv.name)
+        if inst is None:
+            return None
+        ops = opparse.parse(self.mod, inst)
+        if ops.kind == "cast" and ops.flags[0] == "ptrtoint" and ops.operands:
+            return ops.operands[0][1]
+        if ops.kind == "cast" and ops.flags[0] in ("zext", "sext", "trunc", "bitcast") and ops.operands:
+            return self._ptrtoint_of(ops.operands[0][1], depth + 1)
+        if ops.kind in ("phi", "select") or (ops.kind == "freeze" and ops.operands):
+            vals = (ops.incoming if ops.kind == "phi" else
+                    [ops.operands[0][1]] if ops.kind == "freeze" else [ops.operands[1][1], ops.operands[2][1]])
+            got = [self._ptrtoint_of(v, depth + 1) for v in vals]
+            if got and all(g is not None for g in got) and len({_value_key(g) for g in got if g is not None}) == 1:
+                return got[0]
+            return None
+        if ops.kind == "binop" and ops.flags[0] in ("add", "or", "xor", "sub") and len(ops.operands) == 2:
+            (ta, a), (tb, b) = ops.operands
+            if self._may_be_zero(tb, b, depth + 1):
+                left = self._ptrtoint_of(a, depth + 1)
+                if left is not None:
+                    return left
+            if ops.flags[0] != "sub" and self._may_be_zero(ta, a, depth + 1):
+                return self._ptrtoint_of(b, depth + 1)
+        return None
+
+    def _may_be_zero(self, ty: Type, v: Value, depth: int) -> bool:
+        """May integer ``v`` simplify to the constant 0 (a constant, an instruction that
+        folds to 0, or a value whose range is {0})? Unknown counts as no only for what the
+        walk cannot see through: ranges say the rest."""
+        c = int_const(v)
+        if c is not None:
+            return c == 0
+        if depth > _DEPTH or not isinstance(v, LocalRef):
+            return False
+        inst = self.fn.by_name.get(v.name)
+        if inst is not None:
+            ops = opparse.parse(self.mod, inst)
+            if ops.kind == "binop" and len(ops.operands) == 2:
+                op = ops.flags[0]
+                (ta, a), (tb, b) = ops.operands
+                same = _value_key(a) == _value_key(b)
+                if op in ("sub", "xor") and same:
+                    return True
+                if op in ("and", "mul") and (self._may_be_zero(ta, a, depth + 1) or self._may_be_zero(tb, b, depth + 1)):
+                    return True
+                if op in ("shl", "lshr", "ashr", "udiv", "sdiv", "urem", "srem") and self._may_be_zero(ta, a, depth + 1):
+                    return True
+                if op in ("add", "or", "xor", "sub") and self._may_be_zero(ta, a, depth + 1) \
+                        and self._may_be_zero(tb, b, depth + 1):
+                    return True
+            if ops.kind == "cast" and ops.flags[0] in ("zext", "sext", "trunc") and ops.operands:
+                if self._may_be_zero(ops.operands[0][0], ops.operands[0][1], depth + 1):
+                    return True
+        if self.ranges is None:
+            return False
+        try:
+            r = self.ranges.int_range(ty, v)
+        except RecursionError:
+            return False
+        return not isinstance(r, str) and r.lo == 0 and r.hi == 0
+
+
+def _value_key(v: Value) -> str:
+    if isinstance(v, LocalRef | GlobalRef):
+        return v.name
+    return repr(v)
+
+
+def _merge(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...], scale: int) -> tuple[tuple[str, int], ...]:
+    out: dict[str, int] = dict(a)
+    for name, s in b:
+        out[name] = out.get(name, 0) + s * scale
+    return tuple(sorted((n, s) for n, s in out.items() if s))
+
+
+#: a wait for every vector-memory operation: ``s.waitcnt(0)`` (every counter, in every
+#: encoding), gfx12's ``s.wait.loadcnt(0)``, or inline assembly that waits for ``vmcnt(0)``
+_KILL = lazy(r"@llvm\.amdgcn\.s\.waitcnt\(i32 0\)|@llvm\.amdgcn\.s\.wait\.loadcnt\(i16 0\)"
+             r"|\basm\b[^\n]*\b(s_waitcnt vmcnt\(0\)|s_waitcnt 0\b|s_wait_loadcnt 0x0\b|s_wait_loadcnt 0\b)")
+_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
+
+
+class _Flow:
+    """Which LDS accesses an LDS-DMA may still be in flight at: reached from the DMA by a
+    path that passes no wait for every vector-memory operation (a DMA that such a wait
+    retired cannot lose a wait it no longer needs)."""
+
+    def __init__(self, mod: Module, fn: Function) -> None:
+        text = mod.text
+        instrs = fn.instrs
+        nblocks = max(len(fn.blocks), 1)
+        self.index = {id(inst): n for n, inst in enumerate(instrs)}
+        self.block = [inst.block for inst in instrs]
+        #: per instruction: the index of the last wait at or before it in its block
+        self.last_kill: list[int] = []
+        first_kill = [-1] * nblocks
+        last_in_block = [-1] * nblocks
+        cur_block, last = -1, -1
+        for n, inst in enumerate(instrs):
+            b = self.block[n]
+            if b != cur_block:
+                cur_block, last = b, -1
+            if inst.opcode == "call" and _KILL.search(text, inst.start, inst.end):
+                last = n
+                if first_kill[b] < 0:
+                    first_kill[b] = n
+            self.last_kill.append(last)
+            last_in_block[b] = n
+        names = {name: i for i, name in enumerate(fn.blocks)}
+        self.succ: list[list[int]] = [[] for _ in range(nblocks)]
+        for b in range(nblocks):
+            t = last_in_block[b]
+            if t < 0:
+                continue
+            for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
+                target = names.get("%" + m.group(1))
+                if target is not None:
+                    self.succ[b].append(target)
+        self.first_kill = first_kill
+        self._reach: dict[int, tuple[int, ...]] = {}
+
+    def reach_from_exit(self, b: int) -> tuple[int, ...]:
+        """The blocks a path leaving block ``b`` enters before it passes a wait."""
+        got = self._reach.get(b)
+        if got is None:
+            seen: set[int] = set()
+            todo = list(self.succ[b])
+            while todo:
+                x = todo.pop()
+                if x in seen:
+                    continue
+                seen.add(x)
+                if self.first_kill[x] < 0:  # no wait in it: paths go on through it
+                    todo.extend(self.succ[x])
+            got = self._reach[b] = tuple(sorted(seen))
+        return got
+
+    def where(self, inst: object, is_dma: bool) -> tuple[int, int, int, tuple[int, ...]]:
+        n = self.index[id(inst)]
+        b = self.block[n]
+        reach: tuple[int, ...] = ()
+        if is_dma:
+            # the last wait of its block (-1: none) lies before it: paths leave the block open
+            ends = n + 1
+            open_ = True
+            while ends < len(self.block) and self.block[ends] == b:
+                if self.last_kill[ends] == ends:
+                    open_ = False
+                    break
+                ends += 1
+            reach = self.reach_from_exit(b) if open_ else ()
+        return b, n, self.last_kill[n], reach
+
+
+def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
+    """Give every LDS decision of ``fn`` its address summary (``Decision.dma``), while the
+    function's operands are alive."""
+    lds = [d for d in decisions if d.domain == LDS_DOMAIN]
+    if not lds or not any(dma_operands(d.access.intrinsic) for d in lds):
+        return
+    fa = next((d.fa for d in lds if d.fa is not None), None)
+    dl = layout_of(mod)
+    ranges = FunctionRanges(mod, fn, fa, target_family(mod.triple), dl) if fa is not None else None
+    w = Walker(mod, fn, dl, ranges)
+    flow = _Flow(mod, fn)
+    named = mod.named_types
+    for d in lds:
+        acc = d.access
+        dma = dma_operands(acc.intrinsic)
+        ops = opparse.parse(mod, acc.inst)
+        size: int | None = None
+        ptr: tuple[Type, Value] | None = None
+        if dma is not None:
+            if len(ops.operands) > dma[1]:
+                ptr = ops.operands[dma[0]]
+                size = int_const(ops.operands[dma[1]][1])
+        elif acc.kind in ("load", "store", "atomicrmw", "cmpxchg") and acc.pointers:
+            p = acc.pointers[0]
+            ptr = (p.type, p.value)
+            ty = ops.result_type if acc.kind == "load" else (
+                ops.operands[0][0] if acc.kind == "store" and ops.operands else
+                ops.operands[1][0] if len(ops.operands) > 1 else None)
+            size = None if ty is None else w.dl.store_size(ty, named)
+        pos = flow.where(acc.inst, dma is not None)
+        if ptr is None:
+            d.dma = (dma is not None, None, ("", "unknown", ""), None, *pos)
+            continue
+        d.dma = (dma is not None, w.sem(ptr[0], ptr[1]), w.aa_base(ptr[1]), size, *pos)
+
+
+def in_flight(acc: Summary, dma: Summary) -> bool:
+    """May ``dma`` still be in flight when ``acc`` runs (a path from it with no full wait)?"""
+    blk_a, idx_a, kill_a = acc[4], acc[5], acc[6]
+    blk_d, idx_d, reach_d = dma[4], dma[5], dma[7]
+    if blk_a == blk_d and idx_a > idx_d and kill_a < idx_d:
+        return True
+    return kill_a < 0 and blk_a in reach_d
+
+
+def keeps(acc: Summary | None, dma: Summary) -> bool:
+    """May ``acc`` keep a scope it shares with ``dma`` (see the module's docstring)?"""
+    if acc is None:
+        return False
+    sem_a, aa_a, size_a = acc[1], acc[2], acc[3]
+    sem_d, aa_d, size_d = dma[1], dma[2], dma[3]
+    if sem_a is not None and sem_d is not None and size_a and size_d:
+        if sem_a[0] and sem_a[0] == sem_d[0] and sem_a[2] == sem_d[2]:
+            c = sem_a[1] - sem_d[1]
+            if c < size_d and c + size_a > 0:
+                return True
+    name_d, kind_d, int_d = aa_d
+    name_a, kind_a, int_a = aa_a
+    if kind_d != "inttoptr":
+        return False
+    if kind_a in ("phi", "unknown") or name_a == name_d:
+        return False
+    return not (kind_a == "inttoptr" and int_a == int_d)
+
+
+__all__ = ["AABase", "Sem", "Summary", "Walker", "dma_operands", "in_flight", "keeps", "summarise", "AA_MD", "SCOPE_MD"]
