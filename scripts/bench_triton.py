@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the Triton hook changes in real Triton kernels: the README's "Triton" numbers.
+"""What the Triton hook changes in real Triton kernels: the "Triton" numbers of docs/performance.md.
 
 Compiles two kernels ahead of time (no GPU needed) for AMDGPU targets, once without and once
 with ``llnoalias.triton.enable(args="noalias")``, each into a fresh Triton cache:

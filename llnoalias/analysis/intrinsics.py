@@ -135,7 +135,7 @@ class LaneIntrinsic:
 
 
 #: The lane intrinsics and when their result is the join of their data operands. The
-#: argument for each row is in the README ("Lane intrinsics"); in short:
+#: argument for each row is in docs/soundness.md ("Lane intrinsics"); in short:
 #: - readfirstlane reads the first active lane (one always is): a copy some lane held;
 #: - writelane gives each lane its own ``old`` or the written value; set.inactive gives
 #:   active lanes ``active`` and inactive ones ``inactive``: copies some lane held;
