@@ -10,14 +10,20 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_ranges import analyse, kernel, rng
 
 from llnoalias.analysis.interval import Range, srange, urange
-from llnoalias.analysis.range_transfer import binop_result, cmp_decided, sdiv_interval, srem_interval, tdiv
+from llnoalias.analysis.range_transfer import (
+    binop_result,
+    cmp_decided,
+    sdiv_interval,
+    srem_interval,
+    tdiv,
+)
 from llnoalias.ir.model import LocalRef
 from llnoalias.ir.types import Type
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.pipeline import annotate_text
-from test_ranges import analyse, kernel, rng
 
 I32 = Type("int", bits=32)
 PREDS = ("eq", "ne", "ult", "ule", "ugt", "uge", "slt", "sle", "sgt", "sge")

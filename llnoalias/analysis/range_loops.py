@@ -69,7 +69,7 @@ class LoopRanges(IntTransfer):
         """The join of both arms, each narrowed by what the condition says when it is chosen
         (``select (icmp slt x, 2), x, 0``: the first arm is below 2)."""
         cty, cond = ops.operands[0]
-        picks = ((1, True), (2, False))
+        picks: tuple[tuple[int, bool], ...] = ((1, True), (2, False))
         if width(cty) == 1:
             # a condition the ranges decide (``icmp slt %tid, 0``: false) picks one arm
             c = self.int_range(cty, cond)
