@@ -228,16 +228,23 @@ def test_flydsl_floor_division_of_the_thread_id() -> None:
     assert rng(fr, "%wave") == Range(0, 3)
     assert rng(fr, "%par") == Range(0, 1)
     assert rng(fr, "%x") == Range(6256, 16368)
-    assert rng(fr, "%r") == Range(0, 2047)
+    # %x ends in 112 modulo 128 (known bits), and so does its remainder by 2048
+    assert rng(fr, "%r") == Range(112, 2032)
     assert rng(fr, "%sw") == Range(0, 16368)
     assert rng(fr, "%row") == Range(0, 127)
-    assert rng(fr, "%off") == Range(0, 16383)
-    # brute force: every thread's offset lies in the range
+    # a non-negative dividend's srem/sdiv by 2**k keep their known bits: the offset is a
+    # multiple of 16, so the 16-byte read ends at 16384, inside its 16 KiB sub-buffer
+    assert rng(fr, "%col") == Range(0, 112)
+    assert rng(fr, "%off") == Range(0, 16368)
+    off = fr.int_range(I32, LocalRef("%off"))
+    assert isinstance(off, Range) and off.zero & 15 == 15
+    # brute force: every thread's values lie in their ranges
     for t in range(256):
         lane, wave = t % 64, t // 64
         x = ((wave % 2) * 64 + 48 + lane % 16) * 128 + 112
         sw = x ^ (((x % 2048) >> 8) << 4)
-        assert 0 <= (sw // 128) * 128 + sw % 128 <= 16383
+        assert 112 <= x % 2048 <= 2032 and 0 <= sw <= 16368
+        assert 0 <= (sw // 128) * 128 + sw % 128 <= 16368
 
 
 def test_flydsl_read_gets_a_byte_range() -> None:

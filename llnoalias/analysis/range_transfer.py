@@ -253,6 +253,10 @@ def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> 
     if op in ("udiv", "urem") and c > 0 and c & (c - 1) == 0:
         t = c.bit_length() - 1
         return kb.lshr(a, t, w) if op == "udiv" else kb.and_(a, kb.const(c - 1, w))
+    if op in ("sdiv", "srem") and 0 < c < (1 << (w - 1)) and c & (c - 1) == 0 and a.zero >> (w - 1) & 1:
+        # a dividend whose sign bit is known clear: the unsigned operation, bit for bit
+        t = c.bit_length() - 1
+        return kb.lshr(a, t, w) if op == "sdiv" else kb.and_(a, kb.const(c - 1, w))
     return None
 
 
