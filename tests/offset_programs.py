@@ -2,8 +2,9 @@
 
 A program is a kernel with one dynamic LDS buffer ``@smem``: a thread id bounded by a
 work-group size attribute, optionally a counted loop ``i = 0 .. trip-1``, a chain of
-integer operations over them (and/or/xor/shl/lshr/ashr/mul/urem/udiv/add/sub/min/max/
-select/trunc/zext/sext), and accesses whose addresses are ``getelementptr``s (or
+integer operations over them (and/or/xor/shl/lshr/ashr/mul/urem/udiv/sdiv/srem/add/sub/
+min/max/select/trunc/zext/sext, and FlyDSL's floor division: ``sdiv`` fixed up by a ``select``
+on ``icmp``s), and accesses whose addresses are ``getelementptr``s (or
 ``ptrtoint``/``add``/``inttoptr`` chains) from constant bases. ``evaluate`` runs the
 program in Python with LLVM's semantics for one thread id and loop value, so a test can
 enumerate every execution and compare the bytes really touched with what llnoalias claims.
@@ -18,6 +19,10 @@ from hypothesis import strategies as st
 M32 = (1 << 32) - 1
 
 BINOPS = ("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "urem", "udiv")
+#: signed division and remainder (by a constant from the pool, 0 and -1 included)
+SIGNED_DIV = ("sdiv", "srem")
+#: the positive divisors of ``floordiv``
+FLOOR_DIVISORS = (1, 2, 3, 8, 64, 100, 128)
 INTRINSICS = ("umin", "umax", "smin", "smax")
 ELEMS = {"i8": 1, "i32": 4, "<4 x i32>": 16, "i64": 8}
 
@@ -29,7 +34,7 @@ def s32(x: int) -> int:
 
 @dataclass
 class Op:
-    kind: str  # a binop, an intrinsic, select, trunc16z, trunc16s, trunc8z
+    kind: str  # a binop, sdiv, srem, an intrinsic, select, sselect, floordiv, trunc16z, trunc16s, trunc8z
     a: int  # operand: index of a previous value, or -1 - const index
     b: int = 0
     c: int = 0
@@ -96,8 +101,23 @@ class Program:
             dst = f"%v{n + k}"
             a = self.operand_text(op.a)
             b = self.operand_text(op.b)
-            if op.kind in BINOPS:
+            if op.kind in BINOPS or op.kind in SIGNED_DIV:
                 lines.append(f"  {dst} = {op.kind} i32 {a}, {b}")
+            elif op.kind == "floordiv":
+                # FlyDSL 0.4.2's floor division by a positive constant, as it writes it
+                d = op.consts[0]
+                lines.append(f"  %q{k} = sdiv i32 {a}, {d}")
+                lines.append(f"  %m{k} = mul i32 %q{k}, {d}")
+                lines.append(f"  %ne{k} = icmp ne i32 {a}, %m{k}")
+                lines.append(f"  %neg{k} = icmp slt i32 {a}, 0")
+                lines.append(f"  %ng{k} = icmp ne i1 %neg{k}, false")
+                lines.append(f"  %fix{k} = and i1 %ne{k}, %ng{k}")
+                lines.append(f"  %qm{k} = add i32 %q{k}, -1")
+                lines.append(f"  {dst} = select i1 %fix{k}, i32 %qm{k}, i32 %q{k}")
+            elif op.kind == "sselect":
+                c = self.operand_text(op.c)
+                lines.append(f"  %c{k} = icmp slt i32 {a}, {b}")
+                lines.append(f"  {dst} = select i1 %c{k}, i32 {b}, i32 {c}")
             elif op.kind == "ordisjoint":
                 lines.append(f"  {dst} = or disjoint i32 {a}, {b}")
             elif op.kind in INTRINSICS:
@@ -174,8 +194,8 @@ class Program:
             a, b = get(op.a), get(op.b)
             k = op.kind
             dst = len(vals)
-            if k == "select":
-                chosen = op.b if a < b else op.c
+            if k in ("select", "sselect"):
+                chosen = op.b if (a < b if k == "select" else s32(a) < s32(b)) else op.c
                 if bad(op.a) or bad(op.b) or bad(chosen):
                     poisoned.add(dst)
             elif k.startswith("trunc"):
@@ -207,6 +227,16 @@ class Program:
                 if b == 0:
                     return None
                 r = a % b if k == "urem" else a // b
+            elif k in ("sdiv", "srem"):
+                sa, sb = s32(a), s32(b)
+                if sb == 0 or (sa == -(1 << 31) and sb == -1):
+                    return None  # undefined behaviour
+                q = abs(sa) // abs(sb) * (1 if (sa < 0) == (sb < 0) else -1)  # rounded toward zero
+                r = q if k == "sdiv" else sa - q * sb
+            elif k == "floordiv":
+                r = s32(a) // op.consts[0]
+            elif k == "sselect":
+                r = b if s32(a) < s32(b) else get(op.c)
             elif k == "umin":
                 r = min(a, b)
             elif k == "umax":
@@ -261,13 +291,15 @@ def programs(draw: st.DrawFn, max_ops: int = 6, max_accesses: int = 3) -> Progra
                 return draw(st.integers(0, avail - 1))
             return -1 - draw(st.integers(0, len(const_pool) - 1))
 
-        kind = draw(st.sampled_from(BINOPS + INTRINSICS + ("select", "trunc16z", "trunc16s", "trunc8z")))
+        kind = draw(st.sampled_from(BINOPS + SIGNED_DIV + INTRINSICS +
+                                    ("select", "sselect", "floordiv", "trunc16z", "trunc16s", "trunc8z")))
         a = draw(st.integers(0, avail - 1))
-        if kind in ("shl", "lshr", "ashr", "urem", "udiv"):
+        if kind in ("shl", "lshr", "ashr", "urem", "udiv", "sdiv", "srem"):
             b = operand(prefer_value=False)
         else:
             b = operand()
-        prog.ops.append(Op(kind, a, b, operand()))
+        divisor = (draw(st.sampled_from(FLOOR_DIVISORS)),) if kind == "floordiv" else ()
+        prog.ops.append(Op(kind, a, b, operand(), divisor))
     n_vals = prog.n_base() + n_ops
     for _ in range(draw(st.integers(1, max_accesses))):
         value = draw(st.integers(0, n_vals - 1))

@@ -68,9 +68,15 @@ class LoopRanges(IntTransfer):
     def _select(self, ops: Ops, w: int) -> IntResult:
         """The join of both arms, each narrowed by what the condition says when it is chosen
         (``select (icmp slt x, 2), x, 0``: the first arm is below 2)."""
-        cond = ops.operands[0][1]
+        cty, cond = ops.operands[0]
+        picks: tuple[tuple[int, bool], ...] = ((1, True), (2, False))
+        if width(cty) == 1:
+            # a condition the ranges decide (``icmp slt %tid, 0``: false) picks one arm
+            c = self.int_range(cty, cond)
+            if isinstance(c, Range) and c.lo == c.hi:
+                picks = ((1, True),) if c.lo else ((2, False),)
         arms: list[IntResult] = []
-        for pos, holds in ((1, True), (2, False)):
+        for pos, holds in picks:
             ty, v = ops.operands[pos]
             r = self.int_range(ty, v)
             if isinstance(r, str) and "itself" in r:

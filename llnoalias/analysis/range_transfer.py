@@ -60,6 +60,7 @@ _RANGE_ATTR_RE = lazy(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
 _RANGE_MD_RE = lazy(r"!range\s+!(\d+)")
 _INT_PAIR_RE = lazy(r"\bi(\d+)\s+(-?\d+)")
 _QUOTED_RE = lazy(r'"[^"]*"')
+_ICMP_RE = lazy(r"\bicmp\s+(?:samesign\s+)?([a-z]+)")
 #: what makes a value poison (or undef) where LLVM's own rules would make it wrap or fail
 _POISON_RE = lazy(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
                         r"|!range\b|\brange\(")
@@ -69,6 +70,62 @@ def at_line(inst: Instruction | None) -> str:
     """`` (line N)`` for a reason, built only when a reason is returned."""
     return f" (line {inst.line})" if inst is not None else ""
 
+
+
+def tdiv(x: int, d: int) -> int:
+    """``x / d`` rounded toward zero, as LLVM's ``sdiv`` (``d != 0``)."""
+    q = abs(x) // abs(d)
+    return q if (x < 0) == (d < 0) else -q
+
+
+def sdiv_interval(lo: int, hi: int, d: int) -> Range:
+    """Every ``x sdiv d`` for ``x`` in ``[lo, hi]`` (``d`` a constant other than 0 and -1).
+    Division rounded toward zero is monotone in ``x``: non-decreasing for ``d > 0``,
+    non-increasing for ``d < 0``, so the ends come from the ends, whatever their signs."""
+    a, b = tdiv(lo, d), tdiv(hi, d)
+    return Range(min(a, b), max(a, b))
+
+
+def srem_interval(lo: int, hi: int, d: int) -> Range:
+    """Every ``x srem c`` for ``x`` in ``[lo, hi]`` and ``|c| == d > 0``: the remainder has
+    the dividend's sign (or is 0) and is below ``d`` in magnitude, and a dividend already
+    below ``d`` in magnitude is its own remainder."""
+    if lo >= 0:
+        return Range(lo, hi) if hi < d else Range(0, d - 1)
+    if hi <= 0:
+        return Range(lo, hi) if lo > -d else Range(-(d - 1), 0)
+    return Range(max(lo, -(d - 1)), min(hi, d - 1))
+
+
+def cmp_decided(pred: str, a: IntResult, b: IntResult, w: int) -> int | None:
+    """``icmp pred a, b`` of ``iW`` values in ranges ``a`` and ``b``: 1 or 0 when every pair of
+    values gives that answer, else None."""
+    if not isinstance(a, Range) or not isinstance(b, Range):
+        return None
+    if pred in ("eq", "ne"):
+        # both readings agree on equality: compare in the unsigned one
+        x, y = urange(a, w), urange(b, w)
+        if x.lo == x.hi == y.lo == y.hi:
+            return 1 if pred == "eq" else 0
+        if x.hi < y.lo or y.hi < x.lo:
+            return 0 if pred == "eq" else 1
+        return None
+    if pred[:1] == "u":
+        x, y = urange(a, w), urange(b, w)
+    elif pred[:1] == "s":
+        x, y = srange(a, w), srange(b, w)
+    else:
+        return None
+    rest = pred[1:]
+    if rest == "lt":
+        return 1 if x.hi < y.lo else 0 if x.lo >= y.hi else None
+    if rest == "le":
+        return 1 if x.hi <= y.lo else 0 if x.lo > y.hi else None
+    if rest == "gt":
+        return 1 if x.lo > y.hi else 0 if x.hi <= y.lo else None
+    if rest == "ge":
+        return 1 if x.lo >= y.hi else 0 if x.hi < y.lo else None
+    return None
 
 
 def binop_range(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb: Range | None,
@@ -128,21 +185,25 @@ def binop_range(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb:
             return u
         return Range(0, d - 1)
     if op == "srem":
-        if cb is None or not isinstance(a, Range):
-            return f"srem{at_line(inst)}"
+        if cb is None:
+            return f"srem by a non-constant{at_line(inst)}"
         d = abs(srange(cb, w).lo)
+        if d == 0:
+            return f"srem by zero{at_line(inst)}"
+        # an unknown dividend reads as the whole signed window: |a srem d| < d still holds
         s = srange(a, w)
-        if d == 0 or s.lo < 0:
-            return f"srem of a value that may be negative{at_line(inst)}"
-        return Range(s.lo, s.hi) if s.hi < d else Range(0, d - 1)
+        return srem_interval(s.lo, s.hi, d)
     if op == "sdiv":
         if cb is None:
             return f"sdiv by a non-constant{at_line(inst)}"
         d = srange(cb, w).lo
+        if d == 0:
+            return f"sdiv by zero{at_line(inst)}"
+        if d == -1:
+            # INT_MIN / -1 is undefined, and -a leaves the window for a = INT_MIN
+            return f"sdiv by -1{at_line(inst)}"
         s = srange(a, w)
-        if d <= 0 or s.lo < 0:
-            return f"sdiv of a value that may be negative{at_line(inst)}"
-        return Range(s.lo // d, s.hi // d)
+        return sdiv_interval(s.lo, s.hi, d)
     if op == "and":
         if cb is not None:
             c = urange(cb, w).lo
@@ -192,6 +253,10 @@ def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> 
     if op in ("udiv", "urem") and c > 0 and c & (c - 1) == 0:
         t = c.bit_length() - 1
         return kb.lshr(a, t, w) if op == "udiv" else kb.and_(a, kb.const(c - 1, w))
+    if op in ("sdiv", "srem") and 0 < c < (1 << (w - 1)) and c & (c - 1) == 0 and a.zero >> (w - 1) & 1:
+        # a dividend whose sign bit is known clear: the unsigned operation, bit for bit
+        t = c.bit_length() - 1
+        return kb.lshr(a, t, w) if op == "sdiv" else kb.and_(a, kb.const(c - 1, w))
     return None
 
 
@@ -380,7 +445,7 @@ class IntTransfer:
                 return cast_result(cast, self.int_range(sty, sv), sw, w, inst)
             return f"{cast} result{at_line(inst)}"
         if k == "cmp":
-            return Range(0, 1)
+            return self._cmp(ops, inst)
         if k == "freeze":
             ty, v = ops.operands[0]
             why = self._may_be_poison(inst)
@@ -410,6 +475,23 @@ class IntTransfer:
         a = ca if ca is not None else self.int_range(ta, va)
         b = cb if cb is not None else self.int_range(tb, vb)
         return binop_result(op, ops.flags, a, b, cb, w, inst)
+
+    def _cmp(self, ops: Ops, inst: Instruction | None) -> Range:
+        """An ``icmp`` whose answer the operands' ranges decide is that constant (``icmp slt
+        %tid, 0`` is false); any other comparison is 0 or 1."""
+        if inst is None or inst.opcode != "icmp" or len(ops.operands) != 2:
+            return Range(0, 1)
+        (ty, va), (_, vb) = ops.operands
+        cw = width(ty)
+        if cw <= 0 or cw > RANGE_BITS:
+            return Range(0, 1)  # pointers and vectors are not followed
+        pm = _ICMP_RE.search(self.mod.text, inst.start, inst.end)
+        if pm is None:
+            return Range(0, 1)
+        a = self.int_range(ty, va)
+        b = self.int_range(ty, vb)
+        got = cmp_decided(pm.group(1), a, b, cw)
+        return Range(0, 1) if got is None else Range(got, got)
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
         """Why the value ``freeze`` freezes may be poison or undef, or None when it cannot.
@@ -544,4 +626,5 @@ class IntTransfer:
         raise NotImplementedError
 
 
-__all__ = ["BUDGET", "MAX_DEPTH", "IntTransfer", "binop_result", "cast_result"]
+__all__ = ["BUDGET", "MAX_DEPTH", "IntTransfer", "binop_result", "cast_result", "cmp_decided", "sdiv_interval",
+           "srem_interval", "tdiv"]
