@@ -488,8 +488,14 @@ def summarize(outcomes: Sequence[Outcome], out: list[str], verbose: bool = False
             line = f"{v:>9}: {len(bad)} of {len(rows)} kernels lose a wait"
             if v != "input":
                 blame = [o for o in bad if blamed(by[(o.kernel.name, "input", be)], o)]
-                line += f"; {len(blame)} blamed on llnoalias"
+                # the plain measure: a wait the same kernel had without llnoalias
+                kept = [o for o in bad if o.result is not None
+                        and {(w.dma, w.access) for w in o.result.lost} - by[(o.kernel.name, "input", be)].pairs()]
+                line += f"; {len(kept)} lose a wait the input kept; {len(blame)} blamed on llnoalias"
                 counts[f"{be}:{v}:blamed"] = len(blame)
+                counts[f"{be}:{v}:new"] = len(kept)
+                if verbose and kept:
+                    out.append(f"  lose a wait the input kept ({be}, {v}): " + " ".join(o.kernel.name for o in kept))
             line += f"; {len(errs)} not checked; {len(approx)} mapped approximately"
             counts[f"{be}:{v}"] = len(bad)
             out.append(line)

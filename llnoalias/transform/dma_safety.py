@@ -90,6 +90,8 @@ WINDOW = ("shares an LDS scope with an LDS-DMA that alias analysis may tell apar
           "(one lane's window): no LDS scopes")
 
 
+PRODUCER_WINDOW = ("an LDS access of the function keeps the input's own metadata in reach of an LDS-DMA's "
+                   "one-lane window: no LDS scopes in the function, so the waits the input forces stay")
 LOWERED = ("LDS-DMA into a static LDS variable, addressed directly: LLVM's module-LDS lowering "
            "replaces the alias metadata of its accesses, so the function gets no LDS scopes and the "
            "DMA no metadata at all")
@@ -110,7 +112,9 @@ def lowered(mod: Module, p: Plan, out: Guarded) -> None:
     own bytes lost its wait. So such a DMA gets no metadata from llnoalias in any domain,
     and its function's LDS accesses none in the LDS domain (an access of the same static
     variable would have its claim replaced anyway; a claim on another access can take away
-    a wait that the input had only by chance).
+    a wait that the input had only by chance). The function's other DMAs get no metadata
+    either: one that llnoalias scoped takes a slot of its own and changes which DMA the
+    lowered reads are checked against (measured with llc-19).
 
     Where the lowering scopes the DMA and an access of the same variable that alias
     analysis may tell apart from the DMA's one-lane window, LLVM 21 and later lose the wait
@@ -142,7 +146,10 @@ def lowered(mod: Module, p: Plan, out: Guarded) -> None:
                 lowered_dmas.append(d)
         if not lowered_dmas:
             continue
-        insts = {id(d.access.inst) for d in lowered_dmas}
+        # every DMA of the function, not only the lowered ones: one that llnoalias scoped (an
+        # argument-domain scope alone is enough) takes a slot of its own, which changes which
+        # of the lowered DMAs the reads are checked against (measured with llc-19)
+        insts = {id(d.access.inst) for d in ds if dma_operands(d.access.intrinsic) is not None}
         hit |= insts
         blocker = _short(lowered_dmas[0])
         for d in ds:
@@ -254,13 +261,19 @@ def residual(p: Plan, out: Guarded) -> None:
     ``SIInsertWaitcnts`` against every scoped LDS-DMA through alias analysis, which may tell
     it apart from the DMA's one-lane window although another lane writes its bytes (rule
     (b) of the module's docstring); llnoalias withholds its own scopes from such an access,
-    but the producer's stay. One warning per function, at the first such access."""
+    but the producer's stay. One warning per function, at the first such access.
+
+    In such a function the other LDS accesses get no LDS scopes from llnoalias either: an
+    access the input left without metadata waits for every DMA in flight, and a wait the
+    input has at the risky access may be owed to it alone (measured on generated kernels:
+    a read through ``inttoptr`` that llnoalias scoped no longer waited, and the producer's
+    read after it lost its wait with it)."""
     by_fn: dict[int, list[Decision]] = {}
     for d in p.decisions:
         if d.domain == LDS_DOMAIN and d.dma is not None:
             by_fn.setdefault(id(d.access.inst.function), []).append(d)
     for ds in by_fn.values():
-        dmas = [d for d in ds if d.dma is not None and d.dma[0] and d.keys]
+        dmas = [d for d in ds if d.dma is not None and d.dma[0] and (d.keys or SCOPE_MD.search(_code(d)))]
         if not dmas:
             continue
         risky: list[tuple[Decision, Decision]] = []
@@ -276,6 +289,9 @@ def residual(p: Plan, out: Guarded) -> None:
                     break
         if risky:
             d, m = risky[0]
+            for other in ds:
+                if other.keys and other.dma is not None and not other.dma[0]:
+                    _withdraw(other, PRODUCER_WINDOW, _short(d))
             more = (f" (and {len(risky) - 1} more LDS access like it in {d.access.inst.function.name})"
                     if len(risky) > 1 else "")
             _warn(out, d, "LDS access with the input's own alias metadata (!alias.scope, !noalias or "
@@ -340,5 +356,5 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["LOWERED", "UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "lowered", "rescue",
+__all__ = ["LOWERED", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "lowered", "rescue",
            "residual", "static_lds", "summarise"]
