@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check the range analysis on a straight-line kernel by running it: every LDS address of
-every thread must lie in the offset range llnoalias computes (issue 23, FlyDSL's GEMMs).
+every thread must lie in the offset range llnoalias computes (FlyDSL's GEMMs).
 
 A small interpreter runs the integer instructions that feed the addresses (``add`` ...
 ``xor``, ``sdiv``/``srem``/``udiv``/``urem``, shifts, ``icmp``, ``select``, casts,

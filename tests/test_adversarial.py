@@ -50,7 +50,7 @@ UNKNOWN_SHAPES = {
                       "  %p = extractelement <2 x ptr addrspace(3)> %v0, i32 %n",
     "narrow_then_add": "%t9 = ptrtoint ptr addrspace(3) @lds_b to i16\n  %z9 = zext i16 %t9 to i32\n"
                        "  %a9 = add i32 %z9, %ia\n  %p = inttoptr i32 %a9 to ptr addrspace(3)",
-    # issue 10: lane intrinsics that may hand back a value no lane held
+    # lane intrinsics that may hand back a value no lane held
     "bpermute_address": "%q = call i32 @llvm.amdgcn.ds.bpermute(i32 0, i32 %ia)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
     "permute_address": "%q = call i32 @llvm.amdgcn.ds.permute(i32 0, i32 %ia)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
     "swizzle_address": "%q = call i32 @llvm.amdgcn.ds.swizzle(i32 %ia, i32 31)\n  %p = inttoptr i32 %q to ptr addrspace(3)",
@@ -74,7 +74,7 @@ UNKNOWN_SHAPES = {
                          "  %p = inttoptr i32 %q to ptr addrspace(3)",
     "writelane_lane_operand_address": "%q = call i32 @llvm.amdgcn.writelane.i32(i32 %ia, i32 %ib, i32 %ia)\n"
                                   "  %p = inttoptr i32 %q to ptr addrspace(3)",
-    # issue 10: loaded integers
+    # loaded integers
     "dispatch_variable_offset": "store i32 %ib, ptr addrspace(1) null, align 4\n"
                                 "  %dp = call ptr addrspace(4) @llvm.amdgcn.dispatch.ptr()\n"
                                 "  %g = getelementptr i8, ptr addrspace(4) %dp, i32 %n\n"

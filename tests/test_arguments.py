@@ -1,4 +1,4 @@
-"""Kernel arguments (issue 3): effects analysis, attributes, !invariant.load, and the
+"""Kernel arguments: effects analysis, attributes, !invariant.load, and the
 ld.global.nc that NVPTX code generation makes of them."""
 
 from __future__ import annotations

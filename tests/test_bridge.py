@@ -1,4 +1,4 @@
-"""The version bridge (issue 11): each rewrite of the table on its fixture, the corpus,
+"""The version bridge: each rewrite of the table on its fixture, the corpus,
 and the promise that the bridge never changes what llnoalias writes."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The compiled domain functions (llnoalias/analysis/_cdomain.c) give exactly the answers of
-their Python originals in ``interval`` (issue 13): on random ranges, offsets and known-bits
+their Python originals in ``interval``: on random ranges, offsets and known-bits
 facts of every width (those above 64 bits, and ends that do not fit 64 bits, are handed to
 the Python code), on the edges of each window, and on facts that contradict themselves."""
 

@@ -1,5 +1,5 @@
 """The compiled fixpoint and transfer (llnoalias/analysis/_cfix.c) give exactly what the
-Python solver gives (issue 13): the same value for every name of every slice, in the same
+Python solver gives: the same value for every name of every slice, in the same
 order, and the same causes, on every function of every fixture and corpus file under two
 option sets, from nothing solved and from half of the function solved before; and on a
 hand-made kernel with every case the compiled transfer hands to Python (constant

@@ -140,7 +140,7 @@ def test_compile_annotates_by_default(amd_ll: Path, tmp_path: Path) -> None:
     assert "s_endpgm" in out.read_text()
 
 
-# --- issue 11: --triple, an inferred triple, the llc search, --opt ---------------------
+# --- --triple, an inferred triple, the llc search, --opt ---------------------
 
 TRITON_NV_NO_TRIPLE = NVPTX_KERNEL.replace('target triple = "nvptx64-nvidia-cuda"\n', "")
 
@@ -212,7 +212,7 @@ def test_failing_fallback_keeps_llvmlites_message(tmp_path: Path, monkeypatch: p
     src.write_text(UNREADABLE)
     res = _invoke([str(src), "-o", str(tmp_path / "k.s"), "--no-annotate"])
     assert res.exit_code == 2
-    # one error line, then a note per tool tried (issue 24), not one chained line
+    # one error line, then a note per tool tried, not one chained line
     lines = res.stderr.splitlines()
     assert lines[0].startswith("llnoalias: error: no code generator could take the module: llvmlite")
     assert "'s LLVM" in lines[1] and "cannot read this module" in lines[1] and lines[1].startswith("llnoalias: note: ")

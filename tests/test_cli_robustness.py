@@ -1,4 +1,4 @@
-"""The real command line under stress (issue 5): closed pipes, Ctrl-C, unwritable
+"""The real command line under stress: closed pipes, Ctrl-C, unwritable
 places, bad input next to an existing output, odd bytes, very long lines, many files."""
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def test_several_inputs_need_out_dir_and_refuse_o(tmp_path) -> None:
     assert not (tmp_path / "x.ll").exists()
     res = run([GOOD, GOOD, "--out-dir", str(tmp_path)])
     assert res.returncode == 2 and b"would both be written" in res.stderr
-    res = run([GOOD, "--out-dir", str(tmp_path / "missing")])  # created (issue 24), as LLVM's tools do
+    res = run([GOOD, "--out-dir", str(tmp_path / "missing")])  # created, as LLVM's tools do
     assert res.returncode == 0 and (tmp_path / "missing" / os.path.basename(GOOD)).exists(), res.stderr
 
 

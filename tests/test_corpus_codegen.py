@@ -1,5 +1,5 @@
 """Every real module of every producer the project knows goes through ``llnoalias stats X.ll``
-with no flag (issue 25): the module and llnoalias's annotated copy are both verified and
+with no flag: the module and llnoalias's annotated copy are both verified and
 compiled by llvmlite's LLVM 22 through the version bridge, on the GPU the module names or
 its intrinsics need.
 

@@ -1,5 +1,5 @@
 """The compiled range queries (llnoalias/analysis/_crange.c) give exactly what the Python
-methods ``FunctionRanges.offset`` and ``IntTransfer.int_range`` give (issue 13): every
+methods ``FunctionRanges.offset`` and ``IntTransfer.int_range`` give: every
 answer, and the caches, budget, depth and in-progress marks they leave behind, on every
 function of every fixture and corpus file, asked in text order and in reverse, and with a
 budget and a depth small enough to run out."""

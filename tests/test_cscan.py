@@ -1,6 +1,6 @@
 """The compiled reader (llnoalias/ir/_cscan.c) and the pure-Python one give the same model
 on every fixture and corpus file: line starts, blocks, and every instruction's span, name,
-opcode and operands as the analysis reads them (issue 13)."""
+opcode and operands as the analysis reads them."""
 
 from __future__ import annotations
 

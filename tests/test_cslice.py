@@ -1,5 +1,5 @@
 """The compiled slice walk (llnoalias/analysis/_cslice.c) gives exactly what the Python
-walk ``provenance._walk`` gives (issue 13): the slice and the order its values entered,
+walk ``provenance._walk`` gives: the slice and the order its values entered,
 what each reads, the post-order and the back reads, on every function of every fixture
 and corpus file, from nothing solved and from half of the function solved before, and on
 hand-made bodies with the cases the compiled walk hands back to Python (constant

@@ -1,4 +1,4 @@
-"""Function bodies read where they are used (``parse_module_deferred``, issue 13): a large
+"""Function bodies read where they are used (``parse_module_deferred``): a large
 module split between processes has each body read by the process that analyses it. A body
 read later is the body the one-pass parse reads; a bad module is reported as the one-pass
 parse reports it; and the parent leaves unread the bodies a worker analysed."""

@@ -145,3 +145,18 @@ def test_the_citation_scan_reads_every_form() -> None:
     text = "SPEC section 2b; SPEC 4b, SPEC sections 3 and 4; see SPEC, section 6 and SPEC 7."
     found = [m.group(1) + m.group(2) for m in SPEC_RE.finditer(text)]
     assert found == ["2b", "4b", "3 and 4", "6", "7"]
+
+
+def test_code_cites_documents_not_issue_numbers() -> None:
+    """Comments and docstrings point to the documents in the repository (docs/design.md's
+    sections, docs/soundness.md), never to an issue number a reader cannot look up."""
+    cited = re.compile(r"\bissues? \d+\b", re.IGNORECASE)
+    found = []
+    for sub in ("llnoalias", "tests", "scripts"):
+        for path in sorted((ROOT / sub).rglob("*")):
+            if path.suffix not in (".py", ".c", ".h") or not path.is_file():
+                continue
+            for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if cited.search(line) and path.name != "test_docs.py":
+                    found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

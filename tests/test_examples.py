@@ -1,4 +1,4 @@
-"""The README's CUDA and HIP recipes (issue 24), run as written: Debian's clang-19 alone, no
+"""The README's CUDA and HIP recipes, run as written: Debian's clang-19 alone, no
 CUDA or ROCm install, the examples in ``examples/``, and ``llnoalias stats`` before and after.
 The PTX store counter sees what ``--args noalias`` does to the accumulation loop."""
 

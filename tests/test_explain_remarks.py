@@ -33,7 +33,7 @@ def test_every_untagged_access_names_a_reason(path: str) -> None:
         for a in res.report.accesses:
             if not a.tagged:
                 assert a.reason.strip(), f"{path}:{a.line}: untagged without a reason ({a.domain})"
-                # issue 10: the rule and where it applied, never a bare "unknown"
+                # the rule and where it applied, never a bare "unknown"
                 assert a.blocker.strip(), f"{path}:{a.line}: no blocking instruction ({a.reason})"
                 assert a.rule.strip() and not re.search(r"(^|: )unknown$", a.rule), (path, a.line, a.rule)
                 if a.rule.startswith("unknown provenance"):
@@ -151,7 +151,7 @@ define amdgpu_kernel void @k(i32 %n) {
 
 
 def test_blockers_most_costly_first(tmp_path) -> None:
-    """issue 10: the untagged accesses grouped by the instruction that blocked them."""
+    """The untagged accesses grouped by the instruction that blocked them."""
     res = annotate_text(BLOCKERS, "b.ll", AnnotateOptions())
     rows = res.report.blockers()
     assert [(w, acc) for w, _, acc, _ in rows] == [

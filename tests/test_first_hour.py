@@ -1,4 +1,4 @@
-"""A new user's first hour (issue 24): the command line's frictions, each pinned.
+"""A new user's first hour: the command line's frictions, each pinned.
 
 Help that shows annotate's options, llc's spellings on ``compile``, errors instead of
 silence for bad values, what ``--version`` says, plain text off a terminal, the report's

@@ -1,4 +1,4 @@
-"""Fuzzing (issue 5): nothing a user feeds llnoalias crashes it, loses data or hangs.
+"""Fuzzing: nothing a user feeds llnoalias crashes it, loses data or hangs.
 
 Mutants of the real fixtures (dropped, duplicated, swapped or cut lines, swapped
 brackets, random bytes including non-UTF-8, a file cut short) and random well-formed

@@ -1,4 +1,4 @@
-"""The GPU a module needs, from its intrinsics, when it names none (issue 25)."""
+"""The GPU a module needs, from its intrinsics, when it names none."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A note when a run tags nothing but a flag would have given it roots (issue 24): plain
+"""A note when a run tags nothing but a flag would have given it roots: plain
 clang output has pointer arguments without ``noalias`` and static ``__shared__`` tiles, and
 the defaults (``--args auto``, ``--lds dynamic``) tag none of it. The command line says so on
 stderr when the run changed nothing (never when it tagged something), ``explain`` says why

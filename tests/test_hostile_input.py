@@ -1,4 +1,4 @@
-"""Bounded work on any input (issue 24, SPEC section 6): integer widths past LLVM's limit and
+"""Bounded work on any input (SPEC section 6): integer widths past LLVM's limit and
 brackets nested past the reader's limit are located errors (exit 2, within a second, in the
 compiled and the pure-Python reader alike); legal but extreme inputs (i8388608, a few
 thousand nested constant expressions) are read and annotated; the first undefined value in

@@ -1,4 +1,4 @@
-"""Property tests for the lane-intrinsic and loaded-integer rules (issue 10).
+"""Property tests for the lane-intrinsic and loaded-integer rules.
 
 Each program is built from random pieces, and an oracle written from the hardware's and
 the runtime's behaviour (not from llnoalias's tables) says which values a lane can get:

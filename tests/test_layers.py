@@ -1,4 +1,4 @@
-"""The package's layers (issue 12): each subpackage imports only the layers below it, no
+"""The package's layers: each subpackage imports only the layers below it, no
 module imports itself back through another, nothing below the CLI prints, and no module
 or class outgrows one idea."""
 

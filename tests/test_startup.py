@@ -1,4 +1,4 @@
-"""Start-up (issue 13): a run imports only what it uses. No timings here (the machines are
+"""Start-up: a run imports only what it uses. No timings here (the machines are
 shared and noisy); what is checked is which modules a fresh process has loaded."""
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def test_commented_triple_is_ignored() -> None:
     assert read_triple(text) == "amdgcn-amd-amdhsa"
 
 
-# --- a module without a triple (issue 11) ---------------------------------------------
+# --- a module without a triple ---------------------------------------------
 
 
 def test_triple_inferred_from_ptx_kernel() -> None:

@@ -1,4 +1,4 @@
-"""The checking child that starts before the texts exist (issue 13): it is ended when no
+"""The checking child that starts before the texts exist: it is ended when no
 check is needed, contains what goes wrong in it, and its direct calls into llvmlite's
 library say what llvmlite.binding says."""
 

@@ -1,4 +1,4 @@
-"""Issue 4's bar, as a test: on seed-001-style kernels (2 to 6 named dynamic LDS buffers,
+"""The waits bar, as a test: on seed-001-style kernels (2 to 6 named dynamic LDS buffers,
 LDS-DMA writes and LDS reads in a loop, addresses as getelementptr, integer round trips
 and loop-carried pointers) `llnoalias compile` reaches the vmcnt count of perfectly
 annotated IR and never exceeds the static-LDS baseline (gfx942, llvmlite's LLVM)."""
@@ -42,7 +42,7 @@ def test_compile_reaches_ideal_and_beats_static(tmp_path, n: int, shape: str) ->
 
 def _single_buffer(text: str) -> str:
     """The same kernel with one dynamic LDS buffer carved by a constant offset: @lds_0 at
-    @smem + 0, @lds_1 at @smem + 32768 (issue 6's shape)."""
+    @smem + 0, @lds_1 at @smem + 32768."""
     text = text.replace("@lds_0 = external", "@smem = external").replace("@lds_0", "@smem")
     text = re.sub(r"@lds_1 = external[^\n]*\n", "", text)
     return text.replace("@lds_1", "getelementptr (i8, ptr addrspace(3) @smem, i32 32768)")
@@ -50,7 +50,7 @@ def _single_buffer(text: str) -> str:
 
 @pytest.mark.parametrize("shape", ["gep", "int"])
 def test_regions_reach_the_waits_of_named_buffers(shape: str) -> None:
-    """Issue 6's bar: LDS-DMA into one region of a single buffer while another region is
+    """The regions bar: LDS-DMA into one region of a single buffer while another region is
     read gets the vmcnt waits that separately named buffers get."""
     from llnoalias.transform.pipeline import annotate_text
 

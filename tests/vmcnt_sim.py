@@ -1,4 +1,4 @@
-"""An independent check of LDS-DMA waits in AMDGPU assembly (issue 23).
+"""An independent check of LDS-DMA waits in AMDGPU assembly.
 
 The hardware keeps a wave's vector-memory operations in one in-order queue: every
 ``buffer_load*``, ``global_load*``, ``flat_load*``, ``scratch_load*`` (and on gfx9, where
