@@ -304,6 +304,12 @@ def test_input_already_unsafe_warns_with_the_line(tmp_path) -> None:
     cli = run_cli([str(src), "--no-verify", "-o", str(tmp_path / "o.ll")])
     assert cli.exit_code == 0
     assert re.search(rf"k\.ll:{line}:3: warning: LDS-DMA without !alias\.scope", cli.stderr), cli.stderr
+    assert cli.stderr.count("warning:") == 1, cli.stderr
+    # several inputs (one worker each): each file's warning once, not once per printer
+    (tmp_path / "k2.ll").write_text(text)
+    batch = run_cli([str(src), str(tmp_path / "k2.ll"), "--no-verify", "--out-dir", str(tmp_path / "out")])
+    assert batch.exit_code == 0
+    assert sorted(re.findall(r"(k2?\.ll):\d+:3: warning:", batch.stderr)) == ["k.ll", "k2.ll"], batch.stderr
     # the same with a DMA llnoalias can scope says nothing
     ok = annotate_text(kernel(dma() + read("x", "@A", PRODUCER_A)), "k.ll")
     assert ok.report.warnings == []

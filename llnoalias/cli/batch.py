@@ -111,7 +111,7 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
 
     from .. import diagnostics
     from ..fileio import write_atomic
-    from .run import note_missed, print_warnings, run_annotate
+    from .run import note_missed, run_annotate
 
     out = output_path(out_dir, path)
     captured = io.StringIO()
@@ -121,8 +121,7 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
         text, result = run_annotate(path, options, verify=verify)
         make_out_dir(out_dir)
         write_atomic(out, result.text)
-        print_warnings(text, path, result.report.warnings)
-        note_missed(result, path)
+        note_missed(result, path)  # run_annotate has printed the input's warnings
         rep = result.report
         return FileResult(path, out, True, len(rep.tagged), len(rep.untagged), result.text != text,
                           notes=captured.getvalue())
