@@ -50,12 +50,14 @@ from ..ir import operands as opparse
 from ..ir.datalayout import layout_of
 from ..ir.lazyre import lazy
 from ..ir.model import Module
-from .dma_addresses import AA_MD, SCOPE_MD, Walker, dma_operands, in_flight, keeps, summarise
+from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps
 from .scopes import Decision, Plan, may_overlap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from ..analysis.accesses import Access
 
 
 class Guarded:
@@ -83,6 +85,33 @@ def _withdraw(d: Decision, reason: str, blocker: str) -> None:
     d.keys = []
     d.reason = reason
     d.blocker = blocker
+
+
+def _by_function(decisions: list[Decision], lds_summaries: bool = True) -> list[list[Decision]]:
+    """The decisions grouped by function, in first-seen order; with ``lds_summaries`` only
+    those of the LDS domain that carry an address summary (``summarise``)."""
+    by_fn: dict[int, list[Decision]] = {}
+    for d in decisions:
+        if not lds_summaries or (d.domain == LDS_DOMAIN and d.dma is not None):
+            by_fn.setdefault(id(d.access.inst.function), []).append(d)
+    return list(by_fn.values())
+
+
+def _static_lds(mod: Module) -> frozenset[str]:
+    """The module's static (sized) LDS variables, which LLVM's module-LDS lowering scopes."""
+    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized)
+
+
+def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
+    """Where BasicAA's underlying-object walk stops on an LDS-DMA's LDS pointer, or None
+    when ``access`` is no LDS-DMA (or lacks the operand)."""
+    idx = dma_operands(access.intrinsic)
+    if idx is None:
+        return None
+    ops = opparse.parse(mod, access.inst)
+    if len(ops.operands) <= idx[0]:
+        return None
+    return w.aa_base(ops.operands[idx[0]][1])
 
 
 UNTRACED = "untraced LDS-DMA in the function: its LDS accesses get no LDS scopes"
@@ -119,39 +148,28 @@ def lowered(mod: Module, p: Plan, out: Guarded) -> None:
     Where the lowering scopes the DMA and an access of the same variable that alias
     analysis may tell apart from the DMA's one-lane window, LLVM 21 and later lose the wait
     whatever llnoalias does: a warning with the access's line."""
-    static = frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized)
+    static = _static_lds(mod)
     if not static:
         return
     dl = layout_of(mod)
-    hit: set[int] = set()
-    by_fn: dict[int, list[Decision]] = {}
-    for d in p.decisions:
-        by_fn.setdefault(id(d.access.inst.function), []).append(d)
-    for ds in by_fn.values():
-        fn = ds[0].access.inst.function
-        w: Walker | None = None
-        lowered_dmas: list[Decision] = []
-        seen: set[int] = set()
-        for d in ds:
-            idx = dma_operands(d.access.intrinsic)
-            if idx is None or id(d.access.inst) in seen:
-                continue
-            seen.add(id(d.access.inst))
-            ops = opparse.parse(mod, d.access.inst)
-            if len(ops.operands) <= idx[0]:
-                continue
-            w = w or Walker(mod, fn, dl)
-            name, kind, _ = w.aa_base(ops.operands[idx[0]][1])
-            if kind == "global" and name in static:
-                lowered_dmas.append(d)
-        if not lowered_dmas:
-            continue
+    for ds in _by_function(p.decisions, lds_summaries=False):
         # every DMA of the function, not only the lowered ones: one that llnoalias scoped (an
         # argument-domain scope alone is enough) takes a slot of its own, which changes which
         # of the lowered DMAs the reads are checked against (measured with llc-19)
         insts = {id(d.access.inst) for d in ds if dma_operands(d.access.intrinsic) is not None}
-        hit |= insts
-        blocker = _short(lowered_dmas[0])
+        if not insts:
+            continue
+        w = Walker(mod, ds[0].access.inst.function, dl)
+        first = None
+        for d in ds:
+            if id(d.access.inst) in insts:
+                base = _dma_base(mod, w, d.access)
+                if base is not None and base[1] == "global" and base[0] in static:
+                    first = d
+                    break
+        if first is None:
+            continue
+        blocker = _short(first)
         for d in ds:
             if d.keys and (d.domain == LDS_DOMAIN or id(d.access.inst) in insts):
                 _withdraw(d, LOWERED, blocker)
@@ -185,12 +203,8 @@ def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Deci
 def guard(p: Plan) -> list[Decision]:
     """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
     whose input is already in the unsafe state (to ``rescue`` after ``finish``)."""
-    by_fn: dict[int, list[Decision]] = {}
-    for d in p.decisions:
-        if d.domain == LDS_DOMAIN and d.dma is not None:
-            by_fn.setdefault(id(d.access.inst.function), []).append(d)
     unsafe_in: list[Decision] = []
-    for ds in by_fn.values():
+    for ds in _by_function(p.decisions):
         dmas = [d for d in ds if d.dma is not None and d.dma[0]]
         if not dmas:
             continue
@@ -268,11 +282,7 @@ def residual(p: Plan, out: Guarded) -> None:
     input has at the risky access may be owed to it alone (measured on generated kernels:
     a read through ``inttoptr`` that llnoalias scoped no longer waited, and the producer's
     read after it lost its wait with it)."""
-    by_fn: dict[int, list[Decision]] = {}
-    for d in p.decisions:
-        if d.domain == LDS_DOMAIN and d.dma is not None:
-            by_fn.setdefault(id(d.access.inst.function), []).append(d)
-    for ds in by_fn.values():
+    for ds in _by_function(p.decisions):
         dmas = [d for d in ds if d.dma is not None and d.dma[0] and (d.keys or SCOPE_MD.search(_code(d)))]
         if not dmas:
             continue
@@ -316,7 +326,7 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
     such a DMA and a read of its bytes (llc-19 waits); ``--lds all`` scopes the DMA."""
     if not _DMA_TEXT.search(mod.text):
         return
-    static = {g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized}
+    static = _static_lds(mod)
     if len(static) < 2:
         return
     scoped = {id(d.access.inst) for d in p.decisions if d.domain == LDS_DOMAIN and d.keys}
@@ -340,14 +350,7 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                     seen.add(name)
         if len(seen) < 2:
             continue
-        hidden = []
-        for a in dmas:
-            ops = opparse.parse(mod, a.inst)
-            idx = dma_operands(a.intrinsic)
-            if idx is None or len(ops.operands) <= idx[0]:
-                continue
-            if w.aa_base(ops.operands[idx[0]][1])[1] != "global":
-                hidden.append(a)
+        hidden = [a for a in dmas if (base := _dma_base(mod, w, a)) is not None and base[1] != "global"]
         if hidden:
             first = Decision(hidden[0], None, LDS_DOMAIN)
             more = f" (and {len(hidden) - 1} more in {fn.name})" if len(hidden) > 1 else ""
@@ -356,5 +359,5 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["LOWERED", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "dma_operands", "guard", "in_flight", "keeps", "lowered", "rescue",
-           "residual", "static_lds", "summarise"]
+__all__ = ["LOWERED", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "guard", "lowered", "rescue", "residual",
+           "static_lds"]
