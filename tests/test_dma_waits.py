@@ -682,3 +682,22 @@ def test_generated_kernels_lose_no_wait() -> None:
         lost += bool(lost_waits(llvmlite_asm(text)))
     assert lost == 0  # the kernels themselves, with no metadata, wait
     assert before > 0
+
+
+def test_a_module_without_a_triple_gets_the_same_window_rule() -> None:
+    """The address summaries read work-group bounds with the module's family as the regions
+    do (a FlyDSL module has no triple): the DMA's pointer ``inttoptr(ptrtoint @A + (tid >> 10))``
+    folds to @A under AMDGPU's 1024-thread bound, so a read of @A + 4 (another lane's bytes)
+    loses its LDS scopes with the triple and without it; before, the triple-less module kept
+    the claim (it read the thread id with no bound)."""
+    body = ("  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  %z = lshr i32 %t, 10\n"
+            "  %pa = ptrtoint ptr addrspace(3) @A to i32\n  %s = add i32 %pa, %z\n"
+            "  %p = inttoptr i32 %s to ptr addrspace(3)\n"
+            + dma("%p") + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)") + read("y", "@B"))
+    text = HEAD + ("define amdgpu_kernel void @k(ptr addrspace(8) %r, ptr addrspace(1) %o, i32 %v) {\n"
+                   + body + "  ret void\n}\n" + TAIL)
+    bare = text.replace('target triple = "amdgcn-amd-amdhsa"\n', "")
+    assert bare != text
+    for t in (text, bare):
+        [x] = [r for r in annotate_text(t, "k.ll").report.accesses if "%x = load" in r.text]
+        assert not x.tagged and "one lane's window" in x.reason, x.reason

@@ -11,7 +11,7 @@ summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the r
 
 from __future__ import annotations
 
-from ..analysis.accesses import target_family
+from ..analysis.accesses import module_family
 from ..analysis.interval import int_const
 from ..analysis.ranges import FunctionRanges
 from ..analysis.rootset import LDS_DOMAIN
@@ -383,7 +383,7 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
         return
     fa = next((d.fa for d in lds if d.fa is not None), None)
     dl = layout_of(mod)
-    ranges = FunctionRanges(mod, fn, fa, target_family(mod.triple), dl) if fa is not None else None
+    ranges = FunctionRanges(mod, fn, fa, module_family(mod), dl) if fa is not None else None
     w = Walker(mod, fn, dl, ranges)
     flow = _Flow(mod, fn)
     named = mod.named_types
