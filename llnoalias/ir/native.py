@@ -13,9 +13,15 @@ from types import ModuleType
 
 def load(dotted: str) -> ModuleType | None:
     """The extension module ``dotted``, or None where it was not built or
-    ``LLNOALIAS_PURE`` is set (then it is not imported at all)."""
-    if os.environ.get("LLNOALIAS_PURE"):
-        return None
+    ``LLNOALIAS_PURE`` asks for the pure-Python code (then it is not imported at all):
+    any value but a list of names blocks every compiled part, a comma-separated list of
+    the extensions' short names (``_cdomain,_cslice``) blocks those only, to measure
+    what one part gives."""
+    pure = os.environ.get("LLNOALIAS_PURE")
+    if pure:
+        names = pure.split(",")
+        if not all(n.startswith("_") for n in names) or dotted.rpartition(".")[2] in names:
+            return None
     try:
         module: ModuleType = __import__(dotted, fromlist=["_"])
     except ImportError:
