@@ -15,8 +15,8 @@ setup(ext_modules=[
               depends=["llnoalias/analysis/_int128.h", "llnoalias/analysis/_kbits.h"], extra_compile_args=["-O2"]),
     Extension("llnoalias.analysis._cslice", ["llnoalias/analysis/_cslice.c"], optional=True,
               extra_compile_args=["-O2"]),
-    Extension("llnoalias.analysis._cfix", ["llnoalias/analysis/_cfix.c"], optional=True,
+    Extension("llnoalias.analysis.provenance._fixpoint", ["llnoalias/analysis/provenance/_fixpoint.c"], optional=True,
               extra_compile_args=["-O2"]),
-    Extension("llnoalias.analysis._crange", ["llnoalias/analysis/_crange.c"], optional=True,
-              depends=["llnoalias/analysis/_int128.h", "llnoalias/analysis/_kbits.h"], extra_compile_args=["-O2"]),
+    Extension("llnoalias.analysis.ranges._solver", ["llnoalias/analysis/ranges/_solver.c"], optional=True,
+              depends=["llnoalias/analysis/ranges/_int128.h", "llnoalias/analysis/ranges/_kbits.h"], extra_compile_args=["-O2"]),
 ])

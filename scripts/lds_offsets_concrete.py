@@ -31,8 +31,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-from llnoalias.analysis.provenance import ModuleAnalysis  # noqa: E402
-from llnoalias.analysis.ranges import FunctionRanges, Off  # noqa: E402
+from llnoalias.analysis.provenance.solver import ModuleAnalysis  # noqa: E402
+from llnoalias.analysis.ranges.solver import FunctionRanges, Off  # noqa: E402
 from llnoalias.ir.model import LocalRef  # noqa: E402
 from llnoalias.ir.parser import parse_module  # noqa: E402
 from llnoalias.ir.source import SourceFile  # noqa: E402

@@ -12,7 +12,7 @@ from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llnoalias.analysis.effects import analyse_effects
+from llnoalias.analysis.memory.effects import analyse_effects
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions

@@ -13,10 +13,10 @@ from conftest import assert_pure_mode
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llnoalias.analysis import interval
-from llnoalias.analysis import knownbits as kb
-from llnoalias.analysis.interval import Off, Range
-from llnoalias.analysis.knownbits import Known
+from llnoalias.analysis.ranges import interval
+from llnoalias.analysis.ranges import knownbits as kb
+from llnoalias.analysis.ranges.interval import Off, Range
+from llnoalias.analysis.ranges.knownbits import Known
 
 pytestmark = pytest.mark.skipif(interval.cdomain is None, reason="the compiled domain is not built here")
 
@@ -124,9 +124,9 @@ def test_compiled_domain_reads_what_is_not_a_range_as_python_does() -> None:
 
 
 def test_pure_mode_loads_no_compiled_domain() -> None:
-    code = ("import sys, llnoalias.analysis.interval as i\n"
+    code = ("import sys, llnoalias.analysis.ranges.interval as i\n"
             "assert i.cdomain is None and 'llnoalias.analysis._cdomain' not in sys.modules\n"
             "assert i.with_known is i.py_with_known\n"
-            "import llnoalias.analysis.knownbits as kb\n"
+            "import llnoalias.analysis.ranges.knownbits as kb\n"
             "assert kb.add_sub is kb.py_add_sub\n")
     assert_pure_mode(code)

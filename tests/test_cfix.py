@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from conftest import LL_FILES, assert_pure_mode, ll_id, parse_or_none
 
-from llnoalias.analysis import provenance
-from llnoalias.analysis.lattice import NONE, UNKNOWN, Agg
-from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis
+from llnoalias.analysis.provenance import solver as provenance
+from llnoalias.analysis.provenance.lattice import NONE, UNKNOWN, Agg
+from llnoalias.analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from llnoalias.ir.model import Module
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.roots import find_roots
@@ -185,6 +185,6 @@ def test_cases_handed_back_to_python_agree(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_pure_mode_loads_no_compiled_fixpoint() -> None:
-    code = ("import sys, llnoalias.analysis.provenance as p\n"
-            "assert p._cfix is None and 'llnoalias.analysis._cfix' not in sys.modules\n")
+    code = ("import sys, llnoalias.analysis.provenance.solver as p\n"
+            "assert p._cfix is None and 'llnoalias.analysis.provenance._fixpoint' not in sys.modules\n")
     assert_pure_mode(code)

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from conftest import assert_pure_mode
 
-from llnoalias.analysis import range_transfer, ranges
-from llnoalias.analysis.accesses import target_family
-from llnoalias.analysis.provenance import ModuleAnalysis
-from llnoalias.analysis.ranges import FunctionRanges
+from llnoalias.analysis.ranges import transfer as range_transfer
+from llnoalias.analysis.ranges import solver as ranges
+from llnoalias.analysis.memory.accesses import target_family
+from llnoalias.analysis.provenance.solver import ModuleAnalysis
+from llnoalias.analysis.ranges.solver import FunctionRanges
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import operands as opparse
 from llnoalias.ir.datalayout import layout_of
@@ -317,8 +318,8 @@ def test_hand_made_geps_and_arithmetic_agree(layout: str) -> None:
 
 
 def test_pure_mode_loads_no_range_queries() -> None:
-    code = ("import sys, llnoalias.analysis.ranges as r\n"
-            "assert r._crange is None and 'llnoalias.analysis._crange' not in sys.modules\n"
+    code = ("import sys, llnoalias.analysis.ranges.solver as r\n"
+            "assert r._crange is None and 'llnoalias.analysis.ranges._solver' not in sys.modules\n"
             "assert r.FunctionRanges.offset is r.PY_OFFSET\n")
     assert_pure_mode(code)
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from conftest import LL_FILES, assert_pure_mode, ll_id, parse_or_none
 
-from llnoalias.analysis import provenance
-from llnoalias.analysis.provenance import FunctionAnalysis, ModuleAnalysis, _compiled_walk, _walk
+from llnoalias.analysis.provenance import solver as provenance
+from llnoalias.analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis, _compiled_walk, _walk
 from llnoalias.ir.model import Module
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.roots import find_roots
@@ -119,7 +119,7 @@ def test_cases_handed_back_to_python_agree() -> None:
 
 
 def test_pure_mode_loads_no_slice_walk() -> None:
-    code = ("import sys, llnoalias.analysis.provenance as p\n"
+    code = ("import sys, llnoalias.analysis.provenance.solver as p\n"
             "assert p._cslice is None and 'llnoalias.analysis._cslice' not in sys.modules\n")
     assert_pure_mode(code)
 

@@ -14,7 +14,7 @@ FlyDSL's LDS-DMAs untagged, each with the twin where the answer must stay "no cl
 from __future__ import annotations
 
 import llnoalias
-from llnoalias.analysis.accesses import module_family
+from llnoalias.analysis.memory.accesses import module_family
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 

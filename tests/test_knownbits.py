@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llnoalias.analysis import knownbits as kb
-from llnoalias.analysis.interval import Range, join, known, with_known
-from llnoalias.analysis.knownbits import Known
+from llnoalias.analysis.ranges import knownbits as kb
+from llnoalias.analysis.ranges.interval import Range, join, known, with_known
+from llnoalias.analysis.ranges.knownbits import Known
 
 
 def facts(w: int) -> Iterator[Known]:
@@ -208,7 +208,7 @@ def test_with_known_leaves_its_own_output_as_it_is(w: int, data: st.DataObject) 
     # int_range skips with_known on a range that already carries bits: that is only the
     # same answer if with_known is idempotent on what it returns (and on the other
     # reading of it, which urange/srange give with the same bits)
-    from llnoalias.analysis.interval import srange, urange
+    from llnoalias.analysis.ranges.interval import srange, urange
     lo = data.draw(st.integers(-(1 << (w - 1)), (1 << w) - 1))
     hi = data.draw(st.integers(lo, (1 << w) - 1))
     z = data.draw(st.integers(0, (1 << w) - 1))

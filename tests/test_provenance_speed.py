@@ -16,9 +16,9 @@ import random
 import pytest
 from conftest import ROOT
 
-from llnoalias.analysis.blame import OWN_CAUSE, local_deps
-from llnoalias.analysis.lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, join
-from llnoalias.analysis.provenance import KEEP_CASTS, FunctionAnalysis, ModuleAnalysis
+from llnoalias.analysis.provenance.blame import OWN_CAUSE, local_deps
+from llnoalias.analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, join
+from llnoalias.analysis.provenance.solver import KEEP_CASTS, FunctionAnalysis, ModuleAnalysis
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import operands as opparse
 from llnoalias.ir.model import Instruction, LocalRef, Module, Ops

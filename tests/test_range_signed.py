@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_ranges import analyse, kernel, rng
 
-from llnoalias.analysis.interval import Range, srange, urange
-from llnoalias.analysis.range_transfer import (
+from llnoalias.analysis.ranges.interval import Range, srange, urange
+from llnoalias.analysis.ranges.transfer import (
     binop_result,
     cmp_decided,
     sdiv_interval,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from offset_programs import M32, Program, programs, s32, swizzle_programs
 
-from llnoalias.analysis.provenance import ModuleAnalysis
-from llnoalias.analysis.ranges import FunctionRanges, Off, Range, fit, srange, urange, work_group
+from llnoalias.analysis.provenance.solver import ModuleAnalysis
+from llnoalias.analysis.ranges.solver import FunctionRanges, Off, Range, fit, srange, urange, work_group
 from llnoalias.ir.datalayout import DataLayout
 from llnoalias.ir.model import LocalRef
 from llnoalias.ir.parser import parse_module
@@ -399,7 +399,7 @@ def test_constant_expressions_share_an_offset_only_when_written_alike() -> None:
     # Triton names one constant getelementptr in dozens of accesses: its offset is worked
     # out once per key; a different offset, a different global or a local operand is not
     # the same key
-    from llnoalias.analysis.ranges import const_key
+    from llnoalias.analysis.ranges.solver import const_key
     from llnoalias.ir.model import ConstExpr
     body = "\n".join([
         "  %a = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem, i32 64), align 4",

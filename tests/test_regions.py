@@ -9,7 +9,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from offset_programs import Program, programs, swizzle_programs
 
-from llnoalias.analysis.lattice import Root
+from llnoalias.analysis.provenance.lattice import Root
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.pipeline import annotate_text
 from llnoalias.transform.scopes import Region, may_overlap, noalias_keys

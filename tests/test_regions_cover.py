@@ -23,7 +23,7 @@ from conftest import FIXTURES, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llnoalias.analysis.lattice import Root
+from llnoalias.analysis.provenance.lattice import Root
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.cover import (
     MAX_SCOPES,

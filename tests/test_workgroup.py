@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from llnoalias.analysis.workgroup import (
+from llnoalias.analysis.ranges.workgroup import (
     flat_work_group_max,
     llvm_unsigned,
     string_attribute,

@@ -33,6 +33,6 @@ cscan = load("llnoalias.ir._cscan")
 
 #: every compiled part (``setup.py`` builds each where it can; ``--version`` says which loaded)
 EXTENSIONS = ("llnoalias.ir._cscan", "llnoalias.analysis._cdomain", "llnoalias.analysis._cslice",
-              "llnoalias.analysis._cfix", "llnoalias.analysis._crange")
+              "llnoalias.analysis.provenance._fixpoint", "llnoalias.analysis.ranges._solver")
 
 __all__ = ["EXTENSIONS", "cscan", "load"]

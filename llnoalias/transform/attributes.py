@@ -5,10 +5,10 @@ emit ``ld.global.nc``)."""
 
 from __future__ import annotations
 
-from ..analysis.effects import Effects, analyse_effects
-from ..analysis.lattice import Root
-from ..analysis.provenance import ModuleAnalysis
-from ..analysis.rootset import KernelArgs, RootSet
+from ..analysis.memory.effects import Effects, analyse_effects
+from ..analysis.provenance.lattice import Root
+from ..analysis.provenance.solver import ModuleAnalysis
+from ..analysis.provenance.rootset import KernelArgs, RootSet
 from ..ir import operands as opparse
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, LocalRef, Module, Value

@@ -45,7 +45,7 @@ What this module does with it, per function, after the regions are known:
 
 from __future__ import annotations
 
-from ..analysis.rootset import LDS_DOMAIN
+from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import layout_of
 from ..ir.lazyre import lazy
@@ -57,7 +57,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..analysis.accesses import Access
+    from ..analysis.memory.accesses import Access
 
 
 class Guarded:
@@ -330,7 +330,7 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
     if len(static) < 2:
         return
     scoped = {id(d.access.inst) for d in p.decisions if d.domain == LDS_DOMAIN and d.keys}
-    from ..analysis.accesses import find_accesses
+    from ..analysis.memory.accesses import find_accesses
 
     dl = layout_of(mod)
     for fn in mod.functions:

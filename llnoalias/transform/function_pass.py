@@ -13,10 +13,10 @@ leave to check.
 
 from __future__ import annotations
 
-from ..analysis.accesses import RELEASED, Access
-from ..analysis.lattice import Root
-from ..analysis.provenance import ModuleAnalysis
-from ..analysis.rootset import RootSet
+from ..analysis.memory.accesses import RELEASED, Access
+from ..analysis.provenance.lattice import Root
+from ..analysis.provenance.solver import ModuleAnalysis
+from ..analysis.provenance.rootset import RootSet
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.accesses import Access, PointerOperand, module_family, reaches_lds
-from ..analysis.lattice import Root
-from ..analysis.ranges import FunctionRanges, Off, Range, int_const, urange
-from ..analysis.rootset import LDS_DOMAIN
+from ..analysis.memory.accesses import Access, PointerOperand, module_family, reaches_lds
+from ..analysis.provenance.lattice import Root
+from ..analysis.ranges.solver import FunctionRanges, Off, Range, int_const, urange
+from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout, layout_of
 from ..ir.lazyre import lazy

@@ -6,8 +6,8 @@ pointer arguments chosen by ``--args``, with ``--may-alias`` groups sharing one 
 
 from __future__ import annotations
 
-from ..analysis.lattice import Root
-from ..analysis.rootset import (
+from ..analysis.provenance.lattice import Root
+from ..analysis.provenance.rootset import (
     LDS_ADDRSPACE,
     LDS_DOMAIN,
     NOT_A_BINDING,

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..analysis.accesses import Access, find_accesses, module_family, reaches_global, reaches_lds
-from ..analysis.lattice import BOTTOM, NONE, UNKNOWN, Root
-from ..analysis.provenance import FunctionAnalysis, ModuleAnalysis
-from ..analysis.rootset import LDS_DOMAIN, RootSet
+from ..analysis.memory.accesses import Access, find_accesses, module_family, reaches_global, reaches_lds
+from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
+from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
+from ..analysis.provenance.rootset import LDS_DOMAIN, RootSet
 from ..ir.model import Function, LocalRef, Module, Value
 from ..plain import ValueRecord
 

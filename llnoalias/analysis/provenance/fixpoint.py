@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.model import Instruction, Ops
+from ...ir.model import Instruction, Ops
 from .lattice import BOTTOM, UNKNOWN, Agg, Lat, join
 
 

@@ -9,7 +9,7 @@ construct cost the claim and ``explain --summary`` can group accesses by it.
 
 from __future__ import annotations
 
-from ..ir.model import (
+from ...ir.model import (
     AggregateConst,
     ConstExpr,
     Function,
@@ -22,7 +22,7 @@ from ..ir.model import (
     Value,
 )
 from .lattice import UNKNOWN, Lat
-from .memory import inst_text
+from ..memory.loads import inst_text
 
 #: kinds whose unknown result does not come from an unknown operand
 OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..ir import operands as opparse
-from ..ir.lazyre import lazy
-from ..ir.model import (
+from ...ir import operands as opparse
+from ...ir.lazyre import lazy
+from ...ir.model import (
     AggregateConst,
     ConstExpr,
     Function,
@@ -29,11 +29,11 @@ from ..ir.model import (
     UnknownValue,
     Value,
 )
-from ..ir.native import load
-from ..ir.types import Type
+from ...ir.native import load
+from ...ir.types import Type
 from .blame import NO_DEPS, Blame, local_deps
 from .fixpoint import fixpoint, one_pass
-from .intrinsics import (
+from ..memory.intrinsics import (
     LaneIntrinsic,
     is_intrinsic,
     lane_intrinsic,
@@ -43,7 +43,7 @@ from .intrinsics import (
     pass_through,
 )
 from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
-from .memory import Slots, inst_text, runtime_pointer, unread_initializer
+from ..memory.loads import Slots, inst_text, runtime_pointer, unread_initializer
 from .rootset import RootSet
 
 #: the compiled slice walk (``_cslice.c``), or None: ``_walk`` in Python
@@ -58,7 +58,7 @@ KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", 
 
 #: the compiled fixpoint and transfer of the common kinds (``_cfix.c``), or None:
 #: ``fixpoint.fixpoint`` and ``fixpoint.one_pass``, in Python
-_cfix = load("llnoalias.analysis._cfix")
+_cfix = load("llnoalias.analysis.provenance._fixpoint")
 if _cfix is not None:
     _cfix.init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg)
 #: how many times a function's stores are looked at again as stack slots fill with

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import re
 
-from ..ir.lazyre import lazy
-from ..ir.lexer import canon_name, tokenize
-from ..ir.model import Function, Module
+from ...ir.lazyre import lazy
+from ...ir.lexer import canon_name, tokenize
+from ...ir.model import Function, Module
 
 #: per-dimension maximum of the thread id count, by target family
 TARGET_MAX = {"amdgpu": (1024, 1024, 1024), "nvptx": (1024, 1024, 64)}

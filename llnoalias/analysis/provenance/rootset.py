@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..ir.lexer import unquote_name
-from ..ir.model import Argument, Function
+from ...ir.lexer import unquote_name
+from ...ir.model import Argument, Function
 from .lattice import Root
 
 LDS_DOMAIN = "llnoalias.lds"

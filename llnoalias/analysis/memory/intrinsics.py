@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 
-from ..ir.lazyre import lazy
+from ...ir.lazyre import lazy
 
 #: how a pointer operand is used: r (read), w (write), rw; "lds_w" = the addrspace(3)
 #: operand is written, every other pointer operand is read (the LDS-DMA family).

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from ..ir import operands as opparse
-from ..ir.datalayout import DataLayout, layout_of
-from ..ir.lazyre import lazy
-from ..ir.lexer import canon_name, tokenize
-from ..ir.model import (
+from ...ir import operands as opparse
+from ...ir.datalayout import DataLayout, layout_of
+from ...ir.lazyre import lazy
+from ...ir.lexer import canon_name, tokenize
+from ...ir.model import (
     AggregateConst,
     ConstExpr,
     Function,
@@ -31,7 +31,7 @@ from ..ir.model import (
     UndefConst,
     Value,
 )
-from ..ir.types import Type
+from ...ir.types import Type
 from . import knownbits as kb
 from .interval import (
     RANGE_BITS,
@@ -49,7 +49,7 @@ from .interval import (
     width,
     with_known,
 )
-from .provenance import FunctionAnalysis
+from ..provenance.solver import FunctionAnalysis
 from .workgroup import int_pair_values, work_group
 
 MAX_DEPTH = 2000

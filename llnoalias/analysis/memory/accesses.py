@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from ..ir import operands as opparse
-from ..ir.lazyre import lazy
-from ..ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
-from ..ir.types import Type
-from ..plain import Record
+from ...ir import operands as opparse
+from ...ir.lazyre import lazy
+from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
+from ...ir.types import Type
+from ...plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
 
 ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}

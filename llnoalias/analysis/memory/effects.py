@@ -20,10 +20,10 @@ that buffer while the kernel runs, which is what lets NVPTX emit ``ld.global.nc`
 
 from __future__ import annotations
 
-from ..ir import operands as opparse
-from ..ir.lazyre import lazy
-from ..ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
-from ..plain import Record
+from ...ir import operands as opparse
+from ...ir.lazyre import lazy
+from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
+from ...plain import Record
 from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
 
 #: intrinsics that neither read nor write memory through their pointer operands

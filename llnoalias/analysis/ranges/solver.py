@@ -14,10 +14,10 @@ Ranges are sound or absent. The pieces, one idea per module:
 
 from __future__ import annotations
 
-from ..ir import operands as opparse
-from ..ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
-from ..ir.native import load
-from ..ir.types import Type
+from ...ir import operands as opparse
+from ...ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
+from ...ir.native import load
+from ...ir.types import Type
 from . import knownbits as kb
 from .interval import (
     RANGE_BITS,
@@ -37,9 +37,9 @@ from .interval import (
     urange,
     with_known,
 )
-from .lattice import Root
-from .range_loops import LoopRanges
-from .range_transfer import BUDGET, MAX_DEPTH, at_line, binop_result, cast_result
+from ..provenance.lattice import Root
+from .loops import LoopRanges
+from .transfer import BUDGET, MAX_DEPTH, at_line, binop_result, cast_result
 from .workgroup import WorkGroup, work_group
 
 
@@ -297,7 +297,7 @@ PY_OFFSET = FunctionRanges.offset
 PY_INT_RANGE = FunctionRanges.int_range
 
 #: the compiled queries (``_crange.c``), or None: the Python methods
-_crange = load("llnoalias.analysis._crange")
+_crange = load("llnoalias.analysis.ranges._solver")
 #: what the compiled queries use, by name
 CRANGE_NAMES = {
     "LocalRef": LocalRef, "PlainConst": PlainConst, "Range": Range, "Off": Off, "Root": Root,

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import re
 
-from ..ir import operands as opparse
-from ..ir.datalayout import layout_of
-from ..ir.lazyre import lazy
-from ..ir.model import (
+from ...ir import operands as opparse
+from ...ir.datalayout import layout_of
+from ...ir.lazyre import lazy
+from ...ir.model import (
     ConstExpr,
     Function,
     Global,
@@ -43,7 +43,7 @@ from ..ir.model import (
     PlainConst,
     Value,
 )
-from ..ir.types import Type
+from ...ir.types import Type
 
 #: globals whose initializers the code generator reads and the program never does
 UNREAD_GLOBALS = frozenset({"@llvm.used", "@llvm.compiler.used", "@llvm.global_ctors", "@llvm.global_dtors"})

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ..ir.model import PlainConst, Value
-from ..ir.types import Type
+from ...ir.model import PlainConst, Value
+from ...ir.types import Type
 from . import knownbits as kb
-from .compiled import cdomain
+from ..compiled import cdomain
 from .knownbits import Known
-from .lattice import Root
+from ..provenance.lattice import Root
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from ..ir import operands as opparse
-from ..ir.lexer import canon_name, tokenize
-from ..ir.model import Instruction, LocalRef, Ops, UndefConst, Value
+from ...ir import operands as opparse
+from ...ir.lexer import canon_name, tokenize
+from ...ir.model import Instruction, LocalRef, Ops, UndefConst, Value
 from . import knownbits as kb
 from .interval import (
     IntResult,
@@ -29,7 +29,7 @@ from .interval import (
     width,
     with_known,
 )
-from .range_transfer import BUDGET, IntTransfer
+from .transfer import BUDGET, IntTransfer
 
 #: the steps spent solving phis before the first query, at most
 WARM_BUDGET = 4 * BUDGET
