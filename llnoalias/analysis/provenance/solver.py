@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ...compiled import load
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
 from ...ir.model import (
@@ -29,10 +30,7 @@ from ...ir.model import (
     UnknownValue,
     Value,
 )
-from ...ir.native import load
 from ...ir.types import Type
-from .blame import NO_DEPS, Blame, local_deps
-from .fixpoint import fixpoint, one_pass
 from ..memory.intrinsics import (
     LaneIntrinsic,
     is_intrinsic,
@@ -42,23 +40,20 @@ from ..memory.intrinsics import (
     memory_intrinsic,
     pass_through,
 )
-from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
 from ..memory.loads import Slots, inst_text, runtime_pointer, unread_initializer
+from .blame import NO_DEPS, Blame, local_deps
+from .fixpoint import fixpoint, one_pass
+from .lattice import BOTTOM, NONE, UNKNOWN, Agg, Lat, Root, has_provenance, join
 from .rootset import RootSet
-
-#: the compiled slice walk (``_cslice.c``), or None: ``_walk`` in Python
-_cslice = load("llnoalias.analysis._cslice")
-if _cslice is not None:
-    _cslice.init(PlainConst, GlobalRef, UndefConst, UnknownValue)
 
 #: ``llvm.amdgcn.make.buffer.rsrc``: the provenance of its base pointer, whatever the rest
 _RSRC_RE = lazy(r"llvm\.amdgcn\.make\.buffer\.rsrc(\..*)?")
 
 KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", "ptrtoaddr"}
 
-#: the compiled fixpoint and transfer of the common kinds (``_cfix.c``), or None:
+#: the compiled fixpoint and transfer of the common kinds (``_fixpoint.c``), or None:
 #: ``fixpoint.fixpoint`` and ``fixpoint.one_pass``, in Python
-_cfix = load("llnoalias.analysis.provenance._fixpoint")
+_cfix = load("fixpoint")
 if _cfix is not None:
     _cfix.init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg)
 #: how many times a function's stores are looked at again as stack slots fill with
@@ -522,9 +517,6 @@ class FunctionAnalysis(Blame):
                      f"value from a disabled lane), which is not inside the buffer")
 
     # --------------------------------------------------------- solving
-    def _slow_deps(self, iops: Ops) -> list[str]:
-        return _reads(self, iops)
-
     def solve(self, names: Iterable[str]) -> None:
         """Solve the backward slice of ``names`` to a fixpoint."""
         vals = self.vals
@@ -532,7 +524,7 @@ class FunctionAnalysis(Blame):
         todo = [n for n in names if n not in vals and n in by_name]
         if not todo:
             return
-        slice_, deps_of, order, back = _walk(self, todo) if _cslice is None else _compiled_walk(self, todo)
+        slice_, deps_of, order, back = _walk(self, todo)
         transfer = self.transfer
         env: dict[str, Lat]
         if _cfix is not None:
@@ -562,15 +554,6 @@ def _aggregate_argument(ty: Type, named: dict[str, Type], depth: int = 0) -> Lat
     if ty.kind == "array" and ty.elem is not None and depth <= 32:
         return Agg(_aggregate_argument(ty.elem, named, depth + 1), {})
     return UNKNOWN
-
-
-def _compiled_walk(fa: FunctionAnalysis, todo: list[str]) -> tuple[
-        dict[str, Instruction], dict[str, list[str]], list[str], list[tuple[int, str, str]]]:
-    """``_walk`` done by ``_cslice`` (which must be loaded)."""
-    assert _cslice is not None
-    mod = fa.mod
-    return _cslice.walk(todo, fa.fn.by_name, fa.vals, opparse.parse, mod, LocalRef, NO_DEPS, fa._slow_deps,
-                        bool(fa.ma.slots(fa.fn).stored), mod.ops_cache, mod.source.text)
 
 
 def _reads(fa: FunctionAnalysis, iops: Ops) -> list[str]:

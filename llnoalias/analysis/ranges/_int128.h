@@ -1,5 +1,5 @@
-/* Python ints as 128-bit machine integers, for the compiled range domain (_cdomain.c) and
- * range queries (_crange.c): interval ends of values of at most 64 bits fit. */
+/* Python ints as 128-bit machine integers, for the compiled range
+ * queries (_solver.c): interval ends of values of at most 64 bits fit. */
 #ifndef LLNOALIAS_INT128_H
 #define LLNOALIAS_INT128_H
 

@@ -1,7 +1,6 @@
 /* Known bits and interval ends of values of at most 64 bits, on machine integers: the
- * arithmetic of knownbits.py and interval.py that both compiled modules do (_cdomain.c
- * wraps each as the Python function of the same name; _crange.c uses them inside its
- * queries). Masks are 64-bit, ends 128-bit; each function is its Python original's
+ * arithmetic of knownbits.py and interval.py that the compiled range queries
+ * (_solver.c) do inside their walk. Masks are 64-bit, ends 128-bit; each function is its Python original's
  * arithmetic, line for line, for widths 1 to 64. make() builds the namedtuples (Range,
  * Off, Known) the answers are returned in. */
 #ifndef LLNOALIAS_KBITS_H

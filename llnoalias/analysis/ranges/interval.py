@@ -13,10 +13,9 @@ from collections import namedtuple
 
 from ...ir.model import PlainConst, Value
 from ...ir.types import Type
-from . import knownbits as kb
-from ..compiled import cdomain
-from .knownbits import Known
 from ..provenance.lattice import Root
+from . import knownbits as kb
+from .knownbits import Known
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 
@@ -228,18 +227,6 @@ def half_open(lo: int, hi: int, w: int) -> Range | None:
         return Range(ulo, uhi - 1)
     return None
 
-
-
-# The compiled domain (``compiled.cdomain``), where it was built and ``LLNOALIAS_PURE`` is
-# not set: the same four functions on machine integers, each handing what does not fit 64
-# bits to its Python original (tests/test_cdomain.py holds the two to the same answers).
-py_known, py_with_known, py_off_known, py_off_with_known = known, with_known, off_known, off_with_known
-if cdomain is not None:
-    cdomain.init(Range, Off, Known, kb.NOTHING, py_known, py_with_known, py_off_known, py_off_with_known)
-    known = cdomain.known
-    with_known = cdomain.with_known
-    off_known = cdomain.off_known
-    off_with_known = cdomain.off_with_known
 
 __all__ = ["IntResult", "Known", "Off", "OffResult", "Range", "Why", "const_range", "fit", "half_open",
            "int_const", "is_full", "join", "known", "off_known", "off_with_known", "srange", "urange", "width",

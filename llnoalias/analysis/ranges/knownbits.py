@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ..compiled import cdomain
-
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 
 if TYPE_CHECKING:
@@ -250,22 +248,6 @@ def bounds(k: Known, w: int) -> tuple[int, int]:
     """The unsigned interval the bits alone allow."""
     return k.one, ~k.zero & mask(w)
 
-
-
-# The compiled transfers (``compiled.cdomain``), where built: the same answers on 64-bit
-# masks, the Python originals for anything wider (tests/test_cdomain.py).
-py_const, py_trunc, py_zext, py_sext, py_shl, py_lshr, py_add_sub, py_mul = \
-    const, trunc, zext, sext, shl, lshr, add_sub, mul
-if cdomain is not None:
-    cdomain.init_known(Known, py_const, py_trunc, py_zext, py_sext, py_shl, py_lshr, py_add_sub, py_mul)
-    const = cdomain.const
-    trunc = cdomain.trunc
-    zext = cdomain.zext
-    sext = cdomain.sext
-    shl = cdomain.shl
-    lshr = cdomain.lshr
-    add_sub = cdomain.add_sub
-    mul = cdomain.mul
 
 __all__ = ["NOTHING", "Known", "add_sub", "and_", "ashr", "bounds", "const", "disjoint", "interval_masks",
            "is_const", "low_known", "lshr", "mask", "max_le", "meet", "min_ge", "mul", "of_interval", "or_", "sext",
