@@ -1,22 +1,17 @@
-"""The compiled parts, both optional: where no C compiler or no Python headers are found
-the package installs without them and runs the pure-Python code, which gives the same
-answers (tests/test_cscan.py and tests/test_cdomain.py compare the two).
+"""The compiled parts, each optional: where no C compiler or no Python headers are found the
+package installs without them and runs the pure-Python references, which give the same
+answers. What is built is ``llnoalias/compiled.py``'s ``TWINS`` (read here without importing
+the package), each C file beside the module it mirrors; see CONTRIBUTING.md, "The C twins"."""
 
-- ``llnoalias/ir/_cscan.c``: the body reader's hot loop, the line index, the name check;
-- ``llnoalias/analysis/_cdomain.c``: the range analysis's known-bits domain functions;
-- ``llnoalias/analysis/_cslice.c``: the provenance solver's slice walk;
-- ``llnoalias/analysis/_crange.c``: the range analysis's two queries."""
+import os
+import runpy
 
 from setuptools import Extension, setup
 
+TWINS = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "llnoalias", "compiled.py"))["TWINS"]
+
 setup(ext_modules=[
-    Extension("llnoalias.ir._cscan", ["llnoalias/ir/_cscan.c"], optional=True, extra_compile_args=["-O2"]),
-    Extension("llnoalias.analysis._cdomain", ["llnoalias/analysis/_cdomain.c"], optional=True,
-              depends=["llnoalias/analysis/_int128.h", "llnoalias/analysis/_kbits.h"], extra_compile_args=["-O2"]),
-    Extension("llnoalias.analysis._cslice", ["llnoalias/analysis/_cslice.c"], optional=True,
-              extra_compile_args=["-O2"]),
-    Extension("llnoalias.analysis.provenance._fixpoint", ["llnoalias/analysis/provenance/_fixpoint.c"], optional=True,
-              extra_compile_args=["-O2"]),
-    Extension("llnoalias.analysis.ranges._solver", ["llnoalias/analysis/ranges/_solver.c"], optional=True,
-              depends=["llnoalias/analysis/ranges/_int128.h", "llnoalias/analysis/ranges/_kbits.h"], extra_compile_args=["-O2"]),
+    Extension(t.module, [t.source], optional=True, extra_compile_args=["-O2"],
+              depends=[os.path.join(os.path.dirname(t.source), d) for d in t.depends])
+    for t in TWINS
 ])

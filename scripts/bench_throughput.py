@@ -17,8 +17,8 @@ module itself. The rewrites the copy needed are printed; when opt cannot read ev
 copy, its first error line is, and no ratio.
 
 Prints the wall time of each (best of --repeat runs, with its CPU time) and the ratio
-llnoalias / opt, for llnoalias with its compiled parts (the reader llnoalias/ir/_cscan.c and
-the range domain llnoalias/analysis/_cdomain.c, when they were built) and in pure Python
+llnoalias / opt, for llnoalias with its compiled parts (llnoalias/compiled.py's TWINS, when they were
+built) and in pure Python
 (LLNOALIAS_PURE=1). ``--suite`` does so for the
 generated module and the corpus modules in SUITE, each repeated to ``--lines``, in one
 markdown table. The issue's bar: a 240k-line module within 2x of opt-19's verify.
@@ -352,7 +352,7 @@ def llnoalias_env() -> dict[str, str]:
 
 
 def compiled_reader_built(env: dict[str, str]) -> bool:
-    return subprocess.run([sys.executable, "-c", "import llnoalias.ir.native as n; print(n.cscan is not None)"],
+    return subprocess.run([sys.executable, "-c", "import llnoalias.ir.lines as n; print(n.cscan is not None)"],
                           capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip() == "True"
 
 

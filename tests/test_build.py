@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from llnoalias.ir.native import EXTENSIONS, load
+from llnoalias.compiled import TWINS, load
 
 
 def _can_build() -> str:
@@ -34,11 +34,11 @@ def test_every_extension_built_where_it_can_be() -> None:
     why = _can_build()
     if why:
         pytest.skip(why)
-    missing = [name for name in EXTENSIONS if load(name) is None]
+    missing = [t.module for t in TWINS if load(t.key) is None]
     assert not missing, f"C extensions that did not build: {', '.join(missing)} (see the install log)"
 
 
 def test_pure_mode_loads_no_extension(monkeypatch: pytest.MonkeyPatch) -> None:
     """LLNOALIAS_PURE=1 is what the second CI run relies on: with it set, no extension loads."""
     monkeypatch.setenv("LLNOALIAS_PURE", "1")
-    assert [name for name in EXTENSIONS if load(name) is not None] == []
+    assert [t.key for t in TWINS if load(t.key) is not None] == []

@@ -24,8 +24,7 @@ from conftest import ROOT
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import limits
 from llnoalias.ir import operands as opparse
-from llnoalias.ir.limits import MAX_INT_BITS, MAX_NESTING, PARSE_DEPTH
-from llnoalias.ir.native import cscan
+from llnoalias.ir.limits import MAX_INT_BITS, MAX_NESTING, PARSE_DEPTH, cscan
 from llnoalias.ir.numbering import produces_value
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile

@@ -14,7 +14,7 @@ PKG = Path(__file__).resolve().parent.parent / "llnoalias"
 
 #: lower numbers are lower layers; a module may import its own layer and the ones below
 LAYERS = {
-    "diagnostics": 0, "options": 0, "fileio": 0, "plain": 0,
+    "diagnostics": 0, "options": 0, "fileio": 0, "plain": 0, "compiled": 0,
     "ir": 1,
     "analysis": 2,
     "report": 3,
@@ -30,6 +30,10 @@ LAYERS = {
 MAY_PRINT = ("cli/", "diagnostics.py", "fileio.py")
 MAX_MODULE_LINES = 700
 MAX_CLASS_LINES = 400
+
+
+#: inside ``analysis``: each subpackage imports only the ones before it
+ANALYSIS_ORDER = ("memory", "provenance", "ranges")
 
 
 def modules() -> list[Path]:
@@ -171,3 +175,19 @@ def test_layout_is_what_the_readme_says() -> None:
     for sub in sorted(d.name for d in PKG.iterdir() if d.is_dir() and (d / "__init__.py").exists()):
         assert f"llnoalias/{sub}/" in readme, f"README does not describe llnoalias/{sub}/"
     assert os.path.exists(PKG / "__main__.py")
+
+
+def test_analysis_subpackages_import_only_those_before_them() -> None:
+    """memory below provenance below ranges (CONTRIBUTING.md, the layer table)."""
+    bad = []
+    for p in modules():
+        parts = dotted(p).split(".")
+        if parts[1:2] != ["analysis"] or len(parts) < 3:
+            continue
+        assert parts[2] in ANALYSIS_ORDER, f"{dotted(p)}: analysis/ holds only {ANALYSIS_ORDER}"
+        mine = ANALYSIS_ORDER.index(parts[2])
+        for line, mod in imports_of(p):
+            m = mod.split(".")
+            if m[1:2] == ["analysis"] and len(m) > 2 and ANALYSIS_ORDER.index(m[2]) > mine:
+                bad.append(f"{p.relative_to(PKG.parent)}:{line} imports {mod}")
+    assert not bad, "\n".join(bad)

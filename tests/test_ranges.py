@@ -7,7 +7,15 @@ from hypothesis import HealthCheck, given, settings
 from offset_programs import M32, Program, programs, s32, swizzle_programs
 
 from llnoalias.analysis.provenance.solver import ModuleAnalysis
-from llnoalias.analysis.ranges.solver import FunctionRanges, Off, Range, fit, srange, urange, work_group
+from llnoalias.analysis.ranges.solver import (
+    FunctionRanges,
+    Off,
+    Range,
+    fit,
+    srange,
+    urange,
+    work_group,
+)
 from llnoalias.ir.datalayout import DataLayout
 from llnoalias.ir.model import LocalRef
 from llnoalias.ir.parser import parse_module

@@ -12,13 +12,13 @@ from .. import __version__
 
 
 def compiled_parts() -> str:
-    """``compiled (5 of 5 C extensions: _cscan, ...)``, ``pure Python (...)`` or a mix."""
-    from ..ir.native import EXTENSIONS, load
+    """``compiled (3 of 3 C extensions: body_reader, ...)``, ``pure Python (...)`` or a mix."""
+    from ..compiled import TWINS, load
 
-    short = [name.rsplit(".", 1)[1] for name in EXTENSIONS]
-    if os.environ.get("LLNOALIAS_PURE"):
+    short = [t.key for t in TWINS]
+    if os.environ.get("LLNOALIAS_PURE") and not any(load(s) for s in short):
         return "pure Python (LLNOALIAS_PURE is set; the C extensions are not loaded)"
-    loaded = [s for name, s in zip(EXTENSIONS, short, strict=True) if load(name) is not None]
+    loaded = [s for s in short if load(s) is not None]
     missing = [s for s in short if s not in loaded]
     if not loaded:
         return ("pure Python (no C extension was built: no C compiler or Python headers where it "

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 
+from ..compiled import load
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment
 from .lines import LineReader, entry_number, error_at
 from .model import Function, Instruction
-from .native import cscan as _cscan
 from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
+
+#: the compiled reader (``_body_reader.c``), or None: the Python code here
+_cscan = load("body_reader")
 
 _BODY_LINE_RE = lazy(
     r'[ \t]*(?:'
@@ -187,7 +190,7 @@ class BodyReader(LineReader):
         return nl + 1
 
     def _body_compiled(self, fn: Function, i: int, def_off: int, body_start: int, end_start: int) -> int | None:
-        """``_body_fast`` with the compiled loop: ``_cscan.body_rows`` reads the plain rows
+        """``_body_fast`` with the compiled loop: ``_body_reader.body_rows`` reads the plain rows
         and stops at each debug record or other line, which is read here as there."""
         assert _cscan is not None
         text = self.src.text

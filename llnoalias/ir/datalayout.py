@@ -51,7 +51,7 @@ class DataLayout:
         self.aggregate_align = 1
         self.valid = True
         #: alloc_size of int, float and pointer types, by a key the compiled range queries
-        #: make of the type (analysis/_crange.c): they ask ``alloc_size`` once per key
+        #: make of the type (analysis/ranges/_solver.c): they ask ``alloc_size`` once per key
         self.scalar_sizes: dict[int, int | None] = {}
         for spec in text.split("-") if text else []:
             try:

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from operator import itemgetter
 
-from .native import cscan
+from ..compiled import load
 from .source import SourceFile
+
+#: the compiled reader (``_body_reader.c``), or None: the Python code here
+cscan = load("body_reader")
 
 #: an edit's place: its start, its end and its order among edits at one place
 _PLACE = itemgetter(0, 1, 2)
@@ -49,7 +52,7 @@ class Editor:
         return "".join(self.chunks())
 
     def encoded(self) -> bytes | None:
-        """The output as bytes, made in one compiled pass (``_cscan.splice``: a large
+        """The output as bytes, made in one compiled pass (``_body_reader.splice``: a large
         module's output is a hundred thousand pieces, which ``chunks`` yields one by one),
         where the reader's extension is built and the text, the edits and the appended
         lines are all ASCII (then UTF-8 is ASCII, and ``surrogateescape`` never applies);

@@ -14,15 +14,19 @@
   claim. LLVM's own output nests a handful of levels.
 
 ``first_hostile`` finds the first violation of the first two in file order; the
-compiled reader (``_cscan.hostile``) and the pure-Python code here give the same answer.
+compiled reader (``_body_reader.hostile``) and the pure-Python code here give the same answer.
 """
 
 from __future__ import annotations
 
 from itertools import accumulate
 
+from ..compiled import load
 from .lazyre import lazy
-from .native import cscan
+
+#: the compiled reader (``_body_reader.c``), or None: the Python code here
+cscan = load("body_reader")
+
 
 MAX_INT_BITS = 1 << 23
 MAX_NESTING = 4096

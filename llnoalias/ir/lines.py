@@ -6,13 +6,16 @@ from __future__ import annotations
 import bisect
 from array import array
 
+from ..compiled import load
 from ..diagnostics import LLNoaliasError
 from .lazyre import lazy
 from .lexer import bracket_balance, split_comment
 from .model import Function, Module
-from .native import cscan
 from .numbering import number_of
 from .source import SourceFile
+
+#: the compiled reader (``_body_reader.c``), or None: the Python code here
+cscan = load("body_reader")
 
 NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
 # A line that can only start a new top-level entity (never continue an open bracket).

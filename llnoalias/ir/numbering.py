@@ -5,7 +5,7 @@ unnamed entry block, then each unnamed instruction that produces a value and eac
 block (an instruction after a terminator, with no label before it starts one), in order.
 A numbered name written out (``%7 = ...``, ``7:``, an argument ``%7``) sets the next
 number to the one after it (LLVM 19 allows gaps). Names that LLVM's lexer rejects
-(``%N`` at or past 2**32) move nothing. The compiled body reader (``_cscan.c``) has the
+(``%N`` at or past 2**32) move nothing. The compiled body reader (``_body_reader.c``) has the
 same sets and rule.
 """
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..analysis.memory.effects import Effects, analyse_effects
 from ..analysis.provenance.lattice import Root
-from ..analysis.provenance.solver import ModuleAnalysis
 from ..analysis.provenance.rootset import KernelArgs, RootSet
+from ..analysis.provenance.solver import ModuleAnalysis
 from ..ir import operands as opparse
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, LocalRef, Module, Value

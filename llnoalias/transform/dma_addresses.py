@@ -12,9 +12,9 @@ summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the r
 from __future__ import annotations
 
 from ..analysis.memory.accesses import module_family
+from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.ranges.interval import int_const
 from ..analysis.ranges.solver import FunctionRanges
-from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout, layout_of
 from ..ir.lazyre import lazy

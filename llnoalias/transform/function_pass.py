@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ..analysis.memory.accesses import RELEASED, Access
 from ..analysis.provenance.lattice import Root
-from ..analysis.provenance.solver import ModuleAnalysis
 from ..analysis.provenance.rootset import RootSet
+from ..analysis.provenance.solver import ModuleAnalysis
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies

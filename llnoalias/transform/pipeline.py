@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.provenance.solver import ModuleAnalysis
 from ..analysis.provenance.rootset import RootSet
+from ..analysis.provenance.solver import ModuleAnalysis
 from ..diagnostics import LLNoaliasError
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy

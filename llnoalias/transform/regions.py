@@ -21,8 +21,8 @@ import sys
 
 from ..analysis.memory.accesses import Access, PointerOperand, module_family, reaches_lds
 from ..analysis.provenance.lattice import Root
-from ..analysis.ranges.solver import FunctionRanges, Off, Range, int_const, urange
 from ..analysis.provenance.rootset import LDS_DOMAIN
+from ..analysis.ranges.solver import FunctionRanges, Off, Range, int_const, urange
 from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout, layout_of
 from ..ir.lazyre import lazy

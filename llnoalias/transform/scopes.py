@@ -16,10 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..analysis.memory.accesses import Access, find_accesses, module_family, reaches_global, reaches_lds
+from ..analysis.memory.accesses import (
+    Access,
+    find_accesses,
+    module_family,
+    reaches_global,
+    reaches_lds,
+)
 from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
-from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from ..analysis.provenance.rootset import LDS_DOMAIN, RootSet
+from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from ..ir.model import Function, LocalRef, Module, Value
 from ..plain import ValueRecord
 

@@ -1,4 +1,4 @@
-/* The provenance solver's worklist over a slice (analysis/fixpoint.py: fixpoint, and
+/* The provenance solver's worklist over a slice (analysis/provenance/fixpoint.py: fixpoint, and
  * one_pass for a slice without loops), compiled, with the transfer of the common kinds
  * done in C.
  *
@@ -18,7 +18,7 @@
  * vals is the function's solved values (read for a name env lacks, as _const reads them),
  * lds the module's LDS roots by name (a GlobalRef's value).
  *
- * fixpoint.fixpoint and fixpoint.one_pass are the reference: tests/test_cfix.py compares
+ * fixpoint.fixpoint and fixpoint.one_pass are the reference: tests/test_twin_fixpoint.py compares
  * both on every function of every fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN
@@ -525,7 +525,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cfix",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fixpoint",
                                     "The provenance solver's fixpoint and transfer, compiled.", -1, methods};
 
 static int intern(PyObject **slot, const char *s) {
@@ -533,7 +533,7 @@ static int intern(PyObject **slot, const char *s) {
     return *slot == NULL ? -1 : 0;
 }
 
-PyMODINIT_FUNC PyInit__cfix(void) {
+PyMODINIT_FUNC PyInit__fixpoint(void) {
     if (intern(&s_kind, "kind") || intern(&s_operands, "operands") || intern(&s_incoming, "incoming") ||
         intern(&s_flags, "flags") || intern(&s_name, "name") || intern(&s_ops, "ops") ||
         intern(&s_is_pointer, "is_pointer") || intern(&k_gep, "gep") || intern(&k_cast, "cast") ||

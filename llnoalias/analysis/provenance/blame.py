@@ -21,8 +21,8 @@ from ...ir.model import (
     UnknownValue,
     Value,
 )
-from .lattice import UNKNOWN, Lat
 from ..memory.loads import inst_text
+from .lattice import UNKNOWN, Lat
 
 #: kinds whose unknown result does not come from an unknown operand
 OWN_CAUSE = {"load", "atomicrmw", "cmpxchg", "call", "alloca", "unparsed"}

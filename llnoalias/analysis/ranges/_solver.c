@@ -1,5 +1,5 @@
 /* The range analysis's two queries (ranges.FunctionRanges.offset and
- * range_transfer.IntTransfer.int_range), compiled.
+ * transfer.IntTransfer.int_range), compiled.
  *
  * offset(fr, ty, v) and int_range(fr, ty, v) do what the Python methods do, step for step:
  * the per-function caches (fr.ints, fr.offs), the budget, depth and in-progress marks
@@ -12,7 +12,7 @@
  * handles it (_int_ops, _off_inst, _int_other, _off_other, _arg_range, _before_query), which
  * asks its operands through fr.int_range/fr.offset, this again.
  *
- * The Python methods are the reference: tests/test_crange.py compares the two on every
+ * The Python methods are the reference: tests/test_twin_range_solver.py compares the two on every
  * function of every fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN
@@ -30,11 +30,11 @@ static long BUDGET, MAX_DEPTH;
 static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_depth, *s_budget, *s_low,
     *s_phis_solved, *s_before_query, *s_arg_range, *s_int_other, *s_off_other, *s_int_ops, *s_off_inst, *s_gep_from,
     *s_fa, *s_value, *s_vscale, *s_lds_bits, *s_mod, *s_ops, *s_kind, *s_flags, *s_operands, *s_source_type,
-    *s_result_type, *s_name, *s_text, *s_bits, *s_i, *s_o, *s_vals, *s_dl, *s_addrspace, *s_elem,
+    *s_result_type, *s_name, *s_text, *s_bits, *w_i, *w_o, *s_vals, *s_dl, *s_addrspace, *s_elem,
     *s_count, *s_alloc_size, *s_named_types, *s_scalar_sizes, *s_pointer_bits, *s_index_bits;
 /* strings compared with */
 static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
-    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *s_itself, *k_float, *k_array,
+    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *w_itself, *k_float, *k_array,
     *k_vector;
 /* reasons */
 static PyObject *w_itself, *w_deep, *w_budget, *w_not_int;
@@ -413,7 +413,7 @@ static PyObject *reason_at(const char *format, PyObject *op, PyObject *inst) {
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_SHL, OP_LSHR, OP_ASHR, OP_AND, OP_OR, OP_XOR, OP_OTHER };
 
-/* range_transfer.binop_result(op, flags, a, b, cb, w, inst) for the operations below and
+/* transfer.binop_result(op, flags, a, b, cb, w, inst) for the operations below and
  * w <= 64: a new reference, or NULL with an exception, or NULL with none set (then the
  * Python function answers: other operations, ends that do not fit, a product past 128 bits) */
 static PyObject *c_binop(PyObject *op, PyObject *flags, PyObject *a, PyObject *b, PyObject *cb, long lw,
@@ -429,7 +429,7 @@ static PyObject *c_binop(PyObject *op, PyObject *flags, PyObject *a, PyObject *b
         PyObject *both[2] = {a, b};
         for (int i = 0; i < 2; i++) {
             if (!PyUnicode_Check(both[i])) continue;
-            Py_ssize_t at = PyUnicode_Find(both[i], s_itself, 0, PY_SSIZE_T_MAX, 1);
+            Py_ssize_t at = PyUnicode_Find(both[i], w_itself, 0, PY_SSIZE_T_MAX, 1);
             if (at == -2) return NULL;
             /* a loop value being solved: its phi finds an invariant (binop_result says why) */
             if (at >= 0) return Py_NewRef(both[i]);
@@ -544,7 +544,7 @@ static PyObject *c_binop(PyObject *op, PyObject *flags, PyObject *a, PyObject *b
     return with_known_of(lo, hi, NO_BITS, k, w);
 }
 
-/* range_transfer.cast_result(cast, r, sw, w, inst) for zext, sext and trunc between widths
+/* transfer.cast_result(cast, r, sw, w, inst) for zext, sext and trunc between widths
  * of at most 64 bits; NULL with no exception when Python answers */
 static PyObject *c_cast(PyObject *cast, PyObject *r, long sw, long w, PyObject *inst) {
     int z = eq(cast, k_zext), x = !z && eq(cast, k_sext);
@@ -685,7 +685,7 @@ static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
             goto done;
         }
         Py_INCREF(inst);
-        key = PyUnicode_Concat(s_i, name);
+        key = PyUnicode_Concat(w_i, name);
         if (key == NULL) goto done_inst;
         PyObject *assumed = PyDict_GetItemWithError(c->assume, key);
         if (assumed == NULL && PyErr_Occurred()) goto done_inst;
@@ -1099,7 +1099,7 @@ static PyObject *c_off(Ctx *c, PyObject *ty, PyObject *v) {
         goto done;
     }
     Py_INCREF(inst);
-    key = PyUnicode_Concat(s_o, name);
+    key = PyUnicode_Concat(w_o, name);
     if (key == NULL) goto done_inst;
     long saved;
     int e = enter(c, key, &saved, &out);
@@ -1119,7 +1119,7 @@ static PyObject *query(PyObject *const *args, Py_ssize_t nargs, int offset) {
         return NULL;
     }
     if (LocalT == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "_crange.init() was not called");
+        PyErr_SetString(PyExc_RuntimeError, "_solver.init() was not called");
         return NULL;
     }
     Ctx c;
@@ -1186,14 +1186,14 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_crange",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_solver",
                                     "The range analysis's queries, compiled.", -1, methods};
 
 #define INTERN(var, text)                                   \
     if ((var = PyUnicode_InternFromString(text)) == NULL) \
         return NULL;
 
-PyMODINIT_FUNC PyInit__crange(void) {
+PyMODINIT_FUNC PyInit__solver(void) {
     INTERN(s_ints, "ints") INTERN(s_offs, "offs") INTERN(s_fn, "fn") INTERN(s_by_name, "by_name")
     INTERN(s_assume, "_assume") INTERN(s_inprog, "_inprog") INTERN(s_depth, "_depth") INTERN(s_budget, "_budget")
     INTERN(s_low, "_low") INTERN(s_phis_solved, "_phis_solved") INTERN(s_before_query, "_before_query")
@@ -1202,11 +1202,11 @@ PyMODINIT_FUNC PyInit__crange(void) {
     INTERN(s_fa, "fa") INTERN(s_value, "value") INTERN(s_vscale, "vscale") INTERN(s_lds_bits, "lds_bits")
     INTERN(s_mod, "mod") INTERN(s_ops, "ops") INTERN(s_kind, "kind") INTERN(s_flags, "flags")
     INTERN(s_operands, "operands") INTERN(s_source_type, "source_type") INTERN(s_result_type, "result_type")
-    INTERN(s_name, "name") INTERN(s_text, "text") INTERN(s_bits, "bits") INTERN(s_i, "i") INTERN(s_o, "o") INTERN(s_vals, "vals")
+    INTERN(s_name, "name") INTERN(s_text, "text") INTERN(s_bits, "bits") INTERN(w_i, "i") INTERN(w_o, "o") INTERN(s_vals, "vals")
     INTERN(k_int, "int") INTERN(k_ptr, "ptr") INTERN(k_binop, "binop") INTERN(k_cast, "cast") INTERN(k_gep, "gep")
     INTERN(k_zext, "zext") INTERN(k_sext, "sext") INTERN(k_trunc, "trunc") INTERN(k_bitcast, "bitcast")
     INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")
-    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(s_itself, "itself")
+    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(w_itself, "itself")
     INTERN(k_float, "float") INTERN(k_array, "array") INTERN(k_vector, "vector") INTERN(s_dl, "dl")
     INTERN(s_pointer_bits, "pointer_bits") INTERN(s_index_bits, "index_bits") INTERN(s_addrspace, "addrspace") INTERN(s_elem, "elem") INTERN(s_count, "count")
     INTERN(s_alloc_size, "alloc_size") INTERN(s_named_types, "named_types") INTERN(s_scalar_sizes, "scalar_sizes") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")

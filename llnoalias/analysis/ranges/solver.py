@@ -4,8 +4,8 @@ Ranges are sound or absent. The pieces, one idea per module:
 
 - ``interval``: the abstract domain (``Range``, ``Off``, joins and readings);
 - ``workgroup``: the bound of thread ids from the function's work-group size;
-- ``range_transfer``: integer operations and calls (``IntTransfer``);
-- ``range_loops``: phis, selects, counted loops (``LoopRanges``);
+- ``transfer``: integer operations and calls (``IntTransfer``);
+- ``loops``: phis, selects, counted loops (``LoopRanges``);
 - this module: addresses, ``Off(root, lo, hi)``: the value is the root's start plus a byte
   offset in ``[lo, hi]``, modulo ``2**P`` (``P`` the root's pointer width). Integers with the
   root's provenance (``ptrtoint``/``add``/``inttoptr`` chains) carry the same offsets, as long
@@ -14,10 +14,11 @@ Ranges are sound or absent. The pieces, one idea per module:
 
 from __future__ import annotations
 
+from ...compiled import load
 from ...ir import operands as opparse
 from ...ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
-from ...ir.native import load
 from ...ir.types import Type
+from ..provenance.lattice import Root
 from . import knownbits as kb
 from .interval import (
     RANGE_BITS,
@@ -37,7 +38,6 @@ from .interval import (
     urange,
     with_known,
 )
-from ..provenance.lattice import Root
 from .loops import LoopRanges
 from .transfer import BUDGET, MAX_DEPTH, at_line, binop_result, cast_result
 from .workgroup import WorkGroup, work_group
@@ -296,8 +296,8 @@ def const_key(ce: ConstExpr) -> tuple[object, ...] | None:
 PY_OFFSET = FunctionRanges.offset
 PY_INT_RANGE = FunctionRanges.int_range
 
-#: the compiled queries (``_crange.c``), or None: the Python methods
-_crange = load("llnoalias.analysis.ranges._solver")
+#: the compiled queries (``ranges/_solver.c``), or None: the Python methods
+_crange = load("range_solver")
 #: what the compiled queries use, by name
 CRANGE_NAMES = {
     "LocalRef": LocalRef, "PlainConst": PlainConst, "Range": Range, "Off": Off, "Root": Root,

@@ -32,6 +32,7 @@ from ...ir.model import (
     Value,
 )
 from ...ir.types import Type
+from ..provenance.solver import FunctionAnalysis
 from . import knownbits as kb
 from .interval import (
     RANGE_BITS,
@@ -49,7 +50,6 @@ from .interval import (
     width,
     with_known,
 )
-from ..provenance.solver import FunctionAnalysis
 from .workgroup import int_pair_values, work_group
 
 MAX_DEPTH = 2000
@@ -301,7 +301,7 @@ def cast_result(cast: str, r: IntResult, sw: int, w: int, inst: Instruction | No
 class IntTransfer:
     """The transfer functions of the range analysis: the range of an integer from its
     operands' ranges, one instruction kind at a time (cached per function). Phis and
-    selects, which need the loop driver, come from ``range_loops.LoopRanges``."""
+    selects, which need the loop driver, come from ``loops.LoopRanges``."""
 
     def __init__(self, mod: Module, fn: Function, fa: FunctionAnalysis, family: str,
                  layout: DataLayout | None = None) -> None:
@@ -618,7 +618,7 @@ class IntTransfer:
 
     # ----------------------------------------------------------------- phis
 
-    # the loop driver's part (``range_loops.LoopRanges``)
+    # the loop driver's part (``loops.LoopRanges``)
     def _select(self, ops: Ops, w: int) -> IntResult:
         raise NotImplementedError
 

@@ -9,7 +9,7 @@
  * line_starts() is the line index; splice() writes an ASCII module's edits into its text
  * (Editor.encoded).
  *
- * The pure-Python reader is the reference: tests/test_cscan.py compares the two on every
+ * The pure-Python reader is the reference: tests/test_twin_body_reader.py compares the two on every
  * fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN
@@ -797,13 +797,13 @@ static PyMethodDef methods[] = {
      "The first integer width out of range or bracket nested too deep: (offset, what) or None."},
     {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
-    {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _cscan.c)."},
+    {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _body_reader.c)."},
     {"undefined_refs", undefined_refs, METH_VARARGS,
      "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cscan",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_body_reader",
                                     "The compiled hot loop of the function body reader.", -1, methods};
 
-PyMODINIT_FUNC PyInit__cscan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__body_reader(void) { return PyModule_Create(&module); }

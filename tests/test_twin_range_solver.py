@@ -1,4 +1,4 @@
-"""The compiled range queries (llnoalias/analysis/_crange.c) give exactly what the Python
+"""The compiled range queries (llnoalias/analysis/ranges/_solver.c) give exactly what the Python
 methods ``FunctionRanges.offset`` and ``IntTransfer.int_range`` give: every
 answer, and the caches, budget, depth and in-progress marks they leave behind, on every
 function of every fixture and corpus file, asked in text order and in reverse, and with a
@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from conftest import assert_pure_mode
 
-from llnoalias.analysis.ranges import transfer as range_transfer
-from llnoalias.analysis.ranges import solver as ranges
 from llnoalias.analysis.memory.accesses import target_family
 from llnoalias.analysis.provenance.solver import ModuleAnalysis
+from llnoalias.analysis.ranges import solver as ranges
+from llnoalias.analysis.ranges import transfer as range_transfer
 from llnoalias.analysis.ranges.solver import FunctionRanges
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import operands as opparse

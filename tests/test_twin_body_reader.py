@@ -1,4 +1,4 @@
-"""The compiled reader (llnoalias/ir/_cscan.c) and the pure-Python one give the same model
+"""The compiled reader (llnoalias/ir/_body_reader.c) and the pure-Python one give the same model
 on every fixture and corpus file: line starts, blocks, and every instruction's span, name,
 opcode and operands as the analysis reads them."""
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import llnoalias
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir import body_reader, lines, native
+from llnoalias.ir import body_reader, lines
 from llnoalias.ir import operands as opparse
 from llnoalias.ir.editor import Editor
 from llnoalias.ir.parser import parse_module
@@ -24,7 +24,7 @@ from llnoalias.ir.source import SourceFile
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *ROOT.glob("tests/data/**/*.ll")})
 
-needs_cscan = pytest.mark.skipif(native.cscan is None, reason="the compiled reader is not built here")
+needs_cscan = pytest.mark.skipif(lines.cscan is None, reason="the compiled reader is not built here")
 
 
 def _read(path: Path) -> str:
@@ -86,7 +86,7 @@ def test_compiled_and_pure_readers_give_the_same_model(path: Path, monkeypatch: 
     "; \u4e2d\n  %x = add i32 1, 2\n\n", "; \U0001f600\r\n\n  ret void",
 ])
 def test_rows_and_refs_on_odd_lines(text: str) -> None:
-    cscan = native.cscan
+    cscan = lines.cscan
     assert cscan is not None
     body = text if text.endswith("\n") else text + "\n"
     refs = set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body))
@@ -97,8 +97,8 @@ def test_rows_and_refs_on_odd_lines(text: str) -> None:
 
 
 def test_pure_mode_loads_no_extension() -> None:
-    code = ("import sys, llnoalias.ir.native as n, llnoalias.ir.body_reader\n"
-            "assert n.cscan is None and 'llnoalias.ir._cscan' not in sys.modules\n")
+    code = ("import sys, llnoalias.ir.lines as n, llnoalias.ir.body_reader\n"
+            "assert n.cscan is None and 'llnoalias.ir._body_reader' not in sys.modules\n")
     assert_pure_mode(code)
 
 
@@ -117,7 +117,7 @@ def test_undefined_refs_matches_the_regex(names: list[str], defined_idx: list[in
     reference) finds exactly the references the regex finds, less the defined ones: many
     names (the table's probing), prefixes of one another, non-ASCII names (never matched),
     and a defined set holding something that is not a str (the set's own lookup)."""
-    cscan = native.cscan
+    cscan = lines.cscan
     assert cscan is not None
     refs = [("%" if i % 3 else "@") + n for i, n in enumerate(names)]
     body = sep.join(refs + extra) + "\n"

@@ -1,4 +1,4 @@
-"""The compiled fixpoint and transfer (llnoalias/analysis/_cfix.c) give exactly what the
+"""The compiled fixpoint and transfer (llnoalias/analysis/provenance/_fixpoint.c) give exactly what the
 Python solver gives: the same value for every name of every slice, in the same
 order, and the same causes, on every function of every fixture and corpus file under two
 option sets, from nothing solved and from half of the function solved before; and on a
