@@ -17,13 +17,14 @@ from collections.abc import Iterable
 
 from .options import AnnotateOptions
 from .transform.pipeline import AnnotateResult, annotate_text
+from .transform.stages import StageLog
 from .transform.workers import usable_cpus
 
 
 def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
              may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
              path: str = "<string>", options: AnnotateOptions | None = None,
-             report: bool = True, jobs: int = 1) -> AnnotateResult:
+             report: bool = True, jobs: int = 1, stages: StageLog | None = None) -> AnnotateResult:
     """Annotate one module's text and return the result.
 
     The keyword arguments are the command line's options:
@@ -43,6 +44,9 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
       process, 0 means one per CPU it may use (at most ``AUTO_JOBS_LIMIT``). Workers are
       forked, so only where ``fork`` exists and the caller runs no other thread; elsewhere
       the run stays in-process. The result does not depend on it.
+    - ``stages``: a :class:`llnoalias.transform.stages.StageLog` made with the names of the
+      stages to see (``StageLog(["ranges"])``); after the call its ``text()`` is what each
+      concluded (``--print-after``). The run then stays in the calling process.
 
     The result has ``text`` (the rewritten module; equal to ``text`` when nothing was
     tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``, the JSON text;
@@ -60,7 +64,7 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     if jobs == 0:
         jobs = min(usable_cpus(), AUTO_JOBS_LIMIT)
     if len(text) < LARGE_INPUT or not gc.isenabled():
-        return annotate_text(text, path, options, want_report=report, jobs=jobs)
+        return annotate_text(text, path, options, want_report=report, jobs=jobs, stages=stages)
     # A large module makes millions of small objects that live until the module is
     # written and hold no cycles (a 240k-line run's collections found 11 objects in all):
     # every collection rescans the survivors for nothing, 5-7% of the run even with a
@@ -69,7 +73,7 @@ def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
     # the call left is collected as usual.
     gc.disable()
     try:
-        return annotate_text(text, path, options, want_report=report, jobs=jobs)
+        return annotate_text(text, path, options, want_report=report, jobs=jobs, stages=stages)
     finally:
         gc.enable()
 

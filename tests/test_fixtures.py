@@ -3,6 +3,9 @@ the options of its ``; RUN:`` line and checked with the ``filecheck`` package.
 
 Comment lines are dropped from the output before checking, so a ``; CHECK`` line (which
 llnoalias keeps, like every comment) can never match itself.
+
+A ``; RUN:`` line with ``--print-after STAGE`` checks the stage's printout instead of the
+module (``fixtures/stages``): what stderr holds, as LLVM's ``-print-after`` tests check it.
 """
 
 from __future__ import annotations
@@ -28,8 +31,12 @@ def test_filecheck(path: str, tmp_path) -> None:
         res = run_cli([*args, "--no-verify"])
         assert res.exit_code == 0, res.stderr
         out = tmp_path / "out.ll"
-        out.write_bytes(strip_comment_lines(res.stdout.decode("utf-8", "surrogateescape")).encode(
-            "utf-8", "surrogateescape"))
+        if any(a == "--print-after" or a.startswith("--print-after=") for a in args):
+            checked = res.stderr
+            assert checked.startswith("*** after "), f"no stage printout for {args}:\n{checked}"
+        else:
+            checked = strip_comment_lines(res.stdout.decode("utf-8", "surrogateescape"))
+        out.write_bytes(checked.encode("utf-8", "surrogateescape"))
         proc = subprocess.run([sys.executable, "-m", "filecheck", path, "--input-file", str(out)],
                               capture_output=True, text=True)
         assert proc.returncode == 0, f"FileCheck failed for {args}:\n{proc.stdout}{proc.stderr}"

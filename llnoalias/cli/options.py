@@ -20,6 +20,25 @@ def _parse_may_alias(ctx: click.Context, param: click.Parameter, value: tuple[st
         raise click.BadParameter(str(exc)) from None
 
 
+def _parse_print_after(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    from ..transform.stages import parse_stage_names
+
+    try:
+        return parse_stage_names(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def print_after_option(func: F) -> F:
+    """``--print-after STAGE``: what a named stage of the pipeline concluded, on stderr."""
+    from ..transform.stages import STAGE_NAMES
+
+    return click.option(
+        "--print-after", "print_after", multiple=True, callback=_parse_print_after, metavar="STAGE",
+        help=f"Print on stderr what STAGE concluded ({', '.join(STAGE_NAMES)}, or all); repeatable or a "
+             "comma list. The run stays in one process.")(func)
+
+
 def annotate_options(func: F) -> F:
     """Decorate a click command with the annotation options."""
     decorators = [

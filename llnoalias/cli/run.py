@@ -14,6 +14,7 @@ TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every 
 if TYPE_CHECKING:
     from ..backends.llvmlite_backend import CheckResult
     from ..transform.pipeline import AnnotateResult
+    from ..transform.stages import StageLog
 
 
 def _strip_bom(text: str) -> str:
@@ -61,12 +62,15 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
 
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
-                 want_report: bool = True, jobs: int = 1) -> tuple[str, AnnotateResult]:
+                 want_report: bool = True, jobs: int = 1,
+                 stages: StageLog | None = None) -> tuple[str, AnnotateResult]:
     """Read, annotate and (with ``verify``) check one input.
 
     The checking child starts before anything else: loading llvmlite's LLVM takes it
     about as long as annotating takes here, and it reads and verifies the input while
-    the parent annotates, so that only the output's check is left to wait for."""
+    the parent annotates, so that only the output's check is left to wait for. With
+    ``stages``, what the stages concluded is printed on stderr once the run is done
+    (before the output's check)."""
     pending = None
     if verify:
         from ..backends.pending_check import PendingCheck
@@ -79,7 +83,9 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if pending is not None:
             pending.send_input(_strip_bom(text))
         name = display_name(input_path)
-        result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs)
+        result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs, stages=stages)
+        if stages is not None:
+            sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
@@ -102,18 +108,24 @@ def _check_one_stdout(output: str | None, report_path: str | None, remarks_path:
 
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = False, report_path: str | None = None,
-                  remarks_path: str | None = None, jobs: int = 0) -> None:
+                  remarks_path: str | None = None, jobs: int = 0, print_after: tuple[str, ...] = ()) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
     plain command lines without importing click). ``jobs``: processes for a large input's
-    functions (0: one per CPU; a small input never forks)."""
+    functions (0: one per CPU; a small input never forks). ``print_after``: the stages
+    whose conclusions are printed on stderr (``--print-after``; the run stays in one process)."""
     from ..fileio import write_output
 
     try:
         _check_one_stdout(output, report_path, remarks_path)
         want_report = bool(show_stats or report_path or remarks_path)
-        _, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs)
+        stages = None
+        if print_after:
+            from ..transform.stages import StageLog
+
+            stages = StageLog(print_after)
+        _, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs, stages=stages)
         if report_path:
             write_output(report_path, result.report.to_json() + "\n")
         if remarks_path:

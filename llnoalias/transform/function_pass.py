@@ -26,6 +26,7 @@ from .dma_addresses import summarise
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
+from .stages import StageLog
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ class FunctionPass:
 
     def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                  detail: bool, plan: Plan, editor: Editor, writer: MetadataWriter,
-                 args: ArgumentsResult, bodies: DeferredBodies | None = None) -> None:
+                 args: ArgumentsResult, bodies: DeferredBodies | None = None,
+                 stages: StageLog | None = None) -> None:
         self.mod = mod
         self.ma = ma
         self.roots = roots
@@ -67,6 +69,8 @@ class FunctionPass:
         #: the reader of a deferred parse: the bodies not read yet are read where used
         self.bodies = bodies
         self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
+        #: the text of the stages asked for (``--print-after``); the run stays in one process
+        self.stages = stages
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
@@ -89,10 +93,17 @@ class FunctionPass:
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         mod, ma = self.mod, self.ma
         made = plan_function(mod, ma, self.roots, fn, self.plan, brief=not self.detail)
+        stages = self.stages
+        if stages is not None:
+            stages.provenance(fn, made)
         summarise(mod, fn, made)
         if self.splitter is not None:
             self.splitter.measure(made)
             self.splitter.release(fn)
+            if stages is not None:
+                stages.ranges(fn, made)
+        elif stages is not None:
+            stages.no_ranges(fn, made)
         edits = arguments_of(mod, ma, self.roots, self.options, fn)
         for d in made:
             # what is left of a decision once its function is done: no analysis, no operands

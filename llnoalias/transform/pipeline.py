@@ -24,6 +24,7 @@ from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, finish, noalias_keys
+from .stages import StageLog
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 
@@ -75,7 +76,7 @@ DEFER_CHARS = 1 << 20
 
 
 def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | None = None,
-                  want_report: bool = True, jobs: int = 1) -> AnnotateResult:
+                  want_report: bool = True, jobs: int = 1, stages: StageLog | None = None) -> AnnotateResult:
     """Annotate one module's text. Raises ``LLNoaliasError`` on bad input.
 
     With ``want_report=False`` only the report's summary is kept, and the parsed function
@@ -84,8 +85,14 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     the functions (``workers``); the result does not depend on it. A large module that
     may be split leaves each body to the process that analyses it (the parent does not
     read the bodies a worker analysed); when that finds an error, the module is read and
-    annotated again in one pass, which reports the first error as it always does."""
+    annotated again in one pass, which reports the first error as it always does.
+
+    ``stages``: collects what the named stages concluded (``stages.STAGES``); the run
+    then stays in this process and its reasons are explained, as for a report."""
     options = options or AnnotateOptions()
+    if stages is not None:
+        jobs = 1
+        want_report = True
     if jobs > 1 and len(text) >= DEFER_CHARS and workers.can_fork():
         try:
             return _annotate(SourceFile(path, text), options, want_report, jobs, defer=True)
@@ -96,21 +103,23 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
             # then the one-pass parse raises what is wrong; else the failure is our own
             parse_module(SourceFile(path, text))
             raise
-    return _annotate(SourceFile(path, text), options, want_report, jobs, defer=False)
+    return _annotate(SourceFile(path, text), options, want_report, jobs, defer=False, stages=stages)
 
 
 def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs: int,
-              defer: bool) -> AnnotateResult:
+              defer: bool, stages: StageLog | None = None) -> AnnotateResult:
     mod, bodies = parse_module_deferred(src) if defer else (parse_module(src), None)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
     guarded = Guarded()
-    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded)
+    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded, stages)
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
         guarded = Guarded()
-        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded)
+        if stages is not None:
+            stages.restart()
+        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded, stages)
     if want_report:
         report = _report(mod, p, roots, ma)
     else:
@@ -128,8 +137,11 @@ def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs
 
 def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
              detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None,
-             guarded: Guarded | None = None) -> tuple[Plan, Editor, ArgumentsResult]:
+             guarded: Guarded | None = None,
+             stages: StageLog | None = None) -> tuple[Plan, Editor, ArgumentsResult]:
     """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
+    The stages run in the order of ``stages.STAGES``; ``stages`` (when given) takes each
+    one's conclusions where they are made.
 
     Functions are analysed one at a time and their parsed operands and provenance are
     released afterwards, so memory holds one function's analysis at a time. With
@@ -139,7 +151,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     editor = Editor(mod.source)
     writer = MetadataWriter(mod, editor)
     args = ArgumentsResult()
-    fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args, bodies)
+    fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args, bodies, stages)
     groups = workers.split(fp.weights(), jobs) if jobs > 1 else []
     if len(groups) > 1 and workers.can_fork():
         replies = workers.fork_map(groups, fp.ship, fp.run_all)
@@ -152,17 +164,28 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
         bodies.check()  # the rest of the parse, before anything is written
     if options.regions:
         merge_regions(p)
+    if stages is not None:
+        stages.regions(p, options.regions)
+        stages.before_dma(p)
     # scopes the code generator can live with around LDS-DMA (SPEC 4b): before the
     # domains are counted, so that a claim withdrawn here can leave a domain empty
     guarded = guarded if guarded is not None else Guarded()
     lowered(mod, p, guarded)
     unsafe_in = guard(p)
+    if stages is not None:
+        stages.dma_step(p)
     finish(p)
+    if stages is not None:
+        stages.after_finish(p)
     rescue(p, unsafe_in, guarded)
     residual(p, guarded)
     static_lds(mod, p, guarded)
+    if stages is not None:
+        stages.dma_step(p, last=True)
     _write_scopes(p, writer)
     writer.flush()
+    if stages is not None:
+        stages.scopes(p)
     return p, editor, args
 
 
