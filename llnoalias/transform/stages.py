@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
+from ..ir.lexer import split_comment
 from ..ir.model import Function
 from ..plain import Record
 from .scopes import Decision, Plan, Region, ScopeKey, noalias_keys
@@ -94,8 +95,8 @@ def _code(d: Decision) -> str:
     inst = d.access.inst
     src = inst.function.source
     text = src.text[inst.start:inst.end] if src is not None else inst.opcode
-    code = " ".join(text.strip().split(", !")[0].split())
-    return code if len(code) <= 100 else code[:97] + "..."
+    # the whole instruction without its metadata attachments, spaces collapsed
+    return " ".join(split_comment(text).strip().split(", !")[0].split())
 
 
 def _head(d: Decision) -> str:
