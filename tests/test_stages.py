@@ -254,3 +254,10 @@ def test_only_the_second_run_is_printed() -> None:
     assert "integer loaded from memory" in line
     assert "store i8 3, ptr addrspace(3) %p, align 1 [lds] -> none [" in text
 
+
+
+def test_the_fast_command_line_leaves_the_printer_to_click() -> None:
+    from llnoalias.cli.entry import parse_fast
+
+    assert parse_fast([HIP_SMEM, "--print-after", "ranges"], stdin_is_pipe=False) is None
+    assert parse_fast([HIP_SMEM, "--print-after=all"], stdin_is_pipe=False) is None

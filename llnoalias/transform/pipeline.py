@@ -1,5 +1,6 @@
 """One annotation run: parse, find roots, solve provenance, plan scopes, splice.
-The library's entry point (the CLI only wires files to it)."""
+The library's entry point (the CLI only wires files to it). The stages it runs, named and
+in order, are the table ``transform.stages.STAGES``."""
 
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     read the bodies a worker analysed); when that finds an error, the module is read and
     annotated again in one pass, which reports the first error as it always does.
 
-    ``stages``: collects what the named stages concluded (``stages.STAGES``); the run
+    ``stages``: collects what the named stages concluded (``transform.stages``); the run
     then stays in this process and its reasons are explained, as for a report."""
     options = options or AnnotateOptions()
     if stages is not None:
@@ -140,8 +141,8 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
              guarded: Guarded | None = None,
              stages: StageLog | None = None) -> tuple[Plan, Editor, ArgumentsResult]:
     """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
-    The stages run in the order of ``stages.STAGES``; ``stages`` (when given) takes each
-    one's conclusions where they are made.
+    The stages run in the order of the table ``transform.stages.STAGES``; the log
+    ``stages`` (when given) takes each one's conclusions where they are made.
 
     Functions are analysed one at a time and their parsed operands and provenance are
     released afterwards, so memory holds one function's analysis at a time. With

@@ -181,7 +181,11 @@ class StageLog:
         per_root: dict[int, tuple[Root, list[Region]]] = {}
         by_fn: dict[str, list[str]] = {}
         for d in p.decisions:
-            if d.domain != LDS_DOMAIN or not d.keys or len(d.roots) != 1:
+            if d.domain != LDS_DOMAIN or not d.keys:
+                continue
+            if len(d.roots) != 1:
+                line = f"{_head(d)} -> {', '.join(_key(k) for k in d.keys)} (several roots: no region)"
+                by_fn.setdefault(d.access.inst.function.name, []).append(line)
                 continue
             root = d.roots[0]
             entry = per_root.setdefault(id(root), (root, []))
