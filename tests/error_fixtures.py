@@ -7,6 +7,7 @@ A fixture is ``fixtures/errors/NAME.ll`` holding exactly one marker, in a ``;`` 
     ; expected-error@+1:19 {{NUL byte}}         (the error is N lines below: @+N:COL)
     ; expected-error@-2:1 {{...}}               (N lines above: @-N:COL)
     ; expected-no-error                         (the file is read and annotated)
+    ; RUN: llnoalias --args noalias --may-alias 0,9 %s    (options, for an error they cause)
 
 ``@COL`` is the 1-based column of the error on the marker's own line; the fragment in
 ``{{...}}`` must occur in the message (it runs to the last ``}}`` on the line, so it may
@@ -20,11 +21,13 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from llnoalias.diagnostics import SHOWN_WIDTH, Location, format_diagnostic
 from llnoalias.fileio import decode
+from llnoalias.options import AnnotateOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 ERRORS_DIR = ROOT / "fixtures" / "errors"
@@ -33,6 +36,7 @@ ERRORS_DIR = ROOT / "fixtures" / "errors"
 _ANY_MARKER = re.compile(r"expected-(?:error|no-error|warning|note)[^\s{]*")
 _ERROR = re.compile(r"expected-error@(?:(?P<sign>[+-])(?P<off>[0-9]+):)?(?P<col>[0-9]+)\s+\{\{(?P<frag>.*)\}\}\s*$")
 _NO_ERROR = re.compile(r"expected-no-error\s*$")
+_RUN = re.compile(r"\s*; RUN:(.*)$")
 
 
 class FixtureError(Exception):
@@ -49,6 +53,8 @@ class Expected:
     col: int
     fragment: str
     marker_line: int
+    #: the options of the file's ``; RUN: llnoalias OPTIONS %s`` line, if it has one
+    args: tuple[str, ...] = ()
 
 
 def fixture_paths() -> list[Path]:
@@ -95,7 +101,14 @@ def parse_markers(text: str, name: str) -> Expected:
         at = ", ".join(f"line {e.marker_line}" for e in found) or "none"
         raise FixtureError(f"{name}: {len(found)} markers ({at}); an error fixture holds exactly one "
                            "(llnoalias stops at the first error)")
-    return found[0]
+    runs = [shlex.split(m.group(1)) for ln in lines if (m := _RUN.match(ln))]
+    if not runs:
+        return found[0]
+    words = runs[0]
+    if len(runs) > 1 or len(words) < 2 or words[0] != "llnoalias" or words[-1] != "%s" or "%s" in words[1:-1]:
+        raise FixtureError(f"{name}: at most one '; RUN: llnoalias OPTIONS %s' line, the input last")
+    e = found[0]
+    return Expected(e.name, e.line, e.col, e.fragment, e.marker_line, tuple(words[1:-1]))
 
 
 def expected_of(path: Path) -> Expected:
@@ -139,6 +152,22 @@ def head_block(stderr: str, path: str) -> str | None:
 def message_of(block: str) -> str:
     head = block.split("\n", 1)[0]
     return head.split(": error: ", 1)[1]
+
+
+def api_options(args: tuple[str, ...]) -> AnnotateOptions:
+    """The options a RUN line's arguments give, read by the CLI's own option parser."""
+    import click
+
+    from llnoalias.cli.options import annotate_options, options_from_kwargs
+
+    @click.command()
+    @annotate_options
+    def read(**kwargs: object) -> AnnotateOptions:
+        return options_from_kwargs(kwargs)
+
+    got = read.main(list(args), standalone_mode=False)
+    assert isinstance(got, AnnotateOptions)
+    return got
 
 
 def relpath(path: Path) -> str:

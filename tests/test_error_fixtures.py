@@ -25,6 +25,7 @@ from error_fixtures import (
     ERRORS_DIR,
     Expected,
     FixtureError,
+    api_options,
     expected_of,
     fixture_paths,
     head_block,
@@ -50,9 +51,9 @@ PRECIOUS = b"precious\n"
 DIFF = "llnoalias's diagnostic (+) is not the one the marker asks for (-)"
 
 
-def _api_error(text: str, name: str) -> LLNoaliasError | None:
+def _api_error(text: str, name: str, args: tuple[str, ...]) -> LLNoaliasError | None:
     try:
-        annotate_text(text, name)
+        annotate_text(text, name, api_options(args))
     except LLNoaliasError as err:
         return err
     return None
@@ -65,7 +66,7 @@ def check_api(path: Path, pure: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if pure:  # the pure-Python reader, as LLNOALIAS_PURE selects it (the batch test runs that for real)
         for mod, attr in ((lines, "cscan"), (body_reader, "_cscan"), (limits, "cscan"), (editor, "cscan")):
             monkeypatch.setattr(mod, attr, None)
-    err = _api_error(text, path.name)
+    err = _api_error(text, path.name, exp.args)
     if exp.line is None:
         assert err is None, f"{path.name}: expected no error, got:\n{err.format() if err else ''}"
         return
@@ -93,12 +94,12 @@ def test_cli_error_at_the_marker_exit_2_output_untouched(path: Path, tmp_path: P
     src.write_bytes(data)
     out = tmp_path / "out.ll"
     out.write_bytes(PRECIOUS)
-    res = run_cli([str(src), "-o", str(out)])
+    res = run_cli([*exp.args, str(src), "-o", str(out)])
     if exp.line is None:
         assert res.exit_code == 0, res.stderr
         assert "error:" not in res.stderr, res.stderr
         assert_preserved(decode(data), decode(out.read_bytes()))
-        assert run_cli(["explain", str(src)]).exit_code == 0
+        assert run_cli(["explain", *exp.args, str(src)]).exit_code == 0
         return
     assert res.exit_code == 2, res.stderr
     assert "Traceback" not in res.stderr
@@ -109,7 +110,7 @@ def test_cli_error_at_the_marker_exit_2_output_untouched(path: Path, tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, "out.ll"])
     assert src.read_bytes() == data
     # explain reads the input the same way and fails the same way
-    res = run_cli(["explain", str(src)])
+    res = run_cli(["explain", *exp.args, str(src)])
     assert res.exit_code == 2, res.stderr
     assert head_block(res.stderr, str(src)) == block
 
@@ -124,13 +125,15 @@ def test_batch_in_a_fresh_process_under_several_hash_seeds(tmp_path: Path, pure:
     outdir.mkdir()
     env = {**os.environ, "LLNOALIAS_PURE": pure, "PYTHONHASHSEED": seed}
     env.pop("NO_COLOR", None)
-    names = [relpath(p) for p in PATHS]
+    # one option set for all: the fixtures with a RUN line of their own are left out
+    paths = [p for p in PATHS if not expected_of(p).args]
+    names = [relpath(p) for p in paths]
     proc = subprocess.run([sys.executable, "-m", "llnoalias", "--no-verify", "-j", "1", *names,
                            "--out-dir", str(outdir)], capture_output=True, env=env, cwd=ROOT, timeout=120)
     stderr = proc.stderr.decode("utf-8", "replace")
     assert "Traceback" not in stderr, stderr[-3000:]
     got, want, differ = [], [], []
-    for path, name in zip(PATHS, names, strict=True):
+    for path, name in zip(paths, names, strict=True):
         exp = expected_of(path)
         if exp.line is None:
             continue
@@ -141,9 +144,9 @@ def test_batch_in_a_fresh_process_under_several_hash_seeds(tmp_path: Path, pure:
             want.append(wanted)
             differ.append(name)
     assert "\n\n".join(got) == "\n\n".join(want), f"{DIFF}: {', '.join(differ)}"
-    ok = sorted(p.name for p in PATHS if expected_of(p).line is None)
+    ok = sorted(p.name for p in paths if expected_of(p).line is None)
     assert sorted(p.name for p in outdir.iterdir()) == ok
-    assert proc.returncode == (2 if len(ok) < len(PATHS) else 0)
+    assert proc.returncode == (2 if len(ok) < len(paths) else 0)
 
 
 # ------------------------------------------------------ the runner fails loudly
@@ -175,6 +178,21 @@ GOOD = "define void @f() {\n  %x = add i32 %y, 1 ; expected-error@16 {{use of un
 def test_a_fixture_without_exactly_one_good_marker_is_refused(text: str, what: str) -> None:
     with pytest.raises(FixtureError, match=f"t.ll.*{re.escape(what)}"):
         parse_markers(text, "t.ll")
+
+
+@pytest.mark.parametrize("run", ["; RUN: llnoalias --lds all\n", "; RUN: opt %s\n", "; RUN: llnoalias %s %s\n",
+                                 "; RUN: llnoalias %s\n; RUN: llnoalias --lds all %s\n"])
+def test_a_bad_run_line_is_refused(run: str) -> None:
+    with pytest.raises(FixtureError, match="at most one '; RUN: llnoalias OPTIONS %s' line"):
+        parse_markers(run + GOOD, "t.ll")
+
+
+def test_a_run_line_gives_the_options_to_the_api_and_the_cli() -> None:
+    exp = parse_markers("; RUN: llnoalias --args noalias --may-alias 0,9 --lds all %s\n" + GOOD, "t.ll")
+    assert exp.args == ("--args", "noalias", "--may-alias", "0,9", "--lds", "all")
+    opts = api_options(exp.args)
+    assert (opts.args, opts.may_alias, opts.lds, opts.regions) == ("noalias", ((0, 9),), "all", True)
+    assert api_options(()) == api_options(("--lds", "dynamic"))
 
 
 def test_the_marker_forms() -> None:
