@@ -60,8 +60,13 @@ def parse_or_none(text: str, path: str = "t.ll") -> Module | None:
         return None
 
 
-def all_fixtures() -> list[str]:
-    return sorted(glob.glob(os.path.join(FIXTURES, "**", "*.ll"), recursive=True))
+def all_fixtures(errors: bool = True) -> list[str]:
+    """Every fixture; without ``fixtures/errors/`` (bad input on purpose, each checked by
+    tests/test_error_fixtures.py) for a test that needs modules llnoalias reads."""
+    paths = sorted(glob.glob(os.path.join(FIXTURES, "**", "*.ll"), recursive=True))
+    if errors:
+        return paths
+    return [p for p in paths if os.path.relpath(p, FIXTURES).split(os.sep)[0] != "errors"]
 
 
 def fixture_id(path: str) -> str:

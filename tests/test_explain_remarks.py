@@ -18,7 +18,7 @@ from llnoalias.report.explain import explain
 from llnoalias.report.remarks import function_name, quote, remarks_yaml
 from llnoalias.transform.pipeline import annotate_text
 
-CORPUS = all_fixtures()
+CORPUS = all_fixtures(errors=False)
 OPTIONS = [AnnotateOptions(), AnnotateOptions(lds="all", args="noalias")]
 REMARKUTIL = next((p for p in (shutil.which("llvm-remarkutil-19"), "/usr/lib/llvm-19/bin/llvm-remarkutil",
                                shutil.which("llvm-remarkutil")) if p and os.path.exists(p)), None)

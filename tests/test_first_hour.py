@@ -146,21 +146,6 @@ define amdgpu_kernel void @k2(ptr addrspace(1) %a, ptr addrspace(1) %b) {
 """
 
 
-def test_may_alias_index_past_the_kernels_arguments(tmp_path: Path) -> None:
-    src = tmp_path / "k.ll"
-    src.write_text(FIVE)
-    out = tmp_path / "out.ll"
-    out.write_text("keep")
-    res = _run([str(src), "--args", "noalias", "--may-alias", "0,9", "-o", str(out), "--no-verify"])
-    assert res.returncode == 2
-    assert res.stderr.startswith(f"llnoalias: {src}:3:1: error: --may-alias 0,9 names argument 9, "
-                                 "but kernel @k has 5 arguments"), res.stderr
-    assert out.read_text() == "keep"
-    # the last argument is fine, and the group takes effect: @a and @b share one scope, no noalias
-    res = _run([str(src), "--args", "noalias", "--may-alias", "0,4", "--no-verify"])
-    assert res.returncode == 0, res.stderr
-
-
 def test_may_alias_with_kernels_of_different_arity() -> None:
     """A group applies to each kernel whose arguments it names; only an index that no
     kernel has is an error."""

@@ -102,13 +102,33 @@ class LineReader:
         j = i
         while bal > 0:
             if j + 1 >= lines.n or _NEW_ENTITY_RE.match(lines.line(j + 1)):
-                off = lines.starts[i] + len(code) - len(code.lstrip())
+                off = self._unclosed(i, j, code.split("\n", 1)[0])
                 raise error_at(self.src, off, "unbalanced brackets: a '(', '[' or '{' opened here is never closed")
             j += 1
             more = split_comment(lines.line(j))
             code = code + "\n" + more
             bal += bracket_balance(more)
         return code, j
+
+    def _unclosed(self, i: int, j: int, first: str) -> int:
+        """The offset of the outermost bracket that lines ``i``..``j`` leave open (``first``
+        is line ``i`` without its comment; strings end at the line's end, as
+        ``bracket_balance`` reads them), where the error about it points."""
+        lines = self.lines
+        stack: list[int] = []
+        for k in range(i, j + 1):
+            code = first if k == i else split_comment(lines.line(k))
+            in_str = False
+            for col, ch in enumerate(code):
+                if ch == '"':
+                    in_str = not in_str
+                elif in_str:
+                    continue
+                elif ch in "([{":
+                    stack.append(lines.starts[k] + col)
+                elif ch in ")]}" and stack:
+                    stack.pop()
+        return stack[0] if stack else lines.starts[i] + len(first) - len(first.lstrip())
 
 
 __all__ = ["NAME", "LineReader", "Lines", "blank_comment", "entry_number", "error_at"]
