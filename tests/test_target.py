@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import glob
+import os
+
 import pytest
 
+from llnoalias.analysis.memory.accesses import code_family, module_family
 from llnoalias.backends.target import (
     amdgpu_version_to_gfx,
     detect,
+    infer_triple,
     normalize_triple,
     read_cpu,
     read_triple,
 )
 from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
 
 AMD_CLANG = """\
 ; ModuleID = 'k.hip'
@@ -134,3 +141,66 @@ def test_module_triple_gives_no_note_and_flag_overrides() -> None:
 def test_no_triple_and_no_hint_names_the_flag() -> None:
     with pytest.raises(LLNoaliasError, match="--triple"):
         detect("define void @f() { ret void }\n")
+
+
+# --- one inference of the family: the analysis's -------------------------------------------
+
+
+def _codegen_family(text: str) -> str:
+    """The family ``compile`` hands the code generator, or ``other`` where it would refuse."""
+    source = read_triple(text)
+    try:
+        if source is None or not source.strip():
+            inferred = infer_triple(text)
+            return "other" if inferred is None else normalize_triple(inferred[0])[1]
+        return normalize_triple(source.strip())[1]
+    except LLNoaliasError:
+        return "other"
+
+
+def test_the_code_generator_reads_every_fixture_as_the_analysis_does() -> None:
+    """``module_family`` (what the regions and address summaries assume) and the triple
+    ``compile`` uses agree on every fixture and corpus file, those without a triple
+    (FlyDSL's, Triton's NVPTX modules) too."""
+    root = os.path.join(os.path.dirname(__file__), "..")
+    paths = sorted(glob.glob(os.path.join(root, "fixtures", "**", "*.ll"), recursive=True))
+    paths += sorted(glob.glob(os.path.join(root, "tests", "data", "**", "*.ll"), recursive=True))
+    seen: dict[str, int] = {}
+    for path in paths:
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read()
+        try:
+            mod = parse_module(SourceFile(path, text))
+        except LLNoaliasError:
+            continue  # a bad-input fixture
+        family = module_family(mod)
+        if read_triple(text) is None:
+            seen[family] = seen.get(family, 0) + 1
+        assert _codegen_family(text) == family, path
+    assert seen.get("amdgpu", 0) >= 4 and seen.get("nvptx", 0) >= 4, seen  # FlyDSL's and Triton's
+
+
+def test_triple_less_modules_are_read_from_their_code_by_one_rule() -> None:
+    cases = {
+        "define amdgpu_kernel void @k() {\n  ret void\n}\n": ("amdgpu", "amdgpu_kernel"),
+        "define amdgpu_ps void @k() {\n  ret void\n}\n": ("amdgpu", "amdgpu_*"),
+        # device code only: its intrinsics can only be lowered for AMDGPU
+        "define void @f() {\n  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  ret void\n}\n"
+        "declare i32 @llvm.amdgcn.workitem.id.x()\n": ("amdgpu", "llvm.amdgcn"),
+        "define ptx_kernel void @k() {\n  ret void\n}\n": ("nvptx", "ptx_kernel"),
+        "define void @f() {\n  call void @llvm.nvvm.barrier0()\n  ret void\n}\n"
+        "declare void @llvm.nvvm.barrier0()\n": ("nvptx", "llvm.nvvm"),
+        "define void @f() {\n  ret void\n}\n": ("other", ""),
+        # both: no guess, for neither reader
+        "define amdgpu_kernel void @k() {\n  ret void\n}\ndefine ptx_kernel void @j() {\n  ret void\n}\n": ("other", ""),
+    }
+    for text, (family, why) in cases.items():
+        assert module_family(parse_module(SourceFile("t.ll", text))) == family, text
+        assert code_family(text) == family
+        inferred = infer_triple(text)
+        if family == "other":
+            assert inferred is None, text
+        else:
+            assert inferred is not None and normalize_triple(inferred[0])[1] == family and why in inferred[1], text
+    with pytest.raises(LLNoaliasError, match="both AMDGPU and NVPTX"):
+        detect("define amdgpu_kernel void @k() {\n  ret void\n}\ndefine ptx_kernel void @j() {\n  ret void\n}\n")

@@ -24,10 +24,12 @@ Triple spellings
 - ``nvptx64-nvidia-cuda`` and ``nvptx-nvidia-cuda`` are kept; their CPU is the
   ``"target-cpu"="sm_90"`` attribute.
 
-A module without a triple (Triton's NVPTX modules) takes ``--triple``, or the one its
-kernels imply: the ``ptx_kernel`` calling convention or ``!nvvm.annotations`` give
-``nvptx64-nvidia-cuda``, ``amdgpu_kernel`` gives ``amdgcn-amd-amdhsa``. :attr:`Target.note` says which, for
-the CLI to print. ``--triple`` given with a module that has one replaces it.
+A module without a triple (Triton's NVPTX modules, FlyDSL's) takes ``--triple``, or the one
+its code implies, read by the analysis (``analysis.memory.accesses.code_family``, which the
+regions use too): the ``ptx_kernel``/``ptx_device`` calling conventions, ``!nvvm.annotations``
+or an ``llvm.nvvm.*`` intrinsic give ``nvptx64-nvidia-cuda``; an ``amdgpu_*`` calling
+convention or an ``llvm.amdgcn.*`` intrinsic ``amdgcn-amd-amdhsa``; code with both is not
+guessed. :attr:`Target.note` says which, for the CLI to print. ``--triple`` given with a module that has one replaces it.
 
 The CPU is, first to last: ``--mcpu``, the module's ``"target-cpu"`` attribute, the CPU
 implied by a versioned AMDGPU triple, the CPU its intrinsics need (:mod:`.gpu_needs`:
@@ -44,6 +46,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..analysis.memory.accesses import code_family, code_family_reason, target_family
 from ..diagnostics import LLNoaliasError
 
 _TRIPLE_RE = re.compile(r'^[ \t]*target[ \t]+triple[ \t]*=[ \t]*"([^"\r\n]*)"', re.MULTILINE)
@@ -129,9 +132,10 @@ def normalize_triple(triple: str) -> tuple[str, str, str | None]:
     """
     arch, sep, rest = triple.partition("-")
     arch_l = arch.lower()
-    if arch_l in ("amdgcn", "amdgpu"):
+    family = target_family(triple)  # the analysis's reading of a triple; the arch must also be one LLVM takes
+    if family == AMDGPU and arch_l in ("amdgcn", "amdgpu"):
         return ("amdgcn" + sep + rest, AMDGPU, None)
-    m = _AMD_VERSIONED_RE.match(arch_l)
+    m = _AMD_VERSIONED_RE.match(arch_l) if family == AMDGPU else None
     if m:
         cpu = amdgpu_version_to_gfx(f"{m.group(1)}.{m.group(2)}")
         if cpu is None:
@@ -139,7 +143,7 @@ def normalize_triple(triple: str) -> tuple[str, str, str | None]:
                 f"cannot read the AMDGPU version in the target triple '{triple}'; "
                 "pass --mcpu (for example --mcpu=gfx942)")
         return ("amdgcn" + sep + rest, AMDGPU, cpu)
-    if arch_l in ("nvptx64", "nvptx"):
+    if family == NVPTX and arch_l in ("nvptx64", "nvptx"):
         return (triple, NVPTX, None)
     raise LLNoaliasError(
         f"the module's target triple '{triple}' is not an AMDGPU (amdgcn-*) or NVPTX (nvptx64-*) "
@@ -149,20 +153,16 @@ def normalize_triple(triple: str) -> tuple[str, str, str | None]:
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 AMDGPU_TRIPLE = "amdgcn-amd-amdhsa"
 
-_PTX_KERNEL_RE = re.compile(r"^[ \t]*define\b[^\n]*\bptx_kernel\b", re.MULTILINE)
-_NVVM_ANNOTATIONS_RE = re.compile(r"^[ \t]*!nvvm\.annotations[ \t]*=", re.MULTILINE)
-_AMDGPU_KERNEL_RE = re.compile(r"^[ \t]*define\b[^\n]*\bamdgpu_kernel\b", re.MULTILINE)
-
-
 def infer_triple(text: str) -> tuple[str, str] | None:
-    """The triple a module without one implies, and why; None when nothing says."""
-    if _PTX_KERNEL_RE.search(text):
-        return NVPTX_TRIPLE, "its kernels use the ptx_kernel calling convention"
-    if _NVVM_ANNOTATIONS_RE.search(text):
-        return NVPTX_TRIPLE, "it has !nvvm.annotations"
-    if _AMDGPU_KERNEL_RE.search(text):
-        return AMDGPU_TRIPLE, "its kernels use the amdgpu_kernel calling convention"
-    return None
+    """The triple a module without one implies, and why; None when nothing (or both
+    families) says. The family is the analysis's (``code_family``, which ``module_family``
+    uses for a module without a triple), so the code generator and the regions read the
+    same module as the same GPU."""
+    family = code_family(text)
+    if family == "other":
+        return None
+    triple = NVPTX_TRIPLE if family == NVPTX else AMDGPU_TRIPLE
+    return triple, code_family_reason(text, family)
 
 
 def detect(text: str, mcpu: str | None = None, triple: str | None = None) -> Target:
@@ -177,8 +177,10 @@ def detect(text: str, mcpu: str | None = None, triple: str | None = None) -> Tar
     if source is None or not source.strip():
         inferred = infer_triple(text)
         if inferred is None:
+            both = all(code_family_reason(text, f) for f in (AMDGPU, NVPTX))
+            says = "its code has both AMDGPU and NVPTX marks" if both else "nothing in it says which GPU it is for"
             raise LLNoaliasError(
-                "the module has no 'target triple' and nothing in it says which GPU it is for; pass "
+                f"the module has no 'target triple' and {says}; pass "
                 "--triple (for example --triple=amdgcn-amd-amdhsa or --triple=nvptx64-nvidia-cuda) or add "
                 'a line target triple = "..." so llnoalias knows which code generator to use')
         source, why = inferred

@@ -12,6 +12,7 @@ summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the r
 from __future__ import annotations
 
 from ..analysis.memory.accesses import module_family
+from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.ranges.interval import int_const
 from ..analysis.ranges.solver import FunctionRanges
@@ -26,12 +27,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-#: LDS-DMA intrinsics: (name pattern, index of the LDS pointer operand, index of the size operand)
-_DMA = (
-    (lazy(r"llvm\.amdgcn\.(raw|struct)(\.ptr)?\.buffer\.load\.(async\.)?lds"), 1, 2),
-    (lazy(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?"), 1, 2),
-    (lazy(r"llvm\.amdgcn\.load\.to\.lds(\..*)?"), 1, 2),
-)
 AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
 SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
 
@@ -51,13 +46,13 @@ Summary = tuple[bool, "Sem | None", AABase, "int | None", int, int, int, tuple[i
 
 
 def dma_operands(name: str | None) -> tuple[int, int] | None:
-    """The LDS pointer's and the size's operand indices of an LDS-DMA intrinsic, or None."""
-    if not name:
+    """The LDS pointer's and the size's operand indices of an LDS-DMA intrinsic whose
+    waits ``SIInsertWaitcnts`` decides from the alias metadata (``counter`` ``vmcnt`` in
+    ``LDS_DMA``), or None (not an LDS-DMA, or one the code generator never waits for)."""
+    dma = lds_dma(name)
+    if dma is None or dma.counter != "vmcnt" or dma.size is None:
         return None
-    for rx, ptr_i, size_i in _DMA:
-        if rx.fullmatch(name):
-            return ptr_i, size_i
-    return None
+    return dma.lds, dma.size
 
 
 class Walker:

@@ -45,10 +45,10 @@ What this module does with it, per function, after the regions are known:
 
 from __future__ import annotations
 
+from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import layout_of
-from ..ir.lazyre import lazy
 from ..ir.model import Module
 from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps
 from .scopes import Decision, Plan, may_overlap
@@ -315,16 +315,13 @@ def _warn(out: Guarded, d: Decision, message: str) -> None:
     out.warnings.append((d.access.inst.line, len(code) - len(code.lstrip()) + 1, message))
 
 
-_DMA_TEXT = lazy(r"@llvm\.amdgcn\.[\w.]*(load\.lds|load\.to\.lds|load\.async\.lds)")
-
-
 def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
     """Warn where LLVM's module-LDS lowering will put the input in the unsafe state itself:
     an LDS-DMA through an address it cannot see through (an ``inttoptr``), left without
     !alias.scope, in a function that accesses two static (sized) LDS variables directly,
     whose accesses the lowering scopes. Probed with llvmlite's LLVM: no vmcnt wait between
     such a DMA and a read of its bytes (llc-19 waits); ``--lds all`` scopes the DMA."""
-    if not _DMA_TEXT.search(mod.text):
+    if not LDS_DMA_TEXT.search(mod.text):
         return
     static = _static_lds(mod)
     if len(static) < 2:

@@ -69,22 +69,48 @@ def target_family(triple: str) -> str:
 
 _AMDGPU_MARK_RE = lazy(r"\bamdgpu_(?:kernel|cs|ps|vs|gs|hs|ls|es|gfx)\b|@llvm\.amdgcn\.")
 _NVPTX_MARK_RE = lazy(r"\bptx_(?:kernel|device)\b|@llvm\.nvvm\.|^!nvvm\.annotations\b", re.M)
+#: why a module's code is for a family, most telling first: (pattern, the reason in words)
+_WHY = {
+    "nvptx": ((lazy(r"\bptx_kernel\b"), "its kernels use the ptx_kernel calling convention"),
+              (lazy(r"^!nvvm\.annotations\b", re.M), "it has !nvvm.annotations"),
+              (lazy(r"\bptx_device\b"), "its functions use the ptx_device calling convention"),
+              (lazy(r"@llvm\.nvvm\."), "it calls llvm.nvvm.* intrinsics")),
+    "amdgpu": ((lazy(r"\bamdgpu_kernel\b"), "its kernels use the amdgpu_kernel calling convention"),
+               (lazy(r"\bamdgpu_(?:cs|ps|vs|gs|hs|ls|es|gfx)\b"), "its functions use an amdgpu_* calling convention"),
+               (lazy(r"@llvm\.amdgcn\."), "it calls llvm.amdgcn.* intrinsics")),
+}
+
+
+def code_family(text: str) -> str:
+    """The target family a module's code can only be compiled for, whatever its triple says:
+    an ``amdgpu_*`` calling convention or an ``llvm.amdgcn.*`` intrinsic means AMDGPU (no
+    other backend lowers them), ``ptx_kernel``/``ptx_device`` or ``llvm.nvvm.*`` (or
+    ``!nvvm.annotations``) NVPTX; both or neither: ``other``. The one inference of a
+    family from code: ``module_family`` and the code generator's triple
+    (``backends.target.infer_triple``) both ask it."""
+    amd = _AMDGPU_MARK_RE.search(text) is not None
+    nv = _NVPTX_MARK_RE.search(text) is not None
+    return "amdgpu" if amd and not nv else ("nvptx" if nv and not amd else "other")
+
+
+def code_family_reason(text: str, family: str) -> str:
+    """Why ``code_family`` says ``family`` for ``text`` (a phrase for a note), or ""."""
+    for rx, why in _WHY.get(family, ()):
+        if rx.search(text):
+            return why
+    return ""
 
 
 def module_family(mod: Module) -> str:
     """The target family of ``mod``: its triple's, or, for a module without a triple
-    llnoalias knows (FlyDSL writes none), the one its code can only be compiled for: an
-    ``amdgpu_*`` calling convention or an ``llvm.amdgcn.*`` intrinsic means AMDGPU (no
-    other backend lowers them), ``ptx_kernel`` or ``llvm.nvvm.*`` (or ``!nvvm.annotations``)
-    NVPTX; both or neither: ``other``."""
+    llnoalias knows (FlyDSL writes none), the one its code can only be compiled for
+    (``code_family``)."""
     cached = getattr(mod, "_llnoalias_family", None)
     if isinstance(cached, str):
         return cached
     fam = target_family(mod.triple)
     if fam == "other" and not mod.triple:
-        amd = _AMDGPU_MARK_RE.search(mod.text) is not None
-        nv = _NVPTX_MARK_RE.search(mod.text) is not None
-        fam = "amdgpu" if amd and not nv else ("nvptx" if nv and not amd else "other")
+        fam = code_family(mod.text)
     try:
         mod._llnoalias_family = fam  # type: ignore[attr-defined]
     except AttributeError:

@@ -8,6 +8,12 @@ soundness. ``opaque`` lists non-pointer operands that still address memory (the
 ``<4 x i32>`` resource of the old buffer intrinsics): they reach kernel-argument buffers
 with unknown provenance.
 
+``LDS_DMA``: the LDS-DMA intrinsics (loads from global or buffer memory that write LDS),
+one row each: which operand is the LDS pointer, which the global/buffer source, the size
+and immediate offset operands, whether the LDS address is per lane, which counter the code
+generator waits on. ``MEMORY_INTRINSICS`` takes its LDS-DMA rows from it, and the regions,
+the DMA address summaries and the code-generator safety rules (design section 4b) read it.
+
 ``PASS_THROUGH``: calls whose result carries one operand's provenance (SPEC section 2).
 """
 
@@ -59,19 +65,116 @@ def _mem(pattern: str, effects: dict[int, Effect], volatile: str | None = None, 
     return MemIntrinsic(pattern, effects, volatile, volatile_index, opaque, default_effect, data)
 
 
+class LdsDma:
+    """One row of ``LDS_DMA``: an intrinsic that loads from global or buffer memory and
+    writes LDS (not changed once made).
+
+    ``pattern``: the name (a regex, matched whole); ``names``: every spelling the row is
+    for, with the operand types (``signature``) a declaration takes, for the table's test;
+    ``lds``: the index of the LDS pointer operand; ``source``: the index of the global
+    pointer or buffer resource; ``size``: the index of the size operand (bytes per lane),
+    or None when the name says the size (``.bN``: N bits); ``offset``: the index of the
+    immediate offset; ``opaque``: non-pointer operands that address memory (the old
+    ``<4 x i32>`` resource); ``per_lane``: False when the LDS address is the wave's (the
+    pointer is read into M0: lane i writes at M0 + offset + i * size), True when each lane
+    gives its own; ``counter``: what the code generator waits on before a later LDS access
+    (``vmcnt``: ``SIInsertWaitcnts`` decides it from the alias metadata, design section 4b;
+    ``asynccnt``: nothing, measured with LLVM 22.1: the program waits itself with
+    ``llvm.amdgcn.s.wait.asynccnt``); ``llvm22``: LLVM 22 (llvmlite's) has the intrinsic,
+    else it is newer LLVM's (LLVM 24) and the bridge (``amdgcn-async-lds-load``) hands the
+    code generator its LLVM 22 twin."""
+
+    __slots__ = ("pattern", "names", "signature", "lds", "source", "size", "offset", "opaque", "per_lane",
+                 "counter", "llvm22")
+
+    def __init__(self, pattern: str, names: tuple[str, ...], signature: str, offset: int, *,
+                 size: int | None = 2, opaque: tuple[int, ...] = (), per_lane: bool = False,
+                 counter: str = "vmcnt", llvm22: bool = True) -> None:
+        self.pattern = pattern
+        self.names = names
+        self.signature = signature
+        self.lds = 1
+        self.source = 0
+        self.size = size
+        self.offset = offset
+        self.opaque = opaque
+        self.per_lane = per_lane
+        self.counter = counter
+        self.llvm22 = llvm22
+
+    def __repr__(self) -> str:
+        return f"LdsDma({self.pattern!r})"
+
+    def lane_bytes(self, name: str, size: int | None) -> int | None:
+        """The bytes one lane writes: the size operand's value ``size`` (None when it is
+        not a constant), or what the name says (``.b32``: 4)."""
+        if self.size is not None:
+            return size
+        bits = name.rpartition(".b")[2]
+        return int(bits) // 8 if bits.isdigit() else None
+
+
+_RSRC8 = "ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32"
+_V4RSRC = "<4 x i32>, ptr addrspace(3), i32, i32, i32, i32, i32"
+_GLOBAL = "ptr addrspace(1), ptr addrspace(3), i32, i32, i32"
+
+#: The LDS-DMA intrinsics (IntrinsicsAMDGPU.td; the ``async`` forms are LLVM 24's). The
+#: buffer forms: (rsrc, lds, size, [vindex,] voffset, soffset, imm offset, aux); the global
+#: ones and ``load.to.lds``: (src, lds, size, imm offset, aux); gfx1250's per-lane
+#: ``global.load.async.to.lds.bN``: (src, lds, imm offset, aux). Not here (no row of
+#: ``MEMORY_INTRINSICS`` either, so llnoalias never tags them): gfx1250's
+#: ``cluster.load.async.to.lds.bN``, whose operands were not checked.
+LDS_DMA: tuple[LdsDma, ...] = (
+    LdsDma(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.lds", ("llvm.amdgcn.raw.ptr.buffer.load.lds",), _RSRC8, 5),
+    LdsDma(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.async\.lds", ("llvm.amdgcn.raw.ptr.buffer.load.async.lds",),
+           _RSRC8, 5, llvm22=False),
+    LdsDma(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.lds", ("llvm.amdgcn.struct.ptr.buffer.load.lds",),
+           _RSRC8 + ", i32", 6),
+    LdsDma(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.async\.lds", ("llvm.amdgcn.struct.ptr.buffer.load.async.lds",),
+           _RSRC8 + ", i32", 6, llvm22=False),
+    LdsDma(r"llvm\.amdgcn\.raw\.buffer\.load\.lds", ("llvm.amdgcn.raw.buffer.load.lds",), _V4RSRC, 5, opaque=(0,)),
+    LdsDma(r"llvm\.amdgcn\.raw\.buffer\.load\.async\.lds", ("llvm.amdgcn.raw.buffer.load.async.lds",), _V4RSRC, 5,
+           opaque=(0,), llvm22=False),
+    LdsDma(r"llvm\.amdgcn\.struct\.buffer\.load\.lds", ("llvm.amdgcn.struct.buffer.load.lds",), _V4RSRC + ", i32", 6,
+           opaque=(0,)),
+    LdsDma(r"llvm\.amdgcn\.struct\.buffer\.load\.async\.lds", ("llvm.amdgcn.struct.buffer.load.async.lds",),
+           _V4RSRC + ", i32", 6, opaque=(0,), llvm22=False),
+    LdsDma(r"llvm\.amdgcn\.global\.load\.lds(\..*)?", ("llvm.amdgcn.global.load.lds",), _GLOBAL, 3),
+    LdsDma(r"llvm\.amdgcn\.global\.load\.async\.lds(\..*)?", ("llvm.amdgcn.global.load.async.lds",), _GLOBAL, 3,
+           llvm22=False),
+    LdsDma(r"llvm\.amdgcn\.load\.to\.lds(\..*)?", ("llvm.amdgcn.load.to.lds.p1", "llvm.amdgcn.load.to.lds.p7"),
+           _GLOBAL, 3),
+    LdsDma(r"llvm\.amdgcn\.load\.async\.to\.lds(\..*)?", ("llvm.amdgcn.load.async.to.lds.p1",), _GLOBAL, 3,
+           llvm22=False),
+    LdsDma(r"llvm\.amdgcn\.global\.load\.async\.to\.lds\..*",
+           tuple(f"llvm.amdgcn.global.load.async.to.lds.b{n}" for n in (8, 32, 64, 128)),
+           "ptr addrspace(1), ptr addrspace(3), i32, i32", 2, size=None, per_lane=True, counter="asynccnt"),
+)
+_DMA_COMPILED = tuple((lazy(d.pattern), d) for d in LDS_DMA)
+
+
+@functools.lru_cache(maxsize=256)
+def lds_dma(name: str | None) -> LdsDma | None:
+    """The ``LDS_DMA`` row for callee ``name`` (without the ``@``), or None."""
+    if not name or not name.startswith("llvm.amdgcn."):
+        return None
+    for rx, entry in _DMA_COMPILED:
+        if rx.fullmatch(name):
+            return entry
+    return None
+
+
+#: Finds a call of (or a declaration naming) an LDS-DMA in module text.
+LDS_DMA_TEXT = lazy("@(?:" + "|".join(d.pattern for d in LDS_DMA) + ")")
+
+
 MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
     # generic memory intrinsics: (dst, src, len, isvolatile)
     _mem(r"llvm\.memcpy(\.inline)?\..*", {0: "w", 1: "r"}, "memflag", 3),
     _mem(r"llvm\.memmove\..*", {0: "w", 1: "r"}, "memflag", 3),
     _mem(r"llvm\.memset(\.inline)?\..*", {0: "w"}, "memflag", 3, data=(1,)),
-    # AMDGPU LDS DMA: global/buffer side read, LDS side written
-    _mem(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.(async\.)?lds", {}, "aux", default_effect="lds_w"),
-    _mem(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.(async\.)?lds", {}, "aux", default_effect="lds_w"),
-    _mem(r"llvm\.amdgcn\.raw\.buffer\.load\.lds", {}, "aux", opaque=(0,), default_effect="lds_w"),
-    _mem(r"llvm\.amdgcn\.struct\.buffer\.load\.lds", {}, "aux", opaque=(0,), default_effect="lds_w"),
-    _mem(r"llvm\.amdgcn\.global\.load\.(async\.)?lds(\..*)?", {}, "aux", default_effect="lds_w"),
-    _mem(r"llvm\.amdgcn\.global\.load\.async\.to\.lds\..*", {}, "aux", default_effect="lds_w"),
-    _mem(r"llvm\.amdgcn\.load\.to\.lds(\..*)?", {}, "aux", default_effect="lds_w"),
+    # AMDGPU LDS DMA (``LDS_DMA``): global/buffer side read, LDS side written
+    *(_mem(d.pattern, {}, "aux", opaque=d.opaque, default_effect="lds_w") for d in LDS_DMA),
     # AMDGPU buffer loads and stores through a buffer resource (ptr addrspace(8))
     _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.load(\.format)?(\..*)?", {}, "aux", default_effect="r"),
     _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.store(\.format)?(\..*)?", {}, "aux", default_effect="w",
