@@ -314,3 +314,9 @@ def test_every_untagged_access_of_the_fixtures_has_a_code() -> None:
             for why in res.report.skipped_globals.values():
                 assert code_of(why), (path, why)
     assert {"alloca", "lds-dma-window", "single-scope", "inline-asm", "loaded-pointer"} <= seen
+
+
+def test_stats_shows_the_code_beside_the_reason(tmp_path: Path) -> None:
+    res = run_cli([OR_SUB_XOR, "--no-verify", "-o", str(tmp_path / "o.ll"), "--stats"])
+    assert res.exit_code == 0, res.stderr
+    assert re.search(r"unknown provenance: sub on an address \[sub-on-address\]", res.stderr), res.stderr

@@ -119,7 +119,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         by_reason.add_column("count", justify="right")
         by_reason.add_column("reason")
         for reason, n in reasons.most_common():
-            by_reason.add_row(str(n), reason)
+            by_reason.add_row(str(n), with_code(reason, code_of(reason)))
         print_table(con, by_reason)
         print_blockers(report, con, max_rows)
 
