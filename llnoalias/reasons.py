@@ -53,7 +53,7 @@ class Reason:
     ``group``, and ``nested``: the field that holds another reason, whose code the message
     takes (:func:`code_of`)."""
 
-    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields", "_re")
+    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields", "_re", "_head", "_tail")
 
     def __init__(self, code: str, text: str, group: str, doc: str, todo: str = "", nested: str = "") -> None:
         self.code = code
@@ -64,6 +64,10 @@ class Reason:
         self.nested = nested
         self.fields = _fields(text)
         self._re: Pattern[str] | None = None
+        pieces = _pieces(text)
+        #: what every message made from it starts and ends with (a quick test before the pattern)
+        self._head = pieces[0][0]
+        self._tail = pieces[-1][0] if len(pieces) > 1 else ""
 
     def format(self, **fields: object) -> str:
         """The message with its fields filled in."""
@@ -89,6 +93,8 @@ class Reason:
 
     def matches(self, text: str) -> bool:
         """Was ``text`` made from this reason?"""
+        if not (text.startswith(self._head) and text.endswith(self._tail)):
+            return False
         return self.pattern().fullmatch(text) is not None
 
     def literal(self) -> str:
