@@ -105,10 +105,10 @@ TWINS: tuple[Twin, ...] = (
             "llnoalias.ir.datalayout.DataLayout": ("pointer_bits", "index_bits", "alloc_size", "scalar_sizes"),
         },
         #: "i"/"o" start the keys of the per-function caches (as ``transfer``/``solver`` make
-        #: them); "itself" is looked for in a reason (a value that depends on itself)
+        #: them); the reasons it gives come from ``llnoalias/reasons.py`` (``CRANGE_NAMES``)
         words=("int", "ptr", "binop", "cast", "gep", "zext", "sext", "trunc", "bitcast", "add", "sub", "mul",
                "shl", "and", "or", "xor", "lshr", "ashr", "float", "array", "vector", "umin", "disjoint", "i",
-               "o", "itself"),
+               "o"),
     ),
 )
 

@@ -36,12 +36,15 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
     if summary:
+        from ..reasons import code_of
+
         rows = result.report.blockers()
         if as_json:
             write_stdout(json.dumps({"schema": "llnoalias.blockers/1", "path": result.report.path,
                                      "tagged": len(result.report.tagged),
                                      "untagged": len(result.report.untagged),
-                                     "blockers": [{"where": w, "rule": r, "accesses": acc, "records": n}
+                                     "blockers": [{"where": w, "rule": r, "code": code_of(r), "accesses": acc,
+                                                   "records": n}
                                                   for w, r, acc, n in rows]}, indent=2) + "\n")
         else:
             write_stdout(summary_text(result.report.path, len(result.report.tagged),

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..ir.model import Module
+from ..reasons import code_of
 from ..report.explain import (
     ExplainedFunction,
     no_access_line,
@@ -18,6 +19,7 @@ from ..report.explain import (
     one_line,
     printable,
     short_domain,
+    with_code,
 )
 from ..report.record import Report
 
@@ -79,7 +81,7 @@ def _print_rows(con: Console, table: Table, rows: Sequence[tuple[str, ...]], lim
 
 def print_blockers(report: Report, con: Console, max_rows: int = MAX_ROWS) -> None:
     """The untagged accesses grouped by the instruction that blocked them, most costly first."""
-    rows = [(str(acc), where, rule) for where, rule, acc, _ in report.blockers()]
+    rows = [(str(acc), where, with_code(rule, code_of(rule))) for where, rule, acc, _ in report.blockers()]
     if not rows:
         return
     table = Table(title="untagged accesses by the instruction that blocked them", title_justify="left")
@@ -117,7 +119,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         by_reason.add_column("count", justify="right")
         by_reason.add_column("reason")
         for reason, n in reasons.most_common():
-            by_reason.add_row(str(n), reason)
+            by_reason.add_row(str(n), with_code(reason, code_of(reason)))
         print_table(con, by_reason)
         print_blockers(report, con, max_rows)
 
@@ -167,6 +169,8 @@ def print_rich(report: Report, functions: list[ExplainedFunction], console: Cons
             for domain, tagged, scopes, reason in a.domains:
                 verdict = (Text(", ".join(printable(s) for s in scopes), style="green") if tagged
                            else Text(printable(reason), style="yellow"))
+                if not tagged and a.codes.get(domain):
+                    verdict.append(f" [{a.codes[domain]}]", style="dim")
                 where = Text(str(a.line))
                 if a.source:
                     where.append("\n" + a.source, style="dim")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..ir.model import Module
+from ..reasons import code_of
 from .record import AccessRecord, Report
 from .remarks import DebugLocations, function_name
 
@@ -25,6 +26,8 @@ class ExplainedAccess:
     source: str | None  # "file:line:col" from !dbg
     #: per domain: (domain, tagged, scopes, reason)
     domains: list[tuple[str, bool, list[str], str]] = field(default_factory=list)
+    #: per domain left untagged: its reason's code (docs/reasons.md)
+    codes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,6 +78,8 @@ def explain(report: Report, module: Module | None = None, untagged_only: bool = 
             # an access that spans regions: say which bytes, beside its spanning scope
             scopes = [f"{sc} ({a.range_note})" if sc.endswith(" spanning") else sc for sc in scopes]
         ea.domains.append((a.domain, a.tagged, scopes, "" if a.tagged else reason_of(a)))
+        if not a.tagged and a.code:
+            ea.codes[a.domain] = a.code
     out = [f for f in funcs.values() if f.accesses]
     for f in out:
         f.accesses.sort(key=lambda x: (x.line, x.col))
@@ -99,7 +104,7 @@ def to_json(report: Report, functions: list[ExplainedFunction]) -> dict[str, Any
                         "instruction": a.text,
                         "source": a.source,
                         "domains": [
-                            {"domain": d, "tagged": t, "scopes": s, "reason": r}
+                            {"domain": d, "tagged": t, "scopes": s, "reason": r, "code": a.codes.get(d, "")}
                             for d, t, s, r in a.domains
                         ],
                     }
@@ -111,6 +116,12 @@ def to_json(report: Report, functions: list[ExplainedFunction]) -> dict[str, Any
         "summary": {"tagged": len(report.tagged), "untagged": len(report.untagged)},
         "hints": list(report.hints),
     }
+
+
+def with_code(reason: str, code: str) -> str:
+    """The reason as ``explain`` shows it: with its code after it, as mypy does
+    (``pointer loaded from memory [loaded-pointer]``)."""
+    return printable(reason) + (f" [{code}]" if code else "")
 
 
 def printable(text: str) -> str:
@@ -161,7 +172,7 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
                 if tagged:
                     out.write(f"    {domain}: tagged, scope {', '.join(printable(s) for s in scopes)}\n")
                 else:
-                    out.write(f"    {domain}: not tagged: {printable(reason)}\n")
+                    out.write(f"    {domain}: not tagged: {with_code(reason, a.codes.get(domain, ''))}\n")
         out.write("\n")
     out.write(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged\n")
     if why:
@@ -186,5 +197,5 @@ def summary_text(path: str, tagged: int, untagged: int, rows: list[tuple[str, st
     out.write("untagged accesses by the instruction that blocked them:\n")
     for where, rule, acc, n in rows:
         extra = f" ({n} records)" if n != acc else ""
-        out.write(f"{acc:6d}{extra}  {printable(where)}\n        {printable(rule)}\n")
+        out.write(f"{acc:6d}{extra}  {printable(where)}\n        {with_code(rule, code_of(rule))}\n")
     return out.getvalue()

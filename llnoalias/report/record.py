@@ -7,6 +7,7 @@ import re
 from collections import Counter
 
 from ..plain import Record
+from ..reasons import code_of
 
 TYPE_CHECKING = False  # typing itself is not imported: it costs every start about 5 ms
 if TYPE_CHECKING:
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
 class AccessRecord(Record):
     __slots__ = ("function", "line", "col", "opcode", "text", "domain", "tagged", "scopes", "reason", "dbg",
                  "range_note", "rule", "blocker")
-    _FIELDS = __slots__
+    #: ``code`` is worked out from ``rule`` (``llnoalias/reasons.py``), when it is read
+    _FIELDS = (*__slots__, "code")
 
     def __init__(self, function: str, line: int, col: int, opcode: str, text: str, domain: str, tagged: bool,
                  scopes: list[str] | None = None, reason: str = "", dbg: int | None = None, range_note: str = "",
@@ -38,6 +40,11 @@ class AccessRecord(Record):
         #: that blocked the claim, in function ``function`` (``explain --summary`` groups by it)
         self.blocker = blocker
 
+    @property
+    def code(self) -> str:
+        """The stable code of the reason (``loaded-pointer``; docs/reasons.md), "" when tagged."""
+        return "" if self.tagged else code_of(self.rule or self.reason)
+
 
 class RootRecord(Record):
     __slots__ = ("domain", "name", "kind", "detail")
@@ -52,7 +59,8 @@ class RootRecord(Record):
 
 class ArgRecord(Record):
     __slots__ = ("kernel", "index", "name", "rooted", "reason", "readonly", "writeonly", "added")
-    _FIELDS = __slots__
+    #: ``code`` is worked out from ``reason`` (``llnoalias/reasons.py``), when it is read
+    _FIELDS = (*__slots__, "code")
 
     def __init__(self, kernel: str, index: int, name: str, rooted: bool, reason: str = "", readonly: str = "",
                  writeonly: str = "", added: list[str] | None = None) -> None:
@@ -64,6 +72,11 @@ class ArgRecord(Record):
         self.readonly = readonly  # "proved", "already", or why not
         self.writeonly = writeonly
         self.added: list[str] = [] if added is None else added  # attributes added to the define line
+
+    @property
+    def code(self) -> str:
+        """The stable code of why the argument is not a root (``not-noalias``), "" when it is."""
+        return "" if self.rooted else code_of(self.reason)
 
 
 class Report(Record):
@@ -100,6 +113,10 @@ class Report(Record):
     def reasons(self) -> Counter[str]:
         return Counter(a.rule or _reason_group(a.reason) for a in self.untagged)
 
+    def codes(self) -> Counter[str]:
+        """The untagged accesses by their reason's code (docs/reasons.md)."""
+        return Counter(a.code or "(none)" for a in self.untagged)
+
     def blockers(self) -> list[tuple[str, str, int, int]]:
         """The untagged accesses grouped by what blocked them, most costly first:
         ``(where, rule, accesses, distinct instructions)``; ``where`` is
@@ -129,8 +146,10 @@ class Report(Record):
                 "untagged": len(self.untagged),
                 "invariant_loads": self.invariant_loads,
                 "untagged_by_reason": dict(self.reasons()),
+                "untagged_by_code": dict(self.codes()),
                 "untagged_by_blocker": [
-                    {"where": w, "rule": r, "accesses": acc, "records": n} for w, r, acc, n in self.blockers()],
+                    {"where": w, "rule": r, "code": code_of(r), "accesses": acc, "records": n}
+                    for w, r, acc, n in self.blockers()],
             },
             "notes": list(self.notes),
             "hints": list(self.hints),

@@ -146,6 +146,8 @@ def _args(a: AccessRecord) -> list[tuple[str, str]]:
     else:
         args = [("String", f"{what} not tagged in "), ("Domain", a.domain), ("String", ": "),
                 ("Reason", a.reason or "no reason recorded")]
+        if a.code:
+            args += [("String", " ["), ("Code", a.code), ("String", "]")]
     if a.range_note:
         args += [("String", "; byte range: "), ("Reason", a.range_note)]
     args += [("String", " (IR line "), ("IRLine", str(a.line)), ("String", ": "),

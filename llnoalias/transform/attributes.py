@@ -5,6 +5,7 @@ emit ``ld.global.nc``)."""
 
 from __future__ import annotations
 
+from .. import reasons
 from ..analysis.memory.effects import Effects, analyse_effects
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import KernelArgs, RootSet
@@ -88,25 +89,25 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
         if "readonly" in attrs or "readnone" in attrs:
-            rec.readonly = "already in the input"
+            rec.readonly = reasons.ALREADY.text
         elif e.escape:
-            rec.readonly = f"no: escapes at line {e.escape} ({e.escape_how})"
+            rec.readonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
         elif e.write:
-            rec.readonly = f"no: written at line {e.write}"
+            rec.readonly = reasons.NO_WRITTEN.format(line=e.write)
         elif "writeonly" in attrs:
-            rec.readonly = "no: the input says writeonly"
+            rec.readonly = reasons.NO_INPUT_WRITEONLY.text
         else:
             rec.readonly = "proved"
             add.append("readonly")
             readonly = True
         if "writeonly" in attrs or "readnone" in attrs:
-            rec.writeonly = "already in the input"
+            rec.writeonly = reasons.ALREADY.text
         elif e.escape:
-            rec.writeonly = f"no: escapes at line {e.escape} ({e.escape_how})"
+            rec.writeonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
         elif e.read:
-            rec.writeonly = f"no: read at line {e.read}"
+            rec.writeonly = reasons.NO_READ.format(line=e.read)
         elif readonly:
-            rec.writeonly = "no: proved readonly"
+            rec.writeonly = reasons.NO_PROVED_READONLY.text
         else:
             rec.writeonly = "proved"
             add.append("writeonly")

@@ -45,6 +45,7 @@ What this module does with it, per function, after the regions are known:
 
 from __future__ import annotations
 
+from .. import reasons
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
@@ -114,16 +115,12 @@ def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
     return w.aa_base(ops.operands[idx[0]][1])
 
 
-UNTRACED = "untraced LDS-DMA in the function: its LDS accesses get no LDS scopes"
-WINDOW = ("shares an LDS scope with an LDS-DMA that alias analysis may tell apart from it "
-          "(one lane's window): no LDS scopes")
+UNTRACED = reasons.UNTRACED_LDS_DMA.text
+WINDOW = reasons.LDS_DMA_WINDOW.text
 
 
-PRODUCER_WINDOW = ("an LDS access of the function keeps the input's own metadata in reach of an LDS-DMA's "
-                   "one-lane window: no LDS scopes in the function, so the waits the input forces stay")
-LOWERED = ("LDS-DMA into a static LDS variable, addressed directly: LLVM's module-LDS lowering "
-           "replaces the alias metadata of its accesses, so the function gets no LDS scopes and the "
-           "DMA no metadata at all")
+PRODUCER_WINDOW = reasons.PRODUCER_WINDOW.text
+LOWERED = reasons.LOWERED_LDS_DMA.text
 
 
 def lowered(mod: Module, p: Plan, out: Guarded) -> None:
@@ -239,8 +236,8 @@ def guard(p: Plan) -> list[Decision]:
 
 
 def _why(d: Decision) -> str:
-    if not d.reason or "not explained" in d.reason:
-        return "its LDS destination is not traced"
+    if not d.reason or d.reason == reasons.PROVENANCE_NOT_EXPLAINED.text:
+        return reasons.DMA_DESTINATION_UNTRACED.text
     return d.reason
 
 
@@ -252,7 +249,7 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
     for d in unsafe_in:
         if d.keys:
             continue
-        if d.roots and len(d.roots) == 1 and d.reason.startswith("single scope"):
+        if d.roots and len(d.roots) == 1 and reasons.SINGLE_SCOPE.matches(d.reason):
             keys = p.domain_keys.setdefault(d.domain, [])
             if d.roots[0] not in keys:
                 keys.append(d.roots[0])

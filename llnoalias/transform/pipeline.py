@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .. import reasons
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
 from ..diagnostics import LLNoaliasError
@@ -246,7 +247,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 continue
             if id(inst) in failed:
                 d.keys = []
-                d.reason = "existing !alias.scope/!noalias is not a plain list of scopes"
+                d.reason = reasons.METADATA_NOT_PLAIN.text
                 d.blocker = f"line {inst.line}: the access's own metadata"
 
 

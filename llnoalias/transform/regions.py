@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import reasons
 from ..analysis.memory.accesses import Access, PointerOperand, module_family, reaches_lds
 from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.provenance.lattice import Root
@@ -66,17 +67,17 @@ def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
             ty = ops.operands[1][0]
         size = None if ty is None else dl.store_size(ty, named)
         if size is None:
-            return f"size of {ty!r} not known"
+            return reasons.SIZE_UNKNOWN.format(type=repr(ty))
         return 0, max(size, 1)
     name = acc.intrinsic or ""
     args = ops.operands
     if _MEM.fullmatch(name):
         if len(args) < 3:
-            return "memory intrinsic with no length"
+            return reasons.INTRINSIC_NO_LENGTH.text
         lty, lv = args[2]
         r = fr.int_range(lty, lv)
         if not isinstance(r, Range):
-            return f"length with no range: {r}"
+            return reasons.LENGTH_NO_RANGE.format(why=r)
         hi = urange(r, lty.bits).hi
         return 0, max(hi, 1)
     dma = lds_dma(name)
@@ -84,13 +85,13 @@ def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
         # (a per-lane DMA, gfx1250's, has no range: where its offset lands was not checked)
         size_i, off_i = dma.size, dma.offset
         if p.type.addrspace != 3:
-            return "the global side of an LDS DMA"
+            return reasons.DMA_GLOBAL_SIDE.text
         if len(args) <= max(size_i, off_i):
-            return "LDS DMA call not understood"
+            return reasons.DMA_NOT_UNDERSTOOD.text
         size = int_const(args[size_i][1])
         imm = int_const(args[off_i][1])
         if size is None or imm is None or size <= 0:
-            return "LDS DMA with a non-constant size or offset"
+            return reasons.DMA_NON_CONSTANT.text
         # each lane of the wave writes its element at M0 + offset + lane * stride
         stride = _pow2_ceil(max(size, 4))
         return min(0, imm), max(0, imm) + WAVE_LANES * stride
@@ -100,13 +101,13 @@ def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
     if _TR.fullmatch(name):
         size = None if ops.result_type is None else dl.store_size(ops.result_type, named)
         if size is None:
-            return "transposed LDS read of unknown size"
+            return reasons.TRANSPOSED_READ.text
         return 0, size
     m2 = _MATRIX.fullmatch(name)
     if m2:
         # one row of 16 bytes per lane address for m8n8; larger shapes: stay generous
         return 0, 16 if "m8n8" in m2.group(2) else 64
-    return f"bytes touched by {name or acc.kind} not known"
+    return reasons.BYTES_UNKNOWN.format(what=name or acc.kind)
 
 
 class RegionSplitter:
@@ -137,7 +138,7 @@ class RegionSplitter:
         fr = self.function_ranges(d)
         inst = d.access.inst
         if fr.names_vscale(inst):
-            return "scalable vector type: its size is not known"
+            return reasons.SCALABLE_VECTOR.format(at="")
         # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
         limit = ADDRESS_LIMIT if fr.lds_bits >= 32 else 1 << fr.lds_bits
         lo: int | None = None
@@ -149,17 +150,17 @@ class RegionSplitter:
             if not isinstance(off, Off):
                 return off
             if off.root is not root:
-                return "pointer traced to another root"
+                return reasons.ANOTHER_ROOT.text
             ext = extent(self.mod, fr, self.dl, d.access, p)
             if isinstance(ext, str):
                 return ext
             a, b = off.lo + ext[0], off.hi + ext[1]
             if a < 0 or b > limit:
-                return f"offsets [{a}, {b}) leave the buffer's address range"
+                return reasons.OUTSIDE_BUFFER.format(lo=a, hi=b)
             lo = a if lo is None else min(lo, a)
             hi = b if hi is None else max(hi, b)
         if lo is None or hi is None:
-            return "no pointer operand"
+            return reasons.NO_POINTER.text
         return lo, hi
 
     def measure(self, decisions: list[Decision]) -> None:
@@ -172,11 +173,11 @@ class RegionSplitter:
                 if d.domain != LDS_DOMAIN or not d.keys or not all(isinstance(k, Root) for k in d.keys):
                     continue
                 if len(d.roots) != 1:
-                    d.range_note = "reaches several roots: keeps their scopes"
+                    d.range_note = reasons.SEVERAL_ROOTS.text
                     continue
                 got = self.byte_range(d, d.roots[0])
                 if isinstance(got, str):
-                    d.range_note = "no range: " + got if self.keep_notes else "no range"
+                    d.range_note = reasons.NO_RANGE_BECAUSE.format(why=got) if self.keep_notes else reasons.NO_RANGE.text
                 else:
                     d.byte_range = got
         finally:

@@ -6,6 +6,7 @@ pointer arguments chosen by ``--args``, with ``--may-alias`` groups sharing one 
 
 from __future__ import annotations
 
+from .. import reasons
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import (
     LDS_ADDRSPACE,
@@ -24,19 +25,19 @@ from ..options import AnnotateOptions
 def is_binding_candidate(arg: Argument) -> str | None:
     """None when ``arg`` can be an argument root; else the reason it cannot."""
     if not arg.type.is_pointer:
-        return "not a pointer"
+        return reasons.NOT_A_POINTER.text
     if arg.type.addrspace in (3, 5):
-        return "points to LDS/private memory"
+        return reasons.LDS_OR_PRIVATE_POINTER.text
     bad = NOT_A_BINDING & {a.split("(")[0] for a in arg.attrs}
     if bad:
-        return f"{sorted(bad)[0]} argument"
+        return reasons.ATTRIBUTE_ARGUMENT.format(attribute=sorted(bad)[0])
     return None
 
 
 #: why a pointer argument is not a root under ``--args auto``, and a sized LDS global under
 #: ``--lds dynamic``: the two defaults a flag changes (see :func:`missed_roots`)
-NOT_NOALIAS_REASON = "not noalias in the input (--args noalias roots it)"
-STATIC_LDS_REASON = "sized (static) LDS global; --lds all includes it"
+NOT_NOALIAS_REASON = reasons.NOT_NOALIAS.text
+STATIC_LDS_REASON = reasons.STATIC_LDS.text
 
 
 def _names(names: list[str], most: int = 3) -> str:
@@ -123,7 +124,7 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     else:
         for g in mod.globals.values():
             if g.kind == "variable" and g.addrspace == LDS_ADDRSPACE:
-                rs.lds_skipped[g.name] = "--lds off"
+                rs.lds_skipped[g.name] = reasons.LDS_OFF.text
     for fn in mod.functions:
         if not fn.is_kernel:
             continue
@@ -137,7 +138,7 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
                     ka.not_rooted[arg.index] = why
                 continue
             if options.args == "off":
-                ka.not_rooted[arg.index] = "--args off"
+                ka.not_rooted[arg.index] = reasons.ARGS_OFF.text
             elif options.args == "auto" and "noalias" not in arg.attrs:
                 ka.not_rooted[arg.index] = NOT_NOALIAS_REASON
             else:

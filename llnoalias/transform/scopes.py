@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .. import reasons
 from ..analysis.memory.accesses import (
     Access,
     find_accesses,
@@ -130,15 +131,15 @@ class Plan:
 def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str, brief: bool) -> tuple[str, str]:
     """Why an operand keeps its access untagged, and where (see ``Decision.blocker``)."""
     if value is NONE:
-        return "pointer is a raw integer address (traced to no buffer)", _where(fa, v)
+        return reasons.RAW_INTEGER_POINTER.text, _where(fa, v)
     if value is BOTTOM:
-        return "pointer is undef/poison", _where(fa, v)
+        return reasons.UNDEF_POINTER.text, _where(fa, v)
     if isinstance(value, Root):
-        return f"pointer traced to {value.name}, which is not a buffer of this domain", _where(fa, v)
+        return reasons.OTHER_DOMAIN.format(root=value.name), _where(fa, v)
     if brief:  # nobody will read it: skip the walk back through the slice
-        return "unknown provenance (not explained: no report was asked for)", ""
+        return reasons.PROVENANCE_NOT_EXPLAINED.text, ""
     rule, where = fa.blame(v)
-    return "unknown provenance: " + rule, where
+    return reasons.UNKNOWN_PROVENANCE.format(rule=rule), where
 
 
 def _where(fa: FunctionAnalysis, v: Value) -> str:
@@ -194,7 +195,7 @@ def decide(access: Access, fa: FunctionAnalysis, domain: str, family: str, brief
             d.blocker = _at_access(access)  # a constant operand: the access itself
         return d
     if opaque:
-        d.reason = "buffer resource given as <4 x i32>, not traced"
+        d.reason = reasons.OPAQUE_RESOURCE.text
         d.blocker = _at_access(access)
         return d
     d.roots = roots
@@ -248,7 +249,7 @@ def finish(p: Plan) -> None:
                 lst = keys[d.domain]
                 only = lst[0].name if lst else "nothing"
                 d.keys = []
-                d.reason = f"single scope in the domain ({only}): no claim to make"
+                d.reason = reasons.SINGLE_SCOPE.format(root=only)
                 d.blocker = f"domain {d.domain}"
         for domain in lonely:
             del keys[domain]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ... import reasons
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
 from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
@@ -185,7 +186,7 @@ def _memory_access(mod: Module, inst: Instruction) -> Access:
     ops = opparse.parse(mod, inst)
     acc = Access(inst, inst.opcode)
     if ops.kind == "unparsed":
-        acc.blocked = "instruction not understood by llnoalias's parser"
+        acc.blocked = reasons.UNPARSED_INSTRUCTION.text
         return acc
     if ops.kind == "load":
         ty, v = ops.operands[0]
@@ -197,10 +198,10 @@ def _memory_access(mod: Module, inst: Instruction) -> Access:
         ty, v = ops.operands[0]
         acc.pointers.append(PointerOperand(0, ty, v, "rw"))
     if ops.volatile:
-        acc.blocked = "volatile access"
+        acc.blocked = reasons.VOLATILE.text
     elif ops.ordering is not None and (ops.ordering in ORDERED or (ops.failure_ordering or "") in ORDERED):
         strongest = ops.ordering if ops.ordering in ORDERED else ops.failure_ordering
-        acc.blocked = f"atomic ordered {strongest} (stronger than monotonic)"
+        acc.blocked = reasons.ATOMIC_ORDERING.format(ordering=strongest)
     return acc
 
 
@@ -208,7 +209,7 @@ def _intrinsic_access(mod: Module, inst: Instruction, entry: MemIntrinsic, name:
     ops = opparse.parse(mod, inst)
     acc = Access(inst, "call", intrinsic=name)
     if ops.kind != "call" or not isinstance(ops.callee, GlobalRef):
-        acc.blocked = "call not understood by llnoalias's parser"
+        acc.blocked = reasons.UNPARSED_CALL.text
         return acc
     args = ops.operands
     for i, (ty, v) in enumerate(args):
@@ -218,10 +219,10 @@ def _intrinsic_access(mod: Module, inst: Instruction, entry: MemIntrinsic, name:
             acc.opaque.append(v)
     if entry.volatile == "memflag":
         if entry.volatile_index >= len(args) or _is_true(args[entry.volatile_index][1]) is not False:
-            acc.blocked = "volatile memory intrinsic"
+            acc.blocked = reasons.VOLATILE_INTRINSIC.text
     elif entry.volatile == "aux" and args:
         if _aux_volatile(args[-1][1]):
-            acc.blocked = "volatile bit set in the cache-policy operand"
+            acc.blocked = reasons.VOLATILE_CACHE_POLICY.text
     if not acc.pointers and not acc.opaque:
         return None
     return acc

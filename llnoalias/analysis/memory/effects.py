@@ -20,6 +20,7 @@ that buffer while the kernel runs, which is what lets NVPTX emit ``ld.global.nc`
 
 from __future__ import annotations
 
+from ... import reasons
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
 from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
@@ -110,20 +111,20 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                 for ref in _LOCAL_RE.findall(mod.text, inst.start, inst.end):
                     bits |= taint.get(ref, 0)
                 if bits:
-                    mark(bits, "escape", inst, "used by an instruction llnoalias cannot read")
+                    mark(bits, "escape", inst, reasons.ESCAPE_UNREADABLE.text)
                 continue
             result = 0
             if kind == "load":
                 mark(t(ops.operands[0][1]), "read", inst)
             elif kind == "store":
                 mark(t(ops.operands[1][1]), "write", inst)
-                mark(t(ops.operands[0][1]), "escape", inst, "stored to memory")
+                mark(t(ops.operands[0][1]), "escape", inst, reasons.ESCAPE_STORED.text)
             elif kind in ("atomicrmw", "cmpxchg"):
                 bits = t(ops.operands[0][1])
                 mark(bits, "read", inst)
                 mark(bits, "write", inst)
                 for _, v in ops.operands[1:]:
-                    mark(t(v), "escape", inst, "stored to memory by an atomic")
+                    mark(t(v), "escape", inst, reasons.ESCAPE_STORED_ATOMIC.text)
             elif kind == "call":
                 result = _call_effects(ops, inst, t, mark)
             elif inst.opcode == "ret":
@@ -143,7 +144,7 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                             early[name] = bits
                         result |= bits
                 if result and inst.opcode in ("resume", "invoke", "callbr", "indirectbr", "va_arg"):
-                    mark(result, "escape", inst, f"used by '{inst.opcode}'")
+                    mark(result, "escape", inst, reasons.ESCAPE_USED.format(op=inst.opcode))
             if inst.name is not None:
                 if result and taint.get(inst.name, 0) | result != taint.get(inst.name, 0):
                     taint[inst.name] = taint.get(inst.name, 0) | result
@@ -152,7 +153,7 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
     if changed:  # did not settle: decide nothing
         for e in effects.values():
             e.escape = e.escape or fn.line
-            e.escape_how = e.escape_how or "analysis did not converge"
+            e.escape_how = e.escape_how or reasons.ESCAPE_NOT_CONVERGED.text
     return effects
 
 
@@ -166,7 +167,7 @@ def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type:
         for i, (ty, v) in enumerate(ops.operands):
             bits = t(v)
             if i in entry.data:
-                mark(bits, "escape", inst, f"written to memory by {name}")
+                mark(bits, "escape", inst, reasons.ESCAPE_WRITTEN_BY.format(name=name))
             if ty.is_pointer:
                 eff = entry.effect_of(i, ty.addrspace)
                 if "r" in eff:
@@ -176,7 +177,7 @@ def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type:
                     writes = True
         for ty, v in ops.operands:
             if not ty.is_pointer and t(v) and writes:
-                mark(t(v), "escape", inst, f"written to memory by {name}")
+                mark(t(v), "escape", inst, reasons.ESCAPE_WRITTEN_BY.format(name=name))
         return 0
     if name and is_intrinsic(name) and (_NO_MEMORY_RE.fullmatch(name) or pass_through(name)):
         for _, v in ops.operands:
@@ -188,6 +189,6 @@ def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type:
     if isinstance(callee, LocalRef):
         bits |= t(callee)
     if bits:
-        what = f"@{name}" if name else "an indirect or inline-asm callee"
-        mark(bits, "escape", inst, f"passed to {what}")
+        what = f"@{name}" if name else reasons.INDIRECT_OR_ASM_CALLEE
+        mark(bits, "escape", inst, reasons.ESCAPE_PASSED.format(callee=what))
     return bits

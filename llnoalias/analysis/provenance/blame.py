@@ -9,6 +9,7 @@ construct cost the claim and ``explain --summary`` can group accesses by it.
 
 from __future__ import annotations
 
+from ... import reasons
 from ...ir.model import (
     AggregateConst,
     ConstExpr,
@@ -94,7 +95,7 @@ class Blame:
                     if why:
                         self.cause[n] = why
                     elif sops.kind not in OWN_CAUSE:
-                        self.cause[n] = f"'{sops.kind}' made the value unknown"
+                        self.cause[n] = reasons.MADE_UNKNOWN.format(op=sops.kind)
 
     def explain_unknown(self, v: Value) -> str:
         """Follow unknown operands back to the value that made them unknown: the rule and
@@ -114,23 +115,23 @@ class Blame:
             if isinstance(cur, GlobalRef):
                 g = self.mod.globals.get(cur.name)
                 if g is not None:
-                    return (f"{cur.name} is not a root (not an LDS buffer llnoalias gives a scope)",
+                    return (reasons.GLOBAL_NOT_ROOT.format(name=cur.name),
                             f"{cur.name} (line {g.line})")
-                return f"{cur.name} is not a root (a function or an undefined global)", cur.name
+                return reasons.SYMBOL_NOT_ROOT.format(name=cur.name), cur.name
             if isinstance(cur, ConstExpr):
                 for _, sub in cur.operands:
                     if self.value(sub) is UNKNOWN:
                         cur = sub
                         break
                 else:
-                    return f"constant expression '{cur.opcode}' on an address", self.where_of(last)
+                    return reasons.CONSTEXPR_ON_ADDRESS.format(op=cur.opcode), self.where_of(last)
                 continue
             if isinstance(cur, UnknownValue):
-                return f"value llnoalias cannot read ({cur.text[:40]})", self.where_of(last)
+                return reasons.UNREADABLE_VALUE.format(text=cur.text[:40]), self.where_of(last)
             if not isinstance(cur, LocalRef):
-                return "value llnoalias cannot trace", self.where_of(last)
+                return reasons.UNTRACEABLE_VALUE.text, self.where_of(last)
             if cur.name in seen:
-                return "a cycle of phis none of which has a traced value", self.where_of(last)
+                return reasons.PHI_CYCLE.text, self.where_of(last)
             seen.add(cur.name)
             inst = self.fn.by_name.get(cur.name)
             why = self.cause.get(cur.name, "")
@@ -139,17 +140,17 @@ class Blame:
                     return why, f"line {self.fn.line}: {cur.name} of {self.fn.name}"
                 return why, self.where_of(inst)
             if inst is None:
-                return f"{cur.name} is not defined in {self.fn.name}", ""
+                return reasons.UNDEFINED_NAME.format(name=cur.name, function=self.fn.name), ""
             last = inst
             if inst.ops is None:
-                return f"'{inst.opcode}' was not analysed", self.where_of(inst)
+                return reasons.NOT_ANALYSED.format(op=inst.opcode), self.where_of(inst)
             for sub in operand_values(inst.ops):
                 if self.value(sub) is UNKNOWN:
                     cur = sub
                     break
             else:
-                return f"'{inst.opcode}' made the value unknown", self.where_of(inst)
-        return "a chain of values too long to follow", self.where_of(last)
+                return reasons.MADE_UNKNOWN.format(op=inst.opcode), self.where_of(inst)
+        return reasons.CHAIN_TOO_LONG.text, self.where_of(last)
 
     def where_of(self, inst: Instruction | None) -> str:
         if inst is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ... import reasons
 from ...compiled import load
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
@@ -113,7 +114,7 @@ class ModuleAnalysis:
         for g in self.mod.globals.values():
             if g.initializer_refs_globals and g.kind == "variable" and not unread_initializer(self.mod, g):
                 self.memory_holds_addresses = True
-                self.memory_reason = f"the initializer of {g.name} (line {g.line}) holds an address"
+                self.memory_reason = reasons.ADDRESS_IN_INITIALIZER.format(name=g.name, line=g.line)
                 break
         # A store into a private slot taints that slot only; loads from it become unknown,
         # and what they read may be stored elsewhere. Slots are private to their function
@@ -126,8 +127,8 @@ class ModuleAnalysis:
                         break
                 else:
                     self.memory_holds_addresses = True
-                    self.memory_reason = (f"{fn.name}: an address passes through more than "
-                                          f"{MAX_SLOT_ROUNDS} stack slots in a row")
+                    self.memory_reason = reasons.SLOT_CHAIN_TOO_LONG.format(function=fn.name,
+                                                                            rounds=MAX_SLOT_ROUNDS)
                 if self.memory_holds_addresses:
                     break
         if self.memory_holds_addresses or self.slots_with_addresses:
@@ -146,7 +147,7 @@ class ModuleAnalysis:
                 ops = opparse.parse(self.mod, inst)
                 if ops.kind == "unparsed":
                     self.memory_holds_addresses = True
-                    self.memory_reason = f"line {inst.line}: a store llnoalias cannot read: {inst_text(self.mod, inst)}"
+                    self.memory_reason = reasons.UNREADABLE_STORE.format(line=inst.line, code=inst_text(self.mod, inst))
                     self.release(fn, keep_slots=True)
                     return False
                 idx = {"store": 0, "atomicrmw": 1, "cmpxchg": 2}[ops.kind]
@@ -169,8 +170,8 @@ class ModuleAnalysis:
                     grew = True
                 continue
             self.memory_holds_addresses = True
-            self.memory_reason = (f"{fn.name} line {inst.line} writes an address to memory: "
-                                  f"{inst_text(self.mod, inst)}")
+            self.memory_reason = reasons.ADDRESS_STORED.format(function=fn.name, line=inst.line,
+                                                               code=inst_text(self.mod, inst))
             break
         self.release(fn, keep_slots=True)
         return grew
@@ -231,24 +232,24 @@ class FunctionAnalysis(Blame):
                 else:
                     self.vals[arg.name] = UNKNOWN
                     self.cause[arg.name] = (
-                        f"kernel argument {arg.name} is not a root" if kernel
-                        else f"pointer argument {arg.name} of a non-kernel function")
+                        reasons.KERNEL_ARGUMENT_NOT_ROOT.format(name=arg.name) if kernel
+                        else reasons.NON_KERNEL_POINTER_ARGUMENT.format(name=arg.name))
             elif arg.type.kind in ("int", "float") or (arg.type.kind == "vector" and not arg.type.contains_pointer()):
                 if kernel or arg.type.kind == "float":
                     self.vals[arg.name] = NONE
                 else:
                     self.vals[arg.name] = UNKNOWN
-                    self.cause[arg.name] = f"integer argument {arg.name} of a non-kernel function"
+                    self.cause[arg.name] = reasons.NON_KERNEL_INTEGER_ARGUMENT.format(name=arg.name)
             elif kernel and arg.type.kind in ("struct", "array", "named"):
                 # an aggregate kernel argument is plain data the runtime passed, field by
                 # field: none where no pointer is, and a pointer field is not a root
                 got = _aggregate_argument(arg.type, self.mod.named_types)
                 self.vals[arg.name] = got
                 if got is not NONE:
-                    self.cause[arg.name] = f"pointer field of the aggregate kernel argument {arg.name} (not a root)"
+                    self.cause[arg.name] = reasons.AGGREGATE_ARGUMENT_FIELD.format(name=arg.name)
             else:
                 self.vals[arg.name] = UNKNOWN
-                self.cause[arg.name] = f"argument {arg.name} of aggregate type"
+                self.cause[arg.name] = reasons.AGGREGATE_ARGUMENT.format(name=arg.name)
 
     # ----------------------------------------------------------- values
     def value(self, v: Value) -> Lat:
@@ -347,11 +348,10 @@ class FunctionAnalysis(Blame):
                 if out is not UNKNOWN:
                     return out, ""
                 lines = ", ".join(str(st.line) for st, _ in stores[:6]) + (", ..." if len(stores) > 6 else "")
-                return out, (f"loaded from the stack slot {fslot}, whose stores (lines {lines}) write an "
-                             f"address llnoalias cannot trace or addresses of different buffers")
-        what = "value read by an atomic" if ops.kind != "load" else "integer loaded from memory"
+                return out, reasons.SLOT_MIXED_STORES.format(slot=fslot, lines=lines)
+        what = reasons.ATOMIC_RESULT.text if ops.kind != "load" else reasons.LOADED_INTEGER
         if ty is None or ty.contains_pointer(self.mod.named_types):
-            return UNKNOWN, ("pointer loaded from memory" if ops.kind == "load" else what)
+            return UNKNOWN, (reasons.LOADED_POINTER.text if ops.kind == "load" else what)
         if ops.kind == "load" and ops.operands:
             addr = ops.operands[0][1]
             if runtime_pointer(self.mod, self.fn, addr) is not None:
@@ -362,8 +362,8 @@ class FunctionAnalysis(Blame):
                 slot = ma.slots(self.fn).slot_of(addr)
                 store = slots.get(slot) if slot is not None else None
                 if store is not None:
-                    return UNKNOWN, (f"integer loaded from the stack slot {slot}, and line {store.line} stores "
-                                     f"an address there: {inst_text(self.mod, store)}")
+                    return UNKNOWN, reasons.SLOT_HOLDS_ADDRESS.format(slot=slot, line=store.line,
+                                                                       code=inst_text(self.mod, store))
         return self._read_from_memory(ty, what)
 
     def _read_from_memory(self, ty: Type | None, what: str) -> tuple[Lat, str]:
@@ -372,9 +372,9 @@ class FunctionAnalysis(Blame):
         assumption ``ModuleAnalysis.settle`` checks afterwards."""
         ma = self.ma
         if ty is None or ty.contains_pointer(self.mod.named_types):
-            return UNKNOWN, (what if what != "integer loaded from memory" else "pointer loaded from memory")
+            return UNKNOWN, (what if what != reasons.LOADED_INTEGER else reasons.LOADED_POINTER.text)
         if ma.memory_holds_addresses:
-            return UNKNOWN, f"{what}, and {ma.memory_reason}"
+            return UNKNOWN, reasons.MEMORY_HOLDS_ADDRESSES.format(what=what, memory=ma.memory_reason)
         if not ma.memory_decided:
             ma.loaded_int_used = True
         return NONE, ""
@@ -387,7 +387,7 @@ class FunctionAnalysis(Blame):
         if k == "gep":
             vals = [ev(v, env) for _, v in ops.operands]
             out = self._gep(vals)
-            return out, "getelementptr with an index that carries an address"
+            return out, reasons.GEP_ADDRESS_INDEX.text
         if k == "cast":
             cast = ops.flags[0]
             src_ty, src = ops.operands[0]
@@ -395,24 +395,24 @@ class FunctionAnalysis(Blame):
             if cast in KEEP_CASTS or (cast == "bitcast" and src_ty.is_pointer):
                 return a, ""
             out = self._generic([a])
-            return out, (f"{cast} of an address" if out is UNKNOWN else "")
+            return out, (reasons.CAST_OF_ADDRESS.format(cast=cast) if out is UNKNOWN else "")
         if k == "binop":
             op = ops.flags[0]
             a = ev(ops.operands[0][1], env)
             b = ev(ops.operands[1][1], env)
             if op == "add" or (op == "or" and "disjoint" in ops.flags):
                 out = self._add(a, b)
-                return out, (f"{op} of two values that both carry an address" if out is UNKNOWN else "")
+                return out, (reasons.ADD_OF_ADDRESSES.format(op=op) if out is UNKNOWN else "")
             out = self._generic([a, b])
             if out is not UNKNOWN:
                 return out, ""
             if op == "or":
-                return out, "or without 'disjoint' on an address"
+                return out, reasons.OR_WITHOUT_DISJOINT.text
             if op == "sub":
-                return out, "sub on an address"
-            return out, f"{op} on an address"
+                return out, reasons.SUB_ON_ADDRESS.text
+            return out, reasons.OP_ON_ADDRESS.format(op=op)
         if k == "cmp":
-            return self._generic([ev(v, env) for _, v in ops.operands]), "comparison of addresses"
+            return self._generic([ev(v, env) for _, v in ops.operands]), reasons.ADDRESS_COMPARE.text
         if k in ("phi", "select"):
             incoming = ops.incoming if k == "phi" else [ops.operands[1][1], ops.operands[2][1]]
             out = BOTTOM
@@ -420,13 +420,13 @@ class FunctionAnalysis(Blame):
                 out = join(out, ev(v, env))
             if out is not UNKNOWN:
                 return out, ""
-            return out, f"{k} joins values from different buffers (or a raw integer with a buffer)"
+            return out, reasons.JOIN_OF_BUFFERS.format(op=k)
         if k == "freeze":
             src = ops.operands[0][1]
             if isinstance(src, UndefConst):
                 # freeze undef is some fixed value, not undef: a raw integer, not ignorable
                 return (NONE if not ops.operands[0][0].contains_pointer(self.mod.named_types) else UNKNOWN), \
-                    "freeze of undef (an arbitrary value)"
+                    reasons.FREEZE_UNDEF.text
             return ev(src, env), ""
         if k == "extractvalue":
             src = ops.operands[0][1]
@@ -434,8 +434,8 @@ class FunctionAnalysis(Blame):
             if isinstance(a, Agg):
                 why = self.cause.get(src.name, "") if isinstance(src, LocalRef) and src.name not in self.fn.by_name \
                     else ""
-                return a.get(ops.indices), why or "aggregate field not traced"
-            return (UNKNOWN if isinstance(a, Root) else a), "aggregate not traced"
+                return a.get(ops.indices), why or reasons.AGGREGATE_FIELD.text
+            return (UNKNOWN if isinstance(a, Root) else a), reasons.AGGREGATE.text
         if k == "insertvalue":
             a = ev(ops.operands[0][1], env)
             b = ev(ops.operands[1][1], env)
@@ -445,19 +445,19 @@ class FunctionAnalysis(Blame):
                 base = a
             else:
                 base = Agg(a, {})
-            return base.set(ops.indices, b), "aggregate not traced"
+            return base.set(ops.indices, b), reasons.AGGREGATE.text
         if k in ("load", "atomicrmw", "cmpxchg"):
             return self._memory_result(inst, ops, env)
         if k == "call":
             return self._call(ops, env)
         if k == "alloca":
-            return UNKNOWN, "alloca (private memory, not a root)"
+            return UNKNOWN, reasons.ALLOCA.text
         if k == "other":
             op = ops.flags[0] if ops.flags else ""
             if op in GENERIC_OPS:
-                return self._generic([ev(v, env) for _, v in ops.operands]), f"{op} on an address"
-            return UNKNOWN, f"'{op}' is not traced"
-        return UNKNOWN, "instruction not understood by llnoalias's parser"
+                return self._generic([ev(v, env) for _, v in ops.operands]), reasons.OP_ON_ADDRESS.format(op=op)
+            return UNKNOWN, reasons.UNTRACED_OPCODE.format(op=op)
+        return UNKNOWN, reasons.UNPARSED_INSTRUCTION.text
 
     def _call(self, ops: Ops, env: dict[str, Lat]) -> tuple[Lat, str]:
         callee = ops.callee
@@ -476,24 +476,24 @@ class FunctionAnalysis(Blame):
             if rest is BOTTOM:
                 return BOTTOM, ""
             if rest is not NONE:
-                return UNKNOWN, f"{name} with an operand that carries an address"
+                return UNKNOWN, reasons.OPERAND_CARRIES_ADDRESS.format(name=name)
             return args[0], ""
         if ret is None or ret.kind == "void":
             return NONE, ""
         if isinstance(callee, UnknownValue) and callee.text == "asm":
-            return UNKNOWN, "result of inline asm"
+            return UNKNOWN, reasons.INLINE_ASM.text
         if name and memory_intrinsic(name) is not None:
             # a memory intrinsic's result (a buffer load, ds.read.tr, ldmatrix) is what it
             # read from memory: the loaded-value rule, not its operands' provenance
-            return self._read_from_memory(ret, f"value read from memory by {name}")
+            return self._read_from_memory(ret, reasons.READ_BY_INTRINSIC.format(name=name))
         if ret.contains_pointer(self.mod.named_types):
-            return UNKNOWN, f"pointer returned by a call to {name or 'an indirect callee'}"
+            return UNKNOWN, reasons.RETURNED_POINTER.format(callee=name or reasons.INDIRECT_CALLEE)
         is_decl = bool(name) and (is_intrinsic(name) or (
             ("@" + name) in self.mod.declarations and ("@" + name) not in self.mod.functions_by_name))
         if not is_decl:
-            return UNKNOWN, f"result of a call to {('@' + name) if name else 'an indirect callee'}"
+            return UNKNOWN, reasons.CALL_RESULT.format(callee=("@" + name) if name else reasons.INDIRECT_CALLEE, at="")
         out = self._generic(args)
-        return out, f"result of {name} on an address"
+        return out, reasons.INTRINSIC_ON_ADDRESS.format(name=name)
 
     def _lane(self, name: str, lane: LaneIntrinsic, ops: Ops, args: list[Lat]) -> tuple[Lat, str]:
         """A lane intrinsic (``intrinsics.LANE_INTRINSICS``): the join of its data operands
@@ -505,16 +505,15 @@ class FunctionAnalysis(Blame):
             if rest is BOTTOM:
                 return BOTTOM, ""
             if rest is not NONE:
-                return UNKNOWN, f"{name} with a lane or control operand that carries an address"
+                return UNKNOWN, reasons.LANE_CONTROL_ADDRESS.format(name=name)
             out: Lat = BOTTOM
             for i in lane.data:
                 out = join(out, args[i])
             if out is UNKNOWN:
-                return out, f"{name} joins values from different buffers (or a raw integer with a buffer)"
+                return out, reasons.JOIN_OF_BUFFERS.format(op=name)
             return out, ""
         out = self._generic(args)
-        return out, (f"{name} on an address: it may hand back a value no lane held (0 or an undefined "
-                     f"value from a disabled lane), which is not inside the buffer")
+        return out, reasons.LANE_MAY_INVENT.format(name=name)
 
     # --------------------------------------------------------- solving
     def solve(self, names: Iterable[str]) -> None:

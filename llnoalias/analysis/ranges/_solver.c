@@ -34,10 +34,13 @@ static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_de
     *s_count, *s_alloc_size, *s_named_types, *s_scalar_sizes, *s_pointer_bits, *s_index_bits;
 /* strings compared with */
 static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
-    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *w_itself, *k_float, *k_array,
+    *k_mul, *k_shl, *k_and, *k_or, *k_xor, *k_umin, *k_disjoint, *k_lshr, *k_ashr, *k_float, *k_array,
     *k_vector;
-/* reasons */
-static PyObject *w_itself, *w_deep, *w_budget, *w_not_int;
+/* reasons, from llnoalias/reasons.py (handed to init): messages, the word that marks a value
+ * that depends on itself, and reasons with fields, called with the fields in order */
+static PyObject *w_itself, *r_itself, *r_deep, *r_budget, *r_not_int, *r_gep_unread, *r_gep_wrap, *r_gep_negative,
+    *r_may_wrap, *r_too_wide, *r_const_not_int, *r_offset_no_range, *r_gep_no_range, *r_argument, *r_shift_non_const, *r_trunc_drops,
+    *r_narrowing_cast, *r_widened_cast;
 
 #define LOW_NONE (1L << 30)
 
@@ -189,18 +192,18 @@ static int enter(Ctx *c, PyObject *key, long *saved, PyObject **why) {
     long low, depth, budget;
     if (p != NULL) {
         if (read_in_progress(c, p) < 0) return -1;
-        *why = Py_NewRef(w_itself);
+        *why = Py_NewRef(r_itself);
         return 1;
     }
     if (PyErr_Occurred() || get_long(c, s_low, &low) < 0) return -1;
     if (get_long(c, s_depth, &depth) < 0) return -1;
     if (depth >= MAX_DEPTH) {
-        *why = Py_NewRef(w_deep);
+        *why = Py_NewRef(r_deep);
         return 1;
     }
     if (get_long(c, s_budget, &budget) < 0 || set_long(c, s_budget, budget - 1) < 0) return -1;
     if (budget - 1 < 0) {
-        *why = Py_NewRef(w_budget);
+        *why = Py_NewRef(r_budget);
         return 1;
     }
     depth += 1;
@@ -403,10 +406,10 @@ static void srange(int ok, i128 *lo, i128 *hi, KB *k, int w) {
 /* int.bit_length of 0 <= v < 2**64 */
 static int bit_length(i128 v) { return v ? 64 - __builtin_clzll((u64)v) : 0; }
 
-static PyObject *reason_at(const char *format, PyObject *op, PyObject *inst) {
+static PyObject *reason_at(PyObject *reason, PyObject *op, PyObject *inst) {
     PyObject *where = PyObject_CallOneArg(f_at_line, inst);
     if (where == NULL) return NULL;
-    PyObject *why = PyUnicode_FromFormat(format, op, where);
+    PyObject *why = PyObject_CallFunctionObjArgs(reason, op, where, NULL);
     Py_DECREF(where);
     return why;
 }
@@ -443,7 +446,6 @@ static PyObject *c_binop(PyObject *op, PyObject *flags, PyObject *a, PyObject *b
         return NULL;
     if ((!ra && !PyUnicode_Check(a)) || (!rb && !PyUnicode_Check(b))) return NULL;
     /* binop_range */
-    const char *wraps = "%S may wrap around%S";
     if (o == OP_ADD || o == OP_SUB || o == OP_MUL || (o == OP_OR && disjoint)) {
         if (!ra) return Py_NewRef(a);
         if (!rb) return Py_NewRef(b);
@@ -462,14 +464,14 @@ static PyObject *c_binop(PyObject *op, PyObject *flags, PyObject *a, PyObject *b
         } else {
             lo = alo + blo, hi = ahi + bhi;
         }
-        if (!fits(lo, hi, w)) return reason_at(wraps, op, inst);
+        if (!fits(lo, hi, w)) return reason_at(r_may_wrap, op, inst);
     } else if (o == OP_SHL || o == OP_LSHR || o == OP_ASHR) {
-        if (!has_c || !(0 <= clo && clo < w)) return reason_at("%S by a non-constant amount%S", op, inst);
+        if (!has_c || !(0 <= clo && clo < w)) return reason_at(r_shift_non_const, op, inst);
         int c = (int)clo;
         if (o == OP_SHL) {
             if (!ra) return Py_NewRef(a);
             lo = alo * ((i128)1 << c), hi = ahi * ((i128)1 << c); /* |a| < 2**64, c < 64: no overflow */
-            if (!fits(lo, hi, w)) return reason_at(wraps, op, inst);
+            if (!fits(lo, hi, w)) return reason_at(r_may_wrap, op, inst);
         } else {
             KB t = ak;
             lo = alo, hi = ahi;
@@ -560,7 +562,7 @@ static PyObject *c_cast(PyObject *cast, PyObject *r, long sw, long w, PyObject *
         return with_known_of(lo, hi, k, kb_ext(known, (int)sw, (int)w, x), (int)w);
     }
     if (!ok) return Py_NewRef(r);
-    if (!fits(lo, hi, w)) return reason_at("%S may drop bits%S", cast, inst);
+    if (!fits(lo, hi, w)) return reason_at(r_trunc_drops, cast, inst);
     u64 m = mask_of((int)w);
     KB t = {known.zero & m, known.one & m};
     return with_known_of(lo, hi, NO_BITS, t, (int)w);
@@ -667,8 +669,14 @@ done:
 static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
     long w = width(ty);
     if (w < 0) return NULL;
-    if (w == 0) return Py_NewRef(w_not_int);
-    if (w > RANGE_BITS) return PyUnicode_FromFormat("i%ld is wider than the range analysis follows (i%d)", w, RANGE_BITS);
+    if (w == 0) return Py_NewRef(r_not_int);
+    if (w > RANGE_BITS) {
+        PyObject *wv = PyLong_FromLong(w), *lv = PyLong_FromLong(RANGE_BITS);
+        PyObject *why = wv == NULL || lv == NULL ? NULL : PyObject_CallFunctionObjArgs(r_too_wide, wv, lv, NULL);
+        Py_XDECREF(wv);
+        Py_XDECREF(lv);
+        return why;
+    }
     if (before_query(c) < 0) return NULL;
     if (PyObject_TypeCheck(v, LocalT)) {
         PyObject *name = PyObject_GetAttr(v, s_name);
@@ -731,7 +739,7 @@ static PyObject *c_int(Ctx *c, PyObject *ty, PyObject *v) {
         Py_DECREF(r);
         PyObject *text = PyObject_GetAttr(v, s_text);
         if (text == NULL) return NULL;
-        PyObject *why = PyUnicode_FromFormat("constant %S not read as an integer", text);
+        PyObject *why = PyObject_CallOneArg(r_const_not_int, text);
         Py_DECREF(text);
         return why;
     }
@@ -760,7 +768,7 @@ static PyObject *cast_off(Ctx *c, PyObject *cast, PyObject *operands, PyObject *
     if (r == NULL || Py_TYPE(r) != OffT) return r;
     /* an integer holding a root's address must keep all of its pointer bits */
     PyObject *ends[2] = {dest, sty};
-    const char *says[2] = {"%S to i%S drops address bits", "%S from i%S lost address bits"};
+    PyObject *says[2] = {r_narrowing_cast, r_widened_cast};
     for (int i = 0; i < 2; i++) {
         int is_int = i == 0 ? dest_int : kind_is(sty, k_int);
         if (is_int < 0) goto fail;
@@ -774,7 +782,7 @@ static PyObject *cast_off(Ctx *c, PyObject *cast, PyObject *operands, PyObject *
         }
         if (b < c->lds_bits) {
             Py_DECREF(r);
-            PyObject *why = PyUnicode_FromFormat(says[i], cast, bits);
+            PyObject *why = PyObject_CallFunctionObjArgs(says[i], cast, bits, NULL);
             Py_DECREF(bits);
             return why;
         }
@@ -847,7 +855,7 @@ static PyObject *add_off(Ctx *c, PyObject *flags, PyObject *operands) {
     }
     if (PyUnicode_Check(r)) {
         Py_DECREF(base);
-        PyObject *why = PyUnicode_FromFormat("offset with no range: %U", r);
+        PyObject *why = PyObject_CallOneArg(r_offset_no_range, r);
         Py_DECREF(r);
         return why;
     }
@@ -986,8 +994,7 @@ static PyObject *gep_from(Ctx *c, PyObject *base, PyObject *source, PyObject *op
         if (!read_range(r, &rlo, &rhi, &rk)) {
             /* a reason; or a Range of at most 64 bits whose ends or masks do not fit, which
              * the domain never makes: no range either way */
-            out = PyUnicode_Check(r) ? PyUnicode_FromFormat("getelementptr index with no range: %U", r)
-                                     : PyUnicode_FromString("getelementptr index with a range not read");
+            out = PyUnicode_Check(r) ? PyObject_CallOneArg(r_gep_no_range, r) : Py_NewRef(r_gep_unread);
             Py_DECREF(r);
             goto done;
         }
@@ -997,7 +1004,7 @@ static PyObject *gep_from(Ctx *c, PyObject *base, PyObject *source, PyObject *op
             /* truncated to the index width, then read as signed */
             i128 half = (i128)1 << (w - 1);
             if (!(-half <= rlo && rhi < half)) {
-                out = PyUnicode_FromString("getelementptr index truncated to the index width may wrap");
+                out = Py_NewRef(r_gep_wrap);
                 goto done;
             }
         } else {
@@ -1005,7 +1012,7 @@ static PyObject *gep_from(Ctx *c, PyObject *base, PyObject *source, PyObject *op
             i128 half = (i128)1 << (b - 1);
             int full = (rlo <= 0 && rhi >= ((i128)1 << b) - 1) || (rlo <= -half && rhi >= half - 1);
             if (b > 8 && full) {
-                out = PyUnicode_FromString("getelementptr index may be negative once sign-extended");
+                out = Py_NewRef(r_gep_negative);
                 goto done;
             }
         }
@@ -1095,7 +1102,7 @@ static PyObject *c_off(Ctx *c, PyObject *ty, PyObject *v) {
     if (PyErr_Occurred()) goto done;
     PyObject *inst = PyDict_GetItemWithError(c->by_name, name);
     if (inst == NULL) {
-        if (!PyErr_Occurred()) out = PyUnicode_FromFormat("argument %S", name);
+        if (!PyErr_Occurred()) out = PyObject_CallOneArg(r_argument, name);
         goto done;
     }
     Py_INCREF(inst);
@@ -1165,7 +1172,16 @@ static PyObject *init(PyObject *m, PyObject *ns) {
         take(ns, "cast_result", &f_cast_result) < 0 || take(ns, "add_off_result", &f_add_off_result) < 0 ||
         take(ns, "with_known", &f_with_known) < 0 || take(ns, "parse", &f_parse) < 0 ||
         take(ns, "NOTHING", &NOTHING) < 0 || take(ns, "known", &f_known) < 0 || take(ns, "add_sub", &f_add_sub) < 0 ||
-        take(ns, "mul", &f_mul) < 0 || take(ns, "shl", &f_shl) < 0 || take(ns, "at_line", &f_at_line) < 0 || take(ns, "BUDGET", &budget) < 0 || take(ns, "MAX_DEPTH", &depth) < 0) {
+        take(ns, "mul", &f_mul) < 0 || take(ns, "shl", &f_shl) < 0 || take(ns, "at_line", &f_at_line) < 0 || take(ns, "BUDGET", &budget) < 0 || take(ns, "MAX_DEPTH", &depth) < 0 ||
+        take(ns, "ITSELF", &w_itself) < 0 || take(ns, "DEPENDS_ON_ITSELF", &r_itself) < 0 ||
+        take(ns, "TOO_DEEP", &r_deep) < 0 || take(ns, "BUDGET_EXHAUSTED", &r_budget) < 0 ||
+        take(ns, "NOT_AN_INTEGER", &r_not_int) < 0 || take(ns, "GEP_INDEX_UNREAD", &r_gep_unread) < 0 ||
+        take(ns, "GEP_INDEX_MAY_WRAP", &r_gep_wrap) < 0 || take(ns, "GEP_INDEX_NEGATIVE", &r_gep_negative) < 0 ||
+        take(ns, "MAY_WRAP", &r_may_wrap) < 0 || take(ns, "TOO_WIDE", &r_too_wide) < 0 ||
+        take(ns, "CONSTANT_NOT_INTEGER", &r_const_not_int) < 0 || take(ns, "OFFSET_NO_RANGE", &r_offset_no_range) < 0 ||
+        take(ns, "GEP_INDEX_NO_RANGE", &r_gep_no_range) < 0 || take(ns, "RANGE_ARGUMENT", &r_argument) < 0 ||
+        take(ns, "SHIFT_NON_CONSTANT", &r_shift_non_const) < 0 || take(ns, "TRUNC_DROPS_BITS", &r_trunc_drops) < 0 ||
+        take(ns, "NARROWING_CAST", &r_narrowing_cast) < 0 || take(ns, "WIDENED_CAST", &r_widened_cast) < 0) {
         Py_XDECREF(budget);
         return NULL;
     }
@@ -1206,12 +1222,10 @@ PyMODINIT_FUNC PyInit__solver(void) {
     INTERN(k_int, "int") INTERN(k_ptr, "ptr") INTERN(k_binop, "binop") INTERN(k_cast, "cast") INTERN(k_gep, "gep")
     INTERN(k_zext, "zext") INTERN(k_sext, "sext") INTERN(k_trunc, "trunc") INTERN(k_bitcast, "bitcast")
     INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")
-    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr") INTERN(w_itself, "itself")
+    INTERN(k_xor, "xor") INTERN(k_lshr, "lshr") INTERN(k_ashr, "ashr")
     INTERN(k_float, "float") INTERN(k_array, "array") INTERN(k_vector, "vector") INTERN(s_dl, "dl")
     INTERN(s_pointer_bits, "pointer_bits") INTERN(s_index_bits, "index_bits") INTERN(s_addrspace, "addrspace") INTERN(s_elem, "elem") INTERN(s_count, "count")
     INTERN(s_alloc_size, "alloc_size") INTERN(s_named_types, "named_types") INTERN(s_scalar_sizes, "scalar_sizes") INTERN(k_umin, "umin") INTERN(k_disjoint, "disjoint")
-    INTERN(w_itself, "value depends on itself through a loop") INTERN(w_deep, "expression too deep")
-    INTERN(w_budget, "range analysis budget exhausted") INTERN(w_not_int, "not an integer")
     if (int128_init() < 0 || (kw_sub = Py_BuildValue("(s)", "sub")) == NULL) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

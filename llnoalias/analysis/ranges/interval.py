@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ... import reasons
 from ...ir.model import PlainConst, Value
 from ...ir.types import Type
 from ..provenance.lattice import Root
@@ -105,7 +106,7 @@ def join(a: IntResult, b: IntResult, w: int) -> IntResult:
     ua, ub = urange(a, w), urange(b, w)
     if not is_full(ua, w) and not is_full(ub, w):
         return with_known(Range(min(ua.lo, ub.lo), max(ua.hi, ub.hi)), k, w)
-    return "join of ranges that fit no single reading"
+    return reasons.JOIN_UNREADABLE.text
 
 
 def known(r: IntResult, w: int) -> Known:
@@ -216,7 +217,7 @@ RANGE_BITS = 1024
 
 def too_wide(w: int) -> str:
     """The reason an ``iW`` value wider than ``RANGE_BITS`` has no range."""
-    return f"i{w} is wider than the range analysis follows (i{RANGE_BITS})"
+    return reasons.TOO_WIDE.format(width=w, limit=RANGE_BITS)
 
 
 def half_open(lo: int, hi: int, w: int) -> Range | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from ... import reasons
 from ...ir import operands as opparse
 from ...ir.lexer import canon_name, tokenize
 from ...ir.model import Instruction, LocalRef, Ops, UndefConst, Value
@@ -79,14 +80,14 @@ class LoopRanges(IntTransfer):
         for pos, holds in picks:
             ty, v = ops.operands[pos]
             r = self.int_range(ty, v)
-            if isinstance(r, str) and "itself" in r:
+            if isinstance(r, str) and reasons.ITSELF in r:
                 return r  # inside a loop being solved: let the phi iterate
             narrowed = self._narrow(r, v, cond, holds, w)
             if narrowed is None:
                 continue  # this arm is never chosen
             arms.append(narrowed)
         if not arms:
-            return "select with no possible value"
+            return reasons.SELECT_NO_VALUE.text
         out = arms[0]
         for r in arms[1:]:
             out = join(out, r, w)
@@ -154,21 +155,21 @@ class LoopRanges(IntTransfer):
         assert ty is not None
         vals = [v for v in ops.incoming if not isinstance(v, UndefConst)]
         if not vals:
-            return "phi of undef values only"
+            return reasons.UNDEF_ONLY.format(kind="phi", at="")
         out: IntResult | None = None
         cyclic = False
         for v in vals:
             r = self.int_range(ty, v)
-            if isinstance(r, str) and "itself" in r:
+            if isinstance(r, str) and reasons.ITSELF in r:
                 cyclic = True
                 continue
             out = r if out is None else join(out, r, w)
             if not isinstance(out, Range):
                 return out
         if not cyclic:
-            return out if out is not None else "phi of undef values only"
+            return out if out is not None else reasons.UNDEF_ONLY.format(kind="phi", at="")
         if not isinstance(out, Range) or inst.name is None:
-            return f"loop phi with no bound (line {inst.line})"
+            return reasons.UNBOUNDED_LOOP_PHI.format(line=inst.line)
         # An inductive invariant: assume the phi in R, evaluate the loop's values under that
         # assumption; when every incoming value lands in R again, R holds on every iteration.
         key = "i" + inst.name
@@ -181,7 +182,7 @@ class LoopRanges(IntTransfer):
                     r = self.int_range(ty, v)
                     nxt = join(nxt, r, w)
                     if not isinstance(nxt, Range):
-                        return f"loop phi with no bound (line {inst.line})"
+                        return reasons.UNBOUNDED_LOOP_PHI.format(line=inst.line)
                 if not isinstance(nxt, Range):
                     break
                 if nxt == assumed:
@@ -193,7 +194,7 @@ class LoopRanges(IntTransfer):
                 assumed = nxt
         finally:
             self._assume.pop(key, None)
-        return f"loop phi with no bound (line {inst.line})"
+        return reasons.UNBOUNDED_LOOP_PHI.format(line=inst.line)
 
     def _phi_labels(self, inst: Instruction) -> list[str] | None:
         toks = tokenize(self.mod.text[inst.start:inst.end])

@@ -14,6 +14,7 @@ Ranges are sound or absent. The pieces, one idea per module:
 
 from __future__ import annotations
 
+from ... import reasons
 from ...compiled import load
 from ...ir import operands as opparse
 from ...ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
@@ -59,7 +60,7 @@ class FunctionRanges(LoopRanges):
                 return got
             inst = self.fn.by_name.get(v.name)
             if inst is None:
-                return f"argument {v.name}"
+                return reasons.RANGE_ARGUMENT.format(name=v.name)
             key = "o" + v.name
             saved = self._enter(key)
             if isinstance(saved, str):
@@ -79,7 +80,7 @@ class FunctionRanges(LoopRanges):
             root = self.fa.value(v)
             if isinstance(root, Root):
                 return Off(root, 0, 0)
-            return f"{v.name} is not a root"
+            return reasons.NOT_A_ROOT.format(name=v.name)
         if isinstance(v, ConstExpr):
             # Triton names one constant expression (a stage's start in its shared-memory
             # block) in dozens of accesses, each with its own parsed copy
@@ -90,7 +91,7 @@ class FunctionRanges(LoopRanges):
             if cgot is None:
                 cgot = self.const_offs[ckey] = self._off_constexpr(v)
             return cgot
-        return "address not traced to a root"
+        return reasons.ADDRESS_NOT_TRACED.text
 
     def _modulus_ok(self, ty: Type) -> bool:
         """An integer holding a root's address must keep all of its pointer bits."""
@@ -104,16 +105,16 @@ class FunctionRanges(LoopRanges):
             return self._cast_off(op, ce.operands[0], ce.dest)
         if op in ("add", "sub", "or") and len(ce.operands) == 2:
             return self._add_off(op, ce.flags, ce.operands)
-        return f"constant expression '{op}' on an address"
+        return reasons.CONSTEXPR_ON_ADDRESS.format(op=op)
 
     def _off_inst(self, inst: Instruction) -> OffResult:
         if self.names_vscale(inst):
-            return "scalable vector type: its size is not known" + at_line(inst)
+            return reasons.SCALABLE_VECTOR.format(at=at_line(inst))
         ops = opparse.parse(self.mod, inst)
         k = ops.kind
         if k == "gep":
             if ops.source_type is None:
-                return "getelementptr not understood" + at_line(inst)
+                return reasons.GEP_NOT_UNDERSTOOD.format(at=at_line(inst))
             return self._gep(ops.source_type, ops.operands)
         if k == "cast":
             return self._cast_off(ops.flags[0], ops.operands[0], ops.result_type)
@@ -132,21 +133,22 @@ class FunctionRanges(LoopRanges):
                     continue
                 r = self.offset(ty, v)
                 if not isinstance(r, Off):
-                    if "itself" in r:
-                        return f"address advanced around a loop by a phi{at_line(inst)}"
+                    if reasons.ITSELF in r:
+                        return reasons.LOOP_ADVANCED_ADDRESS.format(at=at_line(inst))
                     return r
                 if out is not None and out.root is not r.root:
-                    return f"{k} of two roots{at_line(inst)}"
+                    return reasons.TWO_ROOTS.format(kind=k, at=at_line(inst))
                 out = r if out is None else self._off_join(out, r)
-            return out if out is not None else f"{k} of undef values only{at_line(inst)}"
+            return out if out is not None else reasons.UNDEF_ONLY.format(kind=k, at=at_line(inst))
         if k == "call":
             callee = ops.callee
             name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
             if (name.startswith("llvm.amdgcn.readfirstlane") or name.startswith("llvm.amdgcn.readlane")
                     or name.startswith("llvm.ssa.copy")) and ops.operands:
                 return self.offset(*ops.operands[0])
-            return f"address returned by a call to {('@' + name) if name else 'an indirect callee'}{at_line(inst)}"
-        return f"address computed by '{ops.flags[0] if ops.flags else k}'{at_line(inst)}"
+            return reasons.ADDRESS_FROM_CALL.format(callee=("@" + name) if name else reasons.INDIRECT_CALLEE,
+                                                     at=at_line(inst))
+        return reasons.ADDRESS_COMPUTED.format(op=ops.flags[0] if ops.flags else k, at=at_line(inst))
 
     def _off_join(self, a: Off, b: Off) -> Off:
         """Either of two offsets of one root: the hull, and the bits both share."""
@@ -158,24 +160,24 @@ class FunctionRanges(LoopRanges):
     def _cast_off(self, cast: str, src: tuple[Type, Value], dest: Type | None) -> OffResult:
         sty, sv = src
         if cast == "bitcast" and not sty.is_pointer:
-            return "bitcast of an integer to an address"
+            return reasons.INT_TO_ADDRESS.text
         if dest is None or not (dest.is_pointer or dest.kind == "int"):
-            return f"{cast} to a non-scalar type"
+            return reasons.NON_SCALAR_CAST.format(cast=cast)
         r = self.offset(sty, sv)
         if not isinstance(r, Off):
             return r
         if dest.kind == "int" and not self._modulus_ok(dest):
-            return f"{cast} to i{dest.bits} drops address bits"
+            return reasons.NARROWING_CAST.format(cast=cast, bits=dest.bits)
         if sty.kind == "int" and not self._modulus_ok(sty):
-            return f"{cast} from i{sty.bits} lost address bits"
+            return reasons.WIDENED_CAST.format(cast=cast, bits=sty.bits)
         return r
 
     def _add_off(self, op: str, flags: tuple[str, ...], operands: list[tuple[Type, Value]]) -> OffResult:
         if op not in ("add", "sub") and not (op == "or" and "disjoint" in flags):
-            return f"'{op}' on an address"
+            return reasons.QUOTED_OP_ON_ADDRESS.format(op=op)
         (ta, va), (tb, vb) = operands
         if not self._modulus_ok(ta):
-            return f"address arithmetic in i{ta.bits} drops address bits"
+            return reasons.NARROW_ADDRESS_ARITHMETIC.format(bits=ta.bits)
         if ta.bits > RANGE_BITS:
             return too_wide(ta.bits)
         pa = self.fa.value(va)
@@ -190,7 +192,7 @@ class FunctionRanges(LoopRanges):
     def _gep(self, source: Type, operands: list[tuple[Type, Value]]) -> OffResult:
         bty, bv = operands[0]
         if not bty.is_pointer:
-            return "getelementptr on a vector of pointers"
+            return reasons.GEP_VECTOR_OF_POINTERS.text
         base = self.offset(bty, bv)
         if not isinstance(base, Off):
             return base
@@ -203,7 +205,7 @@ class FunctionRanges(LoopRanges):
         iw = self.dl.index_bits(space)
         if iw < self.dl.pointer_bits(space):
             # the offset is added to the low index-width bits only: it wraps there
-            return f"getelementptr index width ({iw}) narrower than the pointer"
+            return reasons.NARROW_GEP_INDEX.format(width=iw)
         if iw > RANGE_BITS:
             return too_wide(iw)
         named = self.mod.named_types
@@ -213,9 +215,9 @@ class FunctionRanges(LoopRanges):
         cur: Type | None = source
         for n, (ity, iv) in enumerate(operands[1:]):
             if ity.kind != "int":
-                return "getelementptr with a vector index"
+                return reasons.GEP_VECTOR_INDEX.text
             if cur is None:
-                return "getelementptr through a type llnoalias cannot lay out"
+                return reasons.GEP_NO_LAYOUT.text
             if n == 0:
                 scale = self.dl.alloc_size(cur, named)
                 nxt: Type | None = cur
@@ -224,12 +226,12 @@ class FunctionRanges(LoopRanges):
                 while rcur is not None and rcur.kind == "named":
                     rcur = named.get(rcur.name)
                 if rcur is None:
-                    return "getelementptr through an unknown named type"
+                    return reasons.GEP_UNKNOWN_NAMED_TYPE.text
                 if rcur.kind == "struct":
                     c = int_const(iv)
                     layout = self.dl.struct_layout(rcur, named)
                     if c is None or layout is None or not (0 <= c < len(rcur.fields)):
-                        return "getelementptr into a struct not laid out"
+                        return reasons.GEP_STRUCT_NOT_LAID_OUT.text
                     lo += layout[0][c]
                     hi += layout[0][c]
                     k = kb.add_sub(k, kb.const(layout[0][c], w), w)
@@ -239,20 +241,20 @@ class FunctionRanges(LoopRanges):
                     nxt = rcur.elem
                     scale = self.dl.alloc_size(rcur.elem, named)
                 else:
-                    return "getelementptr into a non-aggregate type"
+                    return reasons.GEP_NON_AGGREGATE.text
             if scale is None:
-                return "getelementptr over a type with no known size"
+                return reasons.GEP_UNSIZED.text
             r = self.int_range(ity, iv)
             if not isinstance(r, Range):
-                return f"getelementptr index with no range: {r}"
+                return reasons.GEP_INDEX_NO_RANGE.format(why=r)
             if ity.bits > iw:
                 # truncated to the index width, then read as signed
                 if not (-(1 << (iw - 1)) <= r.lo and r.hi < (1 << (iw - 1))):
-                    return "getelementptr index truncated to the index width may wrap"
+                    return reasons.GEP_INDEX_MAY_WRAP.text
             else:
                 r = srange(r, ity.bits)  # sign-extended to the index width
                 if ity.bits > 8 and is_full(r, ity.bits):
-                    return "getelementptr index may be negative once sign-extended"
+                    return reasons.GEP_INDEX_NEGATIVE.text
             a, b = r.lo * scale, r.hi * scale
             lo += min(a, b)
             hi += max(a, b)
@@ -268,7 +270,7 @@ def add_off_result(op: str, base: Off, r: IntResult, w: int, rw: int) -> OffResu
     """The offsets of ``base + r`` (``- r`` for ``sub``) in ``iW``, ``r`` the range of an
     ``iRW`` value."""
     if not isinstance(r, Range):
-        return f"offset with no range: {r}"
+        return reasons.OFFSET_NO_RANGE.format(why=r)
     k = kb.add_sub(off_known(base, w), kb.trunc(known(r, rw), w), w, sub=op == "sub")
     if op == "sub":
         return off_with_known(Off(base.root, base.lo - r.hi, base.hi - r.lo), k, w)
@@ -305,6 +307,13 @@ CRANGE_NAMES = {
     "add_off_result": add_off_result, "with_known": with_known, "parse": opparse.parse,
     "NOTHING": kb.NOTHING, "BUDGET": BUDGET, "MAX_DEPTH": MAX_DEPTH, "known": known, "add_sub": kb.add_sub,
     "mul": kb.mul, "shl": kb.shl, "at_line": at_line,
+    # the reasons it gives: messages, and reasons with fields (called with them in order)
+    "ITSELF": reasons.ITSELF, **{name: getattr(reasons, name).text for name in (
+        "DEPENDS_ON_ITSELF", "TOO_DEEP", "BUDGET_EXHAUSTED", "NOT_AN_INTEGER", "GEP_INDEX_UNREAD",
+        "GEP_INDEX_MAY_WRAP", "GEP_INDEX_NEGATIVE")},
+    **{name: getattr(reasons, name) for name in (
+        "MAY_WRAP", "TOO_WIDE", "CONSTANT_NOT_INTEGER", "OFFSET_NO_RANGE", "GEP_INDEX_NO_RANGE", "RANGE_ARGUMENT",
+        "SHIFT_NON_CONSTANT", "TRUNC_DROPS_BITS", "NARROWING_CAST", "WIDENED_CAST")},
 }
 if _crange is not None:
     _crange.init(CRANGE_NAMES)

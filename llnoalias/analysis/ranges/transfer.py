@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from ... import reasons
 from ...ir import operands as opparse
 from ...ir.datalayout import DataLayout, layout_of
 from ...ir.lazyre import lazy
@@ -68,7 +69,7 @@ _POISON_RE = lazy(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inra
 
 def at_line(inst: Instruction | None) -> str:
     """`` (line N)`` for a reason, built only when a reason is returned."""
-    return f" (line {inst.line})" if inst is not None else ""
+    return reasons.AT_LINE.format(line=inst.line) if inst is not None else ""
 
 
 
@@ -136,72 +137,72 @@ def binop_range(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb:
             return a
         if not isinstance(b, Range):
             return b
-        return fit(a.lo + b.lo, a.hi + b.hi, w) or f"{op} may wrap around{at_line(inst)}"
+        return fit(a.lo + b.lo, a.hi + b.hi, w) or reasons.MAY_WRAP.format(op=op, at=at_line(inst))
     if op == "sub":
         if not isinstance(a, Range):
             return a
         if not isinstance(b, Range):
             return b
-        return fit(a.lo - b.hi, a.hi - b.lo, w) or f"{op} may wrap around{at_line(inst)}"
+        return fit(a.lo - b.hi, a.hi - b.lo, w) or reasons.MAY_WRAP.format(op=op, at=at_line(inst))
     if op == "mul":
         if not isinstance(a, Range):
             return a
         if not isinstance(b, Range):
             return b
         prods = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
-        return fit(min(prods), max(prods), w) or f"{op} may wrap around{at_line(inst)}"
+        return fit(min(prods), max(prods), w) or reasons.MAY_WRAP.format(op=op, at=at_line(inst))
     if op == "shl":
         if cb is None or not (0 <= cb.lo < w):
-            return f"shl by a non-constant amount{at_line(inst)}"
+            return reasons.SHIFT_NON_CONSTANT.format(op="shl", at=at_line(inst))
         if not isinstance(a, Range):
             return a
-        return fit(a.lo << cb.lo, a.hi << cb.lo, w) or f"{op} may wrap around{at_line(inst)}"
+        return fit(a.lo << cb.lo, a.hi << cb.lo, w) or reasons.MAY_WRAP.format(op=op, at=at_line(inst))
     if op == "lshr":
         if cb is None or not (0 <= cb.lo < w):
-            return f"lshr by a non-constant amount{at_line(inst)}"
+            return reasons.SHIFT_NON_CONSTANT.format(op="lshr", at=at_line(inst))
         u = urange(a, w)
         return Range(u.lo >> cb.lo, u.hi >> cb.lo)
     if op == "ashr":
         if cb is None or not (0 <= cb.lo < w):
-            return f"ashr by a non-constant amount{at_line(inst)}"
+            return reasons.SHIFT_NON_CONSTANT.format(op="ashr", at=at_line(inst))
         s = srange(a, w)
         return Range(s.lo >> cb.lo, s.hi >> cb.lo)
     if op == "udiv":
         if cb is None:
-            return f"udiv by a non-constant{at_line(inst)}"
+            return reasons.DIVISION_NON_CONSTANT.format(op="udiv", at=at_line(inst))
         d = urange(cb, w).lo
         if d <= 0:
-            return f"udiv by zero{at_line(inst)}"
+            return reasons.DIVISION_BY_ZERO.format(op="udiv", at=at_line(inst))
         u = urange(a, w)
         return Range(u.lo // d, u.hi // d)
     if op == "urem":
         if cb is None:
-            return f"urem by a non-constant{at_line(inst)}"
+            return reasons.DIVISION_NON_CONSTANT.format(op="urem", at=at_line(inst))
         d = urange(cb, w).lo
         if d <= 0:
-            return f"urem by zero{at_line(inst)}"
+            return reasons.DIVISION_BY_ZERO.format(op="urem", at=at_line(inst))
         u = urange(a, w)
         if u.hi < d:
             return u
         return Range(0, d - 1)
     if op == "srem":
         if cb is None:
-            return f"srem by a non-constant{at_line(inst)}"
+            return reasons.DIVISION_NON_CONSTANT.format(op="srem", at=at_line(inst))
         d = abs(srange(cb, w).lo)
         if d == 0:
-            return f"srem by zero{at_line(inst)}"
+            return reasons.DIVISION_BY_ZERO.format(op="srem", at=at_line(inst))
         # an unknown dividend reads as the whole signed window: |a srem d| < d still holds
         s = srange(a, w)
         return srem_interval(s.lo, s.hi, d)
     if op == "sdiv":
         if cb is None:
-            return f"sdiv by a non-constant{at_line(inst)}"
+            return reasons.DIVISION_NON_CONSTANT.format(op="sdiv", at=at_line(inst))
         d = srange(cb, w).lo
         if d == 0:
-            return f"sdiv by zero{at_line(inst)}"
+            return reasons.DIVISION_BY_ZERO.format(op="sdiv", at=at_line(inst))
         if d == -1:
             # INT_MIN / -1 is undefined, and -a leaves the window for a = INT_MIN
-            return f"sdiv by -1{at_line(inst)}"
+            return reasons.SDIV_MINUS_ONE.format(at=at_line(inst))
         s = srange(a, w)
         return sdiv_interval(s.lo, s.hi, d)
     if op == "and":
@@ -221,7 +222,7 @@ def binop_range(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb:
         if op == "or":
             return Range(max(ua.lo, ub.lo), min(top, ua.hi + ub.hi))
         return Range(0, top)
-    return f"'{op}' not followed by the range analysis{at_line(inst)}"
+    return reasons.NOT_FOLLOWED.format(op=op, at=at_line(inst))
 
 
 def known_binop(op: str, a: kb.Known, b: kb.Known, cb: Range | None, w: int) -> kb.Known | None:
@@ -265,7 +266,7 @@ def binop_result(op: str, flags: tuple[str, ...], a: IntResult, b: IntResult, cb
     """The range of ``a op b`` from its operands' ranges (``cb``: ``b`` when it is a constant)."""
     if op in ("or", "xor"):
         for r in (a, b):
-            if isinstance(r, str) and "itself" in r:
+            if isinstance(r, str) and reasons.ITSELF in r:
                 # a loop value being solved: let its phi find an invariant (a buffer
                 # toggled by 'xor %buf, 8192' stays in {0, 8192}) rather than read it
                 # as any value
@@ -294,7 +295,7 @@ def cast_result(cast: str, r: IntResult, sw: int, w: int, inst: Instruction | No
         return r
     got = fit(r.lo, r.hi, w)
     if got is None:
-        return f"trunc may drop bits{at_line(inst)}"
+        return reasons.TRUNC_DROPS_BITS.format(cast="trunc", at=at_line(inst))
     return with_known(Range(got.lo, got.hi), kb.trunc(known(r, sw), w), w)
 
 
@@ -341,12 +342,12 @@ class IntTransfer:
     def _enter(self, key: str) -> int | Why:
         if key in self._inprog:
             self._low = min(self._low, self._inprog[key])
-            return "value depends on itself through a loop"
+            return reasons.DEPENDS_ON_ITSELF.text
         if self._depth >= MAX_DEPTH:
-            return "expression too deep"
+            return reasons.TOO_DEEP.text
         self._budget -= 1
         if self._budget < 0:
-            return "range analysis budget exhausted"
+            return reasons.BUDGET_EXHAUSTED.text
         self._depth += 1
         self._inprog[key] = self._depth
         saved = self._low
@@ -366,7 +367,7 @@ class IntTransfer:
         """The range of integer operand ``v`` of type ``ty`` (which must carry no address)."""
         w = width(ty)
         if w <= 0:
-            return "not an integer"
+            return reasons.NOT_AN_INTEGER.text
         if w > RANGE_BITS:
             return too_wide(w)
         if self._depth == 0:
@@ -399,21 +400,21 @@ class IntTransfer:
             return res
         if isinstance(v, PlainConst):
             r = const_range(v, w)
-            return r if r is not None else f"constant {v.text} not read as an integer"
+            return r if r is not None else reasons.CONSTANT_NOT_INTEGER.format(value=v.text)
         return self._int_other(v, w)
 
     def _int_other(self, v: Value, w: int) -> IntResult:
         """The range of a value that is neither a local name nor a plain constant."""
         if isinstance(v, UndefConst):
-            return f"{v.text} value"
+            return reasons.UNDEF_VALUE.format(value=v.text)
         if isinstance(v, ConstExpr):
             return self._int_constexpr(v, w)
         if isinstance(v, AggregateConst) and v.kind == "splat" and v.elems:
             return self.int_range(v.elems[0][0], v.elems[0][1])
-        return "value not read as an integer"
+        return reasons.VALUE_NOT_INTEGER.text
 
     def _arg_range(self, name: str) -> Why:
-        return f"function argument {name}"
+        return reasons.FUNCTION_ARGUMENT.format(name=name)
 
     def _int_constexpr(self, ce: ConstExpr, w: int) -> IntResult:
         ops = Ops("binop" if ce.opcode not in ("zext", "sext", "trunc") else "cast")
@@ -427,7 +428,7 @@ class IntTransfer:
             ops.operands = list(ce.operands)
             ops.result_type = ce.operands[0][0]
             return self._int_ops(ops, w, None)
-        return f"constant expression '{ce.opcode}'"
+        return reasons.CONSTANT_EXPRESSION.format(op=ce.opcode)
 
     def _int_inst(self, inst: Instruction, w: int) -> IntResult:
         ops = opparse.parse(self.mod, inst)
@@ -443,7 +444,7 @@ class IntTransfer:
             sw = width(sty)
             if cast in ("zext", "sext", "trunc") and sw > 0:
                 return cast_result(cast, self.int_range(sty, sv), sw, w, inst)
-            return f"{cast} result{at_line(inst)}"
+            return reasons.OP_RESULT.format(kind=cast, at=at_line(inst))
         if k == "cmp":
             return self._cmp(ops, inst)
         if k == "freeze":
@@ -457,12 +458,12 @@ class IntTransfer:
         if k == "call" and inst is not None:
             return self._call(inst, ops, w)
         if k == "load":
-            return f"value loaded from memory{at_line(inst)}"
+            return reasons.VALUE_LOADED.format(at=at_line(inst))
         if k in ("atomicrmw", "cmpxchg", "extractvalue"):
-            return f"{k} result{at_line(inst)}"
+            return reasons.OP_RESULT.format(kind=k, at=at_line(inst))
         if k == "unparsed":
-            return f"instruction not understood{at_line(inst)}"
-        return f"'{ops.flags[0] if ops.flags else k}' not followed by the range analysis{at_line(inst)}"
+            return reasons.NOT_UNDERSTOOD.format(at=at_line(inst))
+        return reasons.NOT_FOLLOWED.format(op=ops.flags[0] if ops.flags else k, at=at_line(inst))
 
     def _binop(self, ops: Ops, w: int, inst: Instruction | None) -> IntResult:
         op = ops.flags[0]
@@ -502,7 +503,7 @@ class IntTransfer:
         ranges hold wherever an access is defined. ``freeze`` turns poison into an arbitrary
         value, so its range is the operand's only when no such fact is on the way."""
         if freeze is None:
-            return "freeze in a constant expression"
+            return reasons.FREEZE_IN_CONSTEXPR.text
         todo = [freeze]
         seen: set[str] = set()
         while todo:
@@ -511,11 +512,11 @@ class IntTransfer:
             text = _QUOTED_RE.sub('""', raw)
             m = _POISON_RE.search(text)
             if m:
-                return f"freeze of a value that may be poison ('{m.group()}', line {inst.line})"
+                return reasons.FREEZE_POISON.format(what=m.group(), line=inst.line)
             if inst.opcode == "call":
                 cm = re.search(r"@([-a-zA-Z$._0-9]+)\s*\(", text)
                 if cm and self._decl_range(cm.group(1)) is not None:
-                    return f"freeze of a value that may be poison (range() of @{cm.group(1)}, line {inst.line})"
+                    return reasons.FREEZE_POISON_RANGE.format(name=cm.group(1), line=inst.line)
             for t in tokenize(raw):
                 if t.kind == "local" and inst.name is not None and canon_name(t.text) == inst.name:
                     continue
@@ -525,7 +526,7 @@ class IntTransfer:
                 dep = self.fn.by_name.get(canon_name(t.text))
                 if dep is not None:
                     if len(seen) > 1000:
-                        return "freeze of a value computed by too many instructions to check"
+                        return reasons.FREEZE_TOO_LARGE.text
                     todo.append(dep)
         return None
 
@@ -540,7 +541,7 @@ class IntTransfer:
             dim = "xyz".index(m.group(1))
             wg = work_group(self.mod, self.fn, self.family)
             bound = wg.bounds[dim]
-            r: IntResult = Range(0, bound - 1) if bound is not None else "thread id with no known bound"
+            r: IntResult = Range(0, bound - 1) if bound is not None else reasons.THREAD_ID_UNBOUNDED.text
             if known is not None:
                 r = known if not isinstance(r, Range) else Range(max(r.lo, known.lo), min(r.hi, known.hi))
                 if r.lo > r.hi:
@@ -568,7 +569,7 @@ class IntTransfer:
                 or name.startswith("llvm.ssa.copy") or name.startswith("llvm.expect"):
             if ops.operands:
                 return self.int_range(ops.operands[0][0], ops.operands[0][1])
-        return f"result of a call to {('@' + name) if name else 'an indirect callee'}{at_line(inst)}"
+        return reasons.CALL_RESULT.format(callee=("@" + name) if name else reasons.INDIRECT_CALLEE, at=at_line(inst))
 
     def _call_annotations(self, text: str, name: str, w: int) -> Range | None:
         """``range(iW a, b)`` on the call's return and ``!range`` metadata (and the declaration's

@@ -1,0 +1,554 @@
+"""Every reason llnoalias gives, in one registry (design section 8, "why").
+
+Why an access was left untagged, an argument or an LDS global not made a root, an
+access given no byte range, a DMA's scopes withdrawn, an argument not proved
+``readonly``: each is a :class:`Reason` here, with a stable kebab-case code (as mypy's
+error codes: ``loaded-pointer``, ``inline-asm``, ``untraced-lds-dma``), a message
+template with named fields, a one-line doc and what the user can do about it. The code
+that gives a reason makes it from its entry (``LOADED_POINTER.text``,
+``CAST_OF_ADDRESS.format(cast=...)``); no module writes a reason's text itself
+(tests/test_reasons.py checks the source). The range analysis's C twin takes its
+messages from here too (``ranges.solver.CRANGE_NAMES``).
+
+The message is what travels through the analysis (a plain ``str``: the hot paths make
+and drop many); :func:`code_of` reads the code back from it, and ``--report``,
+``explain`` and remarks show it (``... [loaded-pointer]``). A message made from a
+template that wraps another reason (``unknown provenance: {rule}``) has the wrapped
+reason's code, the more telling one.
+
+``python -m llnoalias.reasons`` writes docs/reasons.md, the table made from this module.
+Layer 0: imports nothing from llnoalias, and nothing at run time but the standard library.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from re import Pattern
+
+#: the regular expression a field matches when its name says what it holds (any other
+#: field: any text); a reason's message is read back by these (:func:`code_of`)
+_NAME = r'[@%]?(?:"[^"]*"|[-\w$.]+)'
+_FIELD_PATTERNS = {"at": r"(?: \(line \d+\))?", "line": r"\d+", "bits": r"\d+", "width": r"\d+", "limit": r"\d+",
+                   "rounds": r"\d+", "lo": r"-?\d+", "hi": r"-?\d+", "value": r"\S+", "op": r"[\w.]+",
+                   "cast": r"\w+", "kind": r"\w+", "name": _NAME, "function": _NAME, "slot": _NAME, "root": r"\S+",
+                   "callee": _NAME + "|an indirect callee|an indirect or inline-asm callee", "ordering": r"\w+",
+                   "lines": r"[\d, .]+", "what": r"[^,]+"}
+
+#: the groups, in the order docs/reasons.md lists them
+GROUPS = {
+    "access": "An access left untagged",
+    "provenance": "Why a value's provenance is unknown (after \"unknown provenance: \")",
+    "memory": "Why integers loaded from memory are taken as addresses",
+    "dma": "LDS-DMA: scopes withdrawn",
+    "root": "An argument or LDS global that is not a root",
+    "range": "Why an access has no byte range (with --regions)",
+    "escape": "Why an argument is not proved readonly or writeonly",
+}
+
+
+class Reason:
+    """One reason: ``code`` (stable, kebab-case), the message ``text`` (a ``str.format``
+    template when it has ``{fields}``), ``doc`` (what it means), ``todo`` (what to do), its
+    ``group``, and ``nested``: the field that holds another reason, whose code the message
+    takes (:func:`code_of`)."""
+
+    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields", "_re", "_head", "_tail")
+
+    def __init__(self, code: str, text: str, group: str, doc: str, todo: str = "", nested: str = "") -> None:
+        self.code = code
+        self.text = text
+        self.group = group
+        self.doc = doc
+        self.todo = todo
+        self.nested = nested
+        self.fields = _fields(text)
+        self._re: Pattern[str] | None = None
+        pieces = _pieces(text)
+        #: what every message made from it starts and ends with (a quick test before the pattern)
+        self._head = pieces[0][0]
+        self._tail = pieces[-1][0] if len(pieces) > 1 else ""
+
+    def format(self, **fields: object) -> str:
+        """The message with its fields filled in."""
+        return self.text.format(**fields)
+
+    def __call__(self, *values: object) -> str:
+        """The message with its fields filled in, in the order the template names them
+        (how the C twin fills one)."""
+        return self.text.format(**dict(zip(self.fields, values, strict=True)))
+
+    def pattern(self) -> Pattern[str]:
+        """The regular expression the messages made from this reason match, whole."""
+        if self._re is None:
+            import re
+
+            out = []
+            for lit, name in _pieces(self.text):
+                out.append(re.escape(lit))
+                if name:
+                    out.append(f"(?P<{name}>{_FIELD_PATTERNS.get(name, '.*?')})")
+            self._re = re.compile("".join(out), re.S)
+        return self._re
+
+    def matches(self, text: str) -> bool:
+        """Was ``text`` made from this reason?"""
+        if not (text.startswith(self._head) and text.endswith(self._tail)):
+            return False
+        return self.pattern().fullmatch(text) is not None
+
+    def literal(self) -> str:
+        """The message without its fields (what is matched first, the longest first)."""
+        return "".join(lit for lit, _ in _pieces(self.text))
+
+    def __repr__(self) -> str:
+        return f"Reason({self.code!r}, {self.text!r})"
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """``text`` as (literal, field name) pairs; the last name may be empty."""
+    out = []
+    rest = text
+    while "{" in rest:
+        lit, _, after = rest.partition("{")
+        name, _, rest = after.partition("}")
+        out.append((lit, name))
+    out.append((rest, ""))
+    return out
+
+
+def _fields(text: str) -> tuple[str, ...]:
+    return tuple(name for _, name in _pieces(text) if name)
+
+
+#: every reason by code, in the order they are declared
+REASONS: dict[str, Reason] = {}
+
+
+def _r(code: str, text: str, group: str, doc: str, todo: str = "", nested: str = "") -> Reason:
+    assert code not in REASONS, code
+    assert group in GROUPS, group
+    r = REASONS[code] = Reason(code, text, group, doc, todo, nested)
+    return r
+
+
+_TRACE = "Keep the address in SSA values from the root to the access, or accept the access untagged."
+_RANGE = "Keep offsets computable (constants, thread ids with a bound, loop counters with a bound)."
+
+# ----------------------------------------------------------------- accesses
+UNKNOWN_PROVENANCE = _r("unknown-provenance", "unknown provenance: {rule}", "access",
+                        "A pointer operand's buffer is not known; the code is that of the rule that made it so.",
+                        _TRACE, nested="rule")
+PROVENANCE_NOT_EXPLAINED = _r("unexplained-provenance", "unknown provenance (not explained: no report was asked for)",
+                              "access", "A pointer operand's buffer is not known; no report was asked, so the "
+                              "walk that finds why was skipped.", "Run `explain` or `--report` to see why.")
+RAW_INTEGER_POINTER = _r("raw-integer-pointer", "pointer is a raw integer address (traced to no buffer)", "access",
+                         "The pointer is an integer made into an address, traced to no buffer.",
+                         "Derive the address from the buffer's pointer (getelementptr) instead.")
+UNDEF_POINTER = _r("undef-pointer", "pointer is undef/poison", "access",
+                   "The pointer operand is undef or poison.", "Nothing: the access is undefined behaviour.")
+OTHER_DOMAIN = _r("other-domain", "pointer traced to {root}, which is not a buffer of this domain", "access",
+                  "The pointer reaches a buffer of another domain (an LDS buffer seen from an argument domain).",
+                  "Nothing: the access is tagged in its own domain.")
+OPAQUE_RESOURCE = _r("opaque-resource", "buffer resource given as <4 x i32>, not traced", "access",
+                     "A buffer intrinsic takes its resource as four integers, whose base is not traced.",
+                     "Use the `ptr addrspace(8)` form of the buffer intrinsic.")
+SINGLE_SCOPE = _r("single-scope", "single scope in the domain ({root}): no claim to make", "access",
+                  "The domain has one scope only: there is nothing to tell apart.",
+                  "Add roots (`--lds all`, `--args noalias`) or regions (`--regions`).")
+METADATA_NOT_PLAIN = _r("metadata-not-plain", "existing !alias.scope/!noalias is not a plain list of scopes", "access",
+                        "The access already carries scope metadata llnoalias cannot extend.",
+                        "Strip the input's scope metadata, or accept the access untagged.")
+VOLATILE = _r("volatile", "volatile access", "access", "Volatile accesses are never tagged.")
+ATOMIC_ORDERING = _r("atomic-ordering", "atomic ordered {ordering} (stronger than monotonic)", "access",
+                     "An atomic ordered stronger than monotonic orders other accesses: it is not tagged.",
+                     "Use monotonic ordering where the algorithm allows it.")
+UNPARSED_INSTRUCTION = _r("unparsed-instruction", "instruction not understood by llnoalias's parser", "access",
+                          "llnoalias could not read the instruction's operands.", "Report the instruction.")
+UNPARSED_CALL = _r("unparsed-call", "call not understood by llnoalias's parser", "access",
+                   "llnoalias could not read the call's operands.", "Report the call.")
+VOLATILE_INTRINSIC = _r("volatile-intrinsic", "volatile memory intrinsic", "access",
+                        "A memory intrinsic with its volatile flag set is never tagged.")
+VOLATILE_CACHE_POLICY = _r("volatile-cache-policy", "volatile bit set in the cache-policy operand", "access",
+                           "A buffer intrinsic whose cache-policy operand has the volatile bit is never tagged.")
+
+# ------------------------------------------------------- provenance rules
+GEP_ADDRESS_INDEX = _r("gep-address-index", "getelementptr with an index that carries an address", "provenance",
+                       "A getelementptr's index is itself derived from an address.", _TRACE)
+CAST_OF_ADDRESS = _r("cast-of-address", "{cast} of an address", "provenance",
+                     "A cast that does not keep an address (e.g. trunc) was applied to one.", _TRACE)
+ADD_OF_ADDRESSES = _r("add-of-addresses", "{op} of two values that both carry an address", "provenance",
+                      "An add (or disjoint or) whose two operands both derive from addresses.", _TRACE)
+OR_WITHOUT_DISJOINT = _r("or-without-disjoint", "or without 'disjoint' on an address", "provenance",
+                         "An `or` on an address without the `disjoint` flag may change its high bits.",
+                         "Let the compiler prove the flag, or use add.")
+SUB_ON_ADDRESS = _r("sub-on-address", "sub on an address", "provenance",
+                    "A subtraction on an address is not followed.", _TRACE)
+OP_ON_ADDRESS = _r("op-on-address", "{op} on an address", "provenance",
+                   "An instruction that does not keep an address (mul, and, shift, ...) was applied to one.", _TRACE)
+ADDRESS_COMPARE = _r("address-compare", "comparison of addresses", "provenance",
+                     "The value is a comparison of addresses, not an address.", _TRACE)
+JOIN_OF_BUFFERS = _r("join-of-buffers", "{op} joins values from different buffers (or a raw integer with a buffer)",
+                     "provenance", "A phi, select or lane intrinsic picks between addresses of different buffers.",
+                     "Give each buffer its own access, or let both buffers share a root (`--may-alias`).")
+FREEZE_UNDEF = _r("freeze-undef", "freeze of undef (an arbitrary value)", "provenance",
+                  "`freeze undef` is an arbitrary value, not an address of a buffer.")
+AGGREGATE_FIELD = _r("aggregate-field", "aggregate field not traced", "provenance",
+                     "A field of an aggregate value whose provenance is not followed.", _TRACE)
+AGGREGATE = _r("aggregate", "aggregate not traced", "provenance",
+               "An aggregate value whose fields' provenance is not followed.", _TRACE)
+ALLOCA = _r("alloca", "alloca (private memory, not a root)", "provenance",
+            "Private (stack) memory is never a root.", "Promote the alloca to registers (mem2reg/SROA).")
+UNTRACED_OPCODE = _r("untraced-opcode", "'{op}' is not traced", "provenance",
+                     "llnoalias does not follow addresses through this instruction.", "Report the instruction.")
+OPERAND_CARRIES_ADDRESS = _r("operand-carries-address", "{name} with an operand that carries an address",
+                             "provenance", "An intrinsic that passes its first operand through has an address "
+                             "in another operand.", _TRACE)
+INLINE_ASM = _r("inline-asm", "result of inline asm", "provenance",
+                "The value comes out of inline assembly.", "Keep addresses out of inline assembly's results.")
+READ_BY_INTRINSIC = _r("read-by-intrinsic", "value read from memory by {name}", "provenance",
+                       "A value a memory intrinsic read may be an address.", "See `memory-holds-addresses`.")
+RETURNED_POINTER = _r("returned-pointer", "pointer returned by a call to {callee}", "provenance",
+                      "A call returned the pointer.", "Inline the callee.")
+CALL_RESULT = _r("call-result", "result of a call to {callee}{at}", "provenance",
+                 "The value is the result of a call to a function of the module, or an indirect call.",
+                 "Inline the callee.")
+INTRINSIC_ON_ADDRESS = _r("intrinsic-on-address", "result of {name} on an address", "provenance",
+                          "An intrinsic computes on an address; its result is not one.", _TRACE)
+LANE_CONTROL_ADDRESS = _r("lane-control-address", "{name} with a lane or control operand that carries an address",
+                          "provenance", "A lane intrinsic's lane or control operand derives from an address.", _TRACE)
+LANE_MAY_INVENT = _r("lane-may-invent", "{name} on an address: it may hand back a value no lane held (0 or an "
+                     "undefined value from a disabled lane), which is not inside the buffer", "provenance",
+                     "A lane intrinsic that can return 0 or a disabled lane's value (docs/soundness.md).",
+                     "Move the lane operation to an integer offset, not the address.")
+LOADED_POINTER = _r("loaded-pointer", "pointer loaded from memory", "provenance",
+                    "The pointer was loaded from memory; what memory holds is not traced.",
+                    "Pass the buffer as a kernel argument, or keep the pointer in a register.")
+ATOMIC_RESULT = _r("atomic-result", "value read by an atomic", "provenance",
+                   "The value an atomic read may be an address.", "See `memory-holds-addresses`.")
+#: the start of ``memory-holds-addresses`` for a load (no reason of its own)
+LOADED_INTEGER = "integer loaded from memory"
+MEMORY_HOLDS_ADDRESSES = _r("memory-holds-addresses", "{what}, and {memory}", "provenance",
+                            "An integer read from memory, in a module where memory may hold an address "
+                            "(the second part says where).", "Do not store addresses to memory.")
+SLOT_MIXED_STORES = _r("slot-mixed-stores", "loaded from the stack slot {slot}, whose stores (lines {lines}) write "
+                       "an address llnoalias cannot trace or addresses of different buffers", "provenance",
+                       "A private slot read whole, written with addresses of several buffers or untraced ones.",
+                       "Promote the alloca to registers (mem2reg/SROA).")
+SLOT_HOLDS_ADDRESS = _r("slot-holds-address", "integer loaded from the stack slot {slot}, and line {line} stores an "
+                        "address there: {code}", "provenance", "An integer read from a private slot an address "
+                        "is stored into.", "Promote the alloca to registers (mem2reg/SROA).")
+KERNEL_ARGUMENT_NOT_ROOT = _r("kernel-argument-not-root", "kernel argument {name} is not a root", "provenance",
+                              "The pointer is a kernel argument the options did not make a root.",
+                              "`--args noalias` (or `all`) makes it one.")
+NON_KERNEL_POINTER_ARGUMENT = _r("non-kernel-pointer-argument", "pointer argument {name} of a non-kernel function",
+                                 "provenance", "A pointer argument of a function that is not a kernel.",
+                                 "Inline the function into its kernel.")
+NON_KERNEL_INTEGER_ARGUMENT = _r("non-kernel-integer-argument", "integer argument {name} of a non-kernel function",
+                                 "provenance", "An integer argument of a function that is not a kernel may "
+                                 "carry an address.", "Inline the function into its kernel.")
+AGGREGATE_ARGUMENT_FIELD = _r("aggregate-argument-field", "pointer field of the aggregate kernel argument {name} "
+                              "(not a root)", "provenance", "A pointer inside a struct passed by value.",
+                              "Pass the buffer as a pointer argument of its own.")
+AGGREGATE_ARGUMENT = _r("aggregate-argument", "argument {name} of aggregate type", "provenance",
+                        "An aggregate argument of a function that is not a kernel.",
+                        "Inline the function into its kernel.")
+GLOBAL_NOT_ROOT = _r("global-not-root", "{name} is not a root (not an LDS buffer llnoalias gives a scope)",
+                     "provenance", "The address is of a global that is not a root.",
+                     "`--lds all` makes every sized LDS global a root.")
+SYMBOL_NOT_ROOT = _r("symbol-not-root", "{name} is not a root (a function or an undefined global)", "provenance",
+                     "The address is of a function or a global not defined in the module.")
+CONSTEXPR_ON_ADDRESS = _r("constexpr-on-address", "constant expression '{op}' on an address", "provenance",
+                          "A constant expression llnoalias does not follow applied to an address.", _TRACE)
+UNREADABLE_VALUE = _r("unreadable-value", "value llnoalias cannot read ({text})", "provenance",
+                      "An operand llnoalias could not read.", "Report the operand.")
+UNTRACEABLE_VALUE = _r("untraceable-value", "value llnoalias cannot trace", "provenance",
+                       "An operand whose provenance is not followed.", "Report the operand.")
+PHI_CYCLE = _r("phi-cycle", "a cycle of phis none of which has a traced value", "provenance",
+               "Phis that only feed each other, with no traced value coming in.")
+UNDEFINED_NAME = _r("undefined-name", "{name} is not defined in {function}", "provenance",
+                    "An operand names a value the function does not define.", "Check the input with opt -verify.")
+NOT_ANALYSED = _r("not-analysed", "'{op}' was not analysed", "provenance",
+                  "The instruction was not reached by the analysis.", "Report the instruction.")
+MADE_UNKNOWN = _r("made-unknown", "'{op}' made the value unknown", "provenance",
+                  "The instruction made an unknown value from known operands.", _TRACE)
+CHAIN_TOO_LONG = _r("chain-too-long", "a chain of values too long to follow", "provenance",
+                    "The chain of values back to the cause is longer than the walk follows.")
+#: the callee named in a reason when the call is indirect
+INDIRECT_CALLEE = "an indirect callee"
+
+# --------------------------------------------------- memory holds addresses
+ADDRESS_IN_INITIALIZER = _r("address-in-initializer", "the initializer of {name} (line {line}) holds an address",
+                            "memory", "A global the program can read is initialized with an address.",
+                            "Make the global constant or unread, or pass the address another way.")
+SLOT_CHAIN_TOO_LONG = _r("slot-chain-too-long", "{function}: an address passes through more than {rounds} stack "
+                         "slots in a row", "memory", "An address is copied through too many private slots.",
+                         "Promote the allocas to registers (mem2reg/SROA).")
+UNREADABLE_STORE = _r("unreadable-store", "line {line}: a store llnoalias cannot read: {code}", "memory",
+                      "A store whose operands llnoalias could not read might store an address.", "Report the store.")
+ADDRESS_STORED = _r("address-stored", "{function} line {line} writes an address to memory: {code}", "memory",
+                    "The module stores an address to memory, so any loaded integer may be one.",
+                    "Keep addresses out of memory (pass buffers as arguments).")
+
+# ------------------------------------------------------------------ LDS-DMA
+UNTRACED_LDS_DMA = _r("untraced-lds-dma", "untraced LDS-DMA in the function: its LDS accesses get no LDS scopes",
+                      "dma", "An LDS-DMA whose LDS destination is not traced may write any LDS access's bytes.",
+                      "Address the DMA's LDS destination from an LDS global.")
+LDS_DMA_WINDOW = _r("lds-dma-window", "shares an LDS scope with an LDS-DMA that alias analysis may tell apart from "
+                    "it (one lane's window): no LDS scopes", "dma", "Alias analysis sees an LDS-DMA's one-lane "
+                    "window and may drop the wait for it (docs/soundness.md).")
+PRODUCER_WINDOW = _r("producer-window", "an LDS access of the function keeps the input's own metadata in reach of an "
+                     "LDS-DMA's one-lane window: no LDS scopes in the function, so the waits the input forces stay",
+                     "dma", "The input's own LDS metadata already lets alias analysis skip a DMA wait.")
+LOWERED_LDS_DMA = _r("lowered-lds-dma", "LDS-DMA into a static LDS variable, addressed directly: LLVM's module-LDS "
+                     "lowering replaces the alias metadata of its accesses, so the function gets no LDS scopes and "
+                     "the DMA no metadata at all", "dma", "LLVM's module-LDS lowering rewrites the metadata of "
+                     "static LDS variables' accesses.", "Use dynamic LDS for DMA destinations.")
+DMA_DESTINATION_UNTRACED = _r("dma-destination-untraced", "its LDS destination is not traced", "dma",
+                              "The DMA's LDS pointer was not traced to a root (said in a warning).")
+
+# -------------------------------------------------------------------- roots
+NOT_A_POINTER = _r("not-a-pointer", "not a pointer", "root", "The argument is not a pointer.")
+LDS_OR_PRIVATE_POINTER = _r("lds-or-private-pointer", "points to LDS/private memory", "root",
+                            "A pointer argument to LDS or private memory is no global buffer.")
+ATTRIBUTE_ARGUMENT = _r("attribute-argument", "{attribute} argument", "root",
+                        "The argument's attribute (byval, byref, ...) makes it no buffer binding.")
+NOT_NOALIAS = _r("not-noalias", "not noalias in the input (--args noalias roots it)", "root",
+                 "`--args auto` roots only arguments marked noalias.", "`--args noalias` (a promise).")
+STATIC_LDS = _r("static-lds", "sized (static) LDS global; --lds all includes it", "root",
+                "`--lds dynamic` roots only dynamic (zero-sized) LDS.", "`--lds all`.")
+LDS_OFF = _r("lds-off", "--lds off", "root", "LDS roots were turned off.", "`--lds dynamic` or `--lds all`.")
+ARGS_OFF = _r("args-off", "--args off", "root", "Argument roots were turned off.", "`--args auto` or `noalias`.")
+
+# ------------------------------------------------------------------- ranges
+NO_RANGE = _r("no-range", "no range", "range", "The access has no byte range (no report asked for why).")
+NO_RANGE_BECAUSE = _r("no-range-because", "no range: {why}", "range",
+                      "The access has no byte range; the code is the rule's.", _RANGE, nested="why")
+SEVERAL_ROOTS = _r("several-roots", "reaches several roots: keeps their scopes", "range",
+                   "An access that may reach several roots is not split into regions.")
+SIZE_UNKNOWN = _r("size-unknown", "size of {type} not known", "range", "The accessed type has no known size.")
+INTRINSIC_NO_LENGTH = _r("intrinsic-no-length", "memory intrinsic with no length", "range",
+                         "A memory intrinsic whose length operand is missing.")
+LENGTH_NO_RANGE = _r("length-no-range", "length with no range: {why}", "range",
+                     "A memory intrinsic's length has no range.", _RANGE, nested="why")
+DMA_GLOBAL_SIDE = _r("dma-global-side", "the global side of an LDS DMA", "range",
+                     "Regions are of LDS; the DMA's global side has none.")
+DMA_NOT_UNDERSTOOD = _r("dma-not-understood", "LDS DMA call not understood", "range",
+                        "The LDS-DMA's operands could not be read.")
+DMA_NON_CONSTANT = _r("dma-non-constant", "LDS DMA with a non-constant size or offset", "range",
+                      "An LDS-DMA's size or offset is not a constant.")
+TRANSPOSED_READ = _r("transposed-read", "transposed LDS read of unknown size", "range",
+                     "A transposed LDS read whose size is not known.")
+BYTES_UNKNOWN = _r("bytes-unknown", "bytes touched by {what} not known", "range",
+                   "The bytes an intrinsic touches are not known.")
+SCALABLE_VECTOR = _r("scalable-vector", "scalable vector type: its size is not known{at}", "range",
+                     "A scalable vector's size is known only at run time.")
+ANOTHER_ROOT = _r("another-root", "pointer traced to another root", "range",
+                  "The pointer reaches a root other than the access's.")
+OUTSIDE_BUFFER = _r("outside-buffer", "offsets [{lo}, {hi}) leave the buffer's address range", "range",
+                    "The offsets may leave the buffer.")
+NO_POINTER = _r("no-pointer", "no pointer operand", "range", "The access has no pointer operand.")
+JOIN_UNREADABLE = _r("join-unreadable", "join of ranges that fit no single reading", "range",
+                     "Two ranges fit neither one signed nor one unsigned reading.", _RANGE)
+TOO_WIDE = _r("too-wide", "i{width} is wider than the range analysis follows (i{limit})", "range",
+              "Integers wider than the range analysis's limit are not followed.")
+SELECT_NO_VALUE = _r("select-no-value", "select with no possible value", "range",
+                     "Neither arm of the select can be chosen.")
+UNDEF_ONLY = _r("undef-only", "{kind} of undef values only{at}", "range", "Every incoming value is undef.")
+UNBOUNDED_LOOP_PHI = _r("unbounded-loop-phi", "loop phi with no bound (line {line})", "range",
+                        "A loop-carried value with no bound the analysis can find.", "Bound the loop's trip count.")
+GEP_NOT_UNDERSTOOD = _r("gep-not-understood", "getelementptr not understood{at}", "range",
+                        "The getelementptr could not be read.")
+LOOP_ADVANCED_ADDRESS = _r("loop-advanced-address", "address advanced around a loop by a phi{at}", "range",
+                           "An address that moves each iteration (a pointer induction variable).",
+                           "Index from the loop's base address with an integer counter.")
+TWO_ROOTS = _r("two-roots", "{kind} of two roots{at}", "range", "A phi or select of addresses of two roots.")
+ADDRESS_FROM_CALL = _r("address-from-call", "address returned by a call to {callee}{at}", "range",
+                       "A call returned the address.", "Inline the callee.")
+ADDRESS_COMPUTED = _r("address-computed", "address computed by '{op}'{at}", "range",
+                      "The address comes from an instruction the range analysis does not follow.", _RANGE)
+INT_TO_ADDRESS = _r("int-to-address", "bitcast of an integer to an address", "range",
+                    "An integer bitcast to an address.")
+NON_SCALAR_CAST = _r("non-scalar-cast", "{cast} to a non-scalar type", "range", "A cast to a vector or aggregate.")
+NARROWING_CAST = _r("narrowing-cast", "{cast} to i{bits} drops address bits", "range",
+                    "An address cast to an integer too narrow to hold it.")
+WIDENED_CAST = _r("widened-cast", "{cast} from i{bits} lost address bits", "range",
+                  "An address rebuilt from an integer too narrow to have held it.")
+QUOTED_OP_ON_ADDRESS = _r("quoted-op-on-address", "'{op}' on an address", "range",
+                          "An integer operation on an address the range analysis does not follow.", _RANGE)
+NARROW_ADDRESS_ARITHMETIC = _r("narrow-address-arithmetic", "address arithmetic in i{bits} drops address bits",
+                               "range", "Address arithmetic done in an integer narrower than the address.")
+GEP_VECTOR_OF_POINTERS = _r("gep-vector-of-pointers", "getelementptr on a vector of pointers", "range",
+                            "A getelementptr over a vector of pointers.")
+NARROW_GEP_INDEX = _r("narrow-gep-index", "getelementptr index width ({width}) narrower than the pointer", "range",
+                      "The data layout's index width is narrower than the pointer.")
+GEP_VECTOR_INDEX = _r("gep-vector-index", "getelementptr with a vector index", "range",
+                      "A getelementptr with a vector index.")
+GEP_NO_LAYOUT = _r("gep-no-layout", "getelementptr through a type llnoalias cannot lay out", "range",
+                   "A getelementptr through a type whose layout is not known.")
+GEP_UNKNOWN_NAMED_TYPE = _r("gep-unknown-named-type", "getelementptr through an unknown named type", "range",
+                            "A getelementptr through a named type the module does not define.")
+GEP_STRUCT_NOT_LAID_OUT = _r("gep-struct-not-laid-out", "getelementptr into a struct not laid out", "range",
+                             "A struct index that is not a constant, or a struct with no layout.")
+GEP_NON_AGGREGATE = _r("gep-non-aggregate", "getelementptr into a non-aggregate type", "range",
+                       "A getelementptr index into a type that has no elements.")
+GEP_UNSIZED = _r("gep-unsized", "getelementptr over a type with no known size", "range",
+                 "A getelementptr over a type with no known size.")
+GEP_INDEX_NO_RANGE = _r("gep-index-no-range", "getelementptr index with no range: {why}", "range",
+                        "A getelementptr index with no range; the code is the rule's.", _RANGE, nested="why")
+GEP_INDEX_UNREAD = _r("gep-index-unread", "getelementptr index with a range not read", "range",
+                      "A getelementptr index's range could not be read (the compiled twin only).")
+GEP_INDEX_MAY_WRAP = _r("gep-index-may-wrap", "getelementptr index truncated to the index width may wrap", "range",
+                        "A wide index truncated to the index width may wrap.")
+GEP_INDEX_NEGATIVE = _r("gep-index-negative", "getelementptr index may be negative once sign-extended", "range",
+                        "A narrow index of any value is negative once sign-extended.", "Add `nneg`/bound the index.")
+OFFSET_NO_RANGE = _r("offset-no-range", "offset with no range: {why}", "range",
+                     "An integer added to an address has no range; the code is the rule's.", _RANGE, nested="why")
+RANGE_ARGUMENT = _r("range-argument", "argument {name}", "range", "An address that is a function's argument.")
+NOT_A_ROOT = _r("not-a-root", "{name} is not a root", "range", "A global address that is not a root.")
+ADDRESS_NOT_TRACED = _r("address-not-traced", "address not traced to a root", "range",
+                        "An address that is not traced to a root.")
+MAY_WRAP = _r("may-wrap", "{op} may wrap around{at}", "range", "The arithmetic may wrap around its width.",
+              "Add `nuw`/`nsw`, or bound the operands.")
+SHIFT_NON_CONSTANT = _r("shift-non-constant", "{op} by a non-constant amount{at}", "range",
+                        "A shift by an amount that is not a constant.")
+DIVISION_NON_CONSTANT = _r("division-non-constant", "{op} by a non-constant{at}", "range",
+                           "A division or remainder by a value that is not a constant.")
+DIVISION_BY_ZERO = _r("division-by-zero", "{op} by zero{at}", "range", "A division or remainder by zero.")
+SDIV_MINUS_ONE = _r("sdiv-minus-one", "sdiv by -1{at}", "range", "A signed division by -1 may overflow.")
+NOT_FOLLOWED = _r("not-followed", "'{op}' not followed by the range analysis{at}", "range",
+                  "An instruction the range analysis does not follow.", _RANGE)
+TRUNC_DROPS_BITS = _r("trunc-drops-bits", "{cast} may drop bits{at}", "range", "A trunc of a value that may not fit.")
+#: the word that marks :data:`DEPENDS_ON_ITSELF` inside a range query's reason (or one that
+#: wraps it): inside a loop being solved, such a value lets its phi iterate
+ITSELF = "itself"
+#: where a range reason applied (its ``{at}`` field), or ""
+AT_LINE = " (line {line})"
+DEPENDS_ON_ITSELF = _r("depends-on-itself", "value depends on itself through a loop", "range",
+                       "A value computed from itself around a loop (its phi finds the bound).")
+TOO_DEEP = _r("too-deep", "expression too deep", "range", "An expression deeper than the analysis follows.")
+BUDGET_EXHAUSTED = _r("budget-exhausted", "range analysis budget exhausted", "range",
+                      "The range analysis spent its budget for one query.")
+NOT_AN_INTEGER = _r("not-an-integer", "not an integer", "range", "The value is not an integer.")
+CONSTANT_NOT_INTEGER = _r("constant-not-integer", "constant {value} not read as an integer", "range",
+                          "A constant operand that could not be read as an integer.")
+UNDEF_VALUE = _r("undef-value", "{value} value", "range", "An undef or poison operand.")
+VALUE_NOT_INTEGER = _r("value-not-integer", "value not read as an integer", "range",
+                       "An operand that could not be read as an integer.")
+FUNCTION_ARGUMENT = _r("function-argument", "function argument {name}", "range",
+                       "An integer argument with no known range.")
+CONSTANT_EXPRESSION = _r("constant-expression", "constant expression '{op}'", "range",
+                         "A constant expression the range analysis does not follow.")
+OP_RESULT = _r("op-result", "{kind} result{at}", "range", "The result of a cast or instruction not followed.")
+VALUE_LOADED = _r("value-loaded", "value loaded from memory{at}", "range",
+                  "An integer loaded from memory has no known range.", "Use a `!range` on the load.")
+NOT_UNDERSTOOD = _r("not-understood", "instruction not understood{at}", "range",
+                    "An instruction the range analysis could not read.")
+FREEZE_IN_CONSTEXPR = _r("freeze-in-constexpr", "freeze in a constant expression", "range",
+                         "A freeze inside a constant expression.")
+FREEZE_POISON = _r("freeze-poison", "freeze of a value that may be poison ('{what}', line {line})", "range",
+                   "A freeze of a value whose flags make it poison where it wraps: its range is not its "
+                   "operands'.")
+FREEZE_POISON_RANGE = _r("freeze-poison-range", "freeze of a value that may be poison (range() of @{name}, line "
+                         "{line})", "range", "A freeze of a call result whose range() may make it poison.")
+FREEZE_TOO_LARGE = _r("freeze-too-large", "freeze of a value computed by too many instructions to check", "range",
+                      "A freeze whose operand is computed by more instructions than are checked for poison.")
+THREAD_ID_UNBOUNDED = _r("thread-id-unbounded", "thread id with no known bound", "range",
+                         "A thread id in a kernel with no known work-group size.",
+                         "Give the kernel a maximum work-group size (amdgpu-flat-work-group-size, maxntid).")
+
+# ------------------------------------------------ readonly and writeonly
+ALREADY = _r("already", "already in the input", "escape", "The input already says so.")
+NO_ESCAPES = _r("escapes", "no: escapes at line {line} ({how})", "escape",
+                "The pointer escapes; what it reaches is not followed.", nested="how")
+NO_WRITTEN = _r("written", "no: written at line {line}", "escape", "The argument's buffer is written.")
+NO_READ = _r("read", "no: read at line {line}", "escape", "The argument's buffer is read.")
+NO_INPUT_WRITEONLY = _r("input-writeonly", "no: the input says writeonly", "escape",
+                        "The input says writeonly, so not readonly.")
+NO_PROVED_READONLY = _r("proved-readonly", "no: proved readonly", "escape", "Proved readonly, so not writeonly.")
+ESCAPE_UNREADABLE = _r("escape-unreadable", "used by an instruction llnoalias cannot read", "escape",
+                       "The pointer is used by an instruction that could not be read.")
+ESCAPE_STORED = _r("escape-stored", "stored to memory", "escape", "The pointer is stored to memory.")
+ESCAPE_STORED_ATOMIC = _r("escape-stored-atomic", "stored to memory by an atomic", "escape",
+                          "The pointer is stored to memory by an atomic.")
+ESCAPE_USED = _r("escape-used", "used by '{op}'", "escape", "The pointer is used by an instruction not followed.")
+ESCAPE_NOT_CONVERGED = _r("escape-not-converged", "analysis did not converge", "escape",
+                          "The escape analysis did not converge.")
+ESCAPE_WRITTEN_BY = _r("escape-written-by", "written to memory by {name}", "escape",
+                       "An intrinsic writes the pointer to memory.")
+ESCAPE_PASSED = _r("escape-passed", "passed to {callee}", "escape", "The pointer is passed to a call.")
+#: the callee named when it is indirect or inline asm
+INDIRECT_OR_ASM_CALLEE = "an indirect or inline-asm callee"
+
+
+# ---------------------------------------------------------- reading back
+_ORDER: list[Reason] = []
+_CODES: dict[str, str] = {}
+
+
+def find(text: str) -> Reason | None:
+    """The reason ``text`` was made from, or None. The most specific template (the longest
+    literal text) that matches whole wins."""
+    if not _ORDER:
+        _ORDER.extend(sorted(REASONS.values(), key=lambda r: (-len(r.literal()), r.code)))
+    for r in _ORDER:
+        if r.matches(text):
+            return r
+    return None
+
+
+def code_of(text: str) -> str:
+    """The code of the reason ``text`` was made from (of the reason it wraps, for a
+    wrapping one), or "" for a text no reason makes (and for "")."""
+    if not text:
+        return ""
+    got = _CODES.get(text)
+    if got is not None:
+        return got
+    r = find(text)
+    code = ""
+    if r is not None:
+        code = r.code
+        if r.nested:
+            m = r.pattern().fullmatch(text)
+            inner = code_of(m.group(r.nested)) if m is not None else ""
+            code = inner or code
+    if len(_CODES) < 100000:
+        _CODES[text] = code
+    return code
+
+
+# ---------------------------------------------------------------- the docs
+def markdown() -> str:
+    """docs/reasons.md: the reasons by group, as tables."""
+    out = ["# Reasons", "",
+           "<!-- Generated by `python -m llnoalias.reasons` from llnoalias/reasons.py: do not edit. -->", "",
+           "Every reason llnoalias gives for a claim it did not make, with its stable code (as mypy's",
+           "error codes). `explain` shows the code after the message (`pointer loaded from memory",
+           "[loaded-pointer]`); `--report` and `explain --json` carry it as `code`. A message that",
+           "wraps another (`unknown provenance: {rule}`) has the code of the one it wraps.", "",
+           "`{field}` in a message is filled in where the reason is given; `{at}` is ` (line N)` or",
+           "nothing. Why an unknown claim is the safe answer: [design.md](design.md) section 8.", ""]
+    for group, title in GROUPS.items():
+        out += [f"## {title}", "", "| code | message | what it means | what to do |", "|---|---|---|---|"]
+        for r in REASONS.values():
+            if r.group == group:
+                cells = [f"`{r.code}`", f"`{r.text}`", r.doc, r.todo]
+                out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m llnoalias.reasons [PATH]``: write the table (to docs/reasons.md by default)."""
+    import sys
+    from pathlib import Path
+
+    args = sys.argv[1:] if argv is None else argv
+    path = Path(args[0]) if args else Path(__file__).resolve().parent.parent / "docs" / "reasons.md"
+    path.write_text(markdown(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
