@@ -21,12 +21,16 @@ concludes nothing prints its header with ``(nothing)``.
 
 from __future__ import annotations
 
+from .. import reasons
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir.lexer import split_comment
 from ..ir.model import Function
 from ..plain import Record
 from .scopes import Decision, Plan, Region, ScopeKey, noalias_keys
+
+#: how the range notes begin (``reasons.NO_RANGE``), and what the printout says for none
+_NO_RANGE = reasons.NO_RANGE.text
 
 
 class Stage(Record):
@@ -156,13 +160,13 @@ class StageLog:
             if d.domain != LDS_DOMAIN:
                 continue
             if not d.roots:
-                lines.append(f"{_head(d)} -> no range [no root]")
+                lines.append(f"{_head(d)} -> {_NO_RANGE} [no root]")
             elif d.byte_range is not None:
                 lo, hi = d.byte_range
                 lines.append(f"{_head(d)} -> {_root(d.roots[0])} bytes [{lo}, {hi})")
             else:
-                note = d.range_note.removeprefix("no range: ") or "not measured"
-                lines.append(f"{_head(d)} -> no range [{note}]")
+                note = d.range_note.removeprefix(f"{_NO_RANGE}: ") or "not measured"
+                lines.append(f"{_head(d)} -> {_NO_RANGE} [{note}]")
         self._block("ranges", fn.name, lines)
 
     def no_ranges(self, fn: Function, made: list[Decision]) -> None:
@@ -198,7 +202,7 @@ class StageLog:
             elif d.byte_range is not None:
                 what = f"{_root(root)} (the root's only region)"
             else:
-                what = f"{_root(root)} (no range: the root's own scope)"
+                what = f"{_root(root)} ({_NO_RANGE}: the root's own scope)"
             by_fn.setdefault(d.access.inst.function.name, []).append(f"{_head(d)} -> {what}")
         summary = []
         for root, regions in per_root.values():
