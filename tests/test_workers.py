@@ -110,32 +110,8 @@ def test_workers_give_what_one_process_gives(path: str, setting: str, counts: Co
 #: the third stores an LDS address to global memory. With a worker per function, only the
 #: parent can see that memory may hold addresses: the second function's worker must say that
 #: it relied on a loaded integer being a plain value, or its access would be claimed.
-LOADED = """target triple = "amdgcn-amd-amdhsa"
-
-@lds_a = external addrspace(3) global [0 x i8], align 16
-@lds_b = external addrspace(3) global [0 x i8], align 16
-
-define amdgpu_kernel void @plain(ptr addrspace(1) %buf) {
-  store i8 1, ptr addrspace(3) @lds_a, align 1
-  store i8 2, ptr addrspace(3) @lds_b, align 1
-  ret void
-}
-
-define amdgpu_kernel void @reads(ptr addrspace(1) %buf) {
-  %x = load i32, ptr addrspace(1) %buf, align 4
-  %p = getelementptr i8, ptr addrspace(3) @lds_b, i32 %x
-  store i8 3, ptr addrspace(3) %p, align 1
-  store i8 4, ptr addrspace(3) @lds_a, align 1
-  ret void
-}
-
-define amdgpu_kernel void @writes(ptr addrspace(1) %out) {
-  %ia = ptrtoint ptr addrspace(3) @lds_a to i32
-  store i32 %ia, ptr addrspace(1) %out, align 4
-  store i8 5, ptr addrspace(3) @lds_b, align 1
-  ret void
-}
-"""
+with open(os.path.join(FIXTURES, "..", "tests", "data", "settle_loaded.ll"), encoding="utf-8") as _fh:
+    LOADED = _fh.read()
 
 
 def test_a_worker_that_relied_on_loaded_integers_says_so(counts: Counts) -> None:
