@@ -323,6 +323,13 @@ def _value_key(v: Value) -> str:
 
 
 def _merge(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...], scale: int) -> tuple[tuple[str, int], ...]:
+    """The terms of ``a + scale * b``, sorted by name, none with factor 0. Every term tuple
+    is made here or has at most one term with factor 1, so ``a`` and ``b`` are such
+    already: with one of them empty the sum is the other as it is."""
+    if not b:
+        return a
+    if not a and scale == 1:
+        return b
     out: dict[str, int] = dict(a)
     for name, s in b:
         out[name] = out.get(name, 0) + s * scale
