@@ -3,6 +3,7 @@
 ``opt -passes=verify`` takes to read the same file on this machine.
 
     python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE | --suite]
+                                       [-j N] [--opts=OPTIONS] [--verify]
 
 With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
@@ -19,9 +20,13 @@ copy, its first error line is, and no ratio.
 Prints the wall time of each (best of --repeat runs, with its CPU time) and the ratio
 llnoalias / opt, for llnoalias with its compiled parts (llnoalias/compiled.py's TWINS, when they were
 built) and in pure Python
-(LLNOALIAS_PURE=1). ``--suite`` does so for the
-generated module and the corpus modules in SUITE, each repeated to ``--lines``, in one
-markdown table. The issue's bar: a 240k-line module within 2x of opt-19's verify.
+(LLNOALIAS_PURE=1). The three commands run round-robin (llnoalias compiled, pure, opt,
+then again), so that a machine others share slows all of them alike. ``--suite`` does so
+for the generated module and the corpus modules in SUITE, each repeated to ``--lines``, in
+one markdown table. llnoalias runs ``--no-verify`` with its default options; ``--opts``
+adds options (one string: ``--opts='--lds all'``), ``--verify`` checks the output as a
+plain run does (the checking child's time is then in the wall and CPU times), ``-j`` is
+its ``-j``. The bar: a 240k-line module within 2x of opt-19's verify.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import argparse
 import functools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -275,10 +281,13 @@ def write_module(text: str, tmp: str, name: str = "big") -> Files:
     return Files(path, ref, rewrites)
 
 
-def llnoalias_cmd(files: Files, out: str, jobs: int | None = None) -> list[str]:
+def llnoalias_cmd(files: Files, out: str, jobs: int | None = None, opts: str = "", verify: bool = False) -> list[str]:
     """The timed command: llnoalias reads the module as built, never the reference copy.
-    ``jobs``: its ``-j`` (None: its default, one process per CPU for a large module)."""
-    cmd = [sys.executable, "-m", "llnoalias", files.module, "--no-verify", "-o", out]
+    ``jobs``: its ``-j`` (None: its default, one process per CPU for a large module);
+    ``opts``: more options, one string as a shell splits it; ``verify``: check the output
+    (the default of a plain run) instead of ``--no-verify``."""
+    cmd = [sys.executable, "-m", "llnoalias", files.module, *shlex.split(opts),
+           *([] if verify else ["--no-verify"]), "-o", out]
     return cmd if jobs is None else [*cmd, "-j", str(jobs)]
 
 
@@ -305,22 +314,30 @@ class Timing(NamedTuple):
     cpu: float
 
 
-def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> Timing:
-    """The best wall time and the best CPU time of ``repeat`` runs of ``cmd``."""
-    best = float("inf")
-    best_cpu = float("inf")
+def run_once(cmd: list[str], env: dict[str, str] | None = None) -> Timing:
+    """One run of ``cmd``: its wall time and user+sys CPU (children included)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{cmd[0]} failed: {err.decode(errors='replace')[:2000]}")
+    return Timing(dt, usage.ru_utime + usage.ru_stime)
+
+
+def round_robin(cmds: dict[str, tuple[list[str], dict[str, str] | None]], repeat: int) -> dict[str, Timing]:
+    """Each command ``repeat`` times, in turn (one run of each, then again), and the best
+    wall time and the best CPU time of each: a machine that others share slows a round of
+    all of them alike, where runs one command after the other would each meet another
+    load."""
+    best = {name: Timing(float("inf"), float("inf")) for name in cmds}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-        assert proc.stderr is not None
-        err = proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        dt = time.perf_counter() - t0
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"{cmd[0]} failed: {err.decode(errors='replace')[:2000]}")
-        best = min(best, dt)
-        best_cpu = min(best_cpu, usage.ru_utime + usage.ru_stime)
-    return Timing(best, best_cpu)
+        for name, (cmd, env) in cmds.items():
+            got = run_once(cmd, env)
+            best[name] = Timing(min(best[name].wall, got.wall), min(best[name].cpu, got.cpu))
+    return best
 
 
 def find_opt(explicit: str | None) -> str | None:
@@ -357,18 +374,17 @@ def compiled_reader_built(env: dict[str, str]) -> bool:
 
 
 def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, name: str = "big",
-            jobs: int | None = None) -> Measured:
+            jobs: int | None = None, opts: str = "", verify: bool = False) -> Measured:
+    """llnoalias (compiled when built, and pure Python) and ``opt -passes=verify`` on
+    ``text``, round-robin, best of ``repeat``."""
     files = write_module(text, tmp, name)
     out = os.path.join(tmp, f"{name}.out.ll")
-    cmd = llnoalias_cmd(files, out, jobs)
+    cmd = llnoalias_cmd(files, out, jobs, opts, verify)
     env = llnoalias_env()
-    runs: dict[str, Timing | None] = dict.fromkeys(READERS)
+    cmds: dict[str, tuple[list[str], dict[str, str] | None]] = {}
     if compiled:
-        runs["compiled"] = best_of(cmd, repeat, env)
-    runs["pure Python"] = best_of(cmd, repeat, {**env, "LLNOALIAS_PURE": "1"})
-    with open(out, encoding="utf-8", errors="surrogateescape") as fh:
-        annotated = fh.read().count("!alias.scope !")
-    ref: Timing | None = None
+        cmds["compiled"] = (cmd, env)
+    cmds["pure Python"] = (cmd, {**env, "LLNOALIAS_PURE": "1"})
     why: str | None = None
     if opt is None:
         why = "opt not found: no reference run (install llvm-19)"
@@ -377,15 +393,20 @@ def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, n
         if err is not None:
             why = f"{opt} cannot read the module: {err}"
         else:
-            ref = best_of([opt, "-passes=verify", "-disable-output", files.reference], repeat)
-    return Measured(text.count("\n"), len(text) / 1e6, runs, annotated, files, ref, why)
+            cmds["opt"] = ([opt, "-passes=verify", "-disable-output", files.reference], None)
+    best = round_robin(cmds, repeat)
+    runs: dict[str, Timing | None] = {reader: best.get(reader) for reader in READERS}
+    with open(out, encoding="utf-8", errors="surrogateescape") as fh:
+        annotated = fh.read().count("!alias.scope !")
+    return Measured(text.count("\n"), len(text) / 1e6, runs, annotated, files, best.get("opt"), why)
 
 
-def report(m: Measured, opt: str | None) -> None:
+def report(m: Measured, opt: str | None, opts: str = "", verify: bool = False) -> None:
     """The lines of the single-module run (the output before --suite existed, plus the
     reference copy's rewrites when it needed any)."""
+    how = ("verified" if verify else "no verify") + (f", {opts}" if opts else "")
     for name, got in m.runs.items():
-        print(f"llnoalias (annotate, no verify, {name}): "
+        print(f"llnoalias (annotate, {how}, {name}): "
               + (f"{got.wall:.2f} s (cpu {got.cpu:.2f} s)" if got is not None else "not built here"))
     if m.files.rewrites:
         print(f"reference copy for opt (LLVM 19 syntax; llnoalias reads the original): "
@@ -422,7 +443,8 @@ def _ratio(t: Timing | None, ref: Timing | None) -> str:
     return f"{t.wall / ref.wall:.2f}x (cpu {t.cpu / ref.cpu:.2f}x)"
 
 
-def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None) -> None:
+def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opts: str = "",
+          verify: bool = False) -> None:
     """One markdown table for the SUITE modules; progress goes to stderr."""
     from llnoalias.transform.workers import usable_cpus  # what llnoalias's -j 0 counts
 
@@ -441,7 +463,7 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None) -> 
                 notes.append(f"{label}: debug info stripped ({replica.dbg_attachments} !dbg attachments, "
                              f"{replica.dbg_records} #dbg_ records per copy; {replica.copies} copies)")
         with tempfile.TemporaryDirectory() as tmp:
-            m = measure(text, tmp, repeat, opt, compiled, jobs=jobs)
+            m = measure(text, tmp, repeat, opt, compiled, jobs=jobs, opts=opts, verify=verify)
         if m.files.rewrites:
             notes.append(f"{label}: opt read a copy in LLVM 19 syntax: {describe_rewrites(m.files.rewrites)}")
         if m.no_reference is not None:
@@ -449,9 +471,10 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None) -> 
         c, p = m.runs["compiled"], m.runs["pure Python"]
         rows.append(f"| {label} | {m.lines} | {_cell(c)} | {_cell(p)} | {_cell(m.ref) if m.ref else 'no reference'} "
                     f"| {_ratio(c, m.ref)} | {_ratio(p, m.ref)} | {m.annotated} |")
-    print(f"best of {repeat}; opt: {opt or 'not found'} -passes=verify -disable-output; "
-          f"llnoalias: annotate --no-verify {_jobs_words(jobs)}; times in s (wall, cpu = user+sys, "
-          f"workers included); {usable_cpus()} CPUs\n")
+    print(f"best of {repeat}, round-robin; opt: {opt or 'not found'} -passes=verify -disable-output; "
+          f"llnoalias: annotate {opts + ' ' if opts else ''}{'(verified)' if verify else '--no-verify'} "
+          f"{_jobs_words(jobs)}; times in s (wall, cpu = user+sys, workers and checking child included); "
+          f"{usable_cpus()} CPUs, load average {os.getloadavg()[0]:.2f}\n")
     print("| module | lines | llnoalias, compiled (s) | llnoalias, pure Python (s) | opt (s) "
           "| compiled / opt | pure / opt | !alias.scope written |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -473,6 +496,10 @@ def main() -> None:
     ap.add_argument("--from", dest="source", default=None, help="repeat this module's functions instead")
     ap.add_argument("--jobs", "-j", type=int, default=None,
                     help="llnoalias's -j (default: its own, one process per CPU for a large module)")
+    ap.add_argument("--opts", default="", metavar="OPTIONS",
+                    help="more llnoalias options, one string (--opts='--lds all')")
+    ap.add_argument("--verify", action="store_true",
+                    help="check the output as a plain run does (default: --no-verify)")
     ap.add_argument("--suite", action="store_true",
                     help="time the generated module and the SUITE corpus modules, one markdown table")
     args = ap.parse_args()
@@ -480,7 +507,7 @@ def main() -> None:
     if args.suite:
         if args.source:
             ap.error("--suite and --from exclude each other")
-        suite(args.lines, args.repeat, opt, args.jobs)
+        suite(args.lines, args.repeat, opt, args.jobs, args.opts, args.verify)
         return
     if args.source:
         replica = replicate(args.source, args.lines)
@@ -492,8 +519,9 @@ def main() -> None:
         text = build(args.lines)
     with tempfile.TemporaryDirectory() as tmp:
         print(f"module: {text.count(chr(10))} lines, {len(text) / 1e6:.1f} MB")
-        m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()), jobs=args.jobs)
-        report(m, opt)
+        m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()), jobs=args.jobs,
+                    opts=args.opts, verify=args.verify)
+        report(m, opt, args.opts, args.verify)
 
 
 if __name__ == "__main__":

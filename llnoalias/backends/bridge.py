@@ -24,6 +24,8 @@ process, no file, no output; it imports only the standard library and
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import re
 import struct
@@ -125,7 +127,28 @@ _VERSIONED_TRIPLE_RE = lazy(
 
 
 def _versioned_triple(text: str) -> tuple[str, int]:
-    return _VERSIONED_TRIPLE_RE.subn(r"\1amdgcn\2", text)
+    """``_VERSIONED_TRIPLE_RE.subn(r"\1amdgcn\2", text)``, tried only at the starts of the
+    lines that hold the word ``triple`` (a match is one line) rather than at every line's."""
+    out: list[str] = []
+    last = 0
+    count = 0
+    pos = text.find("triple")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        m = _VERSIONED_TRIPLE_RE.match(text, start) if start >= last else None
+        if m is not None:
+            out.append(text[last:m.start()])
+            out.append(m.expand(r"\1amdgcn\2"))
+            last = m.end()
+            count += 1
+        end = text.find("\n", pos)
+        if end < 0:
+            break
+        pos = text.find("triple", end)
+    if not count:
+        return text, 0
+    out.append(text[last:])
+    return "".join(out), count
 
 
 #: The floating-point types whose constants the literal rewrites below spell.
@@ -136,20 +159,43 @@ _FP_WIDTH = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
 _FP_TYPE_RE = lazy(r'(?<![\w.$%@!"-])(half|bfloat|float|double|x86_fp80|fp128|ppc_fp128)(?![\w.$-])')
 
 
+def _candidate_lines(text: str, finder: LazyPattern) -> tuple[list[str], list[int]]:
+    """``text``'s lines (``_lines``) and, in order, the indices of those a match of
+    ``finder`` starts on. ``finder`` is a pattern that begins with a literal or a character
+    set (which the regex engine scans for quickly, unlike a look-behind) and matches a piece
+    of every token a rewrite looks for: a token is never split by a line break, so every
+    line with a token is among these."""
+    m = finder.search(text)
+    if m is None:
+        return [], []
+    lines = _lines(text)
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+    todo: list[int] = []
+    while m is not None:
+        i = bisect.bisect_right(starts, m.start()) - 1
+        todo.append(i)
+        m = finder.search(text, starts[i + 1])  # the next line on
+    return lines, todo
+
+
 def _fp_literals(text: str, token_re: LazyPattern,
-                 convert: Callable[[str, re.Match[str]], str | None]) -> tuple[str, int]:
+                 convert: Callable[[str, re.Match[str]], str | None], finder: LazyPattern) -> tuple[str, int]:
     """Replace each ``token_re`` match on a line of code by ``convert(type, match)``.
 
     The type is the last floating-point type named before the token on its line: the
     token's own (``float f0x3FC00000``, ``splat (float -inf)``) or, where the operand is
     written without one, the instruction's (``fmul float %4, f0x3FB8AA3B``,
     ``phi float [ -inf, %bb ]``). Tokens inside a quoted string, comment lines, and tokens
-    with no type before them are left alone (LLVM 22 then names them itself)."""
+    with no type before them are left alone (LLVM 22 then names them itself).
+
+    Only the lines ``finder`` points at are looked at (``_candidate_lines``)."""
+    lines, todo = _candidate_lines(text, finder)
+    if not todo:
+        return text, 0
     count = 0
-    out: list[str] = []
-    for line in _lines(text):
+    for i in todo:
+        line = lines[i]
         if line.lstrip().startswith(";"):
-            out.append(line)
             continue
         pieces: list[str] = []
         last = 0
@@ -166,8 +212,8 @@ def _fp_literals(text: str, token_re: LazyPattern,
             last = m.end()
             count += 1
         pieces.append(line[last:])
-        out.append("".join(pieces))
-    return "".join(out), count
+        lines[i] = "".join(pieces)
+    return "".join(lines), count
 
 
 def _spell(ty: str, bits: int) -> str:
@@ -184,6 +230,8 @@ def _spell(ty: str, bits: int) -> str:
 
 
 _FLOAT_BITS_RE = lazy(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
+#: the lines one may be on (``_candidate_lines``)
+_FLOAT_BITS_FINDER = lazy(r"f0x[0-9A-Fa-f]")
 
 
 def _float_bits(text: str) -> tuple[str, int]:
@@ -191,11 +239,12 @@ def _float_bits(text: str) -> tuple[str, int]:
         bits = int(m.group(1), 16)
         return _spell(ty, bits) if ty in _FP_WIDTH and bits < 1 << _FP_WIDTH[ty] else None
 
-    return _fp_literals(text, _FLOAT_BITS_RE, one)
+    return _fp_literals(text, _FLOAT_BITS_RE, one, _FLOAT_BITS_FINDER)
 
 
 #: ``+inf``/``-inf`` and the preferred quiet NaNs ``+qnan``/``-qnan`` (the sign is required).
 _FLOAT_SPECIAL_RE = lazy(r"(?<=[\s,(\[<])([+-])(inf|qnan)\b")
+_FLOAT_SPECIAL_FINDER = lazy(r"[+-](?:inf|qnan)")
 #: Their bit patterns, positive sign: all-ones exponent, and for qnan only the quiet bit.
 _FP_SPECIAL_BITS = {
     ("half", "inf"): 0x7C00, ("half", "qnan"): 0x7E00,
@@ -206,7 +255,7 @@ _FP_SPECIAL_BITS = {
 
 
 def _float_special(text: str) -> tuple[str, int]:
-    if ("inf" not in text and "qnan" not in text) or _FLOAT_SPECIAL_RE.search(text) is None:
+    if ("inf" not in text and "qnan" not in text) or _FLOAT_SPECIAL_FINDER.search(text) is None:
         return text, 0
 
     def one(ty: str, m: re.Match[str]) -> str | None:
@@ -217,13 +266,14 @@ def _float_special(text: str) -> tuple[str, int]:
             bits |= 1 << (_FP_WIDTH[ty] - 1)
         return _spell(ty, bits)
 
-    return _fp_literals(text, _FLOAT_SPECIAL_RE, one)
+    return _fp_literals(text, _FLOAT_SPECIAL_RE, one, _FLOAT_SPECIAL_FINDER)
 
 
 #: A decimal constant as LLVM's lexer reads one: ``[-+]?[0-9]+[.][0-9]*([eE][-+]?[0-9]+)?``.
 _FLOAT_DECIMAL_RE = lazy(r"(?<=[\s,(\[<])([-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)(?=[\s,)\]>]|$)")
 #: A cheap first look for one (a digit, a point, no name character after it).
 _DECIMAL_GATE_RE = lazy(r"[0-9]\.(?![A-Za-z_$.])")
+_FLOAT_DECIMAL_FINDER = lazy(r"[0-9]\.")
 #: Significand bits (with the hidden one) and largest exponent of the types LLVM 22 reads a
 #: decimal into only when it is exact; the smallest normal exponent is ``1 - emax``.
 _FP_FORMAT = {"half": (11, 15), "bfloat": (8, 127), "float": (24, 127)}
@@ -289,14 +339,14 @@ def _float_decimal(text: str) -> tuple[str, int]:
     # is not, so that a module without any costs one scan of the text.
     if _DECIMAL_GATE_RE.search(text) is None:
         return text, 0
-    seen: dict[str, bool] = {}
-    for m in _FLOAT_DECIMAL_RE.finditer(text):
-        literal = m.group(1)
-        if literal not in seen:
-            seen[literal] = all(_llvm22_reads_exactly(literal, ty) for ty in _FP_FORMAT)
-            if not seen[literal]:
-                break
-    else:
+    # each distinct literal once (a module repeats a few constants many times), from the
+    # lines that may hold one: the literals a line's own search finds are the ones
+    # _fp_literals would convert, so when all of them are exact it would change nothing
+    lines, todo = _candidate_lines(text, _FLOAT_DECIMAL_FINDER)
+    literals: set[str] = set()
+    for i in todo:
+        literals.update(_FLOAT_DECIMAL_RE.findall(lines[i]))
+    if all(all(_llvm22_reads_exactly(literal, ty) for ty in _FP_FORMAT) for literal in literals):
         return text, 0
 
     def one(ty: str, m: re.Match[str]) -> str | None:
@@ -305,7 +355,7 @@ def _float_decimal(text: str) -> tuple[str, int]:
         bits = round_decimal(m.group(1), ty)
         return None if bits is None else _spell(ty, bits)
 
-    return _fp_literals(text, _FLOAT_DECIMAL_RE, one)
+    return _fp_literals(text, _FLOAT_DECIMAL_RE, one, _FLOAT_DECIMAL_FINDER)
 
 
 _RSRC_RE = lazy(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")

@@ -66,23 +66,32 @@ class Walker:
         #: fold to 0 in the code generator's simplifications too
         self.ranges = ranges
         self.sems: dict[str, Sem | None] = {}
+        #: ``_may_be_zero`` of a local name: (answer, how deep below it the walk went);
+        #: the answer holds at any depth the walk's limit leaves that much room under
+        self._zero: dict[str, tuple[bool, int]] = {}
+        #: the deepest depth a ``_may_be_zero`` walk reached so far
+        self._deepest = 0
+        #: how often a walk was cut short (the depth limit, a RecursionError): an answer
+        #: whose walk was is not kept
+        self._cuts = 0
 
     # ------------------------------------------------------ semantic decomposition
     def sem(self, ty: Type, v: Value, depth: int = 0) -> Sem | None:
         if depth > _DEPTH:
             return None
-        c = int_const(v)
-        if c is not None:
-            return "", c, ()
-        if isinstance(v, GlobalRef):
-            return v.name, 0, ()
-        if isinstance(v, ConstExpr):
-            return self._sem_parts(v.opcode, v.flags, v.operands, v.dest, depth)
-        if not isinstance(v, LocalRef):
+        if not isinstance(v, LocalRef):  # (a local name is no constant: its cache first)
+            c = int_const(v)
+            if c is not None:
+                return "", c, ()
+            if isinstance(v, GlobalRef):
+                return v.name, 0, ()
+            if isinstance(v, ConstExpr):
+                return self._sem_parts(v.opcode, v.flags, v.operands, v.dest, depth)
             return None
-        if v.name in self.sems:
-            return self.sems[v.name]
-        self.sems[v.name] = None  # a cycle (a phi) ends here: not known
+        sems = self.sems
+        if v.name in sems:
+            return sems[v.name]
+        sems[v.name] = None  # a cycle (a phi) ends here: not known
         inst = self.fn.by_name.get(v.name)
         got: Sem | None
         if inst is None:  # an argument
@@ -244,12 +253,35 @@ class Walker:
     def _may_be_zero(self, ty: Type, v: Value, depth: int) -> bool:
         """May integer ``v`` simplify to the constant 0 (a constant, an instruction that
         folds to 0, or a value whose range is {0})? Unknown counts as no only for what the
-        walk cannot see through: ranges say the rest."""
+        walk cannot see through: ranges say the rest.
+
+        Kept per name: the walk below a name is the same wherever it starts, as long as
+        the depth limit does not cut it (the ranges keep each answer they gave), so an
+        answer found ``h`` levels deep is reused at any depth with ``h`` levels of room."""
         c = int_const(v)
         if c is not None:
             return c == 0
-        if depth > _DEPTH or not isinstance(v, LocalRef):
+        if not isinstance(v, LocalRef):
             return False
+        if depth > _DEPTH:
+            self._cuts += 1
+            return False
+        got = self._zero.get(v.name)
+        if got is not None and depth + got[1] <= _DEPTH:
+            if depth + got[1] > self._deepest:
+                self._deepest = depth + got[1]
+            return got[0]
+        outer, cuts = self._deepest, self._cuts
+        self._deepest = depth
+        answer = self._zero_walk(ty, v, depth)
+        if self._cuts == cuts:
+            self._zero[v.name] = (answer, self._deepest - depth)
+        if outer > self._deepest:
+            self._deepest = outer
+        return answer
+
+    def _zero_walk(self, ty: Type, v: LocalRef, depth: int) -> bool:
+        """``_may_be_zero`` of a local name, walked."""
         inst = self.fn.by_name.get(v.name)
         if inst is not None:
             ops = opparse.parse(self.mod, inst)
@@ -274,6 +306,7 @@ class Walker:
         try:
             r = self.ranges.int_range(ty, v)
         except RecursionError:
+            self._cuts += 1
             return False
         return not isinstance(r, str) and r.lo == 0 and r.hi == 0
 
@@ -285,6 +318,13 @@ def _value_key(v: Value) -> str:
 
 
 def _merge(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...], scale: int) -> tuple[tuple[str, int], ...]:
+    """The terms of ``a + scale * b``, sorted by name, none with factor 0. Every term tuple
+    is made here or has at most one term with factor 1, so ``a`` and ``b`` are such
+    already: with one of them empty the sum is the other as it is."""
+    if not b:
+        return a
+    if not a and scale == 1:
+        return b
     out: dict[str, int] = dict(a)
     for name, s in b:
         out[name] = out.get(name, 0) + s * scale
@@ -298,6 +338,12 @@ _KILL = lazy(r"@llvm\.amdgcn\.s\.waitcnt\(i32 0\)|@llvm\.amdgcn\.s\.wait\.loadcn
 _LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
 
 
+def _may_kill(text: str, start: int, end: int) -> bool:
+    """Could ``_KILL`` match in ``text[start:end]``: does it hold one of the words every
+    match has (two searches for a plain string, cheaper than the pattern's)?"""
+    return text.find("@llvm.amdgcn.s.wait", start, end) >= 0 or text.find("asm", start, end) >= 0
+
+
 class _Flow:
     """Which LDS accesses an LDS-DMA may still be in flight at: reached from the DMA by a
     path that passes no wait for every vector-memory operation (a DMA that such a wait
@@ -308,7 +354,9 @@ class _Flow:
         instrs = fn.instrs
         nblocks = max(len(fn.blocks), 1)
         self.index = {id(inst): n for n, inst in enumerate(instrs)}
-        self.block = [inst.block for inst in instrs]
+        #: per instruction: its block (``Instruction.block``, found by one walk down the
+        #: instructions and the block offsets together instead of a search each)
+        self.block = _blocks_of(fn)
         #: per instruction: the index of the last wait at or before it in its block
         self.last_kill: list[int] = []
         first_kill = [-1] * nblocks
@@ -318,12 +366,22 @@ class _Flow:
             b = self.block[n]
             if b != cur_block:
                 cur_block, last = b, -1
-            if inst.opcode == "call" and _KILL.search(text, inst.start, inst.end):
+            if inst.opcode == "call" and _may_kill(text, inst.start, inst.end) and _KILL.search(text, inst.start, inst.end):
                 last = n
                 if first_kill[b] < 0:
                     first_kill[b] = n
             self.last_kill.append(last)
             last_in_block[b] = n
+        #: per instruction: is there a wait after it in its block (a DMA there is retired
+        #: before the block ends); found once, backwards, not by a walk per DMA
+        self.kill_after = [False] * len(instrs)
+        after = False
+        for n in range(len(instrs) - 1, -1, -1):
+            self.kill_after[n] = after
+            if n and self.block[n - 1] != self.block[n]:
+                after = False
+            elif self.last_kill[n] == n:
+                after = True
         names = {name: i for i, name in enumerate(fn.blocks)}
         self.succ: list[list[int]] = [[] for _ in range(nblocks)]
         for b in range(nblocks):
@@ -357,17 +415,30 @@ class _Flow:
         n = self.index[id(inst)]
         b = self.block[n]
         reach: tuple[int, ...] = ()
-        if is_dma:
+        if is_dma and not self.kill_after[n]:
             # the last wait of its block (-1: none) lies before it: paths leave the block open
-            ends = n + 1
-            open_ = True
-            while ends < len(self.block) and self.block[ends] == b:
-                if self.last_kill[ends] == ends:
-                    open_ = False
-                    break
-                ends += 1
-            reach = self.reach_from_exit(b) if open_ else ()
+            reach = self.reach_from_exit(b)
         return b, n, self.last_kill[n], reach
+
+
+def _blocks_of(fn: Function) -> list[int]:
+    """The block of each instruction of ``fn``, as ``Instruction.block`` gives it (the last
+    block that begins at or before it, the first for one before every block)."""
+    offsets = fn.block_offsets
+    out: list[int] = []
+    b = -1  # the number of offsets at or before the instruction, less one
+    nxt = offsets[0] if offsets else None
+    prev = -1
+    for inst in fn.instrs:
+        start = inst.start
+        if start < prev:  # not in text order: search as Instruction.block does
+            return [inst.block for inst in fn.instrs]
+        prev = start
+        while nxt is not None and nxt <= start:
+            b += 1
+            nxt = offsets[b + 1] if b + 1 < len(offsets) else None
+        out.append(b if b > 0 else 0)
+    return out
 
 
 def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
