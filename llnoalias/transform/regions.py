@@ -140,7 +140,7 @@ class RegionSplitter:
         if fr is None:
             fr = self.function_ranges(d)
         inst = d.access.inst
-        if fr.names_vscale(inst):
+        if fr.vscale and fr.names_vscale(inst):
             return reasons.SCALABLE_VECTOR.format(at="")
         # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
         limit = ADDRESS_LIMIT if fr.lds_bits >= 32 else 1 << fr.lds_bits

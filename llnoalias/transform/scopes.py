@@ -218,9 +218,11 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     names: list[str] = []
     for acc in accesses:
         for p in acc.pointers:
-            if isinstance(p.value, LocalRef):
-                names.append(p.value.name)
-        names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
+            pv = p.value
+            if isinstance(pv, LocalRef):
+                names.append(pv.name)
+        if acc.opaque:  # (most accesses have none: no generator for them)
+            names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
     fa.solve(names)
     made: list[Decision] = []
     #: one list per set of roots, shared by the function's decisions (as ``finish`` and
