@@ -165,8 +165,14 @@ class MetadataWriter:
         insert = self.editor.insert
         failed: list[Instruction] = []
         for inst, scopes, noalias in attachments:
-            end = inst.end
-            piece = pieces.get((scopes, noalias)) if find("!", inst.start, end) < 0 else None
+            start, end = inst.start, inst.end
+            # no scope lists of its own (most accesses have none, or only ``!tbaa`` and the
+            # like: clang's have): the text made once per pair of lists, as attach_scopes
+            # would give it, without a copy of the instruction's code per access
+            piece = (pieces.get((scopes, noalias))
+                     if find("!", start, end) < 0
+                     or (find("!alias.scope", start, end) < 0 and find("!noalias", start, end) < 0)
+                     else None)
             if piece is None:
                 if not self.attach_scopes(inst, scopes, noalias):
                     failed.append(inst)

@@ -134,17 +134,22 @@ class RegionSplitter:
     def release(self, fn: Function) -> None:
         self.ranges.pop(fn.name, None)
 
-    def byte_range(self, d: Decision, root: Root) -> tuple[int, int] | str:
-        fr = self.function_ranges(d)
+    def byte_range(self, d: Decision, root: Root, fr: FunctionRanges | None = None) -> tuple[int, int] | str:
+        """The bytes of ``root`` that ``d``'s access can touch, or why that is not known
+        (``fr``: its function's ranges, when the caller has them)."""
+        if fr is None:
+            fr = self.function_ranges(d)
         inst = d.access.inst
-        if fr.names_vscale(inst):
+        if fr.vscale and fr.names_vscale(inst):
             return reasons.SCALABLE_VECTOR.format(at="")
         # offsets are taken modulo the LDS pointer's width: past it they wrap onto the start
         limit = ADDRESS_LIMIT if fr.lds_bits >= 32 else 1 << fr.lds_bits
         lo: int | None = None
         hi: int | None = None
+        family = self.family
         for p in d.access.pointers:
-            if not (p.type.addrspace < 0 or reaches_lds(self.family, p.type.addrspace)):
+            space = p.type.addrspace
+            if not (space < 0 or reaches_lds(family, space)):
                 continue
             off = fr.offset(p.type, p.value)
             if not isinstance(off, Off):
@@ -169,13 +174,25 @@ class RegionSplitter:
         if old < 20000:
             sys.setrecursionlimit(20000)
         try:
+            fn: Function | None = None
+            fr: FunctionRanges | None = None
             for d in decisions:
-                if d.domain != LDS_DOMAIN or not d.keys or not all(isinstance(k, Root) for k in d.keys):
+                keys = d.keys
+                if d.domain != LDS_DOMAIN or not keys:
                     continue
-                if len(d.roots) != 1:
+                roots = d.roots
+                # keys that are the decision's roots are roots (the usual case: no walk)
+                if keys is not roots and not all(isinstance(k, Root) for k in keys):
+                    continue
+                if len(roots) != 1:
                     d.range_note = reasons.SEVERAL_ROOTS.text
                     continue
-                got = self.byte_range(d, d.roots[0])
+                # the decisions of one function come together: its ranges are found once
+                at = d.access.inst.function
+                if at is not fn or fr is None:
+                    fr = self.function_ranges(d)
+                    fn = at
+                got = self.byte_range(d, roots[0], fr)
                 if isinstance(got, str):
                     d.range_note = reasons.NO_RANGE_BECAUSE.format(why=got) if self.keep_notes else reasons.NO_RANGE.text
                 else:

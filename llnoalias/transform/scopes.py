@@ -218,15 +218,27 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     names: list[str] = []
     for acc in accesses:
         for p in acc.pointers:
-            if isinstance(p.value, LocalRef):
-                names.append(p.value.name)
-        names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
+            pv = p.value
+            if isinstance(pv, LocalRef):
+                names.append(pv.name)
+        if acc.opaque:  # (most accesses have none: no generator for them)
+            names.extend(v.name for v in acc.opaque if isinstance(v, LocalRef))
     fa.solve(names)
     made: list[Decision] = []
+    #: one list per set of roots, shared by the function's decisions (as ``finish`` and
+    #: the writer read each list once; lists are rebound, never changed in place)
+    shared: dict[tuple[int, ...], Sequence[Root]] = {}
     for acc in accesses:
         for domain in domains:
             d = decide(acc, fa, domain, family, brief)
             if d is not None:
+                if d.keys:
+                    ids = tuple([id(r) for r in d.roots])
+                    got = shared.get(ids)
+                    if got is None:
+                        shared[ids] = d.roots
+                    else:
+                        d.roots = d.keys = got
                 made.append(d)
     out.decisions.extend(made)
     return made
@@ -235,9 +247,21 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
 def finish(p: Plan) -> None:
     """Collect each domain's scopes and withdraw the claims of domains with fewer than two."""
     keys: dict[str, list[ScopeKey]] = {}
-    for d in p.tagged():
+    # Decisions share their key lists (one per root set, one per set of regions: never
+    # changed in place, only rebound), so a list already read for a domain adds nothing:
+    # each is read once, not once per access (the lists stay alive in the plan meanwhile,
+    # so their ids are not reused).
+    read: set[tuple[str, int]] = set()
+    for d in p.decisions:
+        dkeys = d.keys
+        if not dkeys:
+            continue
+        mark = (d.domain, id(dkeys))
+        if mark in read:
+            continue
+        read.add(mark)
         lst = keys.setdefault(d.domain, [])
-        for k in d.keys:
+        for k in dkeys:
             if k not in lst:
                 lst.append(k)
     lonely = {domain for domain, lst in keys.items() if len(lst) < 2}

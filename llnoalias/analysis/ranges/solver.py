@@ -77,10 +77,12 @@ class FunctionRanges(LoopRanges):
     def _off_other(self, v: Value) -> OffResult:
         """The root and byte offsets of an address that is not a local name."""
         if isinstance(v, GlobalRef):
-            root = self.fa.value(v)
-            if isinstance(root, Root):
-                return Off(root, 0, 0)
-            return reasons.NOT_A_ROOT.format(name=v.name)
+            got = self.global_offs.get(v.name)
+            if got is None:
+                root = self.fa.value(v)
+                got = Off(root, 0, 0) if isinstance(root, Root) else reasons.NOT_A_ROOT.format(name=v.name)
+                self.global_offs[v.name] = got
+            return got
         if isinstance(v, ConstExpr):
             # Triton names one constant expression (a stage's start in its shared-memory
             # block) in dozens of accesses, each with its own parsed copy

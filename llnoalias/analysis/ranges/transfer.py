@@ -315,6 +315,9 @@ class IntTransfer:
         self.offs: dict[str, OffResult] = {}
         #: offsets of constant expressions over globals and literals (``ranges.const_key``)
         self.const_offs: dict[tuple[object, ...], OffResult] = {}
+        #: offsets of globals by name: every access of a shared-memory tile names its
+        #: global, and what the global is (a root or not) is fixed for the module
+        self.global_offs: dict[str, OffResult] = {}
         self._inprog: dict[str, int] = {}
         self._low = 1 << 30
         self._depth = 0
