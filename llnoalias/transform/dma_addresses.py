@@ -444,8 +444,21 @@ def _blocks_of(fn: Function) -> list[int]:
 def unsummarised(is_dma: bool) -> Summary:
     """The summary of an access whose addresses no rule reads (``summarise``): no
     decomposition, an unknown base, and no place (index -1), which ``in_flight`` and
-    ``keeps`` answer as "may be in flight" and "may not keep" were it ever asked about."""
-    return (is_dma, None, ("", "unknown", ""), None, -1, -1, -1, ())
+    ``keeps`` answer as "may be in flight" and "may not keep" were it ever asked about.
+    One object for every DMA and one for every other access (a worker's reply sends it once)."""
+    return _UNSUMMARISED[is_dma]
+
+
+_UNSUMMARISED: tuple[Summary, Summary] = ((False, None, ("", "unknown", ""), None, -1, -1, -1, ()),
+                                          (True, None, ("", "unknown", ""), None, -1, -1, -1, ()))
+
+
+def walked_none(ds: Sequence[Decision]) -> bool:
+    """Are the LDS decisions ``ds`` of a function with an LDS-DMA all ``unsummarised``? Then
+    ``_read`` found that no rule reads any of their summaries: no access of the function
+    shares a root with a DMA of it, none carries the input's alias metadata, and the module
+    has no static LDS variable (``dma_safety.guard`` and ``residual`` rely on it)."""
+    return all(d.dma is not None and d.dma[5] < 0 for d in ds)
 
 
 def _has_static_lds(mod: Module) -> bool:
@@ -571,4 +584,4 @@ def keeps(acc: Summary | None, dma: Summary) -> bool:
 
 
 __all__ = ["AABase", "Sem", "Summary", "Walker", "dma_operands", "in_flight", "keeps", "summarise", "unsummarised",
-           "AA_MD", "SCOPE_MD"]
+           "walked_none", "AA_MD", "SCOPE_MD"]
