@@ -487,16 +487,17 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
 
     and then also for every DMA of the function. An access none of these reads gets
     ``unsummarised``: no walk, and no flow of waits when nothing of the function is read."""
-    need = [False] * len(lds)
     if _has_static_lds(mod):
         return [True] * len(lds)
     dma_roots = {id(r) for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots}
+    search = AA_MD.search
     text = mod.text
+    need = [False] * len(lds)
     for n, d in enumerate(lds):
         if is_dma[n]:
             continue
         inst = d.access.inst
-        if any(id(r) in dma_roots for r in d.roots) or AA_MD.search(text, inst.start, inst.end):
+        if (d.roots and not dma_roots.isdisjoint(map(id, d.roots))) or search(text, inst.start, inst.end):
             need[n] = True
     if any(need):
         for n, m in enumerate(is_dma):
@@ -511,13 +512,13 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
     lds = [d for d in decisions if d.domain == LDS_DOMAIN]
     if not lds:
         return
-    is_dma = [dma_operands(d.access.intrinsic) is not None for d in lds]
+    is_dma = [d.access.intrinsic is not None and dma_operands(d.access.intrinsic) is not None for d in lds]
     if not any(is_dma):
         return
     need = _read(mod, lds, is_dma)
     if not any(need):
         for d, m in zip(lds, is_dma, strict=True):
-            d.dma = unsummarised(m)
+            d.dma = _UNSUMMARISED[m]
         return
     fa = next((d.fa for d in lds if d.fa is not None), None)
     dl = layout_of(mod)

@@ -93,9 +93,19 @@ def _by_function(decisions: list[Decision], lds_summaries: bool = True) -> list[
     """The decisions grouped by function, in first-seen order; with ``lds_summaries`` only
     those of the LDS domain that carry an address summary (``summarise``)."""
     by_fn: dict[int, list[Decision]] = {}
+    fn: object = None
+    cur: list[Decision] = []
     for d in decisions:
-        if not lds_summaries or (d.domain == LDS_DOMAIN and d.dma is not None):
-            by_fn.setdefault(id(d.access.inst.function), []).append(d)
+        if lds_summaries and (d.dma is None or d.domain != LDS_DOMAIN):
+            continue
+        # a function's decisions are adjacent in a plan: one look-up per function
+        if d.access.inst.function is not fn:
+            fn = d.access.inst.function
+            got = by_fn.get(id(fn))
+            if got is None:
+                got = by_fn[id(fn)] = []
+            cur = got
+        cur.append(d)
     return list(by_fn.values())
 
 
