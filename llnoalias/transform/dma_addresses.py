@@ -11,6 +11,8 @@ summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the r
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..analysis.memory.accesses import module_family
 from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.provenance.rootset import LDS_DOMAIN
@@ -361,27 +363,23 @@ class _Flow:
         self.last_kill: list[int] = []
         first_kill = [-1] * nblocks
         last_in_block = [-1] * nblocks
+        #: the indices of the waits, and where each run of one block's instructions starts
+        #: (in increasing order): ``kill_after`` asks them
+        self.kills: list[int] = []
+        self.runs: list[int] = []
         cur_block, last = -1, -1
         for n, inst in enumerate(instrs):
             b = self.block[n]
             if b != cur_block:
                 cur_block, last = b, -1
+                self.runs.append(n)
             if inst.opcode == "call" and _may_kill(text, inst.start, inst.end) and _KILL.search(text, inst.start, inst.end):
                 last = n
+                self.kills.append(n)
                 if first_kill[b] < 0:
                     first_kill[b] = n
             self.last_kill.append(last)
             last_in_block[b] = n
-        #: per instruction: is there a wait after it in its block (a DMA there is retired
-        #: before the block ends); found once, backwards, not by a walk per DMA
-        self.kill_after = [False] * len(instrs)
-        after = False
-        for n in range(len(instrs) - 1, -1, -1):
-            self.kill_after[n] = after
-            if n and self.block[n - 1] != self.block[n]:
-                after = False
-            elif self.last_kill[n] == n:
-                after = True
         names = {name: i for i, name in enumerate(fn.blocks)}
         self.succ: list[list[int]] = [[] for _ in range(nblocks)]
         for b in range(nblocks):
@@ -411,11 +409,20 @@ class _Flow:
             got = self._reach[b] = tuple(sorted(seen))
         return got
 
+    def kill_after(self, n: int) -> bool:
+        """Is there a wait after instruction ``n`` in its block (its run of instructions), so
+        that a DMA there is retired before the block ends? The first wait after it, found by
+        bisection, and whether a run starts between them: no walk down the block per DMA."""
+        k = bisect_right(self.kills, n)
+        if k == len(self.kills):
+            return False
+        return bisect_right(self.runs, n) == bisect_right(self.runs, self.kills[k])
+
     def where(self, inst: object, is_dma: bool) -> tuple[int, int, int, tuple[int, ...]]:
         n = self.index[id(inst)]
         b = self.block[n]
         reach: tuple[int, ...] = ()
-        if is_dma and not self.kill_after[n]:
+        if is_dma and not self.kill_after(n):
             # the last wait of its block (-1: none) lies before it: paths leave the block open
             reach = self.reach_from_exit(b)
         return b, n, self.last_kill[n], reach
