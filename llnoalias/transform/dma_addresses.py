@@ -11,6 +11,8 @@ summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the r
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..analysis.memory.accesses import module_family
 from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.provenance.rootset import LDS_DOMAIN
@@ -361,27 +363,23 @@ class _Flow:
         self.last_kill: list[int] = []
         first_kill = [-1] * nblocks
         last_in_block = [-1] * nblocks
+        #: the indices of the waits, and where each run of one block's instructions starts
+        #: (in increasing order): ``kill_after`` asks them
+        self.kills: list[int] = []
+        self.runs: list[int] = []
         cur_block, last = -1, -1
         for n, inst in enumerate(instrs):
             b = self.block[n]
             if b != cur_block:
                 cur_block, last = b, -1
+                self.runs.append(n)
             if inst.opcode == "call" and _may_kill(text, inst.start, inst.end) and _KILL.search(text, inst.start, inst.end):
                 last = n
+                self.kills.append(n)
                 if first_kill[b] < 0:
                     first_kill[b] = n
             self.last_kill.append(last)
             last_in_block[b] = n
-        #: per instruction: is there a wait after it in its block (a DMA there is retired
-        #: before the block ends); found once, backwards, not by a walk per DMA
-        self.kill_after = [False] * len(instrs)
-        after = False
-        for n in range(len(instrs) - 1, -1, -1):
-            self.kill_after[n] = after
-            if n and self.block[n - 1] != self.block[n]:
-                after = False
-            elif self.last_kill[n] == n:
-                after = True
         names = {name: i for i, name in enumerate(fn.blocks)}
         self.succ: list[list[int]] = [[] for _ in range(nblocks)]
         for b in range(nblocks):
@@ -411,11 +409,20 @@ class _Flow:
             got = self._reach[b] = tuple(sorted(seen))
         return got
 
+    def kill_after(self, n: int) -> bool:
+        """Is there a wait after instruction ``n`` in its block (its run of instructions), so
+        that a DMA there is retired before the block ends? The first wait after it, found by
+        bisection, and whether a run starts between them: no walk down the block per DMA."""
+        k = bisect_right(self.kills, n)
+        if k == len(self.kills):
+            return False
+        return bisect_right(self.runs, n) == bisect_right(self.runs, self.kills[k])
+
     def where(self, inst: object, is_dma: bool) -> tuple[int, int, int, tuple[int, ...]]:
         n = self.index[id(inst)]
         b = self.block[n]
         reach: tuple[int, ...] = ()
-        if is_dma and not self.kill_after[n]:
+        if is_dma and not self.kill_after(n):
             # the last wait of its block (-1: none) lies before it: paths leave the block open
             reach = self.reach_from_exit(b)
         return b, n, self.last_kill[n], reach
@@ -441,11 +448,84 @@ def _blocks_of(fn: Function) -> list[int]:
     return out
 
 
+def unsummarised(is_dma: bool) -> Summary:
+    """The summary of an access whose addresses no rule reads (``summarise``): no
+    decomposition, an unknown base, and no place (index -1), which ``in_flight`` and
+    ``keeps`` answer as "may be in flight" and "may not keep" were it ever asked about.
+    One object for every DMA and one for every other access (a worker's reply sends it once)."""
+    return _UNSUMMARISED[is_dma]
+
+
+_UNSUMMARISED: tuple[Summary, Summary] = ((False, None, ("", "unknown", ""), None, -1, -1, -1, ()),
+                                          (True, None, ("", "unknown", ""), None, -1, -1, -1, ()))
+
+
+def walked_none(ds: Sequence[Decision]) -> bool:
+    """Are the LDS decisions ``ds`` of a function with an LDS-DMA all ``unsummarised``? Then
+    ``_read`` found that no rule reads any of their summaries: no access of the function
+    shares a root with a DMA of it, none carries the input's alias metadata, and the module
+    has no static LDS variable (``dma_safety.guard`` and ``residual`` rely on it)."""
+    return all(d.dma is not None and d.dma[5] < 0 for d in ds)
+
+
+def _has_static_lds(mod: Module) -> bool:
+    """Does the module define a static (sized) LDS variable (cached per module)?"""
+    got = getattr(mod, "_llnoalias_static_lds", None)
+    if got is None:
+        got = any(g.addrspace == 3 and not g.is_zero_sized for g in mod.globals.values())
+        try:
+            mod._llnoalias_static_lds = got  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return bool(got)
+
+
+def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
+    """Which of ``lds`` (the LDS decisions of a function with an LDS-DMA) the rules of
+    ``dma_safety`` may read the address summary of. A summary only says which claims go;
+    it is read
+
+    - by rule (b) (``guard``) for an access whose scopes may overlap a DMA's: only scopes
+      of one root overlap (``scopes.may_overlap``; a region is its root's), and a
+      decision's scopes are its roots' or their regions, or none;
+    - by ``residual`` for an access that carries the input's own alias metadata;
+    - by rule (c)'s window check (``lowered``) for any access beside a DMA into a static
+      LDS variable;
+
+    and then also for every DMA of the function. An access none of these reads gets
+    ``unsummarised``: no walk, and no flow of waits when nothing of the function is read."""
+    if _has_static_lds(mod):
+        return [True] * len(lds)
+    dma_roots = {id(r) for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots}
+    search = AA_MD.search
+    text = mod.text
+    need = [False] * len(lds)
+    for n, d in enumerate(lds):
+        if is_dma[n]:
+            continue
+        inst = d.access.inst
+        if (d.roots and not dma_roots.isdisjoint(map(id, d.roots))) or search(text, inst.start, inst.end):
+            need[n] = True
+    if any(need):
+        for n, m in enumerate(is_dma):
+            if m:
+                need[n] = True
+    return need
+
+
 def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
     """Give every LDS decision of ``fn`` its address summary (``Decision.dma``), while the
-    function's operands are alive."""
+    function's operands are alive; ``unsummarised`` where no rule reads it (``_read``)."""
     lds = [d for d in decisions if d.domain == LDS_DOMAIN]
-    if not lds or not any(dma_operands(d.access.intrinsic) for d in lds):
+    if not lds:
+        return
+    is_dma = [d.access.intrinsic is not None and dma_operands(d.access.intrinsic) is not None for d in lds]
+    if not any(is_dma):
+        return
+    need = _read(mod, lds, is_dma)
+    if not any(need):
+        for d, m in zip(lds, is_dma, strict=True):
+            d.dma = _UNSUMMARISED[m]
         return
     fa = next((d.fa for d in lds if d.fa is not None), None)
     dl = layout_of(mod)
@@ -453,8 +533,11 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
     w = Walker(mod, fn, dl, ranges)
     flow = _Flow(mod, fn)
     named = mod.named_types
-    for d in lds:
+    for d, needed in zip(lds, need, strict=True):
         acc = d.access
+        if not needed:
+            d.dma = unsummarised(dma_operands(acc.intrinsic) is not None)
+            continue
         dma = dma_operands(acc.intrinsic)
         ops = opparse.parse(mod, acc.inst)
         size: int | None = None
@@ -481,6 +564,8 @@ def in_flight(acc: Summary, dma: Summary) -> bool:
     """May ``dma`` still be in flight when ``acc`` runs (a path from it with no full wait)?"""
     blk_a, idx_a, kill_a = acc[4], acc[5], acc[6]
     blk_d, idx_d, reach_d = dma[4], dma[5], dma[7]
+    if idx_a < 0 or idx_d < 0:  # ``unsummarised``: not known
+        return True
     if blk_a == blk_d and idx_a > idx_d and kill_a < idx_d:
         return True
     return kill_a < 0 and blk_a in reach_d
@@ -488,7 +573,7 @@ def in_flight(acc: Summary, dma: Summary) -> bool:
 
 def keeps(acc: Summary | None, dma: Summary) -> bool:
     """May ``acc`` keep a scope it shares with ``dma`` (see the module's docstring)?"""
-    if acc is None:
+    if acc is None or acc[5] < 0 or dma[5] < 0:  # ``unsummarised``: not known
         return False
     sem_a, aa_a, size_a = acc[1], acc[2], acc[3]
     sem_d, aa_d, size_d = dma[1], dma[2], dma[3]
@@ -506,4 +591,5 @@ def keeps(acc: Summary | None, dma: Summary) -> bool:
     return not (kind_a == "inttoptr" and int_a == int_d)
 
 
-__all__ = ["AABase", "Sem", "Summary", "Walker", "dma_operands", "in_flight", "keeps", "summarise", "AA_MD", "SCOPE_MD"]
+__all__ = ["AABase", "Sem", "Summary", "Walker", "dma_operands", "in_flight", "keeps", "summarise", "unsummarised",
+           "walked_none", "AA_MD", "SCOPE_MD"]

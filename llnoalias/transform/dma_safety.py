@@ -51,6 +51,7 @@ from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
 from ..ir.datalayout import layout_of
 from ..ir.model import Module
+from . import dma_addresses
 from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps
 from .scopes import Decision, Plan, may_overlap
 
@@ -92,9 +93,19 @@ def _by_function(decisions: list[Decision], lds_summaries: bool = True) -> list[
     """The decisions grouped by function, in first-seen order; with ``lds_summaries`` only
     those of the LDS domain that carry an address summary (``summarise``)."""
     by_fn: dict[int, list[Decision]] = {}
+    fn: object = None
+    cur: list[Decision] = []
     for d in decisions:
-        if not lds_summaries or (d.domain == LDS_DOMAIN and d.dma is not None):
-            by_fn.setdefault(id(d.access.inst.function), []).append(d)
+        if lds_summaries and (d.dma is None or d.domain != LDS_DOMAIN):
+            continue
+        # a function's decisions are adjacent in a plan: one look-up per function
+        if d.access.inst.function is not fn:
+            fn = d.access.inst.function
+            got = by_fn.get(id(fn))
+            if got is None:
+                got = by_fn[id(fn)] = []
+            cur = got
+        cur.append(d)
     return list(by_fn.values())
 
 
@@ -205,7 +216,10 @@ def guard(p: Plan) -> list[Decision]:
         dmas = [d for d in ds if d.dma is not None and d.dma[0]]
         if not dmas:
             continue
-        if any(AA_MD.search(_code(d)) for d in ds if d.dma is not None and not d.dma[0]):
+        # no access of the function with the input's alias metadata or a root of a DMA
+        # (``walked_none``): rule (a) alone can change a claim
+        quiet = dma_addresses.walked_none(ds)
+        if not quiet and any(AA_MD.search(_code(d)) for d in ds if d.dma is not None and not d.dma[0]):
             unsafe_in.extend(d for d in dmas if not SCOPE_MD.search(_code(d)))
         bare = [d for d in dmas if not d.keys]
         if bare:
@@ -213,6 +227,8 @@ def guard(p: Plan) -> list[Decision]:
             for d in ds:
                 if d.keys:
                     _withdraw(d, UNTRACED, blocker)
+            continue
+        if quiet:
             continue
         # DMAs with equal scopes share one slot, and SIInsertWaitcnts asks alias analysis
         # about the slot's first DMA only: when any DMA of a group may be in flight, the
@@ -280,6 +296,8 @@ def residual(p: Plan, out: Guarded) -> None:
     a read through ``inttoptr`` that llnoalias scoped no longer waited, and the producer's
     read after it lost its wait with it)."""
     for ds in _by_function(p.decisions):
+        if dma_addresses.walked_none(ds):  # no access with the input's alias metadata
+            continue
         dmas = [d for d in ds if d.dma is not None and d.dma[0] and (d.keys or SCOPE_MD.search(_code(d)))]
         if not dmas:
             continue
