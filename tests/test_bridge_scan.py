@@ -20,29 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _fp_literals_every_line(text: str, token_re: bridge.LazyPattern,
                             convert: Callable[[str, re.Match[str]], str | None]) -> tuple[str, int]:
-    """The rewrite as it read every line (the reference)."""
+    """The rewrite as it read every line (the reference): the same conversion of a line,
+    on each of the lines ``str.splitlines`` finds rather than the ones a search points at."""
     count = 0
     out: list[str] = []
     for line in text.splitlines(keepends=True):
-        if line.lstrip().startswith(";"):
-            out.append(line)
-            continue
-        pieces: list[str] = []
-        last = 0
-        for m in token_re.finditer(line):
-            before = line[:m.start()]
-            if before.count('"') % 2:
-                continue
-            types = bridge._FP_TYPE_RE.findall(before)
-            new = convert(types[-1], m) if types else None
-            if new is None:
-                continue
-            pieces.append(line[last:m.start()])
-            pieces.append(new)
-            last = m.end()
-            count += 1
-        pieces.append(line[last:])
-        out.append("".join(pieces))
+        new, n = bridge.fp_literals_of_line(line, token_re, convert)
+        out.append(new)
+        count += n
     return "".join(out), count
 
 
@@ -72,33 +57,12 @@ def _texts() -> list[str]:
 TEXTS = _texts()
 
 
-def _bits(ty: str, m: re.Match[str]) -> str | None:
-    bits = int(m.group(1), 16)
-    return bridge._spell(ty, bits) if ty in bridge._FP_WIDTH and bits < 1 << bridge._FP_WIDTH[ty] else None
-
-
-def _special(ty: str, m: re.Match[str]) -> str | None:
-    if ty not in bridge._FP_WIDTH:
-        return None
-    bits = bridge._FP_SPECIAL_BITS[ty, m.group(2)]
-    if m.group(1) == "-":
-        bits |= 1 << (bridge._FP_WIDTH[ty] - 1)
-    return bridge._spell(ty, bits)
-
-
-def _decimal(ty: str, m: re.Match[str]) -> str | None:
-    if ty not in bridge._FP_FORMAT or bridge._llvm22_reads_exactly(m.group(1), ty):
-        return None
-    bits = bridge.round_decimal(m.group(1), ty)
-    return None if bits is None else bridge._spell(ty, bits)
-
-
 @pytest.mark.parametrize("name", ["bits", "special", "decimal"])
 def test_literal_rewrites_equal_the_line_by_line_form(name: str) -> None:
     token_re, convert, rewrite = {
-        "bits": (bridge._FLOAT_BITS_RE, _bits, bridge._float_bits),
-        "special": (bridge._FLOAT_SPECIAL_RE, _special, bridge._float_special),
-        "decimal": (bridge._FLOAT_DECIMAL_RE, _decimal, bridge._float_decimal),
+        "bits": (bridge._FLOAT_BITS_RE, bridge.bits_literal, bridge._float_bits),
+        "special": (bridge._FLOAT_SPECIAL_RE, bridge.special_literal, bridge._float_special),
+        "decimal": (bridge._FLOAT_DECIMAL_RE, bridge.decimal_literal, bridge._float_decimal),
     }[name]
     changed = 0
     for text in TEXTS:

@@ -194,26 +194,35 @@ def _fp_literals(text: str, token_re: LazyPattern,
         return text, 0
     count = 0
     for i in todo:
-        line = lines[i]
-        if line.lstrip().startswith(";"):
-            continue
-        pieces: list[str] = []
-        last = 0
-        for m in token_re.finditer(line):
-            before = line[:m.start()]
-            if before.count('"') % 2:
-                continue
-            types = _FP_TYPE_RE.findall(before)
-            new = convert(types[-1], m) if types else None
-            if new is None:
-                continue
-            pieces.append(line[last:m.start()])
-            pieces.append(new)
-            last = m.end()
-            count += 1
-        pieces.append(line[last:])
-        lines[i] = "".join(pieces)
+        lines[i], n = fp_literals_of_line(lines[i], token_re, convert)
+        count += n
     return "".join(lines), count
+
+
+def fp_literals_of_line(line: str, token_re: LazyPattern,
+                        convert: Callable[[str, re.Match[str]], str | None]) -> tuple[str, int]:
+    """``_fp_literals`` on one line: the line with its tokens converted, and how many."""
+    if line.lstrip().startswith(";"):
+        return line, 0
+    count = 0
+    pieces: list[str] = []
+    last = 0
+    for m in token_re.finditer(line):
+        before = line[:m.start()]
+        if before.count('"') % 2:
+            continue
+        types = _FP_TYPE_RE.findall(before)
+        new = convert(types[-1], m) if types else None
+        if new is None:
+            continue
+        pieces.append(line[last:m.start()])
+        pieces.append(new)
+        last = m.end()
+        count += 1
+    if not count:
+        return line, 0
+    pieces.append(line[last:])
+    return "".join(pieces), count
 
 
 def _spell(ty: str, bits: int) -> str:
@@ -234,12 +243,14 @@ _FLOAT_BITS_RE = lazy(r"(?<=[\s,(\[<])f0x([0-9A-Fa-f]+)\b")
 _FLOAT_BITS_FINDER = lazy(r"f0x[0-9A-Fa-f]")
 
 
-def _float_bits(text: str) -> tuple[str, int]:
-    def one(ty: str, m: re.Match[str]) -> str | None:
-        bits = int(m.group(1), 16)
-        return _spell(ty, bits) if ty in _FP_WIDTH and bits < 1 << _FP_WIDTH[ty] else None
+def bits_literal(ty: str, m: re.Match[str]) -> str | None:
+    """LLVM 22's spelling of a ``_FLOAT_BITS_RE`` token of type ``ty``, or None."""
+    bits = int(m.group(1), 16)
+    return _spell(ty, bits) if ty in _FP_WIDTH and bits < 1 << _FP_WIDTH[ty] else None
 
-    return _fp_literals(text, _FLOAT_BITS_RE, one, _FLOAT_BITS_FINDER)
+
+def _float_bits(text: str) -> tuple[str, int]:
+    return _fp_literals(text, _FLOAT_BITS_RE, bits_literal, _FLOAT_BITS_FINDER)
 
 
 #: ``+inf``/``-inf`` and the preferred quiet NaNs ``+qnan``/``-qnan`` (the sign is required).
@@ -257,16 +268,17 @@ _FP_SPECIAL_BITS = {
 def _float_special(text: str) -> tuple[str, int]:
     if ("inf" not in text and "qnan" not in text) or _FLOAT_SPECIAL_FINDER.search(text) is None:
         return text, 0
+    return _fp_literals(text, _FLOAT_SPECIAL_RE, special_literal, _FLOAT_SPECIAL_FINDER)
 
-    def one(ty: str, m: re.Match[str]) -> str | None:
-        if ty not in _FP_WIDTH:
-            return None
-        bits = _FP_SPECIAL_BITS[ty, m.group(2)]
-        if m.group(1) == "-":
-            bits |= 1 << (_FP_WIDTH[ty] - 1)
-        return _spell(ty, bits)
 
-    return _fp_literals(text, _FLOAT_SPECIAL_RE, one, _FLOAT_SPECIAL_FINDER)
+def special_literal(ty: str, m: re.Match[str]) -> str | None:
+    """LLVM 22's spelling of a ``_FLOAT_SPECIAL_RE`` token of type ``ty``, or None."""
+    if ty not in _FP_WIDTH:
+        return None
+    bits = _FP_SPECIAL_BITS[ty, m.group(2)]
+    if m.group(1) == "-":
+        bits |= 1 << (_FP_WIDTH[ty] - 1)
+    return _spell(ty, bits)
 
 
 #: A decimal constant as LLVM's lexer reads one: ``[-+]?[0-9]+[.][0-9]*([eE][-+]?[0-9]+)?``.
@@ -348,14 +360,16 @@ def _float_decimal(text: str) -> tuple[str, int]:
         literals.update(_FLOAT_DECIMAL_RE.findall(lines[i]))
     if all(all(_llvm22_reads_exactly(literal, ty) for ty in _FP_FORMAT) for literal in literals):
         return text, 0
+    return _fp_literals(text, _FLOAT_DECIMAL_RE, decimal_literal, _FLOAT_DECIMAL_FINDER)
 
-    def one(ty: str, m: re.Match[str]) -> str | None:
-        if ty not in _FP_FORMAT or _llvm22_reads_exactly(m.group(1), ty):
-            return None
-        bits = round_decimal(m.group(1), ty)
-        return None if bits is None else _spell(ty, bits)
 
-    return _fp_literals(text, _FLOAT_DECIMAL_RE, one, _FLOAT_DECIMAL_FINDER)
+def decimal_literal(ty: str, m: re.Match[str]) -> str | None:
+    """LLVM 22's spelling of a ``_FLOAT_DECIMAL_RE`` token of type ``ty`` that it would not
+    read exactly, or None."""
+    if ty not in _FP_FORMAT or _llvm22_reads_exactly(m.group(1), ty):
+        return None
+    bits = round_decimal(m.group(1), ty)
+    return None if bits is None else _spell(ty, bits)
 
 
 _RSRC_RE = lazy(r"@llvm\.amdgcn\.make\.buffer\.rsrc\.(p\d+)\(")
