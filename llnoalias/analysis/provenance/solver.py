@@ -556,7 +556,7 @@ def _aggregate_argument(ty: Type, named: dict[str, Type], depth: int = 0) -> Lat
 
 
 def _reads(fa: FunctionAnalysis, iops: Ops) -> list[str]:
-    """What an instruction reads, in general (both walks ask for it where their common
+    """What an instruction reads, in general (``_walk`` asks for it where its common
     case does not fit): the local names among its operands not solved before, last first;
     none for a kind in ``NO_DEPS``, but what a load of a forwarded stack slot reads is what
     the slot's stores write."""
