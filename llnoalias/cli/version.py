@@ -16,9 +16,10 @@ def compiled_parts() -> str:
     from ..compiled import TWINS, load
 
     short = [t.key for t in TWINS]
-    if os.environ.get("LLNOALIAS_PURE") and not any(load(s) for s in short):
-        return "pure Python (LLNOALIAS_PURE is set; the C extensions are not loaded)"
     loaded = [s for s in short if load(s) is not None]
+    pure = os.environ.get("LLNOALIAS_PURE")
+    if pure and not loaded:
+        return "pure Python (LLNOALIAS_PURE is set; the C extensions are not loaded)"
     missing = [s for s in short if s not in loaded]
     if not loaded:
         return ("pure Python (no C extension was built: no C compiler or Python headers where it "
@@ -26,7 +27,7 @@ def compiled_parts() -> str:
     if not missing:
         return f"compiled ({len(loaded)} of {len(short)} C extensions: {', '.join(loaded)})"
     return (f"partly compiled ({len(loaded)} of {len(short)} C extensions: {', '.join(loaded)}; "
-            f"pure Python for {', '.join(missing)}, not built)")
+            f"pure Python for {', '.join(missing)}, {'LLNOALIAS_PURE is set' if pure else 'not built'})")
 
 
 def llvmlite_versions() -> tuple[str, str]:
