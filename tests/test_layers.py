@@ -22,6 +22,7 @@ LAYERS = {
     "api": 5,
     "backends": 5,
     "stats": 6,
+    "check": 6,
     "cli": 7,
     "triton": 8,
 }

@@ -10,7 +10,7 @@ import click
 
 from .. import __version__
 from ..backends import ExternalToolError, codegen
-from ..diagnostics import LLNoaliasError, note
+from ..diagnostics import LLNoaliasError, note, warn
 from ..fileio import display_name, read_input, write_output
 from .options import annotate_options, options_from_kwargs
 
@@ -77,11 +77,38 @@ def _fail_external(exc: ExternalToolError) -> None:
               help="The ptxas that turns PTX into a cubin (default: ptxas on PATH).")
 @click.option("--no-annotate", "no_annotate", is_flag=True, default=False,
               help="Generate code from IN as it is, without adding alias metadata.")
+@click.option("--no-check", "no_check", is_flag=True, default=False,
+              help="Do not check the generated AMDGPU code for LDS-DMA races (by default, a function "
+                   "where the annotated module races and the input does not loses llnoalias's claims "
+                   "and is compiled again).")
 @annotate_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
+def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, triple: str | None,
+             llc: str | None, llc_args: tuple[str, ...], ptxas: str | None, optimize: bool, level: int,
+             notes: list[str], used: dict[str, str]) -> bytes:
+    """Generate code from the annotated ``text`` and check it (``check.selfcheck``); say on
+    stderr where claims were withdrawn and which races the input has itself."""
+    from ..check.selfcheck import checked_compile
+
+    sc = checked_compile(text, original, name, emit=kind, mcpu=mcpu, triple=triple, llc=llc, llc_args=llc_args,
+                         ptxas=ptxas, optimize=optimize, level=level, notes=notes, used=used)
+    for fn, race in sc.withdrawn.items():
+        warn(f"{name}: withdrew llnoalias's claims in {fn}: the annotated module compiled to an LDS access "
+             f"(line {race.access.ir_line}) that runs while the LDS-DMA at line {race.dma.ir_line} may still "
+             "write its bytes, and the input does not; compiled again without them (llnoalias check shows "
+             "the race; --no-check keeps the claims)")
+    if sc.left:
+        r = sc.left[0]
+        more = f" and {len(sc.left) - 1} more" if len(sc.left) > 1 else ""
+        warn(f"{name}: the generated code has an LDS-DMA race the input has too: line {r.access.ir_line} may "
+             f"run while the LDS-DMA at line {r.dma.ir_line} still writes its bytes{more} "
+             "(llnoalias check IN lists them)")
+    return sc.code
+
+
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
-                    no_annotate: bool, llc_args: tuple[str, ...], **kwargs: Any) -> None:
+                    no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
     The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;
@@ -94,7 +121,7 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
     try:
         if kind == "obj" and output in (None, "-") and sys.stdout.isatty():
             raise LLNoaliasError("refusing to write an object file to a terminal; pass -o FILE")
-        text = read_input(input_path)
+        text = original = read_input(input_path)
         if not no_annotate:
             from ..api import annotate
             from .run import note_missed, print_warnings
@@ -111,9 +138,13 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
 
             note(f"llnoalias {__version__}, {compiled_parts()}")
         try:
-            code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args), ptxas=ptxas,
-                                    triple=triple, optimize=optimize, notes=notes, used=used,
-                                    level=int(codegen_level))
+            if no_annotate or no_check or text == original:
+                code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args),
+                                        ptxas=ptxas, triple=triple, optimize=optimize, notes=notes, used=used,
+                                        level=int(codegen_level))
+            else:
+                code = _checked(text, original, display_name(input_path), kind, mcpu, triple, llc,
+                                tuple(llc_args), ptxas, optimize, int(codegen_level), notes, used)
         finally:
             print_notes(notes, verbose)
         if verbose and used:

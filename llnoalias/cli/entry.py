@@ -26,7 +26,7 @@ _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args
            "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias",
            "-j": "jobs", "--jobs": "jobs"}
 #: the subcommands of :mod:`.main` (an input of that name goes to click)
-_COMMANDS = ("annotate", "compile", "explain", "stats", "gate")
+_COMMANDS = ("annotate", "check", "compile", "explain", "stats", "gate")
 
 
 class FastRun(Record):

@@ -66,6 +66,7 @@ class DefaultGroup(click.Group):
 
 
 _LAZY_COMMANDS = {
+    "check": (".check", "check_command"),
     "compile": (".compile", "compile_command"),
     "explain": (".explain", "explain_command"),
     "stats": (".reports", "stats_command"),

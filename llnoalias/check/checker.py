@@ -1,0 +1,117 @@
+"""``llnoalias check``: compile a module as given and judge its LDS-DMA waits in the assembly.
+
+The steps (design section 4b): parse the module (bad input is a located error, as
+everywhere), make the located copy (``locate``), generate its assembly with the code
+generator the caller names (llvmlite's LLVM, or an ``llc``), find what every IR access may
+touch (``footprints``) and judge every function of the assembly (``judge``). Optionally the
+module is compiled without the locations too, to say whether they changed the code.
+Nothing here prints: the caller formats the result.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..analysis.memory.intrinsics import LDS_DMA_TEXT
+from ..backends import codegen
+from ..backends.target import detect
+from ..ir.model import Module
+from ..ir.parser import parse_module
+from ..ir.source import SourceFile
+from .footprints import IRAccess, module_footprints
+from .judge import FunctionVerdict, Race, Wait, judge
+from .locate import same_instructions, with_line_locations
+
+FORMAT = "llnoalias.check/1"
+
+
+@dataclass(slots=True)
+class CheckResult:
+    """What ``check`` found in one module."""
+
+    path: str
+    source: SourceFile
+    functions: list[FunctionVerdict] = field(default_factory=list)
+    #: which code generator ran (``codegen.generate``'s ``used``)
+    generator: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    #: whether the located copy compiled to the same instructions as the module (None: not asked)
+    same_instructions: bool | None = None
+    difference: str = ""
+    #: the module's family: ``amdgpu`` (judged) or ``nvptx`` (nothing to judge)
+    family: str = ""
+    #: the assembly of the located copy (for callers that keep it)
+    asm: str = ""
+
+    @property
+    def races(self) -> list[Race]:
+        return [r for f in self.functions for r in f.races]
+
+    @property
+    def waits(self) -> list[Wait]:
+        return [w for f in self.functions for w in f.waits]
+
+    @property
+    def clean(self) -> bool:
+        return not self.races
+
+    def racing_functions(self) -> set[str]:
+        return {f.name for f in self.functions if f.races}
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "format": FORMAT,
+            "file": self.path,
+            "family": self.family,
+            "generator": self.generator,
+            "same_instructions": self.same_instructions,
+            "functions": [{"name": f.name, "dmas": f.dmas, "lds": f.lds, "unmapped": f.unmapped,
+                           "races": len(f.races), "waits": len(f.waits)} for f in self.functions],
+            "races": [r.to_json() for r in self.races],
+            "waits": [w.to_json() for w in self.waits],
+            "notes": list(self.notes),
+        }
+
+
+def has_lds_dma(text: str) -> bool:
+    """Does the module call an LDS-DMA intrinsic (a cheap search: nothing to race without)?"""
+    return LDS_DMA_TEXT.search(text) is not None
+
+
+def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, triple: str | None = None,
+               llc: str | None = None, compare_plain: bool = False, timeout: float = 300.0,
+               module: Module | None = None) -> CheckResult:
+    """Check one module's text (see the module's docstring). Raises ``LLNoaliasError`` on
+    bad input or when no code generator can take the module."""
+    src = SourceFile(path, text)
+    mod = module if module is not None else parse_module(src)
+    res = CheckResult(path, mod.source)
+    target = detect(text, mcpu, triple)
+    res.family = target.family
+    if not target.is_amdgpu:
+        res.notes.append("an NVPTX module has no LDS-DMA whose waits the code generator decides: nothing to check")
+        return res
+    located = with_line_locations(mod, path)
+
+    def gen(ir: str, used: dict[str, str]) -> str:
+        return codegen.generate(ir, emit="asm", mcpu=mcpu, llc=llc, triple=triple, timeout=timeout,
+                                notes=res.notes, used=used).decode("utf-8", "replace")
+
+    plain_used: dict[str, str] = {}
+    if compare_plain:
+        with ThreadPoolExecutor(2) as pool:
+            f_loc = pool.submit(gen, located, res.generator)
+            f_plain = pool.submit(gen, text, plain_used)
+            asm, plain = f_loc.result(), f_plain.result()
+        res.same_instructions, res.difference = same_instructions(asm, plain)
+    else:
+        asm = gen(located, res.generator)
+    res.notes[:] = list(dict.fromkeys(res.notes))
+    res.asm = asm
+    accesses: dict[int, IRAccess] = module_footprints(mod)
+    res.functions = judge(asm, accesses)
+    return res
+
+
+__all__ = ["FORMAT", "CheckResult", "check_text", "has_lds_dma"]

@@ -1,0 +1,135 @@
+"""``llnoalias check IN``: LDS-DMA races judged in the assembly the code generator writes."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from ..diagnostics import Location, LLNoaliasError, format_diagnostic
+from ..fileio import display_name, read_input, write_stdout
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..check.checker import CheckResult
+    from ..check.judge import Place, Wait
+    from ..ir.source import SourceFile
+
+#: exit status when a race was found
+EXIT_RACE = 1
+
+_CAUSE_TEXT = {
+    "needed": "needed",
+    "barrier": "before a barrier",
+    "producer": "the producer's own wait",
+    "none": "needed by nothing",
+}
+
+
+def _loc(src: SourceFile, place: Place) -> Location | None:
+    if place.ir_line <= 0:
+        return None
+    return Location(src.path, place.ir_line, max(place.ir_col, 1), src.line_text(place.ir_line))
+
+
+def format_race(res: CheckResult, n: int) -> str:
+    """One race as an error at the access and a note at the DMA."""
+    r = res.races[n]
+    src = res.source
+    via = " -> ".join(r.path) if r.path else "its own block"
+    at_access = _loc(src, r.access)
+    msg = (f"LDS access may touch {r.access_bytes} while the LDS-DMA that writes {r.dma_bytes} is still in "
+           f"flight: no vmcnt wait retires it on a path ({via}) in {r.function} "
+           f"[assembly line {r.access.asm_line}: `{r.access.asm_text}`]")
+    if at_access is None:
+        msg += " (the instruction has no IR line)"
+    out = format_diagnostic("error", msg, at_access)
+    at_dma = _loc(src, r.dma)
+    out += format_diagnostic("note", f"the LDS-DMA [assembly line {r.dma.asm_line}: `{r.dma.asm_text}`]", at_dma)
+    return out
+
+
+def _where(src: SourceFile, p: Place) -> str:
+    return f"{src.path}:{p.ir_line}" if p.ir_line > 0 else f"asm:{p.asm_line}"
+
+
+def format_waits(res: CheckResult) -> str:
+    """Every vmcnt wait and its cause, one line each (``--waits``)."""
+    src = res.source
+    lines = []
+    for w in res.waits:
+        lines.append(_wait_line(src, w))
+    counts: dict[str, int] = {}
+    for w in res.waits:
+        counts[w.cause] = counts.get(w.cause, 0) + 1
+    summary = ", ".join(f"{counts[c]} {_CAUSE_TEXT[c]}" for c in _CAUSE_TEXT if counts.get(c))
+    lines.append(f"{len(res.waits)} vmcnt waits" + (f": {summary}" if summary else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _wait_line(src: SourceFile, w: Wait) -> str:
+    head = f"{_where(src, w.at)}: asm {w.at.asm_line}: vmcnt({w.value}) in {w.function}: {_CAUSE_TEXT[w.cause]}"
+    if w.retires:
+        shown = ", ".join(_where(src, p) for p in w.retires[:4])
+        more = f" and {len(w.retires) - 4} more" if len(w.retires) > 4 else ""
+        head += f"; retires {shown}{more}"
+    if w.needed_by is not None:
+        head += f"; for {_where(src, w.needed_by)} `{w.needed_by.asm_text}`"
+    return head
+
+
+@click.command("check", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("input_path", metavar="IN", default="-")
+@click.option("--mcpu", metavar="CPU", help="The GPU (default: the module's \"target-cpu\").")
+@click.option("--triple", metavar="TRIPLE", help="The target triple (default: the module's).")
+@click.option("--llc", metavar="PATH", help="Generate code with this llc instead of llvmlite's LLVM.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (schema llnoalias.check/1) on stdout.")
+@click.option("--waits", "show_waits", is_flag=True,
+              help="List every vmcnt wait with its cause (the load or DMA it retires and what needed it, a "
+                   "barrier, the producer's own wait, or nothing: a wait a change could save).")
+@click.option("--compare-plain", is_flag=True,
+              help="Also compile the module without the debug locations the check adds, and say whether "
+                   "the instructions differ.")
+def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
+                  show_waits: bool, compare_plain: bool) -> None:
+    """Compile IN as given and report every LDS access that some path of the assembly reaches
+    while an LDS-DMA that may write its bytes is still in flight (no vmcnt wait retired it).
+
+    Works on any producer's module (its own alias scopes, clang's !tbaa, llnoalias's output).
+    Exit status: 0 no race, 1 a race, 2 bad input or no code generator."""
+    from ..backends import ExternalToolError
+    from ..check.checker import check_text
+    from .compile import _fail_external, print_notes
+
+    name = display_name(input_path)
+    try:
+        text = read_input(input_path)
+        res = check_text(text, name, mcpu=mcpu, triple=triple, llc=llc, compare_plain=compare_plain)
+    except ExternalToolError as exc:
+        _fail_external(exc)
+        return
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    print_notes(res.notes, False)
+    if res.same_instructions is False:
+        sys.stderr.write(format_diagnostic(
+            "warning", f"{name}: the debug locations the check adds changed the generated code "
+                       f"({res.difference}); the verdict is about the located copy"))
+    if as_json:
+        write_stdout(json.dumps(res.to_json(), indent=2) + "\n")
+    for n in range(len(res.races)):
+        sys.stderr.write(format_race(res, n))
+    if show_waits and not as_json:
+        write_stdout(format_waits(res))
+    if not as_json:
+        n_dma = sum(f.dmas for f in res.functions)
+        races = len(res.races)
+        sys.stderr.write(format_diagnostic(
+            "note", f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses "
+                    f"({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in {len(res.functions)} "
+                    f"function{'s' if len(res.functions) != 1 else ''}, {len(res.waits)} vmcnt waits)"))
+    sys.stderr.flush()
+    if res.races:
+        sys.exit(EXIT_RACE)
