@@ -16,6 +16,7 @@ PKG = Path(__file__).resolve().parent.parent / "llnoalias"
 LAYERS = {
     "diagnostics": 0, "options": 0, "fileio": 0, "plain": 0, "reasons": 0, "compiled": 0,
     "ir": 1,
+    "asm": 1,
     "analysis": 2,
     "report": 3,
     "transform": 4,

@@ -1,0 +1,491 @@
+"""Read the ``.s`` text LLVM's AMDGPU back end writes (llvmlite's LLVM 22, llc-19) into
+functions of classified instructions and basic blocks.
+
+Only what the text says is read: ``;`` and ``//`` start comments (so ``; s_waitcnt vmcnt(0)``
+is no wait), the lines between ``;;#ASMSTART`` and ``;;#ASMEND`` are the producer's inline
+assembly (its waits are waits, marked ``producer_asm``), ``.loc FILE LINE COL`` gives the
+source position of the instructions after it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: instruction kinds
+DMA, VMEM_LOAD, VMEM_STORE, LDS, WAIT, BARRIER, BRANCH, CALL, RETURN, OTHER = (
+    "dma", "vmem_load", "vmem_store", "lds", "wait", "barrier", "branch", "call", "return", "other")
+
+_VMEM_PREFIX = ("buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_")
+#: cache control, not entries of the queue
+_NOT_VMEM = ("buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "buffer_gl1_inv",
+             "global_wb", "global_inv")
+_NOT_LDS = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_nop", "ds_gws", "ds_append", "ds_consume")
+#: modifiers that make an atomic return the old value (gfx9/10/11 ``glc``, gfx940 ``sc0``, gfx12 ``th:``)
+_RETURNS = ("glc", "sc0", "th:TH_ATOMIC_RETURN")
+_LABEL = re.compile(r"^([A-Za-z_.$][\w.$@]*):")
+_REG = re.compile(r"\b([vsa])(?:\[(\d+):(\d+)\]|(\d+)\b)")
+_FIELD = re.compile(r"(\w+)\((\d+)\)")
+_LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_OFFSET = re.compile(r"^(offset[01]?):(-?(?:0x[0-9a-fA-F]+|\d+))$")
+_GFX = re.compile(r"gfx(\d+)[a-z]?")
+#: ``; NumVgprs: 12``, ``; codeLenInByte = 268``, ``; COMPUTE_PGM_RSRC2:USER_SGPR: 2``
+_INFO = re.compile(r"^;\s*([A-Za-z_][\w:]*(?: [A-Za-z_]\w*)*)\s*[:=]\s+(\S.*)$")
+_LONG_BRANCH = re.compile(r"\((\.L\w+)-")
+
+#: bytes one lane touches, by a token of the mnemonic
+_WIDTH = {
+    "b8": 1, "u8": 1, "i8": 1, "ubyte": 1, "sbyte": 1, "byte": 1,
+    "b16": 2, "u16": 2, "i16": 2, "short": 2, "ushort": 2, "sshort": 2, "d16": 2, "f16": 2,
+    "b32": 4, "u32": 4, "i32": 4, "f32": 4, "dword": 4,
+    "b64": 8, "u64": 8, "i64": 8, "f64": 8, "dwordx2": 8,
+    "b96": 12, "dwordx3": 12,
+    "b128": 16, "dwordx4": 16,
+}
+
+#: raw ``s_waitcnt`` immediate fields per generation: counter -> ((shift, width), ...) low part first
+_RAW_FIELDS: dict[int, dict[str, tuple[tuple[int, int], ...]]] = {
+    9: {"vmcnt": ((0, 4), (14, 2)), "expcnt": ((4, 3),), "lgkmcnt": ((8, 4),)},
+    10: {"vmcnt": ((0, 4), (14, 2)), "expcnt": ((4, 3),), "lgkmcnt": ((8, 6),)},
+    11: {"vmcnt": ((10, 6),), "expcnt": ((0, 3),), "lgkmcnt": ((4, 6),)},
+}
+#: gfx12's ``s_wait_*`` instructions: mnemonic -> counters (a combined one: high field first)
+_GFX12_WAITS = {
+    "s_wait_loadcnt": ("loadcnt",), "s_wait_storecnt": ("storecnt",), "s_wait_dscnt": ("dscnt",),
+    "s_wait_kmcnt": ("kmcnt",), "s_wait_samplecnt": ("samplecnt",), "s_wait_bvhcnt": ("bvhcnt",),
+    "s_wait_expcnt": ("expcnt",),
+    "s_wait_loadcnt_dscnt": ("loadcnt", "dscnt"), "s_wait_storecnt_dscnt": ("storecnt", "dscnt"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AsmInst:
+    """One instruction of a function (``index`` in the function, ``line`` 1-based in the .s)."""
+
+    index: int
+    line: int
+    text: str
+    mnemonic: str
+    operands: tuple[str, ...]
+    kind: str
+    ir_line: int = 0
+    ir_col: int = 0
+    producer_asm: bool = False
+    #: True for a write of LDS (``ds_write*``, an LDS-DMA, a flat store), False for a read,
+    #: None for a read-modify-write (and for instructions that do not touch LDS)
+    lds_write: bool | None = None
+    #: counter -> value, for waits (a raw immediate's fields at their maximum are left out)
+    wait: dict[str, int] = field(default_factory=dict, hash=False, compare=False)
+    dests: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+    offsets: tuple[int, ...] = ()
+    width: int = 0
+    #: the label a branch goes to
+    target: str | None = None
+    #: a flat instruction: vector memory that may also touch LDS
+    may_lds: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AsmBlock:
+    """Instructions ``first..last`` (inclusive); ``succs`` are indices of blocks."""
+
+    label: str
+    first: int
+    last: int
+    succs: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class AsmFunction:
+    name: str
+    line: int
+    #: the line of its ``.Lfunc_end`` label (0: none)
+    end: int = 0
+    insts: list[AsmInst] = field(default_factory=list)
+    blocks: list[AsmBlock] = field(default_factory=list)
+    #: label -> index of the first instruction after it
+    labels: dict[str, int] = field(default_factory=dict)
+    resources: dict[str, int | str] = field(default_factory=dict)
+
+    def block_of(self, index: int) -> int:
+        """The block holding instruction ``index``."""
+        lo, hi = 0, len(self.blocks) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.blocks[mid].first <= index:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+
+def target_generation(text: str) -> int:
+    """9, 10, 11 or 12 from the target the assembly names (``.amdgcn_target``, the metadata's
+    ``amdhsa.target``, an ``-mcpu=`` comment); 9 when it names none."""
+    for pat in (r'\.amdgcn_target\s+"[^"]*?(gfx\w+)', r"amdhsa\.target:\s*\S*?(gfx\w+)",
+                r"-mcpu[= ](gfx\w+)", r"\b(gfx\d+[a-z]?)\b"):
+        m = re.search(pat, text)
+        if m:
+            g = _GFX.match(m.group(1))
+            if g:
+                return generation_of(g.group(0))
+    return 9
+
+
+def generation_of(cpu: str) -> int:
+    """``gfx942`` -> 9, ``gfx90a`` -> 9, ``gfx1030`` -> 10, ``gfx1201`` -> 12."""
+    m = _GFX.match(cpu)
+    if not m:
+        return 9
+    digits = m.group(1)
+    return int(digits[:2]) if len(digits) >= 4 else int(digits[0])
+
+
+def expand(reg: str) -> list[str]:
+    """``v[4:7]`` -> v4..v7; every register named in ``reg`` (an operand)."""
+    out: list[str] = []
+    for m in _REG.finditer(reg):
+        if m.group(4) is not None:
+            out.append(m.group(1) + m.group(4))
+        else:
+            out.extend(f"{m.group(1)}{i}" for i in range(int(m.group(2)), int(m.group(3)) + 1))
+    return out
+
+
+def decode_waitcnt(imm: int, generation: int) -> dict[str, int]:
+    """The fields of a raw ``s_waitcnt`` immediate (LLVM's AMDGPUBaseInfo encoding); a field at
+    its maximum (no wait on that counter) is left out."""
+    out: dict[str, int] = {}
+    for name, parts in _RAW_FIELDS[min(max(generation, 9), 11)].items():
+        value, at, full = 0, 0, 0
+        for shift, width in parts:
+            value |= ((imm >> shift) & ((1 << width) - 1)) << at
+            full |= ((1 << width) - 1) << at
+            at += width
+        if value != full:
+            out[name] = value
+    return out
+
+
+def _int(s: str) -> int | None:
+    try:
+        return int(s, 0)
+    except ValueError:
+        return None
+
+
+def _wait_fields(mnem: str, operands: tuple[str, ...], rest: str, generation: int) -> dict[str, int] | None:
+    if mnem == "s_waitcnt":
+        named = _FIELD.findall(rest)
+        if named:
+            return {k: int(v) for k, v in named}
+        imm = _int(operands[0]) if operands else None
+        return decode_waitcnt(imm, generation) if imm is not None else None
+    if mnem in ("s_waitcnt_vmcnt", "s_waitcnt_vscnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt"):
+        imm = _int(operands[-1]) if operands else None
+        return {mnem[len("s_waitcnt_"):]: imm} if imm is not None else None
+    if mnem in _GFX12_WAITS:
+        imm = _int(operands[-1]) if operands else None
+        if imm is None:
+            return None
+        names = _GFX12_WAITS[mnem]
+        if len(names) == 1:
+            return {names[0]: imm}
+        return {names[0]: (imm >> 8) & 0x3F, names[1]: imm & 0x3F}
+    return None
+
+
+def _width(mnem: str) -> int:
+    tokens = mnem.split("_")
+    w = 0
+    for t in tokens[1:]:
+        if t in _WIDTH:
+            w = _WIDTH[t]
+            if t != "d16":
+                break
+    if mnem.startswith(("ds_read2", "ds_write2", "ds_load_2", "ds_store_2")):
+        w *= 2
+    return w
+
+
+def _split_operands(rest: str) -> tuple[str, ...]:
+    parts = [p.strip() for p in rest.split(",")] if rest.strip() else []
+    if not parts:
+        return ()
+    tail = parts.pop().split()
+    return tuple(p for p in parts if p) + tuple(tail)
+
+
+def _classify(mnem: str, ops: tuple[str, ...]) -> tuple[str, bool | None, bool]:
+    """(kind, lds_write, may_lds)."""
+    if mnem.startswith(_VMEM_PREFIX) and not mnem.startswith(_NOT_VMEM):
+        flat = mnem.startswith("flat_")
+        if "lds" in ops or mnem.startswith(("global_load_lds", "buffer_load_lds")):
+            return DMA, True, False
+        if "_atomic" in mnem:
+            ret = any(o in _RETURNS for o in ops)
+            return (VMEM_LOAD if ret else VMEM_STORE), (None if flat else None), flat
+        if "_store" in mnem:
+            return VMEM_STORE, (True if flat else None), flat or "lds" in mnem
+        return VMEM_LOAD, (False if flat else None), flat
+    if mnem.startswith("ds_") and not mnem.startswith(_NOT_LDS):
+        if mnem.startswith(("ds_read", "ds_load")):
+            return LDS, False, False
+        if mnem.startswith(("ds_write", "ds_store")):
+            return LDS, True, False
+        return LDS, None, False
+    if mnem in ("s_barrier", "s_barrier_wait"):
+        return BARRIER, None, False
+    if mnem == "s_branch" or mnem.startswith("s_cbranch_"):
+        return BRANCH, None, False
+    if mnem in ("s_swappc_b64", "s_call_b64"):
+        return CALL, None, False
+    if mnem in ("s_endpgm", "s_setpc_b64"):
+        return RETURN, None, False
+    return OTHER, None, False
+
+
+def _no_dest(mnem: str, kind: str, lds_write: bool | None) -> bool:
+    """The first operand is read, not written."""
+    if kind in (DMA, VMEM_STORE, BARRIER, BRANCH, CALL, RETURN, WAIT):
+        return True
+    if kind == LDS:
+        return lds_write is True or (lds_write is None and "_rtn" not in mnem)
+    return mnem.startswith(("s_cmp", "s_bitcmp", "s_nop", "s_sleep", "s_set", "s_sendmsg", "s_trap",
+                            "s_dcache", "s_icache")) and mnem != "s_setpc_b64"
+
+
+def parse_instruction(code: str, index: int, line: int, generation: int, *, loc: tuple[int, int] = (0, 0),
+                      producer: bool = False) -> AsmInst:
+    """One line of code (comment already stripped) as an instruction."""
+    mnem, _, rest = code.partition(" ")
+    mnem = mnem.strip()
+    if "\t" in mnem:
+        mnem, _, more = mnem.partition("\t")
+        rest = more + " " + rest
+    ops = _split_operands(rest)
+    kind, lds_write, may_lds = _classify(mnem, ops)
+    wait = _wait_fields(mnem, ops, rest, generation) if mnem.startswith(("s_waitcnt", "s_wait_")) else None
+    if wait is not None:
+        kind = WAIT
+    regs_first = expand(ops[0]) if ops else []
+    regs_rest = [r for o in ops[1:] for r in expand(o)]
+    if _no_dest(mnem, kind, lds_write) or not ops:
+        dests: list[str] = []
+        uses = regs_first + regs_rest
+    else:
+        dests, uses = regs_first, regs_rest
+    offsets: list[int] = []
+    width = 0
+    if kind in (LDS, DMA, VMEM_LOAD, VMEM_STORE):
+        width = _width(mnem)
+        for o in ops:
+            m = _OFFSET.match(o)
+            if m:
+                offsets.append(int(m.group(2), 0))
+    target = None
+    if kind == BRANCH and ops:
+        target = ops[0]
+    return AsmInst(index, line, code, mnem, ops, kind, loc[0], loc[1] if loc[0] else 0, producer,
+                   lds_write if kind in (LDS, DMA) or may_lds else None, wait or {}, tuple(dests),
+                   tuple(uses), tuple(offsets), width, target, may_lds)
+
+
+def _strip(raw: str) -> str:
+    code = raw.split(";", 1)[0]
+    if "//" in code:
+        code = code.split("//", 1)[0]
+    return code.strip()
+
+
+def read_amdgpu(text: str) -> list[AsmFunction]:
+    """Every function (kernel or device function) of the assembly, in order."""
+    generation = target_generation(text)
+    starts = set(re.findall(r"^\s*\.globl\s+(\S+)", text, re.MULTILINE))
+    starts -= set(re.findall(r"^\s*\.type\s+([^,\s]+)\s*,\s*@object", text, re.MULTILINE))
+    starts |= set(re.findall(r"^\s*\.type\s+([^,\s]+)\s*,\s*@function", text, re.MULTILINE))
+    lines = text.splitlines()
+    funcs: list[AsmFunction] = []
+    cur: AsmFunction | None = None
+    in_text = True
+    producer = False
+    loc = (0, 0)
+    for no, raw in enumerate(lines, 1):
+        s = raw.strip()
+        if s.startswith(";;#ASMSTART"):
+            producer = True
+            continue
+        if s.startswith(";;#ASMEND"):
+            producer = False
+            continue
+        code = _strip(raw)
+        if not code:
+            continue
+        m = _LABEL.match(code)
+        if m:
+            name = m.group(1)
+            if name in starts:
+                cur = AsmFunction(name, no)
+                funcs.append(cur)
+                loc, producer, in_text = (0, 0), False, True
+                continue
+            if cur is not None and name.startswith(".Lfunc_end"):
+                cur.end = no
+                _finish(cur)
+                cur = None
+                continue
+            if cur is not None and in_text:
+                cur.labels[name] = len(cur.insts)
+            code = code[m.end():].strip()
+            if not code:
+                continue
+        if code.startswith("."):
+            if code.startswith(".section"):
+                in_text = bool(re.match(r"\.section\s+\.?text\b", code))
+            elif code.split()[0] == ".text":
+                in_text = True
+            elif code.startswith(".loc"):
+                lm = _LOC.match(code)
+                if lm:
+                    loc = (int(lm.group(2)), int(lm.group(3) or 0))
+            continue
+        if cur is None or not in_text:
+            continue
+        cur.insts.append(parse_instruction(code, len(cur.insts), no, generation, loc=loc, producer=producer))
+    if cur is not None:
+        _finish(cur)
+    _resources(lines, funcs)
+    return funcs
+
+
+def _ends_block(inst: AsmInst) -> bool:
+    return inst.kind in (BRANCH, RETURN)
+
+
+def _long_branch_target(fn: AsmFunction, i: int) -> str | None:
+    """``s_setpc_b64`` of LLVM's long-branch expansion (``s_getpc_b64``; ``s_add_u32 s, s,
+    (.LBB0_3-.Lpost_getpc0)...``) jumps to that label."""
+    for j in range(i - 1, max(i - 6, -1), -1):
+        m = _LONG_BRANCH.search(fn.insts[j].text)
+        if m:
+            return m.group(1)
+        if fn.insts[j].mnemonic == "s_getpc_b64":
+            break
+    return None
+
+
+def _finish(fn: AsmFunction) -> None:
+    """Split ``fn`` into blocks: at labels and after branches and returns."""
+    n = len(fn.insts)
+    leaders = {0} if n else set()
+    targets: dict[int, str] = {}
+    for inst in fn.insts:
+        if inst.kind == RETURN and inst.mnemonic == "s_setpc_b64":
+            t = _long_branch_target(fn, inst.index)
+            if t is not None:
+                targets[inst.index] = t
+        if _ends_block(inst) and inst.index + 1 < n:
+            leaders.add(inst.index + 1)
+    # debug (``.Ltmp3``) and other labels nothing branches to do not start a block
+    wanted = {i.target for i in fn.insts if i.target} | set(targets.values())
+    names: dict[int, str] = {}
+    for label, i in fn.labels.items():
+        if i < n and (label.startswith(".LBB") or label in wanted):
+            names.setdefault(i, label)
+            leaders.add(i)
+    order = sorted(leaders)
+    block_at = {first: b for b, first in enumerate(order)}
+    blocks: list[AsmBlock] = []
+    for b, first in enumerate(order):
+        last = (order[b + 1] - 1) if b + 1 < len(order) else n - 1
+        end = fn.insts[last]
+        succs: list[int] = []
+        target = end.target if end.kind == BRANCH else targets.get(last)
+        if target is not None and fn.labels.get(target, n) in block_at:
+            succs.append(block_at[fn.labels[target]])
+        falls = not ((end.kind == BRANCH and end.mnemonic == "s_branch") or
+                     (end.kind == RETURN and last not in targets))
+        if last in targets:
+            falls = False
+        if falls and b + 1 < len(order):
+            succs.append(b + 1)
+        blocks.append(AsmBlock(names.get(first, f"{fn.name}@{first}" if first else fn.name), first, last,
+                               tuple(dict.fromkeys(succs))))
+    fn.blocks = blocks
+
+
+def _value(v: str) -> int | str:
+    v = v.strip()
+    n = _int(v)
+    return n if n is not None else v
+
+
+def _resources(lines: list[str], funcs: list[AsmFunction]) -> None:
+    """The register and resource lines LLVM writes for each function: the ``; Key: value``
+    comments after it (llc's ``; Kernel info:`` / ``; Function info:``), ``.set NAME.key``,
+    ``.amdhsa_*`` of its ``.amdhsa_kernel`` block and its entry of the metadata (``.vgpr_count``,
+    ``.sgpr_spill_count``, ``.private_segment_fixed_size`` ...), under the names written there."""
+    by_name = {f.name: f for f in funcs}
+    ends = {f.end: f for f in funcs if f.end}
+    after: AsmFunction | None = None
+    kernel: AsmFunction | None = None
+    meta: dict[str, int | str] = {}
+    meta_indent = -1
+    in_meta = False
+    for no, raw in enumerate(lines, 1):
+        if no in ends:
+            after = ends[no]
+            continue
+        s = raw.strip()
+        if s.startswith(".amdgpu_metadata"):
+            in_meta, after = True, None
+            continue
+        if s.startswith(".end_amdgpu_metadata"):
+            _meta_done(meta, by_name)
+            in_meta = False
+            continue
+        if in_meta:
+            meta_indent = _meta_line(raw, meta, meta_indent, by_name)
+            continue
+        if s.startswith(".amdhsa_kernel"):
+            kernel = by_name.get(s.split()[-1])
+            continue
+        if s.startswith(".end_amdhsa_kernel"):
+            kernel = None
+            continue
+        if kernel is not None and s.startswith(".amdhsa_"):
+            key, _, v = s.partition(" ")
+            kernel.resources[key] = _value(v)
+            continue
+        m = re.match(r"\.set\s+(\S+)\.(\w+)\s*,\s*(.+)$", s)
+        if m and m.group(1) in by_name:
+            by_name[m.group(1)].resources[m.group(2)] = _value(m.group(3))
+            continue
+        if s.startswith(".globl") or s.startswith(".amdgpu_metadata"):
+            after = None
+        m = _INFO.match(s) if after is not None else None
+        if m and after is not None:
+            after.resources.setdefault(m.group(1), _value(m.group(2)))
+
+
+def _meta_line(raw: str, meta: dict[str, int | str], indent: int, by_name: dict[str, AsmFunction]) -> int:
+    """One line of the YAML metadata: a kernel entry is ``  - .key: value`` then ``    .key: value``."""
+    m = re.match(r"^(\s*)(- )?(\.[\w]+):\s*(.*)$", raw)
+    if not m:
+        return indent
+    lead = len(m.group(1))
+    if m.group(2) and (indent < 0 or lead == indent):
+        _meta_done(meta, by_name)
+        indent = lead
+    if indent >= 0 and lead + (2 if m.group(2) else 0) == indent + 2 and m.group(4):
+        meta[m.group(3)] = _value(m.group(4))
+    return indent
+
+
+def _meta_done(meta: dict[str, int | str], by_name: dict[str, AsmFunction]) -> None:
+    name = meta.get(".name")
+    if isinstance(name, str) and name in by_name:
+        for k, v in meta.items():
+            by_name[name].resources.setdefault(k, v)
+    meta.clear()
