@@ -98,18 +98,16 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
         return codegen.generate(ir, emit="asm", mcpu=mcpu, llc=llc, triple=triple, timeout=timeout,
                                 notes=res.notes, used=used).decode("utf-8", "replace")
 
-    plain_used: dict[str, str] = {}
-    if compare_plain:
-        with ThreadPoolExecutor(2) as pool:
-            f_loc = pool.submit(gen, located, res.generator)
-            f_plain = pool.submit(gen, text, plain_used)
-            asm, plain = f_loc.result(), f_plain.result()
-        res.same_instructions, res.difference = same_instructions(asm, plain)
-    else:
-        asm = gen(located, res.generator)
+    # the code generator runs in a child process: the footprints are found meanwhile
+    with ThreadPoolExecutor(2) as pool:
+        f_loc = pool.submit(gen, located, res.generator)
+        f_plain = pool.submit(gen, text, {}) if compare_plain else None
+        accesses: dict[int, IRAccess] = module_footprints(mod)
+        asm = f_loc.result()
+        if f_plain is not None:
+            res.same_instructions, res.difference = same_instructions(asm, f_plain.result())
     res.notes[:] = list(dict.fromkeys(res.notes))
     res.asm = asm
-    accesses: dict[int, IRAccess] = module_footprints(mod)
     res.functions = judge(asm, accesses)
     return res
 

@@ -14,6 +14,7 @@ LDS have no footprint.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
@@ -142,7 +143,66 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
         col = inst.start - starts[line - 1] + 1 + len(code) - len(code.lstrip())
         got.append(IRAccess(fn.name, line, col, acc.kind, acc.intrinsic, lds_dma(acc.intrinsic) is not None, fp,
                             code.strip(), size))
+    got.extend(_folded(mod, fn, got))
     return got
+
+
+#: a local name among an instruction's operands
+_LOCAL = re.compile(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
+#: how far back through operands a folded instruction is traced to the load it was folded with
+FOLD_DEPTH = 3
+
+
+def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAccess]:
+    """Footprints for the lines of instructions an LDS load may have been folded into.
+
+    Instruction selection folds a load with the instructions that use it (a bitcast, an
+    extract, a conversion) into one machine instruction, whose debug location may be the
+    user's. Such a line gets the union of the footprints of the LDS loads among its operands,
+    up to ``FOLD_DEPTH`` instructions back (a mix of LDS spaces: all of LDS)."""
+    loads = {a.line: a for a in accesses if not a.is_dma and a.kind in ("load", "call")}
+    if not loads:
+        return []
+    text = mod.text
+    by_line = {inst.line: inst for inst in fn.instrs}
+    taken = {a.line for a in accesses}
+    out: list[IRAccess] = []
+    for inst in fn.instrs:
+        if inst.line in taken or inst.opcode in ("store", "load", "call", "phi", "br", "ret"):
+            continue
+        code = text[inst.opstart:inst.end].split(", !", 1)[0]
+        found: list[IRAccess] = []
+        seen: set[str] = set()
+        todo = [(m.group(0), 1) for m in _LOCAL.finditer(code)]
+        while todo:
+            name, depth = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            d = fn.by_name.get(name)
+            if d is None:
+                continue
+            acc = loads.get(d.line) if by_line.get(d.line) is d else None
+            if acc is not None:
+                found.append(acc)
+                continue
+            if depth < FOLD_DEPTH and d.opcode not in ("load", "call", "phi", "store"):
+                sub = text[d.opstart:d.end].split(", !", 1)[0]
+                todo.extend((m.group(0), depth + 1) for m in _LOCAL.finditer(sub))
+        if not found:
+            continue
+        fp = found[0].footprint
+        for a in found[1:]:
+            fp = _union(fp, a.footprint)
+        out.append(IRAccess(fn.name, inst.line, 0, "folded", None, False, fp, found[0].text,
+                            max(a.size for a in found)))
+    return out
+
+
+def _union(a: Footprint, b: Footprint) -> Footprint:
+    if a.space == ALL or b.space == ALL or a.space != b.space:
+        return EVERYWHERE
+    return Footprint(a.space, min(a.lo, b.lo), max(a.hi, b.hi))
 
 
 def _footprint(mod: Module, fa: object, fr: FunctionRanges, dl: object, acc: Access,
@@ -170,12 +230,7 @@ def _footprint(mod: Module, fa: object, fr: FunctionRanges, dl: object, acc: Acc
             ext = extent(mod, fr, dl, acc, p)  # type: ignore[arg-type]
             if not isinstance(ext, str):
                 fp = Footprint(where, off.lo + ext[0], off.hi + ext[1])
-        if found is None:
-            found = fp
-        elif found.space != fp.space:
-            return EVERYWHERE
-        else:
-            found = Footprint(found.space, min(found.lo, fp.lo), max(found.hi, fp.hi))
+        found = fp if found is None else _union(found, fp)
     return found
 
 

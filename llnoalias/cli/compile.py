@@ -49,6 +49,29 @@ def _fail_external(exc: ExternalToolError) -> None:
     sys.exit(exc.exit_code)
 
 
+def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, triple: str | None,
+             llc: str | None, llc_args: tuple[str, ...], ptxas: str | None, optimize: bool, level: int,
+             notes: list[str], used: dict[str, str]) -> bytes:
+    """Generate code from the annotated ``text`` and check it (``check.selfcheck``); say on
+    stderr where claims were withdrawn and which races the input has itself."""
+    from ..check.selfcheck import checked_compile
+
+    sc = checked_compile(text, original, name, emit=kind, mcpu=mcpu, triple=triple, llc=llc, llc_args=llc_args,
+                         ptxas=ptxas, optimize=optimize, level=level, notes=notes, used=used)
+    for fn, race in sc.withdrawn.items():
+        warn(f"{name}: withdrew llnoalias's claims in {fn}: the annotated module compiled to an LDS access "
+             f"(line {race.access.ir_line}) that runs while the LDS-DMA at line {race.dma.ir_line} may still "
+             "write its bytes, and the input does not; compiled again without them (llnoalias check shows "
+             "the race; --no-check keeps the claims)")
+    if sc.left:
+        r = sc.left[0]
+        more = f" and {len(sc.left) - 1} more" if len(sc.left) > 1 else ""
+        warn(f"{name}: the generated code has an LDS-DMA race the input has too: line {r.access.ir_line} may "
+             f"run while the LDS-DMA at line {r.dma.ir_line} still writes its bytes{more} "
+             "(llnoalias check IN lists them)")
+    return sc.code
+
+
 @click.command("compile", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("input_path", metavar="IN")
 @click.option("-o", "--output", "output", metavar="OUT", default="-", show_default=True,
@@ -83,29 +106,6 @@ def _fail_external(exc: ExternalToolError) -> None:
                    "and is compiled again).")
 @annotate_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
-def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, triple: str | None,
-             llc: str | None, llc_args: tuple[str, ...], ptxas: str | None, optimize: bool, level: int,
-             notes: list[str], used: dict[str, str]) -> bytes:
-    """Generate code from the annotated ``text`` and check it (``check.selfcheck``); say on
-    stderr where claims were withdrawn and which races the input has itself."""
-    from ..check.selfcheck import checked_compile
-
-    sc = checked_compile(text, original, name, emit=kind, mcpu=mcpu, triple=triple, llc=llc, llc_args=llc_args,
-                         ptxas=ptxas, optimize=optimize, level=level, notes=notes, used=used)
-    for fn, race in sc.withdrawn.items():
-        warn(f"{name}: withdrew llnoalias's claims in {fn}: the annotated module compiled to an LDS access "
-             f"(line {race.access.ir_line}) that runs while the LDS-DMA at line {race.dma.ir_line} may still "
-             "write its bytes, and the input does not; compiled again without them (llnoalias check shows "
-             "the race; --no-check keeps the claims)")
-    if sc.left:
-        r = sc.left[0]
-        more = f" and {len(sc.left) - 1} more" if len(sc.left) > 1 else ""
-        warn(f"{name}: the generated code has an LDS-DMA race the input has too: line {r.access.ir_line} may "
-             f"run while the LDS-DMA at line {r.dma.ir_line} still writes its bytes{more} "
-             "(llnoalias check IN lists them)")
-    return sc.code
-
-
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
                     no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, **kwargs: Any) -> None:
