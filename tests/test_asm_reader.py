@@ -378,3 +378,12 @@ def test_llc19_resources_and_debug_locations(tmp_path: Path) -> None:
         assert "ScratchSize" in f.resources and "Occupancy" in f.resources
         # debug labels (.Ltmp) do not split blocks
         assert not [b for b in f.blocks if b.label.startswith(".Ltmp")]
+
+
+def test_a_function_without_lfunc_end_ends_at_the_next() -> None:
+    text = "\t.globl\tf\n\t.type\tf,@function\nf:\n\ts_setpc_b64 s[30:31]\n" \
+           "\t.type\tg,@function\ng:\n\tbuffer_atomic_add v0, v1, s[0:3], 0 offen glc\n\ts_endpgm\n"
+    f, g = read_amdgpu(text)
+    assert (f.name, len(f.insts), len(f.blocks)) == ("f", 1, 1)
+    assert (g.name, [i.kind for i in g.insts]) == ("g", ["vmem_load", "return"])
+    assert g.insts[0].dests == ("v0",) and "v0" in g.insts[0].uses

@@ -225,7 +225,7 @@ def _classify(mnem: str, ops: tuple[str, ...]) -> tuple[str, bool | None, bool]:
             return DMA, True, False
         if "_atomic" in mnem:
             ret = any(o in _RETURNS for o in ops)
-            return (VMEM_LOAD if ret else VMEM_STORE), (None if flat else None), flat
+            return (VMEM_LOAD if ret else VMEM_STORE), None, flat
         if "_store" in mnem:
             return VMEM_STORE, (True if flat else None), flat or "lds" in mnem
         return VMEM_LOAD, (False if flat else None), flat
@@ -276,6 +276,8 @@ def parse_instruction(code: str, index: int, line: int, generation: int, *, loc:
         uses = regs_first + regs_rest
     else:
         dests, uses = regs_first, regs_rest
+        if kind == VMEM_LOAD and "_atomic" in mnem and mnem.startswith(("buffer_", "image_")):
+            uses = regs_first + regs_rest  # the returned value replaces the data it sends
     offsets: list[int] = []
     width = 0
     if kind in (LDS, DMA, VMEM_LOAD, VMEM_STORE):
@@ -326,6 +328,8 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
         if m:
             name = m.group(1)
             if name in starts:
+                if cur is not None:
+                    _finish(cur)
                 cur = AsmFunction(name, no)
                 funcs.append(cur)
                 loc, producer, in_text = (0, 0), False, True
@@ -428,6 +432,7 @@ def _resources(lines: list[str], funcs: list[AsmFunction]) -> None:
     ``.sgpr_spill_count``, ``.private_segment_fixed_size`` ...), under the names written there."""
     by_name = {f.name: f for f in funcs}
     ends = {f.end: f for f in funcs if f.end}
+    starts = {f.line for f in funcs}
     after: AsmFunction | None = None
     kernel: AsmFunction | None = None
     meta: dict[str, int | str] = {}
@@ -436,6 +441,9 @@ def _resources(lines: list[str], funcs: list[AsmFunction]) -> None:
     for no, raw in enumerate(lines, 1):
         if no in ends:
             after = ends[no]
+            continue
+        if no in starts:
+            after = None
             continue
         s = raw.strip()
         if s.startswith(".amdgpu_metadata"):
