@@ -373,3 +373,52 @@ def test_real_input_that_lost_its_wait() -> None:
     assert races and all(r.path(d, i) for d, i in races)
     assert replay_pairs(asm, fn.name) == sim_pairs(asm, fn.name)
 
+
+
+LOOP_REFILL = """target triple = "amdgcn-amd-amdhsa"
+@A = external addrspace(3) global [0 x i8], align 1024
+define amdgpu_kernel void @k(ptr addrspace(8) %r, ptr addrspace(1) %o, i32 %v, i32 %n) #0 {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %acc = phi i32 [ 0, %entry ], [ %acc1, %loop ]
+  %x = load i32, ptr addrspace(3) @A, align 4
+  %acc1 = add i32 %acc, %x
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) @A, i32 4, i32 %v, i32 0, i32 0, i32 0)
+  %i1 = add i32 %i, 1
+  %c = icmp ult i32 %i1, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  store i32 %acc1, ptr addrspace(1) %o, align 4
+  ret void
+}
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32 immarg, i32, i32, i32 immarg, i32 immarg)
+attributes #0 = { nounwind "amdgpu-flat-work-group-size"="64,64" }
+"""
+
+
+def test_a_real_loop_refill_and_its_wait_deleted(tmp_path) -> None:
+    """LLVM 22 waits at the top of the loop for the refill of the previous iteration; with that
+    wait deleted from the assembly, the read is reached with the DMA pending over the back edge
+    (the straight-line simulator cannot read this kernel: it has a branch)."""
+    path = tmp_path / "loop.ll"
+    path.write_text(LOOP_REFILL)
+    asm = llvmlite_asm(path)
+    (fn,) = read_amdgpu(asm)
+    (read,) = [i for i in fn.insts if i.kind == "lds"]
+    (dma,) = [i for i in fn.insts if i.kind == "dma"]
+    assert read.index < dma.index and fn.block_of(read.index) == fn.block_of(dma.index)
+    r = replay(fn, 9)
+    assert r.pending_dmas(read.index) == {}
+    (w,) = [w for w in r.waits if w.retires == (dma.index,)]
+    assert (w.cause, w.needed_by) == ("needed", read.index)
+    cut = "\n".join(line for n, line in enumerate(asm.splitlines(), 1) if n != fn.insts[w.index].line)
+    (fn,) = read_amdgpu(cut)
+    r = replay(fn, 9)
+    (read,) = [i for i in fn.insts if i.kind == "lds"]
+    (dma,) = [i for i in fn.insts if i.kind == "dma"]
+    assert r.pending_dmas(read.index) == {dma.index: 0}
+    label = fn.blocks[fn.block_of(read.index)].label
+    assert r.path(dma.index, read.index) == [label, label]
+    assert sim_pairs(cut, "k") is None

@@ -387,3 +387,57 @@ def test_a_function_without_lfunc_end_ends_at_the_next() -> None:
     assert (f.name, len(f.insts), len(f.blocks)) == ("f", 1, 1)
     assert (g.name, [i.kind for i in g.insts]) == ("g", ["vmem_load", "return"])
     assert g.insts[0].dests == ("v0",) and "v0" in g.insts[0].uses
+
+
+SPELLINGS = """target triple = "amdgcn-amd-amdhsa"
+@A = addrspace(3) global [256 x i32] undef, align 4
+define amdgpu_kernel void @k(ptr addrspace(1) %p, ptr addrspace(1) %q, i32 %n) {
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  br label %loop
+loop:
+  %i = phi i32 [0, %entry], [%i1, %loop]
+  %g = getelementptr i32, ptr addrspace(1) %p, i32 %i
+  %x = load i32, ptr addrspace(1) %g
+  %a = getelementptr [256 x i32], ptr addrspace(3) @A, i32 0, i32 %t
+  store i32 %x, ptr addrspace(3) %a
+  call void @llvm.amdgcn.s.barrier()
+  %y = load i32, ptr addrspace(3) @A
+  %h = getelementptr i32, ptr addrspace(1) %q, i32 %i
+  store i32 %y, ptr addrspace(1) %h
+  %i1 = add i32 %i, 1
+  %c = icmp ult i32 %i1, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare void @llvm.amdgcn.s.barrier()
+"""
+
+
+@pytest.mark.parametrize(("cpu", "load_wait", "other_waits"), [
+    ("gfx1030", {"vmcnt": 0}, {"lgkmcnt"}),
+    ("gfx1100", {"vmcnt": 0}, {"lgkmcnt", "vscnt"}),
+    ("gfx1200", {"loadcnt": 0}, {"kmcnt", "storecnt", "dscnt"}),
+])
+def test_llc19_wait_spellings_of_later_generations(tmp_path: Path, cpu: str, load_wait: dict[str, int],
+                                                     other_waits: set[str]) -> None:
+    """gfx10 and gfx11 write ``s_waitcnt_vscnt null, 0x0``; gfx12 ``s_wait_loadcnt``,
+    ``s_wait_storecnt_dscnt`` and ``s_barrier_signal`` / ``s_barrier_wait``."""
+    llc = shutil.which("llc-19")
+    if llc is None:
+        pytest.skip("llc-19 not installed (apt-get install llvm-19)")
+    src = tmp_path / "k.ll"
+    src.write_text(SPELLINGS)
+    out = subprocess.run([llc, "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", "-O3", "-o", "-", str(src)],
+                         check=True, capture_output=True, text=True, timeout=120).stdout
+    assert target_generation(out) == generation_of(cpu)
+    (fn,) = read_amdgpu(out)
+    check_cfg(fn)
+    waits = [i.wait for i in fn.insts if i.kind == "wait"]
+    assert load_wait in waits
+    assert other_waits <= {k for w in waits for k in w}
+    assert [i.kind for i in fn.insts if i.mnemonic.startswith(("global_", "ds_"))] == [
+        "vmem_load", "lds", "lds", "vmem_store"]
+    assert any(i.kind == "barrier" for i in fn.insts)
