@@ -141,6 +141,8 @@ def test_operands_dests_uses() -> None:
     ("global_load_lds_dwordx3 v1, s[4:5]", 12), ("buffer_load_ubyte v0, s[0:3], 0 offen lds", 1),
     ("buffer_load_ushort v0, s[0:3], 0 offen lds", 2), ("global_load_dwordx2 v[0:1], v2, s[0:1]", 8),
     ("global_load_short_d16 v0, v1, s[0:1]", 2), ("ds_load_b32 v0, v1", 4),
+    ("ds_load_2addr_b32 v[0:1], v2 offset1:1", 8), ("ds_store_2addr_stride64_b64 v0, v[2:3], v[4:5]", 16),
+    ("global_load_lds_b32 v1, s[4:5]", 4), ("ds_add_u32 v1, v2", 4),
 ])
 def test_widths(code: str, width: int) -> None:
     assert inst(code).width == width
