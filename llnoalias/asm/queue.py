@@ -76,6 +76,7 @@ class Replay:
     #: block -> state at its entry (None: not reached)
     entry: list[State | None]
     _before: dict[int, list[State]] = field(default_factory=dict)
+    _waits: list[WaitInfo] | None = None
 
     @property
     def field_name(self) -> str:
@@ -163,6 +164,11 @@ class Replay:
     @property
     def waits(self) -> list[WaitInfo]:
         """Every wait with a ``vmcnt`` (gfx12: ``loadcnt``) field, with its cause."""
+        if self._waits is None:
+            self._waits = self._find_waits()
+        return self._waits
+
+    def _find_waits(self) -> list[WaitInfo]:
         out: list[WaitInfo] = []
         f = self.field_name
         for inst in self.fn.insts:

@@ -17,7 +17,8 @@ DMA, VMEM_LOAD, VMEM_STORE, LDS, WAIT, BARRIER, BRANCH, CALL, RETURN, OTHER = (
     "dma", "vmem_load", "vmem_store", "lds", "wait", "barrier", "branch", "call", "return", "other")
 
 _VMEM_PREFIX = ("buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_")
-#: cache control, not entries of the queue
+#: cache control, not entries of the queue (``buffer_wbl2`` may take a ``vmcnt`` slot on gfx90a and
+#: gfx940; leaving it out makes a DMA look younger than it is: a race is over-reported, never missed)
 _NOT_VMEM = ("buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "buffer_gl1_inv",
              "global_wb", "global_inv")
 _NOT_LDS = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_nop", "ds_gws", "ds_append", "ds_consume")
@@ -225,7 +226,7 @@ def _classify(mnem: str, ops: tuple[str, ...]) -> tuple[str, bool | None, bool]:
             return DMA, True, False
         if "_atomic" in mnem:
             ret = any(o in _RETURNS for o in ops)
-            return (VMEM_LOAD if ret else VMEM_STORE), (None if flat else None), flat
+            return (VMEM_LOAD if ret else VMEM_STORE), None, flat
         if "_store" in mnem:
             return VMEM_STORE, (True if flat else None), flat or "lds" in mnem
         return VMEM_LOAD, (False if flat else None), flat
@@ -253,7 +254,7 @@ def _no_dest(mnem: str, kind: str, lds_write: bool | None) -> bool:
     if kind == LDS:
         return lds_write is True or (lds_write is None and "_rtn" not in mnem)
     return mnem.startswith(("s_cmp", "s_bitcmp", "s_nop", "s_sleep", "s_set", "s_sendmsg", "s_trap",
-                            "s_dcache", "s_icache")) and mnem != "s_setpc_b64"
+                            "s_dcache", "s_icache"))
 
 
 def parse_instruction(code: str, index: int, line: int, generation: int, *, loc: tuple[int, int] = (0, 0),
@@ -276,6 +277,8 @@ def parse_instruction(code: str, index: int, line: int, generation: int, *, loc:
         uses = regs_first + regs_rest
     else:
         dests, uses = regs_first, regs_rest
+        if kind == VMEM_LOAD and "_atomic" in mnem and mnem.startswith(("buffer_", "image_")):
+            uses = regs_first + regs_rest  # the returned value replaces the data it sends
     offsets: list[int] = []
     width = 0
     if kind in (LDS, DMA, VMEM_LOAD, VMEM_STORE):
@@ -326,6 +329,8 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
         if m:
             name = m.group(1)
             if name in starts:
+                if cur is not None:
+                    _finish(cur)
                 cur = AsmFunction(name, no)
                 funcs.append(cur)
                 loc, producer, in_text = (0, 0), False, True
@@ -428,6 +433,7 @@ def _resources(lines: list[str], funcs: list[AsmFunction]) -> None:
     ``.sgpr_spill_count``, ``.private_segment_fixed_size`` ...), under the names written there."""
     by_name = {f.name: f for f in funcs}
     ends = {f.end: f for f in funcs if f.end}
+    starts = {f.line for f in funcs}
     after: AsmFunction | None = None
     kernel: AsmFunction | None = None
     meta: dict[str, int | str] = {}
@@ -436,6 +442,9 @@ def _resources(lines: list[str], funcs: list[AsmFunction]) -> None:
     for no, raw in enumerate(lines, 1):
         if no in ends:
             after = ends[no]
+            continue
+        if no in starts:
+            after = None
             continue
         s = raw.strip()
         if s.startswith(".amdgpu_metadata"):
