@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import load_script
 
 pytest.importorskip("llvmlite", reason="llvmlite's LLVM generates the code the check reads")

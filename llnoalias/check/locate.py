@@ -137,7 +137,7 @@ def _loop_edits(mod: Module, loops: set[int]) -> list[tuple[int, int, str]]:
         drop = {r for r in refs if (mod.metadata_text(r) or "").split("=", 1)[-1].strip().startswith("!DILocation(")}
         if not drop:
             continue
-        new = _REF.sub(lambda m: "" if int(m.group(1)) in drop else m.group(0), text)
+        new = _REF.sub(lambda m, drop=drop: "" if int(m.group(1)) in drop else m.group(0), text)
         new = re.sub(r",\s*(?=,|\})", "", re.sub(r"\{\s*,\s*", "{", new))
         out.append((node.start, node.end, new))
     return out

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..diagnostics import Location, LLNoaliasError, format_diagnostic
+from ..diagnostics import LLNoaliasError, Location, format_diagnostic
 from ..fileio import display_name, read_input, write_stdout
 
 TYPE_CHECKING = False
