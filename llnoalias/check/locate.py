@@ -23,6 +23,7 @@ can compile the copy without them too and say whether the instructions differ
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..ir.model import Module
 
@@ -124,6 +125,13 @@ def with_line_locations(mod: Module, filename: str = "input.ll") -> str:
     return "".join(out)
 
 
+def _dropper(drop: set[int]) -> Callable[[re.Match[str]], str]:
+    """A substitution that removes the references to the nodes ``drop``."""
+    def sub(m: re.Match[str]) -> str:
+        return "" if int(m.group(1)) in drop else m.group(0)
+    return sub
+
+
 def _loop_edits(mod: Module, loops: set[int]) -> list[tuple[int, int, str]]:
     """Loop metadata without the input's debug locations (a loop's start and end, scoped in
     the subprograms the copy no longer attaches, which the verifier rejects)."""
@@ -137,7 +145,7 @@ def _loop_edits(mod: Module, loops: set[int]) -> list[tuple[int, int, str]]:
         drop = {r for r in refs if (mod.metadata_text(r) or "").split("=", 1)[-1].strip().startswith("!DILocation(")}
         if not drop:
             continue
-        new = _REF.sub(lambda m, drop=drop: "" if int(m.group(1)) in drop else m.group(0), text)
+        new = _REF.sub(_dropper(drop), text)
         new = re.sub(r",\s*(?=,|\})", "", re.sub(r"\{\s*,\s*", "{", new))
         out.append((node.start, node.end, new))
     return out
