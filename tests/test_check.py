@@ -173,3 +173,14 @@ def test_agrees_with_the_simulator_on_generated_kernels(dk) -> None:  # noqa: AN
     assert not missed, "\n".join(missed)
     assert judged == 30
     assert extra <= judged // 5, f"{extra} of {judged} judged races the simulator does not see"
+
+
+def test_explain_names_the_checks_verdict_per_function() -> None:
+    proc = _cli("explain", "--check", "--mcpu", "gfx942", "fixtures/dma/window_no_claim.ll")
+    assert proc.returncode == 0, proc.stderr
+    assert "\n  check: clean: no LDS access runs while an LDS-DMA" in proc.stdout
+    doc = json.loads(_cli("explain", "--check", "--json", "--mcpu", "gfx942",
+                          "fixtures/dma/window_no_claim.ll").stdout)
+    assert doc["functions"][0]["check"].startswith("clean")
+    # without --check nothing is compiled and nothing is said
+    assert "check" not in json.loads(_cli("explain", "--json", "fixtures/dma/window_no_claim.ll").stdout)["functions"][0]

@@ -118,4 +118,31 @@ def checked_compile(annotated: str, original: str, path: str, *, emit: str = "as
     return out
 
 
-__all__ = ["ROUNDS", "SelfChecked", "checked_compile", "function_lines", "withdraw"]
+def function_verdicts(annotated: str, original: str, path: str, *, mcpu: str | None = None,
+                      triple: str | None = None, llc: str | None = None) -> dict[str, str]:
+    """What the check says of each function of the annotated module, in words (``explain
+    --check``), keyed by the function's IR name (``@k``)."""
+    res = check_text(annotated, path, mcpu=mcpu, triple=triple, llc=llc)
+    if not res.functions:
+        return {}
+    base = check_text(original, path, mcpu=mcpu, triple=triple, llc=llc) if res.races else None
+    theirs = {_key(r) for r in base.races} if base is not None else set()
+    out: dict[str, str] = {}
+    for f in res.functions:
+        name = "@" + (f.name if f.name.replace("_", "").replace(".", "").isalnum() else f'"{f.name}"')
+        if f.clean:
+            out[name] = (f"clean: no LDS access runs while an LDS-DMA that may write its bytes is in flight "
+                         f"({f.dmas} LDS-DMA, {len(f.waits)} vmcnt waits)")
+            continue
+        ours = [r for r in f.races if _key(r) not in theirs]
+        r = (ours or f.races)[0]
+        more = f" and {len(f.races) - 1} more" if len(f.races) > 1 else ""
+        what = f"line {r.access.ir_line} runs while the LDS-DMA at line {r.dma.ir_line} may still write its bytes{more}"
+        if ours:
+            out[name] = f"races with llnoalias's claims ({what}): compile withdraws them in this function"
+        else:
+            out[name] = f"races as the input does ({what}): not llnoalias's doing"
+    return out
+
+
+__all__ = ["ROUNDS", "SelfChecked", "checked_compile", "function_lines", "function_verdicts", "withdraw"]

@@ -14,6 +14,21 @@ from ..fileio import StdoutClosed, write_stdout
 from .options import annotate_options, options_from_kwargs
 
 
+def _add_check(functions: list[Any], annotated: str, original: str, input_path: str, mcpu: str | None) -> None:
+    """Each function's verdict from ``llnoalias check`` on the annotated module."""
+    from ..check.selfcheck import function_verdicts
+    from ..fileio import display_name
+
+    name = display_name(input_path)
+    try:
+        verdicts = function_verdicts(annotated, original, name, mcpu=mcpu)
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    for f in functions:
+        f.check = verdicts.get(f.name, "")
+
+
 @click.command("explain", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("input_path", metavar="IN", default="-")
 @annotate_options
@@ -22,7 +37,12 @@ from .options import annotate_options, options_from_kwargs
 @click.option("--summary", is_flag=True,
               help="Instead of every access: the untagged ones grouped by the instruction that "
                    "blocked them, most costly first.")
-def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary: bool, **kwargs: Any) -> None:
+@click.option("--check", "with_check", is_flag=True,
+              help="Also compile the annotated module (and, where it races, the input) and say per "
+                   "function what `llnoalias check` finds in the AMDGPU code.")
+@click.option("--mcpu", metavar="CPU", default=None, help="The GPU --check compiles for (default: the module's).")
+def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary: bool, with_check: bool = False,
+                    mcpu: str | None = None, **kwargs: Any) -> None:
     """Show, per function, each access of IN with its IR line, the scopes it reached
     or the reason it did not (mixed phi, `or` without `disjoint`, ordered atomic, ...)."""
     from ..report.explain import explain, print_plain, summary_text, to_json
@@ -31,7 +51,7 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary
 
     options = options_from_kwargs(kwargs)
     try:
-        _, result = run_annotate(input_path, options, verify=False, jobs=0)
+        source, result = run_annotate(input_path, options, verify=False, jobs=0)
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
@@ -51,6 +71,8 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary
                                       len(result.report.untagged), rows))
         return
     functions = explain(result.report, result.module, untagged_only=untagged_only)
+    if with_check:
+        _add_check(functions, result.text, source, input_path, mcpu)
     if as_json:
         write_stdout(json.dumps(to_json(result.report, functions), indent=2) + "\n")
     elif sys.stdout.isatty():

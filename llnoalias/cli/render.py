@@ -178,6 +178,8 @@ def print_rich(report: Report, functions: list[ExplainedFunction], console: Cons
                               Text(short_domain(domain), style="cyan"), verdict)
                 first = False
         con.print(table)
+        if f.check:
+            con.print(Text(f"check: {printable(f.check)}", style="green" if f.check.startswith("clean") else "red"))
     con.print(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged")
     for line in why:
         con.print(Text(line, style="yellow"))

@@ -35,6 +35,8 @@ class ExplainedFunction:
     name: str
     kernel: bool
     accesses: list[ExplainedAccess] = field(default_factory=list)
+    #: ``explain --check``: what ``llnoalias check`` says of the function's generated code
+    check: str = ""
 
     @property
     def tagged(self) -> int:
@@ -96,6 +98,7 @@ def to_json(report: Report, functions: list[ExplainedFunction]) -> dict[str, Any
                 "kernel": f.kernel,
                 "tagged": f.tagged,
                 "untagged": f.untagged,
+                **({"check": f.check} if f.check else {}),
                 "accesses": [
                     {
                         "line": a.line,
@@ -165,6 +168,8 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
     for f in functions:
         kind = "kernel" if f.kernel else "function"
         out.write(f"{kind} {printable(f.name)}: {f.tagged} tagged, {f.untagged} untagged\n")
+        if f.check:
+            out.write(f"  check: {f.check}\n")
         for a in f.accesses:
             where = f"line {a.line}" + (f" ({a.source})" if a.source else "")
             out.write(f"  {where}: {one_line(a.text)}\n")
