@@ -72,7 +72,13 @@ def check_one(path: str, variant: str) -> dict[str, object]:
     try:
         if opts is not None:
             text = annotate(text, path=rel, options=opts).text
-        res = check_text(text, rel, mcpu=None if "target-cpu" in text or "amdgpu9." in text else "gfx942")
+        try:
+            res = check_text(text, rel)
+        except LLNoaliasError as exc:
+            if "names no CPU" not in exc.message:
+                raise
+            # a hand-written fixture without "target-cpu": the GPU that has every DMA size
+            res = check_text(text, rel, mcpu="gfx950")
     except LLNoaliasError as exc:
         row["error"] = exc.message
         return row

@@ -79,6 +79,8 @@ class IRAccess:
     text: str
     #: the bytes one thread touches at its address (0: not known)
     size: int = 0
+    #: a folded line (``kind == "folded"``): the lines of the LDS loads it stands for
+    sources: tuple[int, ...] = ()
 
 
 def _space(mod: Module, root: Root) -> str:
@@ -193,13 +195,13 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
             continue
         fp = found[0].footprint
         for a in found[1:]:
-            fp = _union(fp, a.footprint)
+            fp = union(fp, a.footprint)
         out.append(IRAccess(fn.name, inst.line, 0, "folded", None, False, fp, found[0].text,
-                            max(a.size for a in found)))
+                            max(a.size for a in found), tuple(sorted({a.line for a in found}))))
     return out
 
 
-def _union(a: Footprint, b: Footprint) -> Footprint:
+def union(a: Footprint, b: Footprint) -> Footprint:
     if a.space == ALL or b.space == ALL or a.space != b.space:
         return EVERYWHERE
     return Footprint(a.space, min(a.lo, b.lo), max(a.hi, b.hi))
@@ -230,8 +232,8 @@ def _footprint(mod: Module, fa: object, fr: FunctionRanges, dl: object, acc: Acc
             ext = extent(mod, fr, dl, acc, p)  # type: ignore[arg-type]
             if not isinstance(ext, str):
                 fp = Footprint(where, off.lo + ext[0], off.hi + ext[1])
-        found = fp if found is None else _union(found, fp)
+        found = fp if found is None else union(found, fp)
     return found
 
 
-__all__ = ["ALL", "DYN", "EVERYWHERE", "Footprint", "IRAccess", "module_footprints"]
+__all__ = ["ALL", "DYN", "EVERYWHERE", "Footprint", "IRAccess", "module_footprints", "union"]

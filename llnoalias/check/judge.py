@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ..asm.queue import Replay, replay
 from ..asm.reader import AsmFunction, AsmInst, read_amdgpu, target_generation
-from .footprints import EVERYWHERE, Footprint, IRAccess
+from .footprints import EVERYWHERE, Footprint, IRAccess, union
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
 _ELEM = {"b32": 4, "b64": 8}
@@ -107,15 +107,40 @@ def _widening(inst: AsmInst, acc: IRAccess) -> int:
     return reach
 
 
-def footprint_of(inst: AsmInst, accesses: dict[int, IRAccess]) -> Footprint:
-    """What an LDS instruction or LDS-DMA of the assembly may touch."""
+def footprint_of(inst: AsmInst, accesses: dict[int, IRAccess], unclaimed: Footprint = EVERYWHERE) -> Footprint:
+    """What an LDS instruction or LDS-DMA of the assembly may touch (``unclaimed``: what an
+    LDS instruction without an IR line of its own may, see ``_unclaimed``)."""
     acc = accesses.get(inst.ir_line) if inst.ir_line else None
     if acc is None:
-        return EVERYWHERE
+        return unclaimed if inst.kind == "lds" and not inst.ir_line else EVERYWHERE
     if inst.kind == "dma":
         return acc.footprint if acc.is_dma else EVERYWHERE
     reach = _widening(inst, acc)
     return acc.footprint.widened(reach, reach) if reach else acc.footprint
+
+
+def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None) -> Footprint:
+    """What an LDS instruction at line 0 may touch. LLVM gives an instruction that merges two
+    (``ds_read2``, ``ds_write2``) of different lines the merged location, line 0: it stands for
+    IR accesses of its function that no instruction of the assembly names, of its direction
+    (reads, writes; atomics and calls both). The union of their footprints; every byte of LDS
+    when there are none."""
+    names = {f"@{fn.name}", f'@"{fn.name}"'}
+    claimed: set[int] = set()
+    for inst in fn.insts:
+        if inst.ir_line:
+            claimed.add(inst.ir_line)
+            acc = accesses.get(inst.ir_line)
+            if acc is not None:
+                claimed.update(acc.sources)
+    fp: Footprint | None = None
+    for acc in accesses.values():
+        if acc.function not in names or acc.is_dma or acc.kind == "folded" or acc.line in claimed:
+            continue
+        if write is not None and acc.kind in ("load", "store") and (acc.kind == "store") != write:
+            continue
+        fp = acc.footprint if fp is None else union(fp, acc.footprint)
+    return EVERYWHERE if fp is None else fp
 
 
 def _judged(inst: AsmInst, accesses: dict[int, IRAccess]) -> bool:
@@ -134,9 +159,12 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     insts = fn.insts
     rp = replay(fn, generation)
     fps: dict[int, Footprint] = {}
+    lost: dict[bool | None, Footprint] = {}
     for inst in insts:
         if inst.kind == "dma" or _judged(inst, accesses):
-            fps[inst.index] = footprint_of(inst, accesses)
+            if inst.kind == "lds" and not inst.ir_line and inst.lds_write not in lost:
+                lost[inst.lds_write] = _unclaimed(fn, accesses, inst.lds_write)
+            fps[inst.index] = footprint_of(inst, accesses, lost.get(inst.lds_write, EVERYWHERE))
             if inst.kind == "dma":
                 v.dmas += 1
             else:
