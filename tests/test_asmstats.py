@@ -18,7 +18,9 @@ def load(name: str) -> asmstats.FileStats:
 
 
 def nonzero(counts: dict[str, int]) -> dict[str, int]:
-    return {k: v for k, v in counts.items() if v}
+    """The non-zero wait and load counts (the register keys have tests of their own)."""
+    registers = (*asmstats.REGISTER_KEYS, *asmstats.PTX_REGISTER_KEYS)
+    return {k: v for k, v in counts.items() if v and k not in registers}
 
 
 # ------------------------------------------------------------------ detection
@@ -66,8 +68,9 @@ def test_objdump_of_the_same_object_counts_the_same() -> None:
     asm = load("gfx942_llc19.s")
     listing = load("gfx942_llc19.objdump")
     assert list(listing.kernels) == ["dma_loop", "global_lds"]
-    assert listing.kernels == asm.kernels
-    assert listing.total == asm.total
+    # a listing has no metadata: the waits and loads are the same, the registers are the assembly's
+    assert {k: nonzero(c) for k, c in listing.kernels.items()} == {k: nonzero(c) for k, c in asm.kernels.items()}
+    assert nonzero(listing.total) == nonzero(asm.total)
 
 
 def test_gfx950_dwordx4_lds_dma_from_llvmlite() -> None:

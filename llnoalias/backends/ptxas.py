@@ -46,3 +46,26 @@ def run(ptxas_path: str, ptx_text: str, arch: str, extra_args: Sequence[str] = (
                 return fh.read()
         except FileNotFoundError:
             raise LLNoaliasError(f"ptxas ('{exe}') exited with status 0 but wrote no cubin") from None
+
+
+def registers(ptx_text: str, arch: str = "", ptxas_path: str = "ptxas", *, timeout: float | None = 120.0) -> str:
+    """What ``ptxas -v`` says about each function of ``ptx_text`` (registers, stack frame,
+    spill bytes): its stderr, for ``stats.counters.ptxas_registers``. Raises
+    ``LLNoaliasError`` when ptxas is missing or fails."""
+    exe = _tools.resolve("ptxas", ptxas_path)
+    arch = arch or ptx_target(ptx_text) or ""
+    if not arch:
+        raise LLNoaliasError("the PTX names no target (.target sm_XX)")
+    said: list[bytes] = []
+
+    def keep(stderr: bytes) -> bytes:
+        said.append(stderr)
+        return b""
+
+    with tempfile.TemporaryDirectory(prefix="llnoalias-ptxas-") as tmp:
+        src = os.path.join(tmp, "in.ptx")
+        with open(src, "wb") as fh:
+            fh.write(ptx_text.encode("utf-8", "surrogateescape"))
+        _tools.run("ptxas", [exe, f"-arch={arch}", "-v", "-o", os.path.join(tmp, "out.cubin"), src], None,
+                   timeout, check=keep)
+    return b"".join(said).decode("utf-8", "replace")

@@ -134,6 +134,8 @@ def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:
             f"'{display_name(path)}' is neither AMDGPU assembly (an llvm-objdump -d listing included), PTX nor "
             "LLVM IR; compile it first (clang -S -emit-llvm, then llnoalias compile) and pass what that writes")
     stats = asmstats.collect(text, display_name(path))
+    if stats.kind == "ptx" and stats.kernels:
+        _ptx_registers(stats, text)
     if label:
         stats.label = label
     if not stats.kernels:
@@ -141,11 +143,27 @@ def _collect_text(path: str, text: str, label: str | None = None) -> FileStats:
     return stats
 
 
+def _ptx_registers(stats: FileStats, text: str) -> None:
+    """Registers and local memory of each PTX function from ``ptxas -v`` when ptxas is on PATH;
+    without it (or when ptxas rejects the text) the PTX counts stand alone."""
+    import shutil
+
+    if shutil.which("ptxas") is None:
+        return
+    from ..backends import ptxas
+
+    try:
+        said = ptxas.registers(text)
+    except LLNoaliasError:
+        return
+    asmstats.add_registers(stats, asmstats.ptxas_registers(said))
+
+
 def _delta_text(delta: int, counter: str) -> Text:
     if delta == 0:
         return Text("0", style="dim")
-    worse = asmstats.is_regression_counter(counter)
-    style = ("red" if worse else "cyan") if delta > 0 else ("green" if worse else "cyan")
+    direction = asmstats.worse_direction(counter)
+    style = "cyan" if not direction else ("red" if delta * direction > 0 else "green")
     return Text(f"{delta:+d}", style=style)
 
 
@@ -309,7 +327,8 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
               help="Allowed growth per counter: a count, or a percentage of the baseline.")
 @click.option("--update", is_flag=True, help="Write the current counts as the baseline and exit 0.")
 @click.option("--counter", "counters", multiple=True, metavar="NAME",
-              help="Gate only these counters (repeatable; default: every wait counter and ld.global).")
+              help="Gate only these counters (repeatable; default: every wait counter, ld.global and the "
+                   "spills; vgpr, sgpr, agpr, reg and occupancy only when named).")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged counters too.")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.gate/1 JSON instead of a table.")
 def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: bool,

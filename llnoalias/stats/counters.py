@@ -63,6 +63,23 @@ PTX:
     ``st`` with ``.shared`` / ``.shared::cta`` / ``.shared::cluster`` (``st.async`` too).
 ``ld.local`` ``st.local``
     ``ld`` / ``st`` with ``.local``: the thread's stack, mostly register spills.
+
+Registers (SPEC section 7), per function, from what LLVM (or ``ptxas -v``) states about it;
+a key is absent when nothing states it:
+
+``vgpr`` ``agpr`` ``sgpr``
+    AMDGPU: the metadata's ``.vgpr_count`` / ``.agpr_count`` / ``.sgpr_count`` (a function
+    without a metadata entry: ``.set NAME.num_vgpr`` ..., or llc's ``; NumVgprs:`` comments). On
+    gfx90a and later ``vgpr`` is the unified count the hardware allocates (architected VGPRs and
+    AGPRs together), as the metadata states it.
+``vgpr_spill`` ``sgpr_spill``
+    ``.vgpr_spill_count`` / ``.sgpr_spill_count``: registers spilled to scratch.
+``scratch``
+    private segment bytes per lane (``.private_segment_fixed_size``, ``; ScratchSize:``).
+``occupancy``
+    waves per SIMD, where LLVM states it (llc's ``; Occupancy:`` comment); fewer is worse.
+``reg`` ``local`` ``spill_stores`` ``spill_loads``
+    PTX, from ``ptxas -v``: registers, stack frame bytes, spill store and load bytes.
 Generic ``ld`` / ``st`` (no state space) and ``ld.param`` / ``st.param`` / ``ld.const``
 are not counted.
 
@@ -84,6 +101,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .registers import amdgpu_registers
+from .registers import ptxas_registers as ptxas_registers
+
 SCHEMA = "llnoalias.stats/1"
 
 TOPLEVEL = "<toplevel>"
@@ -96,7 +116,16 @@ PTX_BASE_KEYS: tuple[str, ...] = ("ld.global.nc", "ld.global", "ld.shared", "cp.
 #: Counters added after ``llnoalias.stats/1`` was first written: a baseline entry of the
 #: same kind that lacks one was written before it was counted (not: it counted 0), so the
 #: gate does not compare it (see :mod:`.gate`).
-LATER_KEYS: frozenset[str] = frozenset({"st.global", "st.shared", "ld.local", "st.local"})
+#: Register keys (see the module docstring), AMDGPU then PTX.
+REGISTER_KEYS: tuple[str, ...] = ("vgpr", "agpr", "sgpr", "vgpr_spill", "sgpr_spill", "scratch", "occupancy")
+PTX_REGISTER_KEYS: tuple[str, ...] = ("reg", "local", "spill_stores", "spill_loads")
+LATER_KEYS: frozenset[str] = frozenset({"st.global", "st.shared", "ld.local", "st.local",
+                                        *REGISTER_KEYS, *PTX_REGISTER_KEYS})
+#: Counters where fewer is worse (a gate named on them fails when they drop).
+LOWER_IS_WORSE: frozenset[str] = frozenset({"occupancy"})
+#: Register counts that ``gate`` checks only when ``--counter`` names them: more registers is
+#: a cost only where it lowers occupancy or spills, which the spill and scratch counters gate.
+GATED_WHEN_NAMED: frozenset[str] = frozenset({"vgpr", "agpr", "sgpr", "reg", "occupancy"})
 
 #: Display order; keys not listed here come after, sorted.
 _ORDER: tuple[str, ...] = (
@@ -115,6 +144,7 @@ _ORDER: tuple[str, ...] = (
     "lds_dma",
     "ld.global.nc", "ld.global", "ld.shared", "cp.async",
     "st.global", "st.shared", "ld.local", "st.local",
+    *REGISTER_KEYS, *PTX_REGISTER_KEYS,
 )
 _RANK = {key: i for i, key in enumerate(_ORDER)}
 
@@ -131,8 +161,17 @@ def order_keys(keys: Iterable[str]) -> list[str]:
 
 
 def is_regression_counter(key: str) -> bool:
-    """True for counters where a larger count is a regression (waits, plain ``ld.global``)."""
-    return key not in _NOT_WORSE_WHEN_MORE
+    """True for the counters ``gate`` fails on by default: waits, plain ``ld.global``, spills and
+    scratch (a larger count is a regression)."""
+    return key not in _NOT_WORSE_WHEN_MORE and key not in GATED_WHEN_NAMED
+
+
+def worse_direction(key: str) -> int:
+    """+1 where more is worse (waits, spills, registers), -1 where fewer is (``occupancy``), 0 where
+    a change is neither (``lds_dma``, ``ld.global.nc`` ...)."""
+    if key in LOWER_IS_WORSE:
+        return -1
+    return 0 if key in _NOT_WORSE_WHEN_MORE else 1
 
 
 # --------------------------------------------------------------------------- data
@@ -490,6 +529,27 @@ def _collect_ptx(text: str) -> tuple[dict[str, Counter[str]], list[str]]:
     return kernels, order
 
 
+# --------------------------------------------------------------------------- registers
+
+def add_registers(stats: FileStats, registers: Mapping[str, Mapping[str, int]]) -> FileStats:
+    """``stats`` with the register keys of ``registers`` (per function) added to its functions,
+    zero-filled like every key, and to its total (``occupancy`` totals as the lowest)."""
+    keys = {k for counts in registers.values() for k in counts}
+    if not keys:
+        return stats
+    for name, counts in stats.kernels.items():
+        for key in keys:
+            counts[key] = int(registers.get(name, {}).get(key, 0))
+    for key in keys:
+        values = [c[key] for c in stats.kernels.values()]
+        if key in LOWER_IS_WORSE:
+            stated = [v for v in values if v]
+            stats.total[key] = min(stated) if stated else 0
+        else:
+            stats.total[key] = sum(values)
+    return stats
+
+
 # --------------------------------------------------------------------------- API
 
 
@@ -513,7 +573,10 @@ def collect(text: str, name: str = "<stdin>", kind: str | None = None) -> FileSt
         filled: Counter[str] = Counter({k: kernels[kname].get(k, 0) for k in keys})
         ordered[kname] = filled
         total.update(filled)
-    return FileStats(path=name, kind=kind, kernels=ordered, total=total)
+    stats = FileStats(path=name, kind=kind, kernels=ordered, total=total)
+    if kind == "amdgpu" and any(m in text for m in (".end_amdgpu_metadata", "; NumVgprs", ".set ")):
+        add_registers(stats, amdgpu_registers(text))
+    return stats
 
 
 def _row_keys(a: Mapping[str, int] | None, b: Mapping[str, int] | None) -> list[str]:

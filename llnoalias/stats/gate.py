@@ -9,7 +9,11 @@ Decisions
 * **Which counters fail.** By default every counter where more is worse: all wait
   counters (``waits``, ``vmcnt``, ``vmcnt_zero``, ``lgkmcnt``, gfx12's ``loadcnt``, ...,
   ``waitcnt_encoded``) and PTX's plain ``ld.global``, ``st.global`` and the ``ld.local`` /
-  ``st.local`` spills. ``lds_dma``, ``ld.global.nc``, ``ld.shared``, ``st.shared`` and
+  ``st.local`` spills, and the register spills and scratch bytes (``vgpr_spill``, ``sgpr_spill``,
+  ``scratch``, PTX's ``local``, ``spill_stores``, ``spill_loads``). The register counts ``vgpr``,
+  ``agpr``, ``sgpr``, PTX's ``reg`` and ``occupancy`` fail only when ``--counter`` names them (more
+  registers cost only where they lower occupancy or spill); ``occupancy`` fails when it drops
+  below the baseline less the tolerance. ``lds_dma``, ``ld.global.nc``, ``ld.shared``, ``st.shared`` and
   ``cp.async`` are reported when they move but never fail (more non-coherent loads is the
   point of annotating). ``counters=`` (``--counter``) replaces
   the default set with an explicit list.
@@ -199,7 +203,9 @@ def _compare_kernel(
         b = base.get(key, 0)
         n = now.get(key, 0)
         limit = tolerance.limit(b)
-        if gated and n > limit + 1e-9:
+        if key in asmstats.LOWER_IS_WORSE:  # occupancy: fewer is worse
+            limit = 2 * b - limit
+        if gated and (n < limit - 1e-9 if key in asmstats.LOWER_IS_WORSE else n > limit + 1e-9):
             verdict = "fail"
         elif n > b:
             verdict = "grew"
