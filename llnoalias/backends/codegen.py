@@ -17,7 +17,7 @@ import os
 import shutil
 
 from ..diagnostics import LLNoaliasError, first_line
-from . import ExternalToolError, llvmlite_backend
+from . import ExternalToolError, llvmlite_backend, triton_backend
 from . import llc as llc_backend
 from . import ptxas as ptxas_backend
 from .cpus import UnknownCPUError
@@ -59,7 +59,8 @@ def llc_candidates() -> list[str]:
 def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: str | None = None,
              llc_args: tuple[str, ...] = (), ptxas: str | None = None, timeout: float = 300.0,
              triple: str | None = None, optimize: bool = False, notes: list[str] | None = None,
-             fallback: bool = True, used: dict[str, str] | None = None, level: int = 3) -> bytes:
+             fallback: bool = True, used: dict[str, str] | None = None, level: int = 3,
+             codegen: str = "llvmlite") -> bytes:
     """Generate assembly (``emit="asm"``: AMDGPU ``.s`` or NVPTX PTX) or an object
     (``emit="obj"``: an AMDGPU ELF ``.o`` or an NVPTX cubin) from one module's text.
 
@@ -71,6 +72,8 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
     code generation). ``fallback`` lets a module llvmlite cannot take go to an llc found
     by :func:`llc_candidates`. Lines for the user go to ``notes`` (dropped when None).
     ``level`` is the code generator's optimisation level (llc's ``-O0`` .. ``-O3``).
+    ``codegen`` picks the embedded LLVM: ``llvmlite`` (22) or ``triton`` (Triton's bundled LLVM 24,
+    :mod:`.triton_backend`; no fallback, no bridge); ``llc`` overrides both.
     ``used`` gets which code generator ran: ``generator`` (``llvmlite`` or ``llc``), with
     ``llvmlite`` and ``llvm`` (versions) or ``llc`` (its path).
 
@@ -82,6 +85,12 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
         raise LLNoaliasError(f"unknown code generation level -O{level} (expected 0 to 3)")
     if emit not in EMIT_KINDS:
         raise LLNoaliasError(f"unknown --emit '{emit}' (expected asm or obj)")
+    if codegen not in triton_backend.CODEGENS:
+        raise LLNoaliasError(f"unknown --codegen '{codegen}' (expected {' or '.join(triton_backend.CODEGENS)})")
+    if codegen == "triton" and llc:
+        raise LLNoaliasError("--codegen triton and --llc both name the code generator: pass one")
+    if codegen == "triton" and optimize:
+        raise LLNoaliasError("--opt runs llvmlite's middle end; it does not go with --codegen triton")
     if llc_args and not llc:
         raise LLNoaliasError(
             "extra arguments after '--' are for an external llc; pass --llc PATH to use one "
@@ -101,7 +110,7 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
                     "choose another")
         target = dataclasses.replace(target, cpu=DEFAULT_NVPTX_CPU)
     run = _Codegen(ir_text, target, llc, llc_args, timeout, optimize, fallback, said,
-                   used if used is not None else {}, level)
+                   used if used is not None else {}, level, codegen)
     if target.is_nvptx and emit == "obj":
         ptx = run("asm").decode("utf-8", "surrogateescape")
         arch = target.cpu or ptxas_backend.ptx_target(ptx) or ""
@@ -114,8 +123,9 @@ class _Codegen:
 
     def __init__(self, ir_text: str, target: Target, llc: str | None, llc_args: tuple[str, ...],
                  timeout: float, optimize: bool, fallback: bool, notes: list[str], used: dict[str, str],
-                 level: int = 3):
+                 level: int = 3, codegen: str = "llvmlite"):
         self.ir_text = ir_text
+        self.codegen = codegen
         self.target = target
         self.llc = llc
         self.llc_args = llc_args
@@ -132,8 +142,13 @@ class _Codegen:
             self.used.update(generator="llc", llc=self.llc)
             return llc_backend.run(self.llc, self.ir_text, t.triple, t.cpu, kind, self.llc_args,
                                    timeout=self.timeout, level=self.level)
-        rewrites: list[str] = []
         about: dict[str, str] = {}
+        if self.codegen == "triton":
+            data = triton_backend.emit(self.ir_text, t.triple, t.cpu, kind, self.timeout, level=self.level,
+                                       about=about)
+            self.used.update(about)
+            return data
+        rewrites: list[str] = []
         try:
             data = llvmlite_backend.emit(self.ir_text, t.triple, t.cpu, kind, self.timeout,
                                          optimize=self.optimize, rewrites=rewrites, about=about,

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
-from ..backends import codegen
+from ..backends import codegen as code_generator
 from ..backends.target import detect
 from ..ir.model import Module
 from ..ir.parser import parse_module
@@ -81,9 +81,10 @@ def has_lds_dma(text: str) -> bool:
 
 def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, triple: str | None = None,
                llc: str | None = None, compare_plain: bool = False, timeout: float = 300.0,
-               module: Module | None = None) -> CheckResult:
-    """Check one module's text (see the module's docstring). Raises ``LLNoaliasError`` on
-    bad input or when no code generator can take the module."""
+               module: Module | None = None, codegen: str = "llvmlite") -> CheckResult:
+    """Check one module's text (see the module's docstring) with the code generator ``codegen``
+    names (``codegen.generate``'s: ``llvmlite`` or ``triton``) or ``llc``. Raises
+    ``LLNoaliasError`` on bad input or when no code generator can take the module."""
     src = SourceFile(path, text)
     mod = module if module is not None else parse_module(src)
     res = CheckResult(path, mod.source)
@@ -95,8 +96,8 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
     located = with_line_locations(mod, path)
 
     def gen(ir: str, used: dict[str, str]) -> str:
-        return codegen.generate(ir, emit="asm", mcpu=mcpu, llc=llc, triple=triple, timeout=timeout,
-                                notes=res.notes, used=used).decode("utf-8", "replace")
+        return code_generator.generate(ir, emit="asm", mcpu=mcpu, llc=llc, triple=triple, timeout=timeout,
+                        notes=res.notes, used=used, codegen=codegen).decode("utf-8", "replace")
 
     # the code generator runs in a child process: the footprints are found meanwhile
     with ThreadPoolExecutor(2) as pool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ..backends import codegen
+from ..backends import codegen as code_generator
 from ..backends.target import detect
 from ..ir.model import Function, Module
 from ..ir.parser import parse_module
@@ -79,13 +79,15 @@ def withdraw(annotated: str, original: Module, functions: set[str]) -> str:
 def checked_compile(annotated: str, original: str, path: str, *, emit: str = "asm", mcpu: str | None = None,
                     triple: str | None = None, llc: str | None = None, llc_args: tuple[str, ...] = (),
                     ptxas: str | None = None, optimize: bool = False, level: int = 3,
-                    notes: list[str] | None = None, used: dict[str, str] | None = None) -> SelfChecked:
-    """Compile ``annotated`` as ``codegen.generate`` would, checked against ``original``."""
+                    notes: list[str] | None = None, used: dict[str, str] | None = None,
+                    codegen: str = "llvmlite") -> SelfChecked:
+    """Compile ``annotated`` as ``codegen.generate`` would (with the code generator ``codegen``
+    names), checked against ``original``."""
     said = notes if notes is not None else []
 
     def gen(text: str, kind: str = emit) -> bytes:
-        return codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=llc_args, ptxas=ptxas,
-                                triple=triple, optimize=optimize, notes=said, used=used, level=level)
+        return code_generator.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=llc_args, ptxas=ptxas,
+                        triple=triple, optimize=optimize, notes=said, used=used, level=level, codegen=codegen)
 
     target = detect(annotated, mcpu, triple)
     if not target.is_amdgpu or not has_lds_dma(annotated) or optimize or llc_args or level != 3:
@@ -96,7 +98,7 @@ def checked_compile(annotated: str, original: str, path: str, *, emit: str = "as
     orig_mod: Module | None = None
     for _ in range(ROUNDS + 1):
         with ThreadPoolExecutor(2) as pool:
-            f_check = pool.submit(check_text, text, path, mcpu=mcpu, triple=triple, llc=llc)
+            f_check = pool.submit(check_text, text, path, mcpu=mcpu, triple=triple, llc=llc, codegen=codegen)
             f_code = pool.submit(gen, text)
             res, code = f_check.result(), f_code.result()
         out.code, out.text, out.result = code, text, res
@@ -104,7 +106,7 @@ def checked_compile(annotated: str, original: str, path: str, *, emit: str = "as
             break
         if base is None:
             orig_mod = parse_module(SourceFile(path, original))
-            base = check_text(original, path, mcpu=mcpu, triple=triple, llc=llc, module=orig_mod)
+            base = check_text(original, path, mcpu=mcpu, triple=triple, llc=llc, module=orig_mod, codegen=codegen)
             out.inherited = list(base.races)
         theirs = {_key(r) for r in base.races}
         new = {r.function: r for r in res.races if _key(r) not in theirs and r.function not in out.withdrawn}

@@ -9,6 +9,7 @@ import click
 
 from ..diagnostics import LLNoaliasError, Location, format_diagnostic
 from ..fileio import display_name, read_input, write_stdout
+from .options import codegen_option
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
 @click.option("--mcpu", metavar="CPU", help="The GPU (default: the module's \"target-cpu\").")
 @click.option("--triple", metavar="TRIPLE", help="The target triple (default: the module's).")
 @click.option("--llc", metavar="PATH", help="Generate code with this llc instead of llvmlite's LLVM.")
+@codegen_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema llnoalias.check/1) on stdout.")
 @click.option("--waits", "show_waits", is_flag=True,
               help="List every vmcnt wait with its cause (the load or DMA it retires and what needed it, a "
@@ -92,7 +94,7 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
               help="Also compile the module without the debug locations the check adds, and say whether "
                    "the instructions differ.")
 def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
-                  show_waits: bool, compare_plain: bool) -> None:
+                  show_waits: bool, compare_plain: bool, codegen: str = "llvmlite") -> None:
     """Compile IN as given and report every LDS access that some path of the assembly reaches
     while an LDS-DMA that may write its bytes is still in flight (no vmcnt wait retired it).
 
@@ -105,7 +107,8 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
     name = display_name(input_path)
     try:
         text = read_input(input_path)
-        res = check_text(text, name, mcpu=mcpu, triple=triple, llc=llc, compare_plain=compare_plain)
+        res = check_text(text, name, mcpu=mcpu, triple=triple, llc=llc, compare_plain=compare_plain,
+                         codegen=codegen)
     except ExternalToolError as exc:
         _fail_external(exc)
         return

@@ -9,10 +9,11 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..backends import ExternalToolError, codegen
+from ..backends import ExternalToolError
+from ..backends import codegen as code_generator
 from ..diagnostics import LLNoaliasError, note, warn
 from ..fileio import display_name, read_input, write_output
-from .options import annotate_options, options_from_kwargs
+from .options import annotate_options, codegen_option, options_from_kwargs
 
 #: Output extensions and the ``--emit`` they imply; anything else (and stdout) is asm.
 EMIT_BY_EXTENSION = {".s": "asm", ".ptx": "asm", ".o": "obj", ".cubin": "obj"}
@@ -51,13 +52,13 @@ def _fail_external(exc: ExternalToolError) -> None:
 
 def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, triple: str | None,
              llc: str | None, llc_args: tuple[str, ...], ptxas: str | None, optimize: bool, level: int,
-             notes: list[str], used: dict[str, str]) -> bytes:
+             notes: list[str], used: dict[str, str], codegen_name: str = "llvmlite") -> bytes:
     """Generate code from the annotated ``text`` and check it (``check.selfcheck``); say on
     stderr where claims were withdrawn and which races the input has itself."""
     from ..check.selfcheck import checked_compile
 
     sc = checked_compile(text, original, name, emit=kind, mcpu=mcpu, triple=triple, llc=llc, llc_args=llc_args,
-                         ptxas=ptxas, optimize=optimize, level=level, notes=notes, used=used)
+                         ptxas=ptxas, optimize=optimize, level=level, notes=notes, used=used, codegen=codegen_name)
     for fn, race in sc.withdrawn.items():
         warn(f"{name}: withdrew llnoalias's claims in {fn}: the annotated module compiled to an LDS access "
              f"(line {race.access.ir_line}) that runs while the LDS-DMA at line {race.dma.ir_line} may still "
@@ -104,11 +105,13 @@ def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, t
               help="Do not check the generated AMDGPU code for LDS-DMA races (by default, a function "
                    "where the annotated module races and the input does not loses llnoalias's claims "
                    "and is compiled again).")
+@codegen_option
 @annotate_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
-                    no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, **kwargs: Any) -> None:
+                    no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, codegen: str = "llvmlite",
+                    **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
     The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;
@@ -139,12 +142,12 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
             note(f"llnoalias {__version__}, {compiled_parts()}")
         try:
             if no_annotate or no_check or text == original:
-                code = codegen.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args),
-                                        ptxas=ptxas, triple=triple, optimize=optimize, notes=notes, used=used,
-                                        level=int(codegen_level))
+                code = code_generator.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args),
+                                               ptxas=ptxas, triple=triple, optimize=optimize, notes=notes, used=used,
+                                               level=int(codegen_level), codegen=codegen)
             else:
                 code = _checked(text, original, display_name(input_path), kind, mcpu, triple, llc,
-                                tuple(llc_args), ptxas, optimize, int(codegen_level), notes, used)
+                                tuple(llc_args), ptxas, optimize, int(codegen_level), notes, used, codegen)
         finally:
             print_notes(notes, verbose)
         if verbose and used:

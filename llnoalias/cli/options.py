@@ -68,3 +68,11 @@ def options_from_kwargs(kwargs: dict[str, Any]) -> AnnotateOptions:
         may_alias=kwargs.pop("may_alias"),
         regions=kwargs.pop("regions"),
     )
+
+
+def codegen_option(func: F) -> F:
+    """``--codegen llvmlite|triton``: the LLVM that generates the code (``--llc PATH`` overrides it)."""
+    return click.option(
+        "--codegen", "codegen", type=click.Choice(["llvmlite", "triton"]), default="llvmlite", show_default=True,
+        help="The embedded LLVM that generates code: llvmlite's (LLVM 22) or Triton's bundled LLVM (24, "
+             "when Triton is installed: the code generator Triton's users ship with).")(func)
