@@ -108,13 +108,16 @@ def _check_one_stdout(output: str | None, report_path: str | None, remarks_path:
 
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = False, report_path: str | None = None,
-                  remarks_path: str | None = None, jobs: int = 0, print_after: tuple[str, ...] = ()) -> None:
+                  remarks_path: str | None = None, jobs: int = 0, print_after: tuple[str, ...] = (),
+                  best: tuple[str | None, str] | None = None) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
     plain command lines without importing click). ``jobs``: processes for a large input's
     functions (0: one per CPU; a small input never forks). ``print_after``: the stages
-    whose conclusions are printed on stderr (``--print-after``; the run stays in one process)."""
+    whose conclusions are printed on stderr (``--print-after``; the run stays in one process).
+    ``best``: ``(mcpu, codegen)`` for ``--best`` (compile both forms, keep per function the better:
+    ``check.best``)."""
     from ..fileio import write_output
 
     try:
@@ -125,7 +128,8 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
             from ..transform.stages import StageLog
 
             stages = StageLog(print_after)
-        _, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs, stages=stages)
+        original, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs,
+                                        stages=stages)
         if report_path:
             write_output(report_path, result.report.to_json() + "\n")
         if remarks_path:
@@ -133,6 +137,13 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
 
             write_output(remarks_path, remarks_yaml(result.report, result.module))
         data = result.encoded()
+        if best is not None and result.changed:
+            from .best import choose_best
+
+            chosen = choose_best(result.text, original, display_name(path), mcpu=best[0], triple=None, llc=None,
+                                 codegen=best[1])
+            if chosen != result.text:
+                data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())
         note_missed(result, display_name(path))
     except LLNoaliasError as exc:

@@ -1,0 +1,69 @@
+"""``--best``: per function, llnoalias's claims or the input's lines (design section 4b)."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from llnoalias.check.best import KEPT_CLAIMS, KEPT_INPUT, Measure, decide
+from llnoalias.cli.compile import compile_command
+from llnoalias.stats import counters as asmstats
+
+ROOT = Path(__file__).resolve().parent.parent
+GEMM = ROOT / "fixtures" / "corpus" / "flydsl" / "fp8_gemm_8wave_namedbases_gfx950_k1024.DERIVED.ll.gz"
+RACY_CLAIMS = ROOT / "fixtures" / "dma" / "traced_dma_kept.ll"
+
+
+def test_decide_order() -> None:
+    race = frozenset({(3, 4)})
+    # a race the claims add loses, whatever they save
+    c = decide("k", Measure(spills=9, vmcnt=9), Measure(races=race))
+    assert c.kept == KEPT_INPUT and "race" in c.why
+    # a race of the input the claims remove wins, whatever it costs
+    assert decide("k", Measure(races=race), Measure(spills=9, vmcnt=9)).kept == KEPT_CLAIMS
+    # the same races: spills first, then vmcnt waits
+    assert decide("k", Measure(spills=60, vmcnt=10), Measure(spills=107, vmcnt=2)).kept == KEPT_INPUT
+    assert decide("k", Measure(spills=5, vmcnt=10), Measure(spills=5, vmcnt=2)).kept == KEPT_CLAIMS
+    assert decide("k", Measure(spills=5, vmcnt=2), Measure(spills=5, vmcnt=3)).kept == KEPT_INPUT
+    tie = decide("k", Measure(spills=5, vmcnt=2), Measure(spills=5, vmcnt=2))
+    assert tie.kept == KEPT_CLAIMS and "k: kept llnoalias's claims" in tie.line()
+
+
+def _totals(path: Path) -> dict[str, int]:
+    return dict(asmstats.collect(path.read_text(), str(path)).total)
+
+
+def test_best_on_the_spilling_gemm_is_never_worse_than_the_input(tmp_path: Path) -> None:
+    pytest.importorskip("llvmlite")
+    src = tmp_path / "gemm.ll"
+    src.write_bytes(gzip.decompress(GEMM.read_bytes()))
+    runner = CliRunner()
+    plain, best = tmp_path / "in.s", tmp_path / "best.s"
+    assert runner.invoke(compile_command, [str(src), "--no-annotate", "-o", str(plain)]).exit_code == 0
+    res = runner.invoke(compile_command, [str(src), "--best", "-o", str(best)])
+    assert res.exit_code == 0, res.output
+    assert "--best: kernel_gemm_0: kept" in res.stderr
+    a, b = _totals(plain), _totals(best)
+    assert b["vgpr_spill"] + b["sgpr_spill"] <= a["vgpr_spill"] + a["sgpr_spill"]
+    assert b["vmcnt"] <= a["vmcnt"]
+
+
+def test_annotate_only_best_keeps_the_input_where_the_claims_race(tmp_path: Path) -> None:
+    """``llnoalias --best IN -o OUT`` (the fast entry point hands it to click) compiles to decide
+    and writes the chosen IR: here the claims race, so the function's lines are the input's."""
+    pytest.importorskip("llvmlite")
+    out = tmp_path / "out.ll"
+    proc = subprocess.run([sys.executable, "-m", "llnoalias", "--best", "--mcpu", "gfx942", str(RACY_CLAIMS),
+                           "-o", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "k: kept the input's lines (the claims add an LDS-DMA race" in proc.stderr
+    inp = RACY_CLAIMS.read_text().splitlines()
+    assert out.read_text().splitlines()[:len(inp)] == inp
+    check = subprocess.run([sys.executable, "-m", "llnoalias", "check", "--mcpu", "gfx942", str(out)],
+                           capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stderr
