@@ -299,7 +299,9 @@ LDS_DMA_WINDOW = _r("lds-dma-window", "shares an LDS scope with an LDS-DMA that 
                     "window and may drop the wait for it (docs/soundness.md).")
 PRODUCER_WINDOW = _r("producer-window", "an LDS access of the function keeps the input's own metadata in reach of an "
                      "LDS-DMA's one-lane window: no LDS scopes in the function, so the waits the input forces stay",
-                     "dma", "The input's own LDS metadata already lets alias analysis skip a DMA wait.")
+                     "dma", "The input's own LDS metadata already lets alias analysis skip a DMA wait.",
+                     "Pass --repair (compile or annotate): where check finds the race, it scopes the DMA or drops "
+                     "the input's metadata from the racing LDS accesses, and says what it removed.")
 LOWERED_LDS_DMA = _r("lowered-lds-dma", "LDS-DMA into a static LDS variable, addressed directly: LLVM's module-LDS "
                      "lowering replaces the alias metadata of its accesses, so the function gets no LDS scopes and "
                      "the DMA no metadata at all", "dma", "LLVM's module-LDS lowering rewrites the metadata of "

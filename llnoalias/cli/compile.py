@@ -108,13 +108,16 @@ def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, t
 @click.option("--best", is_flag=True, default=False,
               help="Per function, keep llnoalias's claims or the input's lines, whichever has no LDS-DMA race "
                    "the other lacks, then fewer spills, then fewer vmcnt waits; a line per function says which.")
+@click.option("--repair", is_flag=True, default=False,
+              help="Where the input itself races by its own metadata (check), scope the LDS-DMA or drop the "
+                   "racing LDS accesses' alias metadata, whichever loses least; says what was removed.")
 @codegen_option
 @annotate_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
                     no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, codegen: str = "llvmlite",
-                    best: bool = False, **kwargs: Any) -> None:
+                    best: bool = False, repair: bool = False, **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
     The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;
@@ -128,6 +131,11 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
         if kind == "obj" and output in (None, "-") and sys.stdout.isatty():
             raise LLNoaliasError("refusing to write an object file to a terminal; pass -o FILE")
         text = original = read_input(input_path)
+        if repair:
+            from .best import repair_input
+
+            text = original = repair_input(text, display_name(input_path), mcpu=mcpu, triple=triple, llc=llc,
+                                           codegen=codegen)
         if not no_annotate:
             from ..api import annotate
             from .run import note_missed, print_warnings

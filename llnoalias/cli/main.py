@@ -119,25 +119,28 @@ def cli() -> None:
 @click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
 @click.option("--best", is_flag=True,
               help="Compile to decide: per function, keep the claims or the input's lines (as compile --best).")
-@click.option("--mcpu", "mcpu", default=None, metavar="CPU", help="The GPU --best compiles for (default: the module's).")
+@click.option("--repair", is_flag=True,
+              help="Compile to check the input: where it races by its own metadata, repair it (as compile --repair).")
+@click.option("--mcpu", "mcpu", default=None, metavar="CPU",
+              help="The GPU --best and --repair compile for (default: the module's).")
 @codegen_option
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool, report_path: str | None, remarks_path: str | None,
-                     print_after: tuple[str, ...], no_verify: bool, best: bool = False, mcpu: str | None = None,
-                     codegen: str = "llvmlite", **kwargs: Any) -> None:
+                     print_after: tuple[str, ...], no_verify: bool, best: bool = False, repair: bool = False,
+                     mcpu: str | None = None, codegen: str = "llvmlite", **kwargs: Any) -> None:
     """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
     inputs, annotate each into --out-dir (in parallel with -j N)."""
     options = options_from_kwargs(kwargs)
     paths = list(inputs) or ["-"]
     if len(paths) > 1 or out_dir is not None:
-        if print_after or best:
-            _usage_error("--print-after and --best take a single input")
+        if print_after or best or repair:
+            _usage_error("--print-after, --best and --repair take a single input")
         _annotate_many(paths, output, out_dir, 1 if jobs is None else jobs, show_stats, report_path,
                        remarks_path, no_verify, options)
         return
     annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
                   report_path=report_path, remarks_path=remarks_path, jobs=0 if jobs is None else jobs,
-                  print_after=print_after, best=(mcpu, codegen) if best else None)
+                  print_after=print_after, compiled=(mcpu, codegen, best, repair) if best or repair else None)
 
 
 def _usage_error(message: str) -> None:

@@ -106,18 +106,38 @@ def _check_one_stdout(output: str | None, report_path: str | None, remarks_path:
         raise LLNoaliasError(f"{' and '.join(takers)} would both be written to stdout{hint}")
 
 
+def _compiled_choices(original: str, result: AnnotateResult, name: str, options: AnnotateOptions,
+                      compiled: tuple[str | None, str, bool, bool]) -> str | None:
+    """``--repair`` and ``--best`` on the annotate-only path: the text to write instead of the
+    annotated one, or None to write it as it is."""
+    from .best import choose_best, repair_input
+
+    mcpu, codegen, best, repair = compiled
+    annotated = result.text
+    if repair:
+        repaired = repair_input(original, name, mcpu=mcpu, triple=None, llc=None, codegen=codegen)
+        if repaired != original:
+            from .. import api
+
+            original = repaired
+            annotated = api.annotate(repaired, path=name, options=options, report=False, jobs=0).text
+    if best and annotated != original:
+        annotated = choose_best(annotated, original, name, mcpu=mcpu, triple=None, llc=None, codegen=codegen)
+    return None if annotated == result.text else annotated
+
+
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = False, report_path: str | None = None,
                   remarks_path: str | None = None, jobs: int = 0, print_after: tuple[str, ...] = (),
-                  best: tuple[str | None, str] | None = None) -> None:
+                  compiled: tuple[str | None, str, bool, bool] | None = None) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
     plain command lines without importing click). ``jobs``: processes for a large input's
     functions (0: one per CPU; a small input never forks). ``print_after``: the stages
     whose conclusions are printed on stderr (``--print-after``; the run stays in one process).
-    ``best``: ``(mcpu, codegen)`` for ``--best`` (compile both forms, keep per function the better:
-    ``check.best``)."""
+    ``compiled``: ``(mcpu, codegen, best, repair)`` for ``--best`` (compile both forms, keep per
+    function the better: ``check.best``) and ``--repair`` (``check.repair``, then annotate again)."""
     from ..fileio import write_output
 
     try:
@@ -137,12 +157,9 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
 
             write_output(remarks_path, remarks_yaml(result.report, result.module))
         data = result.encoded()
-        if best is not None and result.changed:
-            from .best import choose_best
-
-            chosen = choose_best(result.text, original, display_name(path), mcpu=best[0], triple=None, llc=None,
-                                 codegen=best[1])
-            if chosen != result.text:
+        if compiled is not None:
+            chosen = _compiled_choices(original, result, display_name(path), options, compiled)
+            if chosen is not None:
                 data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())
         note_missed(result, display_name(path))

@@ -1,0 +1,81 @@
+"""``--repair``: inputs that race by their own metadata are repaired, and check clean after."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llnoalias.backends import triton_backend
+from llnoalias.check.checker import check_text
+from llnoalias.check.repair import repair
+
+pytest.importorskip("llvmlite")
+
+ROOT = Path(__file__).resolve().parent.parent
+TBAA = ROOT / "fixtures" / "check" / "tbaa_unscoped_dma_races.ll"
+LOOP = ROOT / "fixtures" / "check" / "loop_refill_scoped_races.ll"
+TRITON = ROOT / "fixtures" / "corpus" / "triton" / "amd_matmul_gfx942.ll"
+
+
+def changed_lines(a: str, b: str) -> list[int]:
+    la, lb = a.splitlines(), b.splitlines()
+    return [i + 1 for i, (x, y) in enumerate(zip(la, lb, strict=False)) if x != y]
+
+
+@pytest.mark.parametrize(("path", "how", "lines"), [
+    (TBAA, "scope-dma", [9]),                      # the unscoped DMA gets a scope: nothing lost
+    (LOOP, "drop-alias-metadata", [15]),           # the read loses its scopes
+    (TRITON, "drop-noalias", [77, 79, 81, 83]),    # Triton's reads lose !noalias of the DMA's scope
+])
+def test_repair_removes_the_input_race(path: Path, how: str, lines: list[int]) -> None:
+    text = path.read_text()
+    assert not check_text(text, str(path)).clean
+    rep = repair(text, str(path))
+    assert rep.how == how and rep.before and rep.clean
+    assert len(rep.changes) == len(lines)
+    # every other byte stays: the changed lines, then new metadata lines at the end only
+    assert changed_lines(text, rep.text) == lines
+    n = len(text.splitlines())
+    assert len(rep.text.splitlines()) >= n
+    assert [ln for i, ln in enumerate(text.splitlines(), 1) if i not in lines] == \
+        [ln for i, ln in enumerate(rep.text.splitlines()[:n], 1) if i not in lines]
+    assert check_text(rep.text, str(path)).clean
+
+
+def test_a_clean_input_is_left_alone() -> None:
+    path = ROOT / "fixtures" / "check" / "plain_read_waits.ll"
+    rep = repair(path.read_text(), str(path))
+    assert not rep.changed and rep.text == path.read_text() and not rep.before
+
+
+@pytest.mark.skipif(not triton_backend.available(), reason="Triton is not installed")
+def test_repair_with_triton_llvm() -> None:
+    text = TBAA.read_text()
+    assert not check_text(text, str(TBAA), codegen="triton").clean
+    rep = repair(text, str(TBAA), codegen="triton")
+    assert rep.clean and rep.changed
+    assert check_text(rep.text, str(TBAA), codegen="triton").clean
+
+
+def test_annotate_repair_writes_a_module_that_checks_clean(tmp_path: Path) -> None:
+    out = tmp_path / "out.ll"
+    proc = subprocess.run([sys.executable, "-m", "llnoalias", "--repair", str(LOOP), "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "--repair: line 15: removed !alias.scope !2, !noalias !5 from the LDS access" in proc.stderr
+    check = subprocess.run([sys.executable, "-m", "llnoalias", "check", str(out)], capture_output=True, text=True,
+                           timeout=300)
+    assert check.returncode == 0, check.stderr
+
+
+def test_compile_repair(tmp_path: Path) -> None:
+    out = tmp_path / "out.s"
+    proc = subprocess.run([sys.executable, "-m", "llnoalias", "compile", "--repair", str(TBAA), "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "--repair: line 9: the LDS-DMA got a scope of its own" in proc.stderr
+    assert "race the input has too" not in proc.stderr
+    assert "vmcnt" in out.read_text()
