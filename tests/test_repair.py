@@ -79,3 +79,31 @@ def test_compile_repair(tmp_path: Path) -> None:
     assert "--repair: line 9: the LDS-DMA got a scope of its own" in proc.stderr
     assert "race the input has too" not in proc.stderr
     assert "vmcnt" in out.read_text()
+
+
+NOALIAS_LDS_ARG = """target triple = "amdgcn-amd-amdhsa"
+
+define amdgpu_kernel void @k(ptr addrspace(8) %r, ptr addrspace(3) noalias %lds, ptr addrspace(1) noalias %o, i32 %v) #0 {
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) %lds, i32 4, i32 %v, i32 0, i32 0, i32 0)
+  %x = load i32, ptr addrspace(3) %lds, align 4
+  store i32 %x, ptr addrspace(1) %o, align 4
+  ret void
+}
+
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+
+attributes #0 = { "target-cpu"="gfx942" }
+"""
+
+
+@pytest.mark.skipif(not triton_backend.available(), reason="Triton is not installed")
+def test_llvm24_argument_lowering_race_is_found_and_repaired() -> None:
+    """LLVM 24's kernel-argument lowering gives the accesses through a noalias argument scopes
+    of their own; the unscoped DMA then gets no wait. LLVM 22 waits; check finds the race only
+    with the code generator that has it, and --repair (scoping the DMA) removes it."""
+    assert check_text(NOALIAS_LDS_ARG, "arg.ll").clean
+    assert not check_text(NOALIAS_LDS_ARG, "arg.ll", codegen="triton").clean
+    rep = repair(NOALIAS_LDS_ARG, "arg.ll", codegen="triton")
+    assert rep.how == "scope-dma" and rep.clean
+    assert check_text(rep.text, "arg.ll", codegen="triton").clean
+    assert changed_lines(NOALIAS_LDS_ARG, rep.text) == [4]
