@@ -76,3 +76,21 @@ def test_compile_with_triton_llvm(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Triton" in result.stderr
     assert "s_endpgm" in out.read_text()
+
+
+@needs_triton
+def test_llvm19_make_buffer_rsrc_is_bridged_for_llvm24() -> None:
+    """LLVM 24 rejects LLVM 19's i32 record count of make.buffer.rsrc ("intrinsic argument 2
+    type expected i64"): the bridge's two rewrites of it are applied, and only those."""
+    text = (ROOT / "fixtures" / "corpus" / "clang19" / "hip_lds_dma_O3.ll").read_text()
+    notes: list[str] = []
+    asm = codegen.generate(text, codegen="triton", notes=notes).decode()
+    assert "s_endpgm" in asm
+    assert any("amdgcn-make-buffer-rsrc-i64" in n for n in notes)
+    assert triton_backend.bridged(SMALL) == (SMALL, [])
+
+
+@needs_triton
+def test_bytes_that_are_not_utf8_do_not_stop_triton() -> None:
+    text = SMALL.replace("target triple", "; caf\udce9\ntarget triple")
+    assert "s_endpgm" in codegen.generate(text, codegen="triton").decode()

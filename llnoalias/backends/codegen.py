@@ -144,9 +144,12 @@ class _Codegen:
                                    timeout=self.timeout, level=self.level)
         about: dict[str, str] = {}
         if self.codegen == "triton":
+            done: list[str] = []
             data = triton_backend.emit(self.ir_text, t.triple, t.cpu, kind, self.timeout, level=self.level,
-                                       about=about)
+                                       about=about, rewrites=done)
             self.used.update(about)
+            if done:
+                self.notes.append("Triton's LLVM read the module through the version bridge: " + ", ".join(done))
             return data
         rewrites: list[str] = []
         try:

@@ -7,8 +7,11 @@ module, in a child Python process that imports Triton (as llvmlite's LLVM runs i
 (``LLVM ERROR: failed to parse IR``), and that must not take llnoalias down.
 
 LLVM 24 reads every newer spelling the version bridge (:mod:`.bridge`, written for LLVM 22)
-rewrites, so the module goes to it as it is; older intrinsic signatures are upgraded by LLVM's
-own reader. ``translate_to_asm`` generates code at ``-O3``: ``-O`` levels other than 3 are
+rewrites, and LLVM's reader upgrades most older intrinsic signatures. Not LLVM 19's
+``llvm.amdgcn.make.buffer.rsrc`` with an ``i32`` record count (clang 19's and IREE's modules:
+"intrinsic argument 2 type expected i64, but got i32", then "Broken module found"): the bridge's
+two rewrites of that intrinsic (:data:`LLVM24_REWRITES`) are applied to the copy handed to it,
+and only those. ``translate_to_asm`` generates code at ``-O3``: ``-O`` levels other than 3 are
 refused rather than silently ignored.
 """
 
@@ -26,6 +29,8 @@ from . import ExternalToolError
 
 #: what ``--codegen`` takes
 CODEGENS = ("llvmlite", "triton")
+#: the rewrites of :mod:`.bridge` that LLVM 24 needs too (older signatures its reader rejects)
+LLVM24_REWRITES = ("amdgcn-make-buffer-rsrc-i64", "amdgcn-make-buffer-rsrc-overloaded-num-records")
 
 #: the child: reads ``in.ll`` and ``request.json`` from its folder, writes ``out.bin`` and
 #: ``result.json``
@@ -36,7 +41,8 @@ req = json.load(open(os.path.join(work, "request.json")))
 import triton
 from triton._C.libtriton import llvm
 llvm.init_targets()
-ir = open(os.path.join(work, "in.ll"), encoding="utf-8", errors="surrogateescape").read()
+# Triton takes a str it encodes as UTF-8: bytes that are not UTF-8 (a Latin-1 comment) become U+FFFD
+ir = open(os.path.join(work, "in.ll"), encoding="utf-8", errors="replace").read()
 out = llvm.translate_to_asm(ir, req["triple"], req["cpu"], req.get("features", ""), [], True,
                             req["kind"] == "obj", False)
 data = out if isinstance(out, bytes) else out.encode("utf-8", "surrogateescape")
@@ -61,10 +67,22 @@ def require() -> None:
             f"in this Python ({sys.executable}); pip install triton, or use --codegen llvmlite or --llc PATH")
 
 
+def bridged(ir_text: str) -> tuple[str, list[str]]:
+    """The copy of ``ir_text`` LLVM 24 reads, and the names of the rewrites applied."""
+    from .bridge import REWRITES, apply_rewrites
+
+    text, done = apply_rewrites(ir_text, [(r.name, r.needle, r.apply) for r in REWRITES if r.name in LLVM24_REWRITES])
+    return text, [name for name, _ in done]
+
+
 def emit(ir_text: str, triple: str, cpu: str, kind: str, timeout: float = 300.0, *, level: int = 3,
-         about: dict[str, str] | None = None) -> bytes:
-    """Generate assembly (``kind="asm"``) or an object (``"obj"``) with Triton's LLVM."""
+         about: dict[str, str] | None = None, rewrites: list[str] | None = None) -> bytes:
+    """Generate assembly (``kind="asm"``) or an object (``"obj"``) with Triton's LLVM; the bridge
+    rewrites it needed are appended to ``rewrites``."""
     require()
+    ir_text, done = bridged(ir_text)
+    if rewrites is not None:
+        rewrites += done
     if level != 3:
         raise LLNoaliasError(f"--codegen triton generates code at -O3 only (Triton's translate_to_asm); got -O{level}")
     with tempfile.TemporaryDirectory(prefix="llnoalias-triton-") as work:

@@ -27,6 +27,7 @@ def emit_for_output(output: str | None) -> str:
 
 
 BRIDGE_NOTE = "llvmlite's LLVM read the module through the version bridge"
+TRITON_BRIDGE_NOTE = "Triton's LLVM read the module through the version bridge"
 
 
 def print_notes(notes: list[str], verbose: bool, name: str = "") -> None:
@@ -34,7 +35,7 @@ def print_notes(notes: list[str], verbose: bool, name: str = "") -> None:
     (after ``name:`` when given, for ``stats`` with several files)."""
     seen: set[str] = set()
     for line in notes:
-        bridged = line.startswith(BRIDGE_NOTE)
+        bridged = line.startswith((BRIDGE_NOTE, TRITON_BRIDGE_NOTE))
         if line in seen or (bridged and not verbose):
             continue
         seen.add(line)
