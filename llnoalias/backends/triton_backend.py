@@ -42,7 +42,7 @@ import triton
 from triton._C.libtriton import llvm
 llvm.init_targets()
 # Triton takes a str it encodes as UTF-8: bytes that are not UTF-8 (a Latin-1 comment) become U+FFFD
-ir = open(os.path.join(work, "in.ll"), encoding="utf-8", errors="replace").read()
+ir = open(os.path.join(work, "in.ll"), encoding="utf-8", errors="replace").read().removeprefix("\ufeff")
 out = llvm.translate_to_asm(ir, req["triple"], req["cpu"], req.get("features", ""), [], True,
                             req["kind"] == "obj", False)
 data = out if isinstance(out, bytes) else out.encode("utf-8", "surrogateescape")
