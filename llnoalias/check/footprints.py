@@ -81,6 +81,8 @@ class IRAccess:
     size: int = 0
     #: a folded line (``kind == "folded"``): the lines of the LDS loads it stands for
     sources: tuple[int, ...] = ()
+    #: the IR block it is in (its index in the function)
+    block: int = -1
 
 
 def _space(mod: Module, root: Root) -> str:
@@ -144,7 +146,7 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
         code = text[inst.start:inst.end]
         col = inst.start - starts[line - 1] + 1 + len(code) - len(code.lstrip())
         got.append(IRAccess(fn.name, line, col, acc.kind, acc.intrinsic, lds_dma(acc.intrinsic) is not None, fp,
-                            code.strip(), size))
+                            code.strip(), size, block=inst.block))
     got.extend(_folded(mod, fn, got))
     return got
 
@@ -200,7 +202,7 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
         for a in found[1:]:
             fp = union(fp, a.footprint)
         out.append(IRAccess(fn.name, line, 0, "folded", None, False, fp, found[0].text,
-                            max(a.size for a in found), tuple(sorted({a.line for a in found}))))
+                            max(a.size for a in found), tuple(sorted({a.line for a in found})), inst.block))
     return out
 
 
