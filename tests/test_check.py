@@ -236,3 +236,15 @@ def test_every_dma_form_and_size_on_gfx950(row, name: str, size: int) -> None:  
     assert [(r.access.ir_line, r.moved) for r in last.races] == [(6, True)], last.asm
     # one byte past the wave's footprint: nothing to meet, wherever it is scheduled
     assert check_text(kernel(64 * stride, ""), "k.ll").clean
+
+
+def test_the_located_copy_compiles_to_the_same_instructions_on_flydsls_gemm() -> None:
+    """Debug locations must not change the code judged: on FlyDSL's fp8 GEMM (LDS-DMA, static
+    LDS, its own inline waits) the located copy and the module compile to the same instructions."""
+    import gzip
+
+    path = ROOT / "fixtures" / "corpus" / "flydsl" / "fp8_gemm_4wave_gfx950_k512.ll.gz"
+    res = check_text(gzip.decompress(path.read_bytes()).decode(), path.name, compare_plain=True)
+    assert res.same_instructions is True, res.difference
+    assert res.clean and sum(f.dmas for f in res.functions) == 64
+    assert {w.cause for w in res.waits} >= {"producer"}, "FlyDSL's own inline s_waitcnt are its waits"
