@@ -28,7 +28,14 @@ What this module does with it, per function, after the regions are known:
   that carry alias metadata), the DMA is scoped when it can be traced (even in a domain of
   one scope) and otherwise the run carries a warning with the line.
 
-``keeps`` is true in two cases only:
+``keeps`` is false wherever the DMA may reach the access in flight out of order
+(``dma_addresses.ordered``): LLVM 22's wait pass carries a scoped DMA's slot neither across a
+block join where a predecessor lacks the DMA nor around a loop, so a scope the access shares
+with the DMA stays only where the DMA's block dominates the access's (or the DMA is earlier in
+the same block) and no path from the DMA that passes no wait crosses a loop back edge before
+it (reason ``lds-dma-order``). Measured with llvmlite's LLVM: a read of a DMA's first dword
+after an if/else with the DMA on one arm lost its wait. Otherwise ``keeps`` is true in two
+cases only:
 
 - the two addresses provably overlap: both decompose (through ``getelementptr``, casts,
   ``ptrtoint``/``inttoptr`` and additions) to the same base and the same variable terms,
@@ -38,7 +45,9 @@ What this module does with it, per function, after the regions are known:
   ``ptrtoint`` (BasicAA does not look through ``inttoptr``; it takes it as an object of its
   own), and the access's base, found the same way BasicAA finds it, is a different object
   that is neither a phi nor a select (which BasicAA recurses into) nor an ``inttoptr`` of
-  the same integer (which CSE may merge into the DMA's). Probed with llvmlite's LLVM: a
+  an integer that may compute the same (which CSE may merge into the DMA's): integers are
+  compared by their decompositions' base and variable terms, whatever the constant, and one
+  not known counts as the same; never by the SSA name. Probed with llvmlite's LLVM: a
   read of ``@A + 4`` through a getelementptr beside a DMA to ``inttoptr(ptrtoint @A + 8)``
   keeps its wait; to ``inttoptr(ptrtoint @A + 0)`` (folded to ``@A``) it loses it.
 """
@@ -52,7 +61,7 @@ from ..ir import operands as opparse
 from ..ir.datalayout import layout_of
 from ..ir.model import Module
 from . import dma_addresses
-from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps
+from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps, ordered
 from .scopes import Decision, Plan, may_overlap
 
 TYPE_CHECKING = False
@@ -128,6 +137,7 @@ def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
 
 UNTRACED = reasons.UNTRACED_LDS_DMA.text
 WINDOW = reasons.LDS_DMA_WINDOW.text
+ORDER = reasons.LDS_DMA_ORDER.text
 
 
 PRODUCER_WINDOW = reasons.PRODUCER_WINDOW.text
@@ -246,7 +256,8 @@ def guard(p: Plan) -> list[Decision]:
                     continue
                 bad = next((m for m in members if m.dma is not None and not keeps(d.dma, m.dma)), None)
                 if bad is not None:
-                    _withdraw(d, WINDOW, _short(bad))
+                    assert bad.dma is not None
+                    _withdraw(d, WINDOW if ordered(d.dma, bad.dma) else ORDER, _short(bad))
                     break
     return unsafe_in
 
@@ -371,5 +382,5 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["LOWERED", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "guard", "lowered", "rescue", "residual",
+__all__ = ["LOWERED", "ORDER", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "guard", "lowered", "rescue", "residual",
            "static_lds"]
