@@ -216,3 +216,81 @@ def test_a_wait_is_a_statement_never_a_comment(asm: str, waits: bool) -> None:
     from llnoalias.transform.dma_flow import asm_waits
 
     assert asm_waits(asm) is waits
+
+
+# ------------------------------------------------- noalias arguments (LLVM 24's kernel-argument lowering)
+
+UNTRACED_NOALIAS = kernel("  %d = load ptr addrspace(3), ptr addrspace(1) %q, align 4\n" + dma("%d") + read("x", "@A")).replace(
+    "ptr addrspace(1) %o, ptr addrspace(1) %q, i32 %v, i32 %base) {",
+    "ptr addrspace(1) noalias %o, ptr addrspace(1) %q, i32 %v, i32 %base) {")
+_LDS_ACCESS = re.compile(r"^(\s*(?:%\S+ = load [^\n]*|store [^\n]*)ptr addrspace\(3\) [^\n]*?)$", re.M)
+
+
+def lowering24(text: str) -> str:
+    """What LLVM 24's kernel-argument lowering does to a kernel with a ``noalias`` pointer
+    argument, as far as the wait pass sees it (LLVM 22 has no such step): an LDS access
+    whose object it can tell apart from the argument gets a ``!noalias`` of the argument's
+    scope (here every LDS load and store that has none)."""
+    def add(m: re.Match[str]) -> str:
+        line = m.group(1)
+        return line if "!noalias" in line else line + ", !noalias !902"
+    return (_LDS_ACCESS.sub(add, text) + '\n!900 = distinct !{!900, !"kernarg"}\n'
+            '!901 = distinct !{!901, !900, !"o"}\n!902 = !{!901}\n')
+
+
+@pytest.mark.parametrize("cpu", ["gfx942", "gfx950"])
+@pytest.mark.parametrize("opts", OPTIONS)
+def test_untraced_dma_is_scoped_under_noalias_arguments(cpu: str, opts: str) -> None:
+    """An untraced DMA beside a read of @A, in a kernel with a noalias argument: after LLVM
+    24's lowering (simulated) the read has a !noalias and is checked only against scoped
+    DMAs. The input so compiled loses the wait; llnoalias's output scopes the DMA (a domain
+    of its own, or the argument domain under --args noalias) and keeps it."""
+    compile_ = _llvmlite(cpu)
+    assert lost_waits_cfg(compile_(lowering24(UNTRACED_NOALIAS)))
+    res = annotate_text(UNTRACED_NOALIAS, "k.ll", OPTIONS[opts])
+    dma_line = next(ln for ln in res.text.splitlines() if "call void @llvm.amdgcn.raw.ptr.buffer.load.lds(" in ln)
+    assert "!alias.scope" in dma_line
+    read_line = next(ln for ln in res.text.splitlines() if ln.lstrip().startswith("%x = load"))
+    assert "!" not in read_line  # rule (a) stays
+    assert lost_waits_cfg(compile_(lowering24(res.text))) == [], res.text
+    # without a noalias argument anywhere, the DMA is left as it was
+    plain = UNTRACED_NOALIAS.replace("noalias %o", "%o")
+    out = annotate_text(plain, "k.ll").text
+    assert "llnoalias.dma" not in out
+    assert "!alias.scope" not in next(ln for ln in out.splitlines() if "buffer.load.lds(ptr addrspace(8) %r" in ln)
+
+
+def test_own_dma_scope_is_reported() -> None:
+    res = annotate_text(UNTRACED_NOALIAS, "k.ll")
+    recs = [a for a in res.report.accesses if a.domain.startswith("llnoalias.dma.")]
+    assert [(a.domain, a.tagged, a.opcode) for a in recs] == [
+        ("llnoalias.dma.k.1", True, "llvm.amdgcn.raw.ptr.buffer.load.lds")]
+    # running llnoalias on its own output changes nothing
+    assert annotate_text(res.text, "k.ll").text == res.text
+
+
+def test_lowered_dma_keeps_noalias_off_its_kernel_and_warns() -> None:
+    """Rule (c): the DMA into @b (static, addressed directly) cannot be scoped, so
+    --args noalias adds no noalias to its kernel, and the input's own noalias %o is warned
+    of at the DMA's line. The twin through inttoptr gets noalias on %r as before."""
+    from test_dma_waits import LOWERED
+
+    text = LOWERED.replace("OFFSET", "1024")
+    res = annotate_text(text, "k.ll", AnnotateOptions(lds="all", args="noalias"))
+    assert not any("noalias" in r.added for r in res.report.args if r.kernel == "@k"), res.report.args
+    assert res.report.warnings == [] or all("noalias pointer arguments" not in w[2] for w in res.report.warnings)
+    given = text.replace("ptr addrspace(1) %o, i32 %v) #0", "ptr addrspace(1) noalias %o, i32 %v) #0")
+    dma_at = next(n for n, ln in enumerate(given.splitlines(), 1) if "call void @llvm.amdgcn.raw.ptr.buffer" in ln)
+    for o in (AnnotateOptions(), AnnotateOptions(lds="all", args="noalias")):
+        warned = annotate_text(given, "k.ll", o)
+        hits = [w for w in warned.report.warnings if "noalias pointer arguments (%o)" in w[2]]
+        assert [w[0] for w in hits] == [dma_at], warned.report.warnings
+        line = next(ln for ln in warned.text.splitlines() if "call void @llvm.amdgcn.raw.ptr.buffer" in ln)
+        assert "!" not in line
+    twin = text.replace("getelementptr (i8, ptr addrspace(3) @b, i32 1024),", "%db,").replace(
+        "  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(",
+        "  %pb = ptrtoint ptr addrspace(3) @b to i32\n  %ab = add i32 %pb, 1024\n"
+        "  %db = inttoptr i32 %ab to ptr addrspace(3)\n  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(", 1)
+    assert "%db = inttoptr" in twin
+    kept = annotate_text(twin, "k.ll", AnnotateOptions(lds="all", args="noalias"))
+    assert any("noalias" in r.added for r in kept.report.args if r.kernel == "@k" and r.name == "%r")
