@@ -147,12 +147,23 @@ SHAPES: dict[str, tuple[str, bool]] = {
     # its twin: a real wait statement after a comment statement
     "asm_wait": (dma() + '  call void asm sideeffect "; note\\0As_waitcnt vmcnt(0)", ""()\n'
                  + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)"), True),
+    # found by a generator of branchy kernels: a branch on ``%base == 0`` lets GVN put 0 for
+    # %base in the arm, where the DMA's ``inttoptr(ptrtoint @A + %base)`` folds to @A and
+    # alias analysis tells the read of @A + 4 apart from its window
+    "zero_branch": ("  %c = icmp eq i32 %base, 0\n  br i1 %c, label %then, label %join\nthen:\n" + _int_chain("d")
+                    + dma("%pd") + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)")
+                    + "  br label %join\njoin:\n", False),
+    # its twin: the branch tests another value, %base stays unknown (rule (b) case (2) keeps)
+    "other_branch": ("  %c = icmp eq i32 %v, 0\n  br i1 %c, label %then, label %join\nthen:\n" + _int_chain("d")
+                     + dma("%pd") + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)")
+                     + "  br label %join\njoin:\n", True),
 }
 
 
 #: why the read of each shape that loses its claim loses it
 WHY = {"join": reasons.LDS_DMA_ORDER, "loop_refill": reasons.LDS_DMA_ORDER, "loop_header": reasons.LDS_DMA_ORDER,
-       "equal_ints": reasons.LDS_DMA_WINDOW, "asm_comment": reasons.LDS_DMA_WINDOW}
+       "equal_ints": reasons.LDS_DMA_WINDOW, "asm_comment": reasons.LDS_DMA_WINDOW,
+       "zero_branch": reasons.LDS_DMA_WINDOW}
 
 
 def shape_text(name: str) -> str:

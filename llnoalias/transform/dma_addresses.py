@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
 SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+#: an equality test that GVN may propagate a 0 from: ``icmp eq``/``ne`` or a ``switch`` case 0
+_ZERO_TEST = lazy(r"\bicmp\s+(?:samesign\s+)?(?:eq|ne)\b|\bi\d+\s+0\s*,\s*label\b")
 
 #: How deep the address walks go (a longer chain is "not known": no claim is kept on it).
 _DEPTH = 64
@@ -86,6 +88,9 @@ class Walker:
         #: how often a walk was cut short (the depth limit, a RecursionError): an answer
         #: whose walk was is not kept
         self._cuts = 0
+        #: the local names an ``icmp eq``/``ne`` compares with 0 or a ``switch`` has a case 0
+        #: for (made on first use): the code generator's GVN puts 0 for them where the test said so
+        self._tested: set[str] | None = None
 
     # ------------------------------------------------------ semantic decomposition
     def sem(self, ty: Type, v: Value, depth: int = 0) -> Sem | None:
@@ -305,8 +310,36 @@ class Walker:
             self._deepest = outer
         return answer
 
+    def _tested_names(self) -> set[str]:
+        """``_tested``: an ``icmp eq``/``ne`` of a local name against 0, or a ``switch``
+        on it with a case 0. GVN propagates the equality into the blocks the test dominates,
+        where an address ``inttoptr(ptrtoint p + x)`` then folds to ``p`` (measured with
+        llvmlite's LLVM: a branch on ``%x == 0`` took a read's wait away)."""
+        got = self._tested
+        if got is None:
+            got = self._tested = set()
+            text = self.mod.text
+            for inst in self.fn.instrs:
+                if inst.opcode not in ("icmp", "switch"):
+                    continue
+                if not _ZERO_TEST.search(text, inst.start, inst.end):
+                    continue
+                ops = opparse.parse(self.mod, inst).operands
+                if inst.opcode == "switch":
+                    if ops and isinstance(ops[0][1], LocalRef):
+                        got.add(ops[0][1].name)
+                    continue
+                if len(ops) != 2:
+                    continue
+                for (_, a), (_, b) in ((ops[0], ops[1]), (ops[1], ops[0])):
+                    if isinstance(a, LocalRef) and int_const(b) == 0:
+                        got.add(a.name)
+        return got
+
     def _zero_walk(self, ty: Type, v: LocalRef, depth: int) -> bool:
         """``_may_be_zero`` of a local name, walked."""
+        if v.name in self._tested_names():
+            return True
         inst = self.fn.by_name.get(v.name)
         if inst is not None:
             ops = opparse.parse(self.mod, inst)
