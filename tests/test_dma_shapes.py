@@ -128,9 +128,17 @@ SHAPES: dict[str, tuple[str, bool]] = {
     "join_dominated": (dma() + "  %c = icmp eq i32 %base, 0\n  br i1 %c, label %then, label %else\nthen:\n"
                        "  %g = load i32, ptr addrspace(1) %q, align 4\n  store i32 %g, ptr addrspace(1) %o, align 4\n"
                        "  br label %join\nelse:\n  br label %join\njoin:\n" + read("x", "@A"), True),
-    # 2. a single buffer refilled at the end of the body, read by the next iteration
-    "loop_refill": ("  br label %loop\nloop:\n  %i = phi i32 [0, %0], [%n, %loop]\n" + BARRIER + read("x", "@A")
-                    + BARRIER + dma() + LOOP_END, False),
+    # 2. a single buffer refilled at the end of the body (after a bare barrier), read at the
+    # top of the next iteration (LLVM 22 loses this wait when the read keeps the scope)
+    "loop_refill": ("  br label %loop\nloop:\n  %i = phi i32 [0, %0], [%i1, %loop]\n"
+                    "  %acc = phi i32 [0, %0], [%acc1, %loop]\n  %x = load i32, ptr addrspace(3) @A, align 4\n"
+                    "  %acc1 = add i32 %acc, %x\n" + BARRIER + dma().replace("i32 %v,", "i32 %i,")
+                    + "  %i1 = add i32 %i, 1\n  %done = icmp eq i32 %i1, %base\n"
+                    "  br i1 %done, label %exit, label %loop\nexit:\n  store i32 %acc1, ptr addrspace(1) %o, align 4\n",
+                    False),
+    # the same with the read's value stored in the loop (LLVM 22 happens to wait here)
+    "loop_refill_store": ("  br label %loop\nloop:\n  %i = phi i32 [0, %0], [%n, %loop]\n" + BARRIER + read("x", "@A")
+                          + BARRIER + dma() + LOOP_END, False),
     # the same at the loop header, the DMA in the latch
     "loop_header": (dma() + "  br label %loop\nloop:\n  %i = phi i32 [0, %0], [%n, %latch]\n" + read("x", "@A")
                     + "  %c0 = icmp eq i32 %x, 7\n  br i1 %c0, label %exit, label %latch\nlatch:\n" + BARRIER + dma()
@@ -162,6 +170,7 @@ SHAPES: dict[str, tuple[str, bool]] = {
 
 #: why the read of each shape that loses its claim loses it
 WHY = {"join": reasons.LDS_DMA_ORDER, "loop_refill": reasons.LDS_DMA_ORDER, "loop_header": reasons.LDS_DMA_ORDER,
+       "loop_refill_store": reasons.LDS_DMA_ORDER,
        "equal_ints": reasons.LDS_DMA_WINDOW, "asm_comment": reasons.LDS_DMA_WINDOW,
        "zero_branch": reasons.LDS_DMA_WINDOW}
 
