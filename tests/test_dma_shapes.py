@@ -1,5 +1,5 @@
-"""SPEC section 4b, the four shapes where a rule that predicts the code generator broke
-(issue 30): a scoped DMA on one arm of a branch, a DMA that refills its buffer before a loop
+"""SPEC section 4b, the four shapes where a rule that predicts the code generator broke:
+a scoped DMA on one arm of a branch, a DMA that refills its buffer before a loop
 back edge, two equal integer chains the code generator merges, and an assembly comment taken
 for a wait. Each is compiled as given and after llnoalias (defaults and ``--lds all --args
 noalias``) with llvmlite's LLVM 22.1 for gfx942 and gfx950 (and ``llc-19`` for gfx942 where
