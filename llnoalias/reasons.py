@@ -303,6 +303,13 @@ LDS_DMA_ORDER = _r("lds-dma-order", "shares an LDS scope with an LDS-DMA that ma
                    "a loop: an access the DMA's block does not dominate, or one reached from the DMA through a "
                    "back edge, may lose its wait (docs/design.md section 4b).", "Wait for the DMA (s.waitcnt "
                    "vmcnt(0)) before the join or the back edge, or accept the access untagged.")
+LDS_DMA_SAME_BYTES = _r("lds-dma-same-bytes", "may touch bytes an LDS-DMA into another dynamic LDS variable writes "
+                        "(every dynamic LDS variable starts at the same address): no LDS scopes", "dma",
+                        "LLVM's module-LDS lowering puts every external zero-sized LDS variable at the start of "
+                        "dynamic LDS, so two of them share bytes at equal offsets; a scope of each would let the "
+                        "code generator skip the DMA's wait or move the access above the DMA (found by llnoalias "
+                        "check in LLVM 22's assembly).", "Carve the variables apart by offset (as FlyDSL's named "
+                        "bases do: each at its own constant offset), so that their byte ranges are disjoint.")
 PRODUCER_WINDOW = _r("producer-window", "an LDS access of the function keeps the input's own metadata in reach of an "
                      "LDS-DMA's one-lane window: no LDS scopes in the function, so the waits the input forces stay",
                      "dma", "The input's own LDS metadata already lets alias analysis skip a DMA wait.")

@@ -146,6 +146,7 @@ def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
 UNTRACED = reasons.UNTRACED_LDS_DMA.text
 WINDOW = reasons.LDS_DMA_WINDOW.text
 ORDER = reasons.LDS_DMA_ORDER.text
+SAME_BYTES = reasons.LDS_DMA_SAME_BYTES.text
 
 
 PRODUCER_WINDOW = reasons.PRODUCER_WINDOW.text
@@ -259,9 +260,30 @@ def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Deci
     return None
 
 
-def guard(p: Plan) -> list[Decision]:
+def dynamic_lds(mod: Module) -> frozenset[str]:
+    """The module's dynamic LDS variables (external, zero-sized): all start at one address."""
+    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and g.is_zero_sized)
+
+
+def same_bytes(d: Decision, m: Decision, dynamic: frozenset[str]) -> bool:
+    """May access ``d`` of one dynamic LDS variable touch bytes that DMA ``m`` into another
+    writes? Every dynamic LDS variable starts at the start of dynamic LDS, so a byte range of
+    one (an offset from its start: ``byte_range``) is a byte range of the others; without a
+    range, or with several roots, they may."""
+    mine = [r for r in d.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
+    theirs = [r for r in m.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
+    if not mine or not theirs:
+        return False
+    if len(d.roots) == 1 and len(m.roots) == 1 and mine[0] is theirs[0]:
+        return False  # one variable: its scopes tell the rest (rule (b))
+    a, b = d.byte_range, m.byte_range
+    return a is None or b is None or (a[0] < b[1] and b[0] < a[1])
+
+
+def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
     """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
-    whose input is already in the unsafe state (to ``rescue`` after ``finish``)."""
+    whose input is already in the unsafe state (to ``rescue`` after ``finish``).
+    ``dynamic``: the module's dynamic LDS variables (``dynamic_lds``), which share bytes."""
     unsafe_in: list[Decision] = []
     for ds in _by_function(p.decisions):
         dmas = [d for d in ds if d.dma is not None and d.dma[0]]
@@ -289,6 +311,11 @@ def guard(p: Plan) -> list[Decision]:
             groups.setdefault(tuple([id(k) for k in d.keys]), (d.keys, []))[1].append(d)
         for d in ds:
             if not d.keys or d.dma is None or d.dma[0]:
+                continue
+            other = next((m for m in dmas if m.dma is not None and same_bytes(d, m, dynamic)
+                          and in_flight(d.dma, m.dma)), None) if dynamic else None
+            if other is not None:
+                _withdraw(d, SAME_BYTES, _short(other))
                 continue
             for keys, members in groups.values():
                 if not any(may_overlap(k, kd) for k in d.keys for kd in keys):  # type: ignore[arg-type]

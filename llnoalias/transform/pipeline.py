@@ -21,7 +21,7 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
-from .dma_safety import Guarded, guard, lowered, rescue, residual, scope_dmas, static_lds
+from .dma_safety import Guarded, dynamic_lds, guard, lowered, rescue, residual, scope_dmas, static_lds
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
@@ -174,7 +174,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     # domains are counted, so that a claim withdrawn here can leave a domain empty
     guarded = guarded if guarded is not None else Guarded()
     lowered(mod, p, guarded)
-    unsafe_in = guard(p)
+    unsafe_in = guard(p, dynamic_lds(mod))
     if stages is not None:
         stages.dma_step(p)
     finish(p)
