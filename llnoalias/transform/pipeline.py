@@ -21,7 +21,16 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
-from .dma_safety import Guarded, dynamic_lds, guard, lowered, rescue, residual, scope_dmas, static_lds
+from .dma_safety import (
+    Guarded,
+    dynamic_lds,
+    guard,
+    lowered,
+    rescue,
+    residual,
+    scope_dmas,
+    static_lds,
+)
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
