@@ -297,6 +297,19 @@ UNTRACED_LDS_DMA = _r("untraced-lds-dma", "untraced LDS-DMA in the function: its
 LDS_DMA_WINDOW = _r("lds-dma-window", "shares an LDS scope with an LDS-DMA that alias analysis may tell apart from "
                     "it (one lane's window): no LDS scopes", "dma", "Alias analysis sees an LDS-DMA's one-lane "
                     "window and may drop the wait for it (docs/soundness.md).")
+LDS_DMA_ORDER = _r("lds-dma-order", "shares an LDS scope with an LDS-DMA that may reach it in flight across a "
+                   "block join or a loop back edge: no LDS scopes", "dma", "The code generator's wait pass does "
+                   "not carry a scoped LDS-DMA's slot across a join where a predecessor lacks the DMA, nor around "
+                   "a loop: an access the DMA's block does not dominate, or one reached from the DMA through a "
+                   "back edge, may lose its wait (docs/design.md section 4b).", "Wait for the DMA (s.waitcnt "
+                   "vmcnt(0)) before the join or the back edge, or accept the access untagged.")
+LDS_DMA_SAME_BYTES = _r("lds-dma-same-bytes", "may touch bytes an LDS-DMA into another dynamic LDS variable writes "
+                        "(every dynamic LDS variable starts at the same address): no LDS scopes", "dma",
+                        "LLVM's module-LDS lowering puts every external zero-sized LDS variable at the start of "
+                        "dynamic LDS, so two of them share bytes at equal offsets; a scope of each would let the "
+                        "code generator skip the DMA's wait or move the access above the DMA (found by llnoalias "
+                        "check in LLVM 22's assembly).", "Carve the variables apart by offset (as FlyDSL's named "
+                        "bases do: each at its own constant offset), so that their byte ranges are disjoint.")
 PRODUCER_WINDOW = _r("producer-window", "an LDS access of the function keeps the input's own metadata in reach of an "
                      "LDS-DMA's one-lane window: no LDS scopes in the function, so the waits the input forces stay",
                      "dma", "The input's own LDS metadata already lets alias analysis skip a DMA wait.",

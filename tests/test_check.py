@@ -184,3 +184,67 @@ def test_explain_names_the_checks_verdict_per_function() -> None:
     assert doc["functions"][0]["check"].startswith("clean")
     # without --check nothing is compiled and nothing is said
     assert "check" not in json.loads(_cli("explain", "--json", "fixtures/dma/window_no_claim.ll").stdout)["functions"][0]
+
+
+def _dma_forms() -> list[tuple[object, str, int]]:
+    from llnoalias.analysis.memory.intrinsics import LDS_DMA
+
+    out = []
+    for row in LDS_DMA:
+        if not row.llvm22 or row.counter != "vmcnt":
+            continue
+        for name in row.names:
+            if name.endswith(".p7"):
+                continue
+            for size in (4, 12, 16):
+                out.append((row, name, size))
+    return out
+
+
+@pytest.mark.parametrize(("row", "name", "size"), _dma_forms(),
+                         ids=lambda v: v.removeprefix("llvm.amdgcn.") if isinstance(v, str) else str(v)
+                         if isinstance(v, int) else "")
+def test_every_dma_form_and_size_on_gfx950(row, name: str, size: int) -> None:  # noqa: ANN001
+    """The raw/struct buffer and global forms, 4-, 12- and 16-byte DMAs (gfx950). A read of lane
+    0's element waits when it carries no metadata, and races with clang's !tbaa (LLVM 22 checks
+    it against scoped DMAs only). A read of the last lane's element, outside lane 0's window that
+    alias analysis is asked about, is moved above the DMA by LLVM 22's scheduler even without
+    metadata: the footprint covers every lane at the DMA's stride, and the check says so."""
+    from test_lds_dma_table import _args
+
+    call = _args(row, name, "@A", size=size, offset=0)
+    src_ty = row.signature.split(", ")[row.source]
+    head = ('target triple = "amdgcn-amd-amdhsa"\n'
+            "@A = external addrspace(3) global [0 x i8], align 1024\n")
+    tail = (f"declare void @{name}({row.signature})\n"
+            'attributes #0 = { "target-cpu"="gfx950" }\n'
+            '!0 = !{!1, !1, i64 0}\n!1 = !{!"int", !2, i64 0}\n!2 = !{!"tbaa root"}\n')
+
+    def kernel(offset: int, md: str) -> str:
+        return head + (f"define amdgpu_kernel void @k({src_ty} %src, ptr addrspace(1) %o) #0 {{\n"
+                       f"  call void @{name}({call})\n"
+                       f"  %p = getelementptr i8, ptr addrspace(3) @A, i32 {offset}\n"
+                       f"  %x = load i32, ptr addrspace(3) %p, align 4{md}\n"
+                       "  store i32 %x, ptr addrspace(1) %o, align 4\n  ret void\n}\n") + tail
+
+    plain = check_text(kernel(0, ""), "k.ll")
+    assert plain.clean and sum(f.dmas for f in plain.functions) == 1, [r.to_json() for r in plain.races]
+    racing = check_text(kernel(0, ", !tbaa !0"), "k.ll")
+    assert [(r.access.ir_line, r.moved) for r in racing.races] == [(6, False)], racing.asm
+    stride = 16 if size > 4 else 4
+    last = check_text(kernel(63 * stride, ""), "k.ll")
+    assert [(r.access.ir_line, r.moved) for r in last.races] == [(6, True)], last.asm
+    # one byte past the wave's footprint: nothing to meet, wherever it is scheduled
+    assert check_text(kernel(64 * stride, ""), "k.ll").clean
+
+
+def test_the_located_copy_compiles_to_the_same_instructions_on_flydsls_gemm() -> None:
+    """Debug locations must not change the code judged: on FlyDSL's fp8 GEMM (LDS-DMA, static
+    LDS, its own inline waits) the located copy and the module compile to the same instructions."""
+    import gzip
+
+    path = ROOT / "fixtures" / "corpus" / "flydsl" / "fp8_gemm_4wave_gfx950_k512.ll.gz"
+    res = check_text(gzip.decompress(path.read_bytes()).decode(), path.name, compare_plain=True)
+    assert res.same_instructions is True, res.difference
+    assert res.clean and sum(f.dmas for f in res.functions) == 64
+    assert {w.cause for w in res.waits} >= {"producer"}, "FlyDSL's own inline s_waitcnt are its waits"

@@ -240,7 +240,7 @@ def test_without_the_rule_the_wait_is_lost(shape: str) -> None:
 
     text = kernel(_with_b(SHAPES[shape]))
     real = pl.guard
-    pl.guard = lambda p: []
+    pl.guard = lambda p, *a: []
     try:
         unguarded = annotate_text(text, "k.ll").text
     finally:
@@ -476,7 +476,7 @@ def test_unsafe_state_reader_sees_it() -> None:
     import llnoalias.transform.pipeline as pl
 
     real = pl.guard
-    pl.guard = lambda p: []
+    pl.guard = lambda p, *a: []
     try:
         text = annotate_text(UNTRACED, "k.ll").text
     finally:
@@ -673,7 +673,7 @@ def test_generated_kernels_lose_no_wait() -> None:
             out = annotate_text(text, "k.ll", opts).text
             assert lost_waits(llvmlite_asm(out)) == [], out
             real = pl.guard
-            pl.guard = lambda p: []
+            pl.guard = lambda p, *a: []
             try:
                 old = annotate_text(text, "k.ll", opts).text
             finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 #: instruction kinds
 DMA, VMEM_LOAD, VMEM_STORE, LDS, WAIT, BARRIER, BRANCH, CALL, RETURN, OTHER = (
@@ -145,13 +146,19 @@ def generation_of(cpu: str) -> int:
 
 def expand(reg: str) -> list[str]:
     """``v[4:7]`` -> v4..v7; every register named in ``reg`` (an operand)."""
+    return list(_expanded(reg))
+
+
+@lru_cache(maxsize=8192)
+def _expanded(reg: str) -> tuple[str, ...]:
+    """``expand``, once per operand spelling (a kernel names the same few hundred)."""
     out: list[str] = []
     for m in _REG.finditer(reg):
         if m.group(4) is not None:
             out.append(m.group(1) + m.group(4))
         else:
             out.extend(f"{m.group(1)}{i}" for i in range(int(m.group(2)), int(m.group(3)) + 1))
-    return out
+    return tuple(out)
 
 
 def decode_waitcnt(imm: int, generation: int) -> dict[str, int]:
@@ -270,8 +277,8 @@ def parse_instruction(code: str, index: int, line: int, generation: int, *, loc:
     wait = _wait_fields(mnem, ops, rest, generation) if mnem.startswith(("s_waitcnt", "s_wait_")) else None
     if wait is not None:
         kind = WAIT
-    regs_first = expand(ops[0]) if ops else []
-    regs_rest = [r for o in ops[1:] for r in expand(o)]
+    regs_first = list(_expanded(ops[0])) if ops else []
+    regs_rest = [r for o in ops[1:] for r in _expanded(o)]
     if _no_dest(mnem, kind, lds_write) or not ops:
         dests: list[str] = []
         uses = regs_first + regs_rest
@@ -467,13 +474,13 @@ def _resources(lines: list[str], funcs: list[AsmFunction]) -> None:
             key, _, v = s.partition(" ")
             kernel.resources[key] = _value(v)
             continue
-        m = re.match(r"\.set\s+(\S+)\.(\w+)\s*,\s*(.+)$", s)
+        m = re.match(r"\.set\s+(\S+)\.(\w+)\s*,\s*(.+)$", s) if s.startswith(".set") else None
         if m and m.group(1) in by_name:
             by_name[m.group(1)].resources[m.group(2)] = _value(m.group(3))
             continue
         if s.startswith(".globl") or s.startswith(".amdgpu_metadata"):
             after = None
-        m = _INFO.match(s) if after is not None else None
+        m = _INFO.match(s) if after is not None and s.startswith(";") else None
         if m and after is not None:
             after.resources.setdefault(m.group(1), _value(m.group(2)))
 

@@ -81,6 +81,8 @@ class IRAccess:
     size: int = 0
     #: a folded line (``kind == "folded"``): the lines of the LDS loads it stands for
     sources: tuple[int, ...] = ()
+    #: the IR block it is in (its index in the function)
+    block: int = -1
 
 
 def _space(mod: Module, root: Root) -> str:
@@ -122,8 +124,8 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
     accesses = [a for a in find_accesses(mod, fn)
                 if any(p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace) for p in a.pointers)
                 or lds_dma(a.intrinsic) is not None]
-    if not accesses:
-        return []
+    if not any(lds_dma(a.intrinsic) is not None for a in accesses):
+        return []  # nothing can race in a function without an LDS-DMA
     fa = ma.function(fn)
     fa.solve([p.value.name for a in accesses for p in a.pointers if isinstance(p.value, LocalRef)])
     dl = layout_of(mod)
@@ -144,7 +146,7 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
         code = text[inst.start:inst.end]
         col = inst.start - starts[line - 1] + 1 + len(code) - len(code.lstrip())
         got.append(IRAccess(fn.name, line, col, acc.kind, acc.intrinsic, lds_dma(acc.intrinsic) is not None, fp,
-                            code.strip(), size))
+                            code.strip(), size, block=inst.block))
     got.extend(_folded(mod, fn, got))
     return got
 
@@ -166,11 +168,13 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
     if not loads:
         return []
     text = mod.text
-    by_line = {inst.line: inst for inst in fn.instrs}
+    line_of = _lines_of(mod, fn)
+    by_line = {line_of[id(inst)]: inst for inst in fn.instrs}
     taken = {a.line for a in accesses}
     out: list[IRAccess] = []
     for inst in fn.instrs:
-        if inst.line in taken or inst.opcode in ("store", "load", "call", "phi", "br", "ret"):
+        line = line_of[id(inst)]
+        if line in taken or inst.opcode in ("store", "load", "call", "phi", "br", "ret"):
             continue
         code = text[inst.opstart:inst.end].split(", !", 1)[0]
         found: list[IRAccess] = []
@@ -184,7 +188,8 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
             d = fn.by_name.get(name)
             if d is None:
                 continue
-            acc = loads.get(d.line) if by_line.get(d.line) is d else None
+            dline = line_of[id(d)]
+            acc = loads.get(dline) if by_line.get(dline) is d else None
             if acc is not None:
                 found.append(acc)
                 continue
@@ -196,8 +201,22 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
         fp = found[0].footprint
         for a in found[1:]:
             fp = union(fp, a.footprint)
-        out.append(IRAccess(fn.name, inst.line, 0, "folded", None, False, fp, found[0].text,
-                            max(a.size for a in found), tuple(sorted({a.line for a in found}))))
+        out.append(IRAccess(fn.name, line, 0, "folded", None, False, fp, found[0].text,
+                            max(a.size for a in found), tuple(sorted({a.line for a in found})), inst.block))
+    return out
+
+
+def _lines_of(mod: Module, fn: Function) -> dict[int, int]:
+    """Each instruction's line, found in one walk down the function (``Instruction.line``
+    searches the line table each time)."""
+    starts = mod.source.line_starts
+    out: dict[int, int] = {}
+    line = 0
+    n = len(starts)
+    for inst in sorted(fn.instrs, key=lambda i: i.start):
+        while line < n and starts[line] <= inst.start:
+            line += 1
+        out[id(inst)] = line
     return out
 
 

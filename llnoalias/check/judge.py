@@ -4,7 +4,8 @@
 (``locate``), the IR accesses' footprints (``footprints``) and replays each wave's in-order
 vector-memory queue over the assembly's control flow (``asm.queue``). A race is an LDS
 instruction that some path reaches while an LDS-DMA whose bytes it may touch is still in the
-queue. Every instruction of the assembly is mapped back to the IR line its ``.loc`` names; an
+queue; or one the code generator moved above an LDS-DMA that precedes it in the same IR
+block while their bytes may meet. Every instruction of the assembly is mapped back to the IR line its ``.loc`` names; an
 instruction without one, or one whose line is no LDS access of the input, may touch any byte
 of LDS. Every ``vmcnt`` wait is given its cause.
 """
@@ -44,10 +45,14 @@ class Race:
     path: tuple[str, ...]
     dma_bytes: Footprint
     access_bytes: Footprint
+    #: the code generator put the access above the DMA that comes first in the IR: it reads
+    #: (or writes) the bytes before the DMA writes them
+    moved: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "dma": self.dma.to_json(), "access": self.access.to_json(),
-                "path": list(self.path), "dma_bytes": str(self.dma_bytes), "access_bytes": str(self.access_bytes)}
+                "path": list(self.path), "dma_bytes": str(self.dma_bytes), "access_bytes": str(self.access_bytes),
+                "moved": self.moved}
 
 
 #: why a wait is there
@@ -186,8 +191,38 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
             seen.add(key)
             v.races.append(Race(fn.name, _place(insts[d]), _place(inst), tuple(rp.path(d, inst.index)), dfp,
                                 fps[inst.index]))
+    for d, a in _moved_above(fn, accesses, fps):
+        key = (insts[d].ir_line, insts[a].ir_line)
+        if key not in seen:
+            seen.add(key)
+            v.races.append(Race(fn.name, _place(insts[d]), _place(insts[a]), (), fps[d], fps[a], moved=True))
     v.waits = _waits(fn, rp, fps)
     return v
+
+
+def _moved_above(fn: AsmFunction, accesses: dict[int, IRAccess], fps: dict[int, Footprint]) -> list[tuple[int, int]]:
+    """(DMA, access) pairs of one IR block, the DMA first, whose instructions the code generator
+    put the other way round in one block of the assembly while their bytes may meet: the access
+    no longer sees what the DMA writes (alias analysis told them apart by one lane's window)."""
+    out: list[tuple[int, int]] = []
+    for blk in fn.blocks:
+        dmas: list[int] = []
+        for i in range(blk.last, blk.first - 1, -1):  # walking up: the DMAs below come first
+            inst = fn.insts[i]
+            if i not in fps or not inst.ir_line:
+                continue
+            ir = accesses.get(inst.ir_line)
+            if ir is None:
+                continue
+            if inst.kind == "dma":
+                dmas.append(i)
+                continue
+            for d in dmas:
+                dma_ir = accesses.get(fn.insts[d].ir_line)
+                if (dma_ir is not None and dma_ir.block == ir.block and dma_ir.function == ir.function
+                        and dma_ir.line < ir.line and fps[d].meets(fps[i])):
+                    out.append((d, i))
+    return out
 
 
 def _waits(fn: AsmFunction, rp: Replay, fps: dict[int, Footprint]) -> list[Wait]:

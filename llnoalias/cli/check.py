@@ -40,9 +40,14 @@ def format_race(res: CheckResult, n: int) -> str:
     src = res.source
     via = " -> ".join(r.path) if r.path else "its own block"
     at_access = _loc(src, r.access)
-    msg = (f"LDS access may touch {r.access_bytes} while the LDS-DMA that writes {r.dma_bytes} is still in "
-           f"flight: no vmcnt wait retires it on a path ({via}) in {r.function} "
-           f"[assembly line {r.access.asm_line}: `{r.access.asm_text}`]")
+    if r.moved:
+        msg = (f"LDS access that may touch {r.access_bytes} runs before the LDS-DMA above it in the IR, which "
+               f"writes {r.dma_bytes}: the code generator moved it above the DMA in {r.function} "
+               f"[assembly line {r.access.asm_line}: `{r.access.asm_text}`]")
+    else:
+        msg = (f"LDS access may touch {r.access_bytes} while the LDS-DMA that writes {r.dma_bytes} is still in "
+               f"flight: no vmcnt wait retires it on a path ({via}) in {r.function} "
+               f"[assembly line {r.access.asm_line}: `{r.access.asm_text}`]")
     if at_access is None:
         msg += " (the instruction has no IR line)"
     out = format_diagnostic("error", msg, at_access)

@@ -41,13 +41,17 @@ class KernelEdits:
 
 
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 fn: Function) -> KernelEdits | None:
-    """The argument pass's decisions for one kernel (None for other functions)."""
+                 fn: Function, lowered: bool = False) -> KernelEdits | None:
+    """The argument pass's decisions for one kernel (None for other functions). With
+    ``lowered`` (the kernel has an LDS-DMA that SPEC section 4b's rule (c) leaves unscoped:
+    ``dma_safety.has_lowered_dma``) ``--args noalias`` adds no ``noalias``: LLVM 24's
+    kernel-argument lowering would give the kernel's LDS accesses ``!noalias``, which are
+    then checked only against scoped DMAs."""
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
     out = KernelEdits()
-    _kernel(mod, ma, fn, ka, options, out)
+    _kernel(mod, ma, fn, ka, options, out, lowered)
     return out
 
 
@@ -68,7 +72,7 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
 
 
 def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-            out: KernelEdits) -> None:
+            out: KernelEdits, lowered: bool = False) -> None:
     effects = analyse_effects(mod, fn) if ka.roots else {}
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
     for arg in fn.args:
@@ -84,7 +88,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         add: list[str] = []
         grouped = arg.index in ka.grouped
         has_noalias = "noalias" in attrs
-        if options.args == "noalias" and not grouped and not has_noalias:
+        if options.args == "noalias" and not grouped and not has_noalias and not lowered:
             add.append("noalias")
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs

@@ -3,15 +3,14 @@
 The address side of ``dma_safety`` (SPEC section 4b): ``dma_operands`` (which operand of an
 LDS-DMA intrinsic is its LDS pointer and which its size), ``Walker`` (an address decomposed
 to a base and constant and variable terms, and the object BasicAA's underlying-object walk
-stops at), the straight-line flow of one function (which DMA may still be in flight at an
-access: no full ``vmcnt(0)`` wait on every path between them), ``summarise`` (each decision's
-address summary, plain data a worker can send) and the two questions the rules ask of two
-summaries: ``in_flight`` and ``keeps``. See ``dma_safety``'s docstring for the rules.
+stops at), the flow of one function (``dma_flow``: which DMA may still be in flight at an
+access, no full ``vmcnt(0)`` wait on every path between them; dominators and loop back
+edges), ``summarise`` (each decision's address summary, plain data a worker can send) and the
+questions the rules ask of two summaries: ``in_flight``, ``ordered`` and ``keeps``. See
+``dma_safety``'s docstring for the rules.
 """
 
 from __future__ import annotations
-
-from bisect import bisect_right
 
 from ..analysis.memory.accesses import module_family
 from ..analysis.memory.intrinsics import lds_dma
@@ -23,6 +22,7 @@ from ..ir.datalayout import DataLayout, layout_of
 from ..ir.lazyre import lazy
 from ..ir.model import ConstExpr, Function, GlobalRef, LocalRef, Module, Value
 from ..ir.types import Type
+from .dma_flow import _Flow, asm_waits
 from .scopes import Decision
 
 TYPE_CHECKING = False
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
 SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+#: an equality test that GVN may propagate a 0 from: ``icmp eq``/``ne`` or a ``switch`` case 0
+_ZERO_TEST = lazy(r"\bicmp\s+(?:samesign\s+)?(?:eq|ne)\b|\bi\d+\s+0\s*,\s*label\b")
 
 #: How deep the address walks go (a longer chain is "not known": no claim is kept on it).
 _DEPTH = 64
@@ -42,9 +44,16 @@ _DEPTH = 64
 #: Then where it is: its block, its index in the function, the index of the last full
 #: ``vmcnt`` wait before it in its block (-1: none), and for a DMA the blocks a path from it
 #: reaches without passing such a wait (empty when a wait follows it in its own block).
+#: Then (appended; fields are never reordered) its block's place in the dominator tree, as
+#: preorder and postorder numbers (-1, -1: not reached from the entry), for a DMA the blocks
+#: a path from it reaches without passing a wait after crossing a loop back edge, and, when
+#: BasicAA's base is an ``inttoptr``, the base and variable terms of its integer operand's
+#: decomposition (None: not known).
 Sem = tuple[str, int, tuple[tuple[str, int], ...]]
 AABase = tuple[str, str, str]
-Summary = tuple[bool, "Sem | None", AABase, "int | None", int, int, int, tuple[int, ...]]
+IntSem = tuple[str, tuple[tuple[str, int], ...]]
+Summary = tuple[bool, "Sem | None", AABase, "int | None", int, int, int, tuple[int, ...], int, int,
+                tuple[int, ...], "IntSem | None"]
 
 
 def dma_operands(name: str | None) -> tuple[int, int] | None:
@@ -68,6 +77,9 @@ class Walker:
         #: fold to 0 in the code generator's simplifications too
         self.ranges = ranges
         self.sems: dict[str, Sem | None] = {}
+        #: per ``inttoptr`` instruction ``aa_base`` stopped at: its integer operand's
+        #: decomposition, base and variable terms (None: not known); ``int_sem`` reads it
+        self.int_sems: dict[str, IntSem | None] = {}
         #: ``_may_be_zero`` of a local name: (answer, how deep below it the walk went);
         #: the answer holds at any depth the walk's limit leaves that much room under
         self._zero: dict[str, tuple[bool, int]] = {}
@@ -76,6 +88,9 @@ class Walker:
         #: how often a walk was cut short (the depth limit, a RecursionError): an answer
         #: whose walk was is not kept
         self._cuts = 0
+        #: the local names an ``icmp eq``/``ne`` compares with 0 or a ``switch`` has a case 0
+        #: for (made on first use): the code generator's GVN puts 0 for them where the test said so
+        self._tested: set[str] | None = None
 
     # ------------------------------------------------------ semantic decomposition
     def sem(self, ty: Type, v: Value, depth: int = 0) -> Sem | None:
@@ -199,10 +214,23 @@ class Walker:
             if ops.flags[0] in ("bitcast", "addrspacecast"):
                 return self.aa_base(ops.operands[0][1], depth + 1)
             if ops.flags[0] == "inttoptr":
-                return self._inttoptr(v.name, ops.operands[0][1], depth)
+                got = self._inttoptr(v.name, ops.operands[0][1], depth)
+                if got[1] == "inttoptr" and v.name not in self.int_sems:
+                    sem = self.sem(ops.operands[0][0], ops.operands[0][1], depth + 1)
+                    self.int_sems[v.name] = None if sem is None else (sem[0], sem[2])
+                return got
         if k in ("phi", "select"):
             return v.name, "phi", ""
         return v.name, "other", ""
+
+    def int_sem(self, base: AABase) -> IntSem | None:
+        """For an ``inttoptr`` base of ``aa_base``: the base and variable terms of its
+        integer operand's decomposition, whatever the constant (None: not known, or no
+        ``inttoptr``). Two integers with equal ones may be one value to the code generator
+        (CSE merges equal expressions): ``keeps`` compares these, never the names."""
+        if base[1] != "inttoptr":
+            return None
+        return self.int_sems.get(base[0])
 
     def _inttoptr(self, name: str, iv: Value, depth: int) -> AABase:
         """``inttoptr iv``: folded to its pointer when ``iv`` simplifies to ``ptrtoint p``
@@ -282,8 +310,36 @@ class Walker:
             self._deepest = outer
         return answer
 
+    def _tested_names(self) -> set[str]:
+        """``_tested``: an ``icmp eq``/``ne`` of a local name against 0, or a ``switch``
+        on it with a case 0. GVN propagates the equality into the blocks the test dominates,
+        where an address ``inttoptr(ptrtoint p + x)`` then folds to ``p`` (measured with
+        llvmlite's LLVM: a branch on ``%x == 0`` took a read's wait away)."""
+        got = self._tested
+        if got is None:
+            got = self._tested = set()
+            text = self.mod.text
+            for inst in self.fn.instrs:
+                if inst.opcode not in ("icmp", "switch"):
+                    continue
+                if not _ZERO_TEST.search(text, inst.start, inst.end):
+                    continue
+                ops = opparse.parse(self.mod, inst).operands
+                if inst.opcode == "switch":
+                    if ops and isinstance(ops[0][1], LocalRef):
+                        got.add(ops[0][1].name)
+                    continue
+                if len(ops) != 2:
+                    continue
+                for (_, a), (_, b) in ((ops[0], ops[1]), (ops[1], ops[0])):
+                    if isinstance(a, LocalRef) and int_const(b) == 0:
+                        got.add(a.name)
+        return got
+
     def _zero_walk(self, ty: Type, v: LocalRef, depth: int) -> bool:
         """``_may_be_zero`` of a local name, walked."""
+        if v.name in self._tested_names():
+            return True
         inst = self.fn.by_name.get(v.name)
         if inst is not None:
             ops = opparse.parse(self.mod, inst)
@@ -333,121 +389,6 @@ def _merge(a: tuple[tuple[str, int], ...], b: tuple[tuple[str, int], ...], scale
     return tuple(sorted((n, s) for n, s in out.items() if s))
 
 
-#: a wait for every vector-memory operation: ``s.waitcnt(0)`` (every counter, in every
-#: encoding), gfx12's ``s.wait.loadcnt(0)``, or inline assembly that waits for ``vmcnt(0)``
-_KILL = lazy(r"@llvm\.amdgcn\.s\.waitcnt\(i32 0\)|@llvm\.amdgcn\.s\.wait\.loadcnt\(i16 0\)"
-             r"|\basm\b[^\n]*\b(s_waitcnt vmcnt\(0\)|s_waitcnt 0\b|s_wait_loadcnt 0x0\b|s_wait_loadcnt 0\b)")
-_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
-
-
-def _may_kill(text: str, start: int, end: int) -> bool:
-    """Could ``_KILL`` match in ``text[start:end]``: does it hold one of the words every
-    match has (two searches for a plain string, cheaper than the pattern's)?"""
-    return text.find("@llvm.amdgcn.s.wait", start, end) >= 0 or text.find("asm", start, end) >= 0
-
-
-class _Flow:
-    """Which LDS accesses an LDS-DMA may still be in flight at: reached from the DMA by a
-    path that passes no wait for every vector-memory operation (a DMA that such a wait
-    retired cannot lose a wait it no longer needs)."""
-
-    def __init__(self, mod: Module, fn: Function) -> None:
-        text = mod.text
-        instrs = fn.instrs
-        nblocks = max(len(fn.blocks), 1)
-        self.index = {id(inst): n for n, inst in enumerate(instrs)}
-        #: per instruction: its block (``Instruction.block``, found by one walk down the
-        #: instructions and the block offsets together instead of a search each)
-        self.block = _blocks_of(fn)
-        #: per instruction: the index of the last wait at or before it in its block
-        self.last_kill: list[int] = []
-        first_kill = [-1] * nblocks
-        last_in_block = [-1] * nblocks
-        #: the indices of the waits, and where each run of one block's instructions starts
-        #: (in increasing order): ``kill_after`` asks them
-        self.kills: list[int] = []
-        self.runs: list[int] = []
-        cur_block, last = -1, -1
-        for n, inst in enumerate(instrs):
-            b = self.block[n]
-            if b != cur_block:
-                cur_block, last = b, -1
-                self.runs.append(n)
-            if inst.opcode == "call" and _may_kill(text, inst.start, inst.end) and _KILL.search(text, inst.start, inst.end):
-                last = n
-                self.kills.append(n)
-                if first_kill[b] < 0:
-                    first_kill[b] = n
-            self.last_kill.append(last)
-            last_in_block[b] = n
-        names = {name: i for i, name in enumerate(fn.blocks)}
-        self.succ: list[list[int]] = [[] for _ in range(nblocks)]
-        for b in range(nblocks):
-            t = last_in_block[b]
-            if t < 0:
-                continue
-            for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
-                target = names.get("%" + m.group(1))
-                if target is not None:
-                    self.succ[b].append(target)
-        self.first_kill = first_kill
-        self._reach: dict[int, tuple[int, ...]] = {}
-
-    def reach_from_exit(self, b: int) -> tuple[int, ...]:
-        """The blocks a path leaving block ``b`` enters before it passes a wait."""
-        got = self._reach.get(b)
-        if got is None:
-            seen: set[int] = set()
-            todo = list(self.succ[b])
-            while todo:
-                x = todo.pop()
-                if x in seen:
-                    continue
-                seen.add(x)
-                if self.first_kill[x] < 0:  # no wait in it: paths go on through it
-                    todo.extend(self.succ[x])
-            got = self._reach[b] = tuple(sorted(seen))
-        return got
-
-    def kill_after(self, n: int) -> bool:
-        """Is there a wait after instruction ``n`` in its block (its run of instructions), so
-        that a DMA there is retired before the block ends? The first wait after it, found by
-        bisection, and whether a run starts between them: no walk down the block per DMA."""
-        k = bisect_right(self.kills, n)
-        if k == len(self.kills):
-            return False
-        return bisect_right(self.runs, n) == bisect_right(self.runs, self.kills[k])
-
-    def where(self, inst: object, is_dma: bool) -> tuple[int, int, int, tuple[int, ...]]:
-        n = self.index[id(inst)]
-        b = self.block[n]
-        reach: tuple[int, ...] = ()
-        if is_dma and not self.kill_after(n):
-            # the last wait of its block (-1: none) lies before it: paths leave the block open
-            reach = self.reach_from_exit(b)
-        return b, n, self.last_kill[n], reach
-
-
-def _blocks_of(fn: Function) -> list[int]:
-    """The block of each instruction of ``fn``, as ``Instruction.block`` gives it (the last
-    block that begins at or before it, the first for one before every block)."""
-    offsets = fn.block_offsets
-    out: list[int] = []
-    b = -1  # the number of offsets at or before the instruction, less one
-    nxt = offsets[0] if offsets else None
-    prev = -1
-    for inst in fn.instrs:
-        start = inst.start
-        if start < prev:  # not in text order: search as Instruction.block does
-            return [inst.block for inst in fn.instrs]
-        prev = start
-        while nxt is not None and nxt <= start:
-            b += 1
-            nxt = offsets[b + 1] if b + 1 < len(offsets) else None
-        out.append(b if b > 0 else 0)
-    return out
-
-
 def unsummarised(is_dma: bool) -> Summary:
     """The summary of an access whose addresses no rule reads (``summarise``): no
     decomposition, an unknown base, and no place (index -1), which ``in_flight`` and
@@ -456,8 +397,8 @@ def unsummarised(is_dma: bool) -> Summary:
     return _UNSUMMARISED[is_dma]
 
 
-_UNSUMMARISED: tuple[Summary, Summary] = ((False, None, ("", "unknown", ""), None, -1, -1, -1, ()),
-                                          (True, None, ("", "unknown", ""), None, -1, -1, -1, ()))
+_UNSUMMARISED: tuple[Summary, Summary] = ((False, None, ("", "unknown", ""), None, -1, -1, -1, (), -1, -1, (), None),
+                                          (True, None, ("", "unknown", ""), None, -1, -1, -1, (), -1, -1, (), None))
 
 
 def walked_none(ds: Sequence[Decision]) -> bool:
@@ -491,12 +432,18 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     - by ``residual`` for an access that carries the input's own alias metadata;
     - by rule (c)'s window check (``lowered``) for any access beside a DMA into a static
       LDS variable;
+    - by rule (b)'s shared bytes (``dma_safety.same_bytes``) for an access of a dynamic LDS
+      variable beside a DMA into a dynamic one (they all start at one address);
 
     and then also for every DMA of the function. An access none of these reads gets
     ``unsummarised``: no walk, and no flow of waits when nothing of the function is read."""
     if _has_static_lds(mod):
         return [True] * len(lds)
     dma_roots = {id(r) for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots}
+    # rule (b)'s shared bytes: an access of a dynamic LDS variable beside a DMA into another
+    dynamic = {g.name for g in mod.globals.values() if g.addrspace == 3 and g.is_zero_sized}
+    dyn_dma = dynamic and any(not dynamic.isdisjoint(r.members)
+                              for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots)
     search = AA_MD.search
     text = mod.text
     need = [False] * len(lds)
@@ -505,6 +452,8 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
             continue
         inst = d.access.inst
         if (d.roots and not dma_roots.isdisjoint(map(id, d.roots))) or search(text, inst.start, inst.end):
+            need[n] = True
+        elif dyn_dma and any(not dynamic.isdisjoint(r.members) for r in d.roots):
             need[n] = True
     if any(need):
         for n, m in enumerate(is_dma):
@@ -554,10 +503,12 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
                 ops.operands[1][0] if len(ops.operands) > 1 else None)
             size = None if ty is None else w.dl.store_size(ty, named)
         pos = flow.where(acc.inst, dma is not None)
+        place = flow.place(acc.inst, dma is not None)
         if ptr is None:
-            d.dma = (dma is not None, None, ("", "unknown", ""), None, *pos)
+            d.dma = (dma is not None, None, ("", "unknown", ""), None, *pos, *place, None)
             continue
-        d.dma = (dma is not None, w.sem(ptr[0], ptr[1]), w.aa_base(ptr[1]), size, *pos)
+        aa = w.aa_base(ptr[1])
+        d.dma = (dma is not None, w.sem(ptr[0], ptr[1]), aa, size, *pos, *place, w.int_sem(aa))
 
 
 def in_flight(acc: Summary, dma: Summary) -> bool:
@@ -571,9 +522,32 @@ def in_flight(acc: Summary, dma: Summary) -> bool:
     return kill_a < 0 and blk_a in reach_d
 
 
+def ordered(acc: Summary, dma: Summary) -> bool:
+    """Does ``dma`` come before ``acc`` on every path that may leave it in flight there, in
+    the order the code generator's wait pass carries a scoped DMA's slot? True when the DMA
+    is earlier in the access's own block, or when the DMA's block dominates the access's and
+    no path from the DMA that passes no wait crosses a loop back edge before it reaches the
+    access (the pass does not carry the slot across a join where a predecessor lacks the
+    DMA, nor around a loop). Also true when the DMA does not reach the access at all."""
+    if not in_flight(acc, dma):
+        return True
+    blk_a, idx_a = acc[4], acc[5]
+    blk_d, idx_d = dma[4], dma[5]
+    if blk_a == blk_d:
+        # earlier in the DMA's own block: reached around a loop
+        return idx_a > idx_d and acc[6] < idx_d
+    pre_a, post_a, pre_d, post_d = acc[8], acc[9], dma[8], dma[9]
+    if pre_a < 0 or pre_d < 0 or not (pre_d <= pre_a and post_a <= post_d):
+        return False  # a block the DMA's block does not dominate (a join)
+    return blk_a not in dma[10]
+
+
 def keeps(acc: Summary | None, dma: Summary) -> bool:
-    """May ``acc`` keep a scope it shares with ``dma`` (see the module's docstring)?"""
+    """May ``acc`` keep a scope it shares with ``dma`` (see the module's docstring)? Never
+    where the DMA may reach it in flight out of order (``ordered``)."""
     if acc is None or acc[5] < 0 or dma[5] < 0:  # ``unsummarised``: not known
+        return False
+    if not ordered(acc, dma):
         return False
     sem_a, aa_a, size_a = acc[1], acc[2], acc[3]
     sem_d, aa_d, size_d = dma[1], dma[2], dma[3]
@@ -582,14 +556,19 @@ def keeps(acc: Summary | None, dma: Summary) -> bool:
             c = sem_a[1] - sem_d[1]
             if c < size_d and c + size_a > 0:
                 return True
-    name_d, kind_d, int_d = aa_d
-    name_a, kind_a, int_a = aa_a
+    name_d, kind_d, _ = aa_d
+    name_a, kind_a, _ = aa_a
     if kind_d != "inttoptr":
         return False
     if kind_a in ("phi", "unknown") or name_a == name_d:
         return False
-    return not (kind_a == "inttoptr" and int_a == int_d)
+    if kind_a != "inttoptr":
+        return True
+    # two integer addresses are one object to the code generator when they compute the
+    # same base and variable terms (CSE merges them, whatever their names); not known: one
+    int_a, int_d = acc[11], dma[11]
+    return int_a is not None and int_d is not None and int_a != int_d
 
 
-__all__ = ["AABase", "Sem", "Summary", "Walker", "dma_operands", "in_flight", "keeps", "summarise", "unsummarised",
-           "walked_none", "AA_MD", "SCOPE_MD"]
+__all__ = ["AABase", "IntSem", "Sem", "Summary", "Walker", "asm_waits", "dma_operands", "in_flight", "keeps",
+           "ordered", "summarise", "unsummarised", "walked_none", "AA_MD", "SCOPE_MD"]

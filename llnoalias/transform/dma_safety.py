@@ -26,9 +26,21 @@ What this module does with it, per function, after the regions are known:
   DMA in flight;
 - where the input itself is in state 1 (a DMA without ``!alias.scope`` beside LDS accesses
   that carry alias metadata), the DMA is scoped when it can be traced (even in a domain of
-  one scope) and otherwise the run carries a warning with the line.
+  one scope) and otherwise the run carries a warning with the line;
+- in a function with a ``noalias`` pointer argument (the input's or ``--args noalias``'s),
+  every DMA gets an ``!alias.scope`` (``scope_dmas``): LLVM 24's kernel-argument lowering
+  gives LDS accesses ``!noalias`` there, which puts them in state 1 beside an unscoped DMA;
+- (c) a DMA into a static LDS variable addressed directly gets no metadata at all
+  (``lowered``), and its kernel no ``noalias`` from llnoalias (``has_lowered_dma``).
 
-``keeps`` is true in two cases only:
+``keeps`` is false wherever the DMA may reach the access in flight out of order
+(``dma_addresses.ordered``): LLVM 22's wait pass carries a scoped DMA's slot neither across a
+block join where a predecessor lacks the DMA nor around a loop, so a scope the access shares
+with the DMA stays only where the DMA's block dominates the access's (or the DMA is earlier in
+the same block) and no path from the DMA that passes no wait crosses a loop back edge before
+it (reason ``lds-dma-order``). Measured with llvmlite's LLVM: a read of a DMA's first dword
+after an if/else with the DMA on one arm lost its wait. Otherwise ``keeps`` is true in two
+cases only:
 
 - the two addresses provably overlap: both decompose (through ``getelementptr``, casts,
   ``ptrtoint``/``inttoptr`` and additions) to the same base and the same variable terms,
@@ -38,7 +50,9 @@ What this module does with it, per function, after the regions are known:
   ``ptrtoint`` (BasicAA does not look through ``inttoptr``; it takes it as an object of its
   own), and the access's base, found the same way BasicAA finds it, is a different object
   that is neither a phi nor a select (which BasicAA recurses into) nor an ``inttoptr`` of
-  the same integer (which CSE may merge into the DMA's). Probed with llvmlite's LLVM: a
+  an integer that may compute the same (which CSE may merge into the DMA's): integers are
+  compared by their decompositions' base and variable terms, whatever the constant, and one
+  not known counts as the same; never by the SSA name. Probed with llvmlite's LLVM: a
   read of ``@A + 4`` through a getelementptr beside a DMA to ``inttoptr(ptrtoint @A + 8)``
   keeps its wait; to ``inttoptr(ptrtoint @A + 0)`` (folded to ``@A``) it loses it.
 """
@@ -47,12 +61,13 @@ from __future__ import annotations
 
 from .. import reasons
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
+from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir import operands as opparse
-from ..ir.datalayout import layout_of
-from ..ir.model import Module
+from ..ir.datalayout import DataLayout, layout_of
+from ..ir.model import Function, Module
 from . import dma_addresses
-from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps
+from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps, ordered
 from .scopes import Decision, Plan, may_overlap
 
 TYPE_CHECKING = False
@@ -67,6 +82,8 @@ class Guarded:
 
     def __init__(self) -> None:
         self.warnings: list[tuple[int, int, str]] = []
+        #: the functions with an LDS-DMA that rule (c) leaves without metadata (``lowered``)
+        self.lowered: set[str] = set()
 
 
 def _code(d: Decision) -> str:
@@ -128,6 +145,8 @@ def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
 
 UNTRACED = reasons.UNTRACED_LDS_DMA.text
 WINDOW = reasons.LDS_DMA_WINDOW.text
+ORDER = reasons.LDS_DMA_ORDER.text
+SAME_BYTES = reasons.LDS_DMA_SAME_BYTES.text
 
 
 PRODUCER_WINDOW = reasons.PRODUCER_WINDOW.text
@@ -167,16 +186,16 @@ def lowered(mod: Module, p: Plan, out: Guarded) -> None:
         insts = {id(d.access.inst) for d in ds if dma_operands(d.access.intrinsic) is not None}
         if not insts:
             continue
-        w = Walker(mod, ds[0].access.inst.function, dl)
-        first = None
-        for d in ds:
-            if id(d.access.inst) in insts:
-                base = _dma_base(mod, w, d.access)
-                if base is not None and base[1] == "global" and base[0] in static:
-                    first = d
-                    break
+        first = _first_lowered(mod, ds, static, dl)
         if first is None:
             continue
+        out.lowered.add(first.access.inst.function.name)
+        noalias = _noalias_args(first.access.inst.function)
+        if noalias:
+            _warn(out, first, f"LDS-DMA into a static LDS variable in a kernel whose input has noalias pointer "
+                  f"arguments ({', '.join(noalias)}): LLVM 24's kernel-argument lowering gives LDS accesses "
+                  "!noalias, and this DMA cannot be scoped (LLVM's module-LDS lowering replaces its metadata), "
+                  "so LLVM 24 may put no vmcnt wait between them; llnoalias adds no noalias to this kernel")
         blocker = _short(first)
         for d in ds:
             if d.keys and (d.domain == LDS_DOMAIN or id(d.access.inst) in insts):
@@ -188,6 +207,39 @@ def lowered(mod: Module, p: Plan, out: Guarded) -> None:
                   f"{_short(m)} may still be writing: LLVM's module-LDS lowering scopes both, and "
                   "LLVM 21 and later may then put no vmcnt wait between them (alias analysis "
                   "sees one lane's window of the DMA), with or without llnoalias")
+
+
+def _first_lowered(mod: Module, ds: Sequence[Decision], static: frozenset[str], dl: DataLayout) -> Decision | None:
+    """The first LDS-DMA of ``ds`` (one function's decisions) into a static LDS variable of
+    ``static`` addressed directly (rule (c)), or None."""
+    w: Walker | None = None
+    for d in ds:
+        if dma_operands(d.access.intrinsic) is None:
+            continue
+        if w is None:
+            w = Walker(mod, d.access.inst.function, dl)
+        base = _dma_base(mod, w, d.access)
+        if base is not None and base[1] == "global" and base[0] in static:
+            return d
+    return None
+
+
+def has_lowered_dma(mod: Module, ds: Sequence[Decision]) -> bool:
+    """Does the function of ``ds`` (its decisions, while its operands are alive) have an
+    LDS-DMA that rule (c) leaves unscoped? Its kernel then gets no ``noalias`` from
+    ``--args noalias`` (``attributes.arguments_of``): LLVM 24's kernel-argument lowering
+    would give its LDS accesses ``!noalias``, and such an access is checked only against
+    scoped DMAs."""
+    if not ds or not dma_addresses._has_static_lds(mod):
+        return False
+    if not any(dma_operands(d.access.intrinsic) is not None for d in ds):
+        return False
+    return _first_lowered(mod, ds, _static_lds(mod), layout_of(mod)) is not None
+
+
+def _noalias_args(fn: Function) -> list[str]:
+    """The input's ``noalias`` pointer arguments of ``fn``."""
+    return [a.name for a in fn.args if a.type.is_pointer and "noalias" in a.attrs]
 
 
 def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Decision] | None:
@@ -208,9 +260,30 @@ def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Deci
     return None
 
 
-def guard(p: Plan) -> list[Decision]:
+def dynamic_lds(mod: Module) -> frozenset[str]:
+    """The module's dynamic LDS variables (external, zero-sized): all start at one address."""
+    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and g.is_zero_sized)
+
+
+def same_bytes(d: Decision, m: Decision, dynamic: frozenset[str]) -> bool:
+    """May access ``d`` of one dynamic LDS variable touch bytes that DMA ``m`` into another
+    writes? Every dynamic LDS variable starts at the start of dynamic LDS, so a byte range of
+    one (an offset from its start: ``byte_range``) is a byte range of the others; without a
+    range, or with several roots, they may."""
+    mine = [r for r in d.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
+    theirs = [r for r in m.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
+    if not mine or not theirs:
+        return False
+    if len(d.roots) == 1 and len(m.roots) == 1 and mine[0] is theirs[0]:
+        return False  # one variable: its scopes tell the rest (rule (b))
+    a, b = d.byte_range, m.byte_range
+    return a is None or b is None or (a[0] < b[1] and b[0] < a[1])
+
+
+def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
     """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
-    whose input is already in the unsafe state (to ``rescue`` after ``finish``)."""
+    whose input is already in the unsafe state (to ``rescue`` after ``finish``).
+    ``dynamic``: the module's dynamic LDS variables (``dynamic_lds``), which share bytes."""
     unsafe_in: list[Decision] = []
     for ds in _by_function(p.decisions):
         dmas = [d for d in ds if d.dma is not None and d.dma[0]]
@@ -239,6 +312,11 @@ def guard(p: Plan) -> list[Decision]:
         for d in ds:
             if not d.keys or d.dma is None or d.dma[0]:
                 continue
+            other = next((m for m in dmas if m.dma is not None and same_bytes(d, m, dynamic)
+                          and in_flight(d.dma, m.dma)), None) if dynamic else None
+            if other is not None:
+                _withdraw(d, SAME_BYTES, _short(other))
+                continue
             for keys, members in groups.values():
                 if not any(may_overlap(k, kd) for k in d.keys for kd in keys):  # type: ignore[arg-type]
                     continue
@@ -246,7 +324,8 @@ def guard(p: Plan) -> list[Decision]:
                     continue
                 bad = next((m for m in members if m.dma is not None and not keeps(d.dma, m.dma)), None)
                 if bad is not None:
-                    _withdraw(d, WINDOW, _short(bad))
+                    assert bad.dma is not None
+                    _withdraw(d, WINDOW if ordered(d.dma, bad.dma) else ORDER, _short(bad))
                     break
     return unsafe_in
 
@@ -265,12 +344,7 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
     for d in unsafe_in:
         if d.keys:
             continue
-        if d.roots and len(d.roots) == 1 and reasons.SINGLE_SCOPE.matches(d.reason):
-            keys = p.domain_keys.setdefault(d.domain, [])
-            if d.roots[0] not in keys:
-                keys.append(d.roots[0])
-            d.keys = list(d.roots)
-            d.reason = d.blocker = ""
+        if _scope_traced(p, d):
             continue
         left.setdefault(id(d.access.inst.function), []).append(d)
     for ds in left.values():
@@ -279,6 +353,71 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
         _warn(out, d, "LDS-DMA without !alias.scope in a function whose LDS accesses carry alias metadata "
               "(!alias.scope, !noalias or !tbaa): LLVM 21 and later put no vmcnt wait between them; "
               f"llnoalias cannot scope it ({_why(d)}){more}")
+
+
+def _scope_traced(p: Plan, d: Decision) -> bool:
+    """Give a DMA traced to one root, left untagged only because its domain has one scope,
+    its root's scope (a domain of one scope makes no other claim); False when it is not
+    such a DMA."""
+    if not (d.roots and len(d.roots) == 1 and reasons.SINGLE_SCOPE.matches(d.reason)):
+        return False
+    keys = p.domain_keys.setdefault(d.domain, [])
+    if d.roots[0] not in keys:
+        keys.append(d.roots[0])
+    d.keys = list(d.roots)
+    d.reason = d.blocker = ""
+    return True
+
+
+#: the domain of an LDS-DMA that gets a scope of its own (``scope_dmas``): one per DMA, so
+#: that no DMA's ``!noalias`` names another's scope
+DMA_DOMAIN = "llnoalias.dma."
+
+
+def scope_dmas(mod: Module, p: Plan, kernels: set[str]) -> None:
+    """After ``residual``: in the functions ``kernels`` (those with a ``noalias`` pointer
+    argument in the input or from ``--args noalias``), every LDS-DMA that would end without
+    ``!alias.scope`` gets one. LLVM 24's kernel-argument lowering gives an LDS access whose
+    object it can tell apart from the ``noalias`` arguments a ``!noalias``, and a read with
+    any alias metadata is checked only against scoped DMAs. A DMA traced to one root gets
+    its root's scope (``rescue``'s way, also in a domain of one scope); any other gets a
+    scope of its own in a domain of its own, ``llnoalias.dma.<function>.<n>`` (no claim
+    beside it: rule (a) still keeps LDS scopes from the function's accesses). A DMA that
+    rule (c) leaves without metadata keeps none, nor does any other DMA of its function
+    (``kernels`` leaves such functions out; their kernel gets no ``noalias`` from llnoalias,
+    and ``lowered`` warns of the input's own)."""
+    if not kernels:
+        return
+    text = mod.text
+    out: list[Decision] = []
+    changed = False
+    ds = p.decisions
+    n = 0
+    counts: dict[str, int] = {}
+    while n < len(ds):
+        d = ds[n]
+        inst = d.access.inst
+        m = n + 1
+        while m < len(ds) and ds[m].access.inst is inst:
+            m += 1
+        run = ds[n:m]
+        out.extend(run)
+        n = m
+        if (inst.function.name not in kernels or dma_operands(d.access.intrinsic) is None
+                or any(x.keys for x in run) or SCOPE_MD.search(text, inst.start, inst.end)):
+            continue
+        lds = next((x for x in run if x.domain == LDS_DOMAIN), None)
+        if lds is not None and _scope_traced(p, lds):
+            continue
+        fn = inst.function.name.lstrip("@").strip('"')
+        k = counts[fn] = counts.get(fn, 0) + 1
+        domain = f"{DMA_DOMAIN}{fn}.{k}"
+        root = Root(domain, f"dma.line{inst.line}", "dma")
+        p.domain_keys[domain] = [root]
+        out.append(Decision(d.access, None, domain, (root,), [root]))
+        changed = True
+    if changed:
+        p.decisions = out
 
 
 def residual(p: Plan, out: Guarded) -> None:
@@ -341,7 +480,8 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
     static = _static_lds(mod)
     if len(static) < 2:
         return
-    scoped = {id(d.access.inst) for d in p.decisions if d.domain == LDS_DOMAIN and d.keys}
+    scoped = {id(d.access.inst) for d in p.decisions
+              if d.keys and (d.domain == LDS_DOMAIN or d.domain.startswith(DMA_DOMAIN))}
     from ..analysis.memory.accesses import find_accesses
 
     dl = layout_of(mod)
@@ -371,5 +511,5 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
                   f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
 
 
-__all__ = ["LOWERED", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "guard", "lowered", "rescue", "residual",
-           "static_lds"]
+__all__ = ["DMA_DOMAIN", "LOWERED", "ORDER", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "guard",
+           "has_lowered_dma", "lowered", "rescue", "residual", "scope_dmas", "static_lds"]

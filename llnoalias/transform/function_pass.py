@@ -23,6 +23,7 @@ from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
 from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
 from .dma_addresses import summarise
+from .dma_safety import has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
@@ -104,7 +105,9 @@ class FunctionPass:
                 stages.ranges(fn, made)
         elif stages is not None:
             stages.no_ranges(fn, made)
-        edits = arguments_of(mod, ma, self.roots, self.options, fn)
+        # rule (c) of SPEC 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
+        lowered = self.options.args == "noalias" and has_lowered_dma(mod, made)
+        edits = arguments_of(mod, ma, self.roots, self.options, fn, lowered)
         for d in made:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import reasons
+from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
 from ..diagnostics import LLNoaliasError
@@ -20,7 +21,16 @@ from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
-from .dma_safety import Guarded, guard, lowered, rescue, residual, static_lds
+from .dma_safety import (
+    Guarded,
+    dynamic_lds,
+    guard,
+    lowered,
+    rescue,
+    residual,
+    scope_dmas,
+    static_lds,
+)
 from .function_pass import FunctionPass
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
@@ -173,7 +183,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     # domains are counted, so that a claim withdrawn here can leave a domain empty
     guarded = guarded if guarded is not None else Guarded()
     lowered(mod, p, guarded)
-    unsafe_in = guard(p)
+    unsafe_in = guard(p, dynamic_lds(mod))
     if stages is not None:
         stages.dma_step(p)
     finish(p)
@@ -181,6 +191,7 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
         stages.after_finish(p)
     rescue(p, unsafe_in, guarded)
     residual(p, guarded)
+    scope_dmas(mod, p, _noalias_kernels(mod, args) - guarded.lowered)
     static_lds(mod, p, guarded)
     if stages is not None:
         stages.dma_step(p, last=True)
@@ -189,6 +200,18 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
     if stages is not None:
         stages.scopes(p)
     return p, editor, args
+
+
+def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
+    """The functions with a ``noalias`` pointer argument, in the input or added by
+    ``--args noalias`` (``dma_safety.scope_dmas``); empty in a module without LDS-DMA."""
+    if not LDS_DMA_TEXT.search(mod.text):
+        return set()
+    got = {rec.kernel for rec in args.records if "noalias" in rec.added}
+    for fn in mod.functions:
+        if any(a.type.is_pointer and "noalias" in a.attrs for a in fn.args):
+            got.add(fn.name)
+    return got
 
 
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:

@@ -81,7 +81,10 @@ def parse_stage_names(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 
 def _domain(domain: str) -> str:
-    return "lds" if domain == LDS_DOMAIN else "args"
+    if domain == LDS_DOMAIN:
+        return "lds"
+    # an LDS-DMA's domain of its own (``dma_safety.scope_dmas``)
+    return "dma" if domain.startswith("llnoalias.dma.") else "args"
 
 
 def _root(r: Root) -> str:
