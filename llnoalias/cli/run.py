@@ -12,6 +12,8 @@ from ..options import AnnotateOptions
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..backends.llvmlite_backend import CheckResult
     from ..transform.pipeline import AnnotateResult
     from ..transform.stages import StageLog
@@ -63,7 +65,8 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True, jobs: int = 1,
-                 stages: StageLog | None = None) -> tuple[str, AnnotateResult]:
+                 stages: StageLog | None = None,
+                 prepare: Callable[[str], str] | None = None) -> tuple[str, AnnotateResult]:
     """Read, annotate and (with ``verify``) check one input.
 
     The checking child starts before anything else: loading llvmlite's LLVM takes it
@@ -80,6 +83,8 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         from .. import api  # after the child started: it loads llvmlite while this loads llnoalias
 
         text = read_input(input_path)
+        if prepare is not None:  # --repair: the input as repaired is the input from here on
+            text = prepare(text)
         if pending is not None:
             pending.send_input(_strip_bom(text))
         name = display_name(input_path)
@@ -106,21 +111,14 @@ def _check_one_stdout(output: str | None, report_path: str | None, remarks_path:
         raise LLNoaliasError(f"{' and '.join(takers)} would both be written to stdout{hint}")
 
 
-def _compiled_choices(original: str, result: AnnotateResult, name: str, options: AnnotateOptions,
+def _compiled_choices(original: str, result: AnnotateResult, name: str,
                       compiled: tuple[str | None, str, bool, bool]) -> str | None:
-    """``--repair`` and ``--best`` on the annotate-only path: the text to write instead of the
-    annotated one, or None to write it as it is."""
-    from .best import choose_best, repair_input
+    """``--best`` on the annotate-only path (``--repair`` repaired ``original`` before it was
+    annotated): the text to write instead of the annotated one, or None to write it as it is."""
+    from .best import choose_best
 
-    mcpu, codegen, best, repair = compiled
+    mcpu, codegen, best, _ = compiled
     annotated = result.text
-    if repair:
-        repaired = repair_input(original, name, mcpu=mcpu, triple=None, llc=None, codegen=codegen)
-        if repaired != original:
-            from .. import api
-
-            original = repaired
-            annotated = api.annotate(repaired, path=name, options=options, report=False, jobs=0).text
     if best and annotated != original:
         annotated = choose_best(annotated, original, name, mcpu=mcpu, triple=None, llc=None, codegen=codegen)
     return None if annotated == result.text else annotated
@@ -148,8 +146,16 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
             from ..transform.stages import StageLog
 
             stages = StageLog(print_after)
+        prepare: Callable[[str], str] | None = None
+        if compiled is not None and compiled[3]:
+            from functools import partial
+
+            from .best import repair_input
+
+            prepare = partial(repair_input, name=display_name(path), mcpu=compiled[0], triple=None, llc=None,
+                              codegen=compiled[1])
         original, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs,
-                                        stages=stages)
+                                        stages=stages, prepare=prepare)
         if report_path:
             write_output(report_path, result.report.to_json() + "\n")
         if remarks_path:
@@ -158,7 +164,7 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
             write_output(remarks_path, remarks_yaml(result.report, result.module))
         data = result.encoded()
         if compiled is not None:
-            chosen = _compiled_choices(original, result, display_name(path), options, compiled)
+            chosen = _compiled_choices(original, result, display_name(path), compiled)
             if chosen is not None:
                 data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())
