@@ -185,7 +185,7 @@ class FakeBackends:
 
     def generate(self, ir_text: str, *, emit: str = "asm", mcpu: str | None = None,
                  llc: str | None = None, timeout: float = 300.0, triple: str | None = None,
-                 notes: list[str] | None = None) -> bytes:
+                 notes: list[str] | None = None, codegen: str = "llvmlite") -> bytes:
         self.generate_calls.append({"emit": emit, "mcpu": mcpu, "llc": llc, "annotated": "!noalias" in ir_text,
                                     "triple": triple})
         if notes is not None:

@@ -94,3 +94,19 @@ def test_llvm19_make_buffer_rsrc_is_bridged_for_llvm24() -> None:
 def test_bytes_that_are_not_utf8_do_not_stop_triton() -> None:
     text = SMALL.replace("target triple", "; caf\udce9\ntarget triple")
     assert "s_endpgm" in codegen.generate(text, codegen="triton").decode()
+
+
+@needs_triton
+def test_stats_with_triton_llvm_states_occupancy(tmp_path: Path) -> None:
+    """Triton's LLVM writes llc's comments (``; Occupancy: N``): stats reads them."""
+    import json
+
+    from llnoalias.cli.reports import stats_command
+
+    src = tmp_path / "k.ll"
+    src.write_text(SMALL)
+    res = CliRunner().invoke(stats_command, ["--codegen", "triton", "--json", str(src)])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [f["label"] for f in doc["files"]] == ["input", "llnoalias"]
+    assert doc["files"][0]["kernels"]["k"]["occupancy"] > 0

@@ -26,7 +26,7 @@ from ..options import AnnotateOptions
 from ..stats import counters as asmstats
 from ..stats import gate
 from ..stats.counters import TOTAL_ROW, FileStats, StatsDiff
-from .options import annotate_options, options_from_kwargs
+from .options import annotate_options, codegen_option, options_from_kwargs
 from .render import UNBOUNDED, print_table
 
 _IR_MARKERS = re.compile(
@@ -96,7 +96,7 @@ def _compile(text: str, path: str, target: _Target) -> str:
     notes: list[str] = []
     try:
         return decode(codegen.generate(text, emit="asm", mcpu=target.mcpu, llc=target.llc,
-                                       triple=target.triple, notes=notes))
+                                       triple=target.triple, notes=notes, codegen=target.codegen))
     finally:
         from .compile import print_notes
 
@@ -115,6 +115,8 @@ class _Target:
     verbose: bool
     #: (file, note) already printed: a file's input and annotated builds say the same.
     said: set[tuple[str, str]] = field(default_factory=set)
+    #: ``--codegen``: llvmlite's LLVM or Triton's
+    codegen: str = "llvmlite"
 
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
@@ -269,9 +271,10 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @click.option("--triple", "-mtriple", "triple", default=None, metavar="TRIPLE",
               help="Target triple for .ll input (default: the module's, or the one its kernels imply).")
 @click.option("-v", "--verbose", is_flag=True, help="Also say which rewrites of the version bridge each .ll needed.")
+@codegen_option
 @annotate_options
 def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, triple: str | None,
-                  verbose: bool, **kwargs: Any) -> None:
+                  verbose: bool, codegen: str = "llvmlite", **kwargs: Any) -> None:
     """Count waits, LDS-DMA instructions and PTX loads per function and in total.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing, PTX, or LLVM IR ('.ll',
@@ -280,7 +283,7 @@ def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: 
     """
     options = options_from_kwargs(kwargs)
     try:
-        results = _stats_inputs(files, options, _Target(mcpu, llc, triple, verbose))
+        results = _stats_inputs(files, options, _Target(mcpu, llc, triple, verbose, codegen=codegen))
         diff_result = asmstats.diff(results[0], results[1]) if len(results) == 2 else None
     except LLNoaliasError as exc:
         _fail(exc)
