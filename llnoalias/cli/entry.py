@@ -25,7 +25,8 @@ _FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
 _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args",
            "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias",
            "-j": "jobs", "--jobs": "jobs"}
-#: the subcommands of :mod:`.main` (an input of that name goes to click)
+#: the subcommands of :mod:`.main` (an input of that name goes to click; a test holds this
+#: list equal to the click group's, so a command added there must be added here)
 _COMMANDS = ("annotate", "compile", "explain", "stats", "gate")
 
 
@@ -120,6 +121,9 @@ def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
     except ValueError:
         return None
     if inputs:
+        word = inputs[0]
+        if word != "-" and not any(c in word for c in "./\\") and not os.path.exists(word):
+            return None  # no such file, maybe a misspelled subcommand: click says which
         run.path = inputs[0]
     return run
 

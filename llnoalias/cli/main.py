@@ -31,8 +31,22 @@ class DefaultGroup(click.Group):
                 click.echo(ctx.get_help())
                 ctx.exit(0)
         elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
+            self._refuse_misspelled_command(ctx, args[0])
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
+
+    def _refuse_misspelled_command(self, ctx: click.Context, word: str) -> None:
+        """``llnoalias complie x.ll -o y.s``: a first word that is no file and is close to a
+        subcommand's name is a mistyped subcommand (SPEC section 8), not an input. The names
+        come from the group, so a command added later is offered too."""
+        import difflib
+        import os
+
+        if word == "-" or word.startswith("-") or any(c in word for c in "./\\") or os.path.exists(word):
+            return
+        close = difflib.get_close_matches(word, self.list_commands(ctx), n=1, cutoff=0.6)
+        if close:
+            _usage_error(f"'{word}' is neither a command nor a file (did you mean '{close[0]}'?)")
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path, "[annotate] [OPTIONS] [IN...]")
