@@ -80,3 +80,68 @@ def test_did_you_mean_offers_every_command_of_the_click_group(capsys: pytest.Cap
         cli.commands.pop("frobnicate")
     assert capsys.readouterr().err == ("llnoalias: error: 'frobnicat' is neither a command nor a file "
                                        "(did you mean 'frobnicate'?)\n")
+
+
+# ------------------------------------------------------------------ I/O edges
+
+
+def _shell(cmd: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``cmd`` with ``@LL`` standing for the console entry, through sh (for ``<&-``, ``>&-``)."""
+    ll = " ".join(f"'{c}'" for c in CMD)
+    return subprocess.run(["sh", "-c", cmd.replace("@LL", ll)], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def _one_error_line(res: subprocess.CompletedProcess, message: str) -> None:
+    assert res.returncode == 2, res.stderr
+    assert res.stderr == f"llnoalias: error: {message}\n"
+
+
+@pytest.mark.parametrize("pure", ["", "1"])
+def test_stdin_closed_is_one_error_line(tmp_path: Path, pure: str) -> None:
+    res = _shell(f"LLNOALIAS_PURE={pure} @LL - --no-verify <&-", tmp_path)
+    _one_error_line(res, "cannot read '<stdin>': standard input is closed")
+
+
+@pytest.mark.parametrize("args", [["k.ll", "--no-verify"], ["explain", "k.ll"], ["--help"]])
+def test_stdout_closed_is_one_error_line(tmp_path: Path, args: list[str]) -> None:
+    (tmp_path / "k.ll").write_text(KERNEL)
+    res = _shell(f"@LL {' '.join(args)} >&-", tmp_path)
+    _one_error_line(res, "cannot write '<stdout>': standard output is closed")
+
+
+def test_stdout_closed_does_not_matter_when_nothing_is_written_there(tmp_path: Path) -> None:
+    (tmp_path / "k.ll").write_text(KERNEL)
+    res = _shell("@LL k.ll --no-verify -o out.ll >&-", tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "out.ll").read_text().startswith('target triple = "amdgcn-amd-amdhsa"')
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [["k.ll", "--no-verify"], ["explain", "k.ll"], ["--help"]])
+def test_stdout_on_a_full_disk_is_one_error_line(tmp_path: Path, args: list[str]) -> None:
+    (tmp_path / "k.ll").write_text(KERNEL)
+    res = _shell(f"@LL {' '.join(args)} > /dev/full", tmp_path)
+    _one_error_line(res, "cannot write '<stdout>': No space left on device")
+
+
+def test_a_closed_pipe_still_ends_quietly(tmp_path: Path) -> None:
+    (tmp_path / "k.ll").write_text(KERNEL * 1)
+    res = _shell("@LL k.ll --no-verify | head -c 1 >/dev/null", tmp_path)
+    assert res.returncode == 0 and res.stderr == ""
+
+
+def test_a_checking_child_that_cannot_start_is_one_error_line(tmp_path: Path) -> None:
+    """The child that runs llvmlite's LLVM cannot be executed (no permission): exit 2, one
+    line that names --no-verify, the output not written."""
+    (tmp_path / "k.ll").write_text(KERNEL)
+    bad = tmp_path / "not-executable"
+    bad.write_text("#!/bin/sh\n")
+    bad.chmod(0o644)
+    script = ("import sys\nfrom llnoalias.backends import pending_check\n"
+              f"pending_check._child_command = lambda: [{str(bad)!r}]\n"
+              "from llnoalias.cli.entry import main\nmain(sys.argv[1:])\n")
+    res = subprocess.run([sys.executable, "-c", script, "k.ll", "-o", "out.ll"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    _one_error_line(res, f"cannot start the child process that runs llvmlite's LLVM: '{bad}': Permission denied "
+                         "(annotating without the check: --no-verify)")
+    assert not (tmp_path / "out.ll").exists()

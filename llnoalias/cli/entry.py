@@ -15,6 +15,7 @@ import gc
 import os
 import sys
 
+from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
 from ..options import ARGS_MODES, GC_YOUNG_THRESHOLD, LDS_MODES, AnnotateOptions, parse_may_alias
 from ..plain import Record
 
@@ -142,25 +143,65 @@ def main(argv: list[str] | None = None) -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
     from ..fileio import StdoutClosed
 
+    if sys.stdout is None:  # started with stdout closed (>&-): a write to it fails as one
+        _closed_stdout()
     args = sys.argv[1:] if argv is None else list(argv)
     fast = None
     if not os.environ.get("LLNOALIAS_NO_FAST_CLI"):
         fast = parse_fast(args, stdin_is_pipe=sys.stdin is not None and not sys.stdin.isatty())
     try:
-        if fast is None:
-            from .main import run_click
+        try:
+            if fast is None:
+                from .main import run_click
 
-            run_click(argv)
-        else:
-            fast.run()
-            if argv is None:
-                _exit_now()
-            sys.exit(0)
+                run_click(argv)
+            else:
+                fast.run()
+                if argv is None:
+                    _exit_now()
+                sys.exit(0)
+        except SystemExit as done:
+            try:
+                sys.stdout.flush()  # what is still buffered (a table, the help) fails here, not at exit
+            except BrokenPipeError:
+                _silence_stdout()  # the reader is gone; the status stays the run's (a failed gate's 1)
+            except OSError:
+                if done.code != EXIT_BAD_INPUT:
+                    raise
+                _silence_stdout()  # the run failed and said so already
+            raise
     except (BrokenPipeError, StdoutClosed):
         _silence_stdout()
         sys.exit(0)
     except KeyboardInterrupt:
         _interrupted()
+    except OSError as exc:  # stdout on a full disk (> /dev/full) or closed (>&-)
+        _io_failed(exc)
+    except LLNoaliasError as exc:  # (a command's own error it did not catch: one line too)
+        _silence_stdout()
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+
+
+def _closed_stdout() -> None:
+    import io
+
+    from ..fileio import ClosedStream
+
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(ClosedStream()), encoding="utf-8")
+
+
+def _io_failed(exc: OSError) -> None:
+    """A write to stdout that failed other than by a closed pipe: one error line, exit 2
+    (SPEC section 6), and nothing more written to stdout at exit."""
+    from ..fileio import stdout_failure
+
+    _silence_stdout()
+    message = f"'{exc.filename}': {exc.strerror or exc}" if exc.filename else stdout_failure(exc)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"llnoalias: error: {message}\n")
+        sys.stderr.flush()
+    sys.exit(EXIT_BAD_INPUT)
 
 
 def _interrupted() -> None:
@@ -180,21 +221,29 @@ def _exit_now() -> None:
     from ..ir.lazyre import save_pending
 
     save_pending()
+    code = 0
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, OSError):
+    except BrokenPipeError:
         _silence_stdout()
+    except OSError as exc:
+        try:
+            _io_failed(exc)
+        except SystemExit as done:
+            code = int(done.code or 0)
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def _silence_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass
+    except (OSError, ValueError):  # (a stdout that was closed has no descriptor)
+        closed, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - stdout until the process ends
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            closed.close()  # (what it still buffers is dropped here, not reported at exit)
 
 
 __all__ = ["FastRun", "main", "parse_fast"]
