@@ -325,7 +325,7 @@ def test_which_unnamed_instructions_take_a_number(line: str, value: bool) -> Non
         assert pure.stdout.strip() == str(_names(text)), pure.stderr
 
 
-# ------------------------------------------------------------------ out-of-range numbers (issue 33)
+# ------------------------------------------------------------------ out-of-range numbers (SPEC section 6)
 
 BIG = "7" * 4301
 

@@ -1,4 +1,4 @@
-"""A new user's second hour (issue 33): mistyped subcommands, I/O edges, -Werror and --quiet.
+"""A new user's second hour (SPEC sections 6 and 8): mistyped subcommands, I/O edges, -Werror and --quiet.
 
 Each case runs the console entry in a subprocess, as a user or CI would."""
 
@@ -145,3 +145,61 @@ def test_a_checking_child_that_cannot_start_is_one_error_line(tmp_path: Path) ->
     _one_error_line(res, f"cannot start the child process that runs llvmlite's LLVM: '{bad}': Permission denied "
                          "(annotating without the check: --no-verify)")
     assert not (tmp_path / "out.ll").exists()
+
+
+# ------------------------------------------------------------------ where llnoalias and LLVM read a file apart
+
+
+@pytest.mark.parametrize("pure", ["", "1"])
+def test_binary_garbage_reaches_the_terminal_escaped(tmp_path: Path, pure: str) -> None:
+    """An escape sequence, a bell, a backspace and bytes that are not UTF-8: the error shows
+    each as \\xNN, nothing a terminal would act on, and the caret under the shown column."""
+    (tmp_path / "g.ll").write_bytes(b"\x1b[2J\x1b[31mhello\x07\x08 world\xff\xfe\n")
+    res = subprocess.run([*CMD, "g.ll"], cwd=tmp_path, capture_output=True, timeout=300,
+                         env={**__import__("os").environ, "LLNOALIAS_PURE": pure})
+    assert res.returncode == 2
+    err = res.stderr.decode("ascii")  # all of it printable ASCII
+    assert all(32 <= ord(c) < 127 for c in err.replace("\n", "")), err
+    assert err.splitlines()[1] == "\\x1b[2J\\x1b[31mhello\\x07\\x08 world\\xff\\xfe"
+    # the ELF header of a binary: a NUL outside a comment, escaped, the caret under it
+    (tmp_path / "a.out").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    res = subprocess.run([*CMD, "a.out"], cwd=tmp_path, capture_output=True, timeout=300)
+    lines = res.stderr.decode("ascii").splitlines()
+    assert res.returncode == 2 and lines[0].endswith("a.out:1:8: error: unexpected NUL byte: this is not textual LLVM IR")
+    assert lines[1] == "\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00"
+    assert lines[2] == " " * len("\\x7fELF\\x02\\x01\\x01") + "^"
+
+
+def test_printable_escapes_what_a_terminal_acts_on() -> None:
+    from llnoalias.diagnostics import Location, format_diagnostic, printable
+
+    assert printable("plain\ttext é ü 中") == "plain\ttext é ü 中"
+    assert printable("a\x1bb\rc\x00d\x9be\udcff\ufeff") == "a\\x1bb\\x0dc\\x00d\\x9be\\xff\\ufeff"
+    out = format_diagnostic("error", "bad '\x1b'", Location("f\x07.ll", 1, 3, "\x1b\x1bX"))
+    assert out == "llnoalias: f\\x07.ll:1:3: error: bad '\\x1b'\n\\x1b\\x1bX\n        ^\n"
+
+
+def test_the_nul_byte_in_a_comment_reaches_llvmlite_as_a_space() -> None:
+    """llvmlite hands LLVM a C string: a NUL would end the module there; in a comment (the only
+    place llnoalias reads one) a space stands for it exactly."""
+    from llnoalias.backends.bridge import bridge
+
+    text, _ = bridge("; a \x00 b\ndefine void @f() {\n  ret void\n}\n", active=False)
+    assert "\x00" not in text and text.startswith("; a   b\ndefine void @f()")
+
+
+AMD_CPU = KERNEL.replace("i32 %n) {", "i32 %n) #0 {") + 'attributes #0 = { "target-cpu"="gfx942" }\n'
+
+
+def test_a_wrong_triple_is_reported_as_a_bad_triple_not_a_bad_cpu(tmp_path: Path) -> None:
+    (tmp_path / "k.ll").write_text(AMD_CPU.replace('target triple = "amdgcn-amd-amdhsa"\n', ""))
+    res = _run(["compile", "k.ll", "--triple", "nvptx64-nvidia-cuda", "-o", "k.s"], cwd=tmp_path)
+    assert res.returncode == 2
+    assert res.stderr == ("llnoalias: error: --triple 'nvptx64-nvidia-cuda' is an NVPTX triple, but the module's "
+                          "\"target-cpu\" 'gfx942' is an AMDGPU GPU; pass --triple amdgcn-amd-amdhsa (or leave "
+                          "--triple out: the module says which GPU it is for)\n")
+    # an --mcpu of the other family with the module's own triple: the pair is named, both ways out
+    (tmp_path / "k.ll").write_text(KERNEL)
+    res = _run(["compile", "k.ll", "--mcpu", "sm_90", "-o", "k.s"], cwd=tmp_path)
+    assert res.returncode == 2 and "is an AMDGPU triple, but --mcpu 'sm_90' is an NVPTX GPU" in res.stderr
+    assert not (tmp_path / "k.s").exists()
