@@ -134,8 +134,36 @@ def first_line(text: str, tool: str = "") -> str:
     return line
 
 
+class Policy:
+    """What the command line asked of the diagnostics it prints: ``quiet`` (``--quiet``)
+    drops every ``note:`` line that is not part of an error; ``werror``
+    (``--warnings-as-errors``, ``-Werror``) prints each warning as an ``error:`` and counts it
+    in ``promoted``, so that the run fails (exit 2) once its warnings are out."""
+
+    __slots__ = ("quiet", "werror", "promoted")
+
+    def __init__(self) -> None:
+        self.quiet = False
+        self.werror = False
+        self.promoted = 0
+
+
+POLICY = Policy()
+
+
+def set_policy(quiet: bool = False, werror: bool = False) -> None:
+    POLICY.quiet = quiet
+    POLICY.werror = werror
+    POLICY.promoted = 0
+
+
 def emit(severity: str, message: str, location: Location | None = None, stream: TextIO | None = None) -> None:
-    """Write one diagnostic to stderr (or ``stream``)."""
+    """Write one diagnostic to stderr (or ``stream``), as :data:`POLICY` says."""
+    if severity == "note" and POLICY.quiet:
+        return
+    if severity == "warning" and POLICY.werror:
+        severity = "error"
+        POLICY.promoted += 1
     out = stream if stream is not None else sys.stderr
     out.write(format_diagnostic(severity, message, location))
     out.flush()

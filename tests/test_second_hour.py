@@ -203,3 +203,72 @@ def test_a_wrong_triple_is_reported_as_a_bad_triple_not_a_bad_cpu(tmp_path: Path
     res = _run(["compile", "k.ll", "--mcpu", "sm_90", "-o", "k.s"], cwd=tmp_path)
     assert res.returncode == 2 and "is an AMDGPU triple, but --mcpu 'sm_90' is an NVPTX GPU" in res.stderr
     assert not (tmp_path / "k.s").exists()
+
+
+# ------------------------------------------------------------------ -Werror and --quiet
+
+#: a producer scoped the LDS read and not the DMA, whose destination cannot be traced: one warning
+WARNS = """target triple = "amdgcn-amd-amdhsa"
+@A = external addrspace(3) global [0 x i8], align 16
+
+define amdgpu_kernel void @k(ptr addrspace(8) %r, ptr addrspace(1) %q, ptr addrspace(1) %out, i32 %v) {
+entry:
+  %d = load ptr addrspace(3), ptr addrspace(1) %q, align 4
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) %d, i32 4, i32 %v, i32 0, i32 0, i32 0)
+  %x = load float, ptr addrspace(3) @A, align 4, !alias.scope !2
+  store float %x, ptr addrspace(1) %out, align 4
+  ret void
+}
+
+declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
+
+!0 = distinct !{!0, !"producer"}
+!1 = distinct !{!1, !0, !"A"}
+!2 = !{!1}
+"""
+
+#: the click path (the subcommand spelled out) and the fast path (the plain command line)
+PATHS = [pytest.param(["annotate"], id="click"), pytest.param([], id="fast")]
+
+
+@pytest.mark.parametrize("via", PATHS)
+@pytest.mark.parametrize("flag", ["-Werror", "--warnings-as-errors"])
+def test_warnings_as_errors_fails_the_run_and_writes_nothing(tmp_path: Path, via: list[str], flag: str) -> None:
+    (tmp_path / "k.ll").write_text(WARNS)
+    plain = _run([*via, "k.ll", "--no-verify", "-o", "out.ll"], cwd=tmp_path)
+    assert plain.returncode == 0 and plain.stderr.count(": warning: LDS-DMA without !alias.scope") == 1, plain.stderr
+    (tmp_path / "out.ll").write_text("kept\n")
+    res = _run([*via, "k.ll", "--no-verify", "-o", "out.ll", flag], cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "k.ll:7:3: error: LDS-DMA without !alias.scope" in res.stderr and "warning:" not in res.stderr
+    assert res.stderr.endswith("llnoalias: error: k.ll: 1 warning treated as error (--warnings-as-errors); "
+                               "nothing was written\n")
+    assert (tmp_path / "out.ll").read_text() == "kept\n"
+    # an input without warnings passes as before
+    (tmp_path / "ok.ll").write_text(KERNEL)
+    ok = _run([*via, "ok.ll", "--no-verify", "-o", "ok.out.ll", flag], cwd=tmp_path)
+    assert ok.returncode == 0 and (tmp_path / "ok.out.ll").exists()
+
+
+def test_warnings_as_errors_fails_each_file_of_a_batch(tmp_path: Path) -> None:
+    (tmp_path / "k.ll").write_text(WARNS)
+    (tmp_path / "ok.ll").write_text(KERNEL)
+    res = _run(["k.ll", "ok.ll", "--no-verify", "--out-dir", "out", "-Werror", "-j", "2"], cwd=tmp_path)
+    assert res.returncode == 2
+    assert "k.ll: 1 warning treated as error" in res.stderr
+    assert not (tmp_path / "out" / "k.ll").exists() and (tmp_path / "out" / "ok.ll").exists()
+
+
+@pytest.mark.parametrize("via", PATHS)
+@pytest.mark.parametrize("flag", ["-q", "--quiet"])
+def test_quiet_prints_no_notes_and_keeps_warnings(tmp_path: Path, via: list[str], flag: str) -> None:
+    (tmp_path / "k.ll").write_text(WARNS)
+    loud = _run([*via, "k.ll", "--no-verify", "-o", "out.ll"], cwd=tmp_path)
+    assert "note: k.ll: nothing was changed" in loud.stderr
+    res = _run([*via, "k.ll", "--no-verify", "-o", "out.ll", flag], cwd=tmp_path)
+    assert res.returncode == 0
+    assert "note:" not in res.stderr and res.stderr.count("warning:") == 1
+    assert (tmp_path / "out.ll").read_text() == (tmp_path / "k.ll").read_text()
+    # an error is still said
+    err = _run([*via, "k.ll", "--no-verify", "--may-alias", "0,9", flag], cwd=tmp_path)
+    assert err.returncode == 2 and "error:" in err.stderr

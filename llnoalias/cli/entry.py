@@ -21,7 +21,9 @@ from ..plain import Record
 
 #: flags: option -> (field, value)
 _FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
-          "--regions": ("regions", True), "--no-regions": ("regions", False)}
+          "--regions": ("regions", True), "--no-regions": ("regions", False),
+          "-q": ("quiet", True), "--quiet": ("quiet", True),
+          "-Werror": ("werror", True), "--warnings-as-errors": ("werror", True)}
 #: options with a value: option -> field
 _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args",
            "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias",
@@ -36,12 +38,13 @@ class FastRun(Record):
     dataclass costs about 1 ms at every start)."""
 
     _FIELDS = ("path", "output", "no_verify", "show_stats", "regions", "lds", "args", "report_path",
-               "remarks_path", "may_alias", "jobs")
+               "remarks_path", "may_alias", "jobs", "quiet", "werror")
 
     def __init__(self, path: str = "-", output: str | None = None, no_verify: bool = False,
                  show_stats: bool = False, regions: bool = True, lds: str = "dynamic", args: str = "auto",
                  report_path: str | None = None, remarks_path: str | None = None,
-                 may_alias: list[str] | None = None, jobs: int = 0) -> None:
+                 may_alias: list[str] | None = None, jobs: int = 0, quiet: bool = False,
+                 werror: bool = False) -> None:
         self.path = path
         self.output = output
         self.no_verify = no_verify
@@ -54,6 +57,8 @@ class FastRun(Record):
         self.may_alias: list[str] = [] if may_alias is None else may_alias
         #: processes for a large input's functions (0: one per CPU)
         self.jobs = jobs
+        self.quiet = quiet
+        self.werror = werror
 
 
     def options(self) -> AnnotateOptions:
@@ -65,7 +70,7 @@ class FastRun(Record):
 
         annotate_file(self.path, self.output, self.options(), verify=not self.no_verify,
                       show_stats=self.show_stats, report_path=self.report_path,
-                      remarks_path=self.remarks_path, jobs=self.jobs)
+                      remarks_path=self.remarks_path, jobs=self.jobs, quiet=self.quiet, werror=self.werror)
 
 
 def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
