@@ -53,6 +53,19 @@ def test_codes_are_stable_kebab_case_documented_and_bound_once() -> None:
         assert not r.nested or r.nested in r.fields, code
 
 
+def test_every_reason_says_what_to_do() -> None:
+    """SPEC section 8: every reason says what to do about it (a flag, a change to the kernel,
+    or that nothing can be done and why), in a sentence or two, and docs/reasons.md shows it."""
+    missing = [code for code, r in REASONS.items() if not r.todo.strip()]
+    assert not missing, f"{len(missing)} reasons say nothing about what to do: {', '.join(missing)}"
+    for code, r in REASONS.items():
+        assert r.todo.strip()[-1] in ".)", f"{code}: end the what-to-do text with a full stop"
+        assert len(r.todo) <= 400, f"{code}: a what-to-do text of {len(r.todo)} characters; say it shorter"
+    table = (ROOT / "docs" / "reasons.md").read_text(encoding="utf-8")
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    assert len(rows) == len(REASONS) and all(not ln.rstrip().endswith("|  |") for ln in rows)
+
+
 def test_docs_table_is_up_to_date() -> None:
     """docs/reasons.md is made by ``python -m llnoalias.reasons``."""
     text = (ROOT / "docs" / "reasons.md").read_text(encoding="utf-8")

@@ -53,12 +53,15 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
     """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line."""
     if not warnings:
         return
-    from ..diagnostics import Location, warn
+    from ..diagnostics import Location, split_message, warn
 
     lines = text.splitlines()
     for line, col, message in warnings:
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        warn(message, Location(name, line, col, src))
+        head, rest = split_message(message)  # one line, and the rest as notes (SPEC section 8)
+        warn(head, Location(name, line, col, src))
+        for more in rest:
+            note(more)
 
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
