@@ -139,7 +139,7 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
 
 
 def _run_serial(paths: list[str], out_dir: str, options: AnnotateOptions, verify: bool,
-                policy: tuple[bool, bool]) -> Iterator[FileResult]:
+                policy: tuple[bool, bool] = (False, False)) -> Iterator[FileResult]:
     for p in paths:
         yield process_one(p, out_dir, options, verify, policy)
 
