@@ -58,19 +58,43 @@ class LLNoaliasError(Exception):
 SHOWN_WIDTH = 160
 
 
+def _escape_char(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, carried as a lone surrogate
+        return f"\\x{code - 0xDC00:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return "?"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _needs_escape(ch: str) -> bool:
+    code = ord(ch)
+    return (code < 0x20 and ch != "\t") or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xDFFF \
+        or code in (0x2028, 0x2029, 0xFEFF)
+
+
+def printable(text: str) -> str:
+    """``text`` with nothing a terminal would act on: control characters (an escape
+    sequence, a bell, a carriage return, a NUL) and bytes that are not UTF-8 are shown as
+    ``\\xNN`` (a tab stays a tab). Binary input never reaches the terminal raw."""
+    if text.isprintable() or not any(_needs_escape(ch) for ch in text):
+        return text
+    return "".join(_escape_char(ch) if _needs_escape(ch) else ch for ch in text)
+
+
 def _printable(line: str) -> str:
-    # Undecodable bytes are carried as lone surrogates; show them as '?' on a terminal.
-    return line.rstrip("\r\n").encode("utf-8", "replace").decode("utf-8")
+    return printable(line.rstrip("\r\n"))
 
 
 def format_diagnostic(severity: str, message: str, location: Location | None = None) -> str:
     """Format one diagnostic; ``severity`` is ``error``, ``warning`` or ``note``."""
+    message = printable(message)
     if location is None:
         return f"{PROG}: {severity}: {message}\n"
-    head = f"{PROG}: {location.path}:{location.line}:{location.col}: {severity}: {message}\n"
+    head = f"{PROG}: {printable(location.path)}:{location.line}:{location.col}: {severity}: {message}\n"
     if not location.source_line:
         return head
-    src = _printable(location.source_line)
+    src = location.source_line.rstrip("\r\n")
     at = max(location.col - 1, 0)
     if len(src) > SHOWN_WIDTH:
         # A line of tens of kilobytes (a deeply nested constant, a minified module) is shown
@@ -80,9 +104,45 @@ def format_diagnostic(severity: str, message: str, location: Location | None = N
         lead = "..." if start > 0 else ""
         src = lead + src[start:end] + ("..." if end < len(src) else "")
         at = at - start + len(lead)
+    # Escaped characters are wider than one column: the caret goes under the escaped text.
     # Keep tabs so the caret lines up under the same column on a terminal.
-    pad = "".join(ch if ch == "\t" else " " for ch in src[:at])
-    return f"{head}{src}\n{pad}^\n"
+    before = printable(src[:at])
+    pad = "".join(ch if ch == "\t" else " " for ch in before)
+    return f"{head}{before}{printable(src[at:])}\n{pad}^\n"
+
+
+#: a warning longer than this is shown as its first clause and ``note:`` lines
+LINE_WIDTH = 100
+
+
+def split_message(message: str, width: int = LINE_WIDTH) -> tuple[str, list[str]]:
+    """A message longer than ``width``, cut at its clauses (``": "`` and ``"; "`` outside
+    brackets and quotes): the first clause, and the others (each to be a ``note:`` line).
+    A short message, or one without such a cut, is kept whole."""
+    if len(message) <= width:
+        return message, []
+    parts: list[str] = []
+    depth = 0
+    quote = ""
+    start = 0
+    for i, ch in enumerate(message):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'`\"" and (i == 0 or not message[i - 1].isalnum()):
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(depth - 1, 0)
+        elif ch in ":;" and depth == 0 and message[i + 1:i + 2] == " ":
+            parts.append(message[start:i].strip())
+            start = i + 2
+    parts.append(message[start:].strip())
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return message, []
+    return parts[0], parts[1:]
 
 
 def format_notes(notes: tuple[str, ...] | list[str]) -> str:
@@ -108,8 +168,36 @@ def first_line(text: str, tool: str = "") -> str:
     return line
 
 
+class Policy:
+    """What the command line asked of the diagnostics it prints: ``quiet`` (``--quiet``)
+    drops every ``note:`` line that is not part of an error; ``werror``
+    (``--warnings-as-errors``, ``-Werror``) prints each warning as an ``error:`` and counts it
+    in ``promoted``, so that the run fails (exit 2) once its warnings are out."""
+
+    __slots__ = ("quiet", "werror", "promoted")
+
+    def __init__(self) -> None:
+        self.quiet = False
+        self.werror = False
+        self.promoted = 0
+
+
+POLICY = Policy()
+
+
+def set_policy(quiet: bool = False, werror: bool = False) -> None:
+    POLICY.quiet = quiet
+    POLICY.werror = werror
+    POLICY.promoted = 0
+
+
 def emit(severity: str, message: str, location: Location | None = None, stream: TextIO | None = None) -> None:
-    """Write one diagnostic to stderr (or ``stream``)."""
+    """Write one diagnostic to stderr (or ``stream``), as :data:`POLICY` says."""
+    if severity == "note" and POLICY.quiet:
+        return
+    if severity == "warning" and POLICY.werror:
+        severity = "error"
+        POLICY.promoted += 1
     out = stream if stream is not None else sys.stderr
     out.write(format_diagnostic(severity, message, location))
     out.flush()

@@ -12,6 +12,8 @@ replaced; a symlink followed, its final target replaced (or created) and the lin
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import stat
 import sys
@@ -39,6 +41,8 @@ def read_input(path: str) -> str:
     """Read ``path`` (``-`` for stdin) as text that round-trips byte for byte."""
     try:
         if path == "-":
+            if sys.stdin is None:  # llnoalias - <&-
+                raise LLNoaliasError("cannot read '<stdin>': standard input is closed")
             data = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as fh:
@@ -209,14 +213,36 @@ class StdoutClosed(Exception):
 
 
 def write_stdout(data: Data) -> None:
-    """Write to stdout; a closed pipe raises ``StdoutClosed``."""
+    """Write to stdout; a closed pipe raises ``StdoutClosed``, any other failure (a full disk,
+    a closed descriptor) an ``LLNoaliasError``."""
     try:
+        if sys.stdout is None:  # llnoalias in.ll >&-
+            raise OSError(errno.EBADF, "standard output is closed")
         sys.stdout.flush()
         for payload in _payloads(data):
             sys.stdout.buffer.write(payload)
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         raise StdoutClosed() from None
+    except OSError as exc:
+        raise LLNoaliasError(stdout_failure(exc)) from None
+
+
+def stdout_failure(exc: OSError) -> str:
+    """The message for a write to stdout that failed other than by a closed pipe."""
+    return f"cannot write '<stdout>': {exc.strerror or exc}"
+
+
+class ClosedStream(io.RawIOBase):
+    """What ``sys.stdout`` becomes when the descriptor was closed (``>&-``): writing to it
+    fails as writing to a closed descriptor does, so that a run that prints ends in one
+    error line instead of a traceback, and a run that writes only files is not affected."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: object) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
 
 
 def write_output(path: str | None, data: Data) -> None:

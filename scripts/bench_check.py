@@ -4,7 +4,7 @@
 
     python scripts/bench_check.py [--runs 5] [--file FILE(.ll|.ll.gz)] [--mcpu CPU]
 
-The bar (design section 4b, `check`): ``check`` on FlyDSL's K=4096 GEMM (the default file) within 1.3x of
+The bar: ``check`` on FlyDSL's K=4096 GEMM (the default file) within 1.3x of
 ``compile`` on it. Prints the median wall and CPU time of each command and the ratios to
 ``compile --no-check``. The code generator is llvmlite's LLVM in a child process; the check
 finds the footprints while it runs, so a free second core shows in the wall column.

@@ -2,7 +2,8 @@
 """vmcnt waits on seed-001-style gfx942 kernels: no metadata, llnoalias, ideal, static LDS.
 
 Each generated kernel has N named dynamic LDS buffers (``@lds_i = external addrspace(3)
-global [0 x i8]``) and a loop in two ping-pong stages: LDS-DMA writes
+global [0 x i8]``, each used at its own offset ``i * CARVE``: every dynamic LDS variable starts
+at the same address, so named buffers are carved apart by offset, as FlyDSL's are) and a loop in two ping-pong stages: LDS-DMA writes
 (``llvm.amdgcn.raw.ptr.buffer.load.lds``) into one group of buffers interleaved with
 ``load <4 x i32>`` reads from the other group, then an explicit ``s_waitcnt vmcnt(0)`` and
 a barrier, then the same with the groups swapped. A read never touches a buffer with a
@@ -46,6 +47,8 @@ SHAPES = ("gep", "int", "phi")
 PER_BUFFER = 2
 #: Bytes one stage of one buffer advances per iteration in the ``phi`` shape.
 STEP = 512
+#: Where dynamic buffer i starts: i * CARVE bytes into dynamic LDS.
+CARVE = 32768
 
 _VMCNT_RE = re.compile(r"^\s*s_waitcnt\b[^\n;]*\bvmcnt\(", re.MULTILINE)
 
@@ -132,7 +135,13 @@ class _Writer:
     def base(self, buf: int, kind: str) -> str:
         if self.k.shape == "phi":
             return f"%{kind}{buf}"
-        return f"@lds_{buf}"
+        return self.start(buf)
+
+    def start(self, buf: int) -> str:
+        """Buffer ``buf``'s first byte: its global, carved at ``buf * CARVE`` when dynamic."""
+        if self.static or buf == 0:
+            return f"@lds_{buf}"
+        return f"getelementptr (i8, ptr addrspace(3) @lds_{buf}, i32 {buf * CARVE})"
 
     def module(self) -> str:
         n = self.k.buffers
@@ -155,7 +164,8 @@ class _Writer:
         if self.k.shape == "phi":
             for b in range(n):
                 for kind in ("dma", "rd"):
-                    phis.append(f"  %{kind}{b} = phi ptr addrspace(3) [ @lds_{b}, %entry ], [ %{kind}{b}.next, %loop ]")
+                    phis.append(f"  %{kind}{b} = phi ptr addrspace(3) [ {self.start(b)}, %entry ], "
+                                f"[ %{kind}{b}.next, %loop ]")
                     advances.append(
                         f"  %{kind}{b}.next = getelementptr inbounds i8, ptr addrspace(3) %{kind}{b}, i32 {STEP}")
         out += [

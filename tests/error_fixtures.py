@@ -123,11 +123,26 @@ def render(path: str, line: int, col: int, message: str, text: str) -> str:
     lines = source_lines(text)
     src = lines[line - 1] if 1 <= line <= len(lines) else ""
     head = f"llnoalias: {path}:{line}:{col}: error: {message}"
-    shown = src.encode("utf-8", "replace").decode("utf-8")
-    if len(shown) > SHOWN_WIDTH:
+    if len(src) > SHOWN_WIDTH:
         return format_diagnostic("error", message, Location(path, line, col, src)).rstrip("\n")
-    pad = "".join(ch if ch == "\t" else " " for ch in shown[:max(col - 1, 0)])
-    return f"{head}\n{shown}\n{pad}^"
+    # nothing raw reaches the terminal: a control character or a byte that is not UTF-8
+    # (a lone surrogate here) is shown as \xNN, and the caret goes under the shown text
+    def shown(part: str) -> str:
+        out = []
+        for ch in part:
+            code = ord(ch)
+            if 0xDC80 <= code <= 0xDCFF:
+                out.append(f"\\x{code - 0xDC00:02x}")
+            elif (code < 32 and ch != "\t") or 0x7F <= code <= 0x9F:
+                out.append(f"\\x{code:02x}")
+            elif ch == "\ufeff":  # a byte order mark, invisible on a terminal
+                out.append("\\ufeff")
+            else:
+                out.append(ch)
+        return "".join(out)
+    before = shown(src[:max(col - 1, 0)])
+    pad = "".join(ch if ch == "\t" else " " for ch in before)
+    return f"{head}\n{before}{shown(src[max(col - 1, 0):])}\n{pad}^"
 
 
 def want_rendering(exp: Expected, path: str, message: str, text: str) -> str:

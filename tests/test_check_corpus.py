@@ -25,8 +25,6 @@ INPUT_RACES = {
     "fixtures/check/loop_refill_scoped_races.ll": 1,
     "fixtures/check/tbaa_unscoped_dma_races.ll": 1,
     "fixtures/dma/input_unsafe_rescued.ll": 1,
-    # LLVM 22's scheduler moves the read above the global.load.lds that fills it
-    "fixtures/lds/global_load_lds.ll": 1,
     "fixtures/corpus/triton/amd_matmul_gfx942.ll": 4,
     "fixtures/corpus/triton39/attn_fwd_gfx950.ll": 48,
     "fixtures/corpus/triton39/matmul_128x128x64_w8s2_gfx950.ll": 34,

@@ -387,11 +387,66 @@ def test_gate_tolerance_and_counters(build: Path) -> None:
     assert run("gate", "--baseline", "base.json", "--counter", "vmcnt", "out/pipeline.s").exit_code == 1
 
 
-def test_gate_unknown_counter_warns(build: Path) -> None:
+def test_gate_unknown_counter_is_an_error(build: Path) -> None:
+    """A misspelled --counter must not disarm the gate (SPEC section 7): exit 2, did you mean."""
     assert run("gate", "--baseline", "base.json", "--update", "out/pipeline.s").exit_code == 0
-    result = run("gate", "--baseline", "base.json", "--counter", "vmcnt_typo", "out/pipeline.s")
+    shutil.copy(DATA / "gate_plain.s", build / "out" / "pipeline.s")
+    for typo, meant in (("vmcnts", "vmcnt"), ("vmcnt_zeros", "vmcnt_zero"), ("ld.gobal", "ld.global"),
+                        ("vmcnt_typo", "vmcnt")):
+        result = run("gate", "--baseline", "base.json", "--counter", typo, "out/pipeline.s")
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"llnoalias: error: unknown counter '{typo}' in --counter (did you mean "
+                                        ), result.stderr
+        assert f"'{meant}'" in result.stderr.partition("did you mean")[2]
+        assert result.stderr.count("\n") == 1 and result.stdout == ""
+    # with --update too: the baseline is left as it was
+    before = (build / "base.json").read_text()
+    assert run("gate", "--baseline", "base.json", "--update", "--counter", "vmcnts", "out/pipeline.s").exit_code == 2
+    assert (build / "base.json").read_text() == before
+    # a name nothing is close to: no guess, the list
+    result = run("gate", "--baseline", "base.json", "--counter", "zzz", "out/pipeline.s")
+    assert result.exit_code == 2 and "did you mean" not in result.stderr
+    assert "the counters are: waits, vmcnt," in result.stderr
+
+
+def test_gate_known_counter_absent_from_inputs_warns(build: Path) -> None:
+    """A real counter that this target never counts (gfx12's loadcnt on gfx942 code) still
+    gates nothing: a warning, not an error; a counter only the inputs have is taken."""
+    assert run("gate", "--baseline", "base.json", "--update", "out/pipeline.s").exit_code == 0
+    result = run("gate", "--baseline", "base.json", "--counter", "loadcnt", "out/pipeline.s")
     assert result.exit_code == 0
-    assert "warning: --counter 'vmcnt_typo' does not occur" in result.stderr
+    assert "warning: --counter 'loadcnt' does not occur" in result.stderr
+    gate_module = sys.modules["llnoalias.stats.gate"]
+    gate_module.check_counters(["asynccnt"], present={"asynccnt"})
+    with pytest.raises(LLNoaliasError, match="did you mean 'asynccnt'"):
+        gate_module.check_counters(["asyncnt"], present={"asynccnt"})
+
+
+def _backticked(text: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", text)
+
+
+def test_gate_default_counters_readme_and_help_agree_with_the_code() -> None:
+    """The README and ``gate --help`` name the counters that fail by default and those that
+    only report; both lists are the code's (``counters.is_regression_counter``)."""
+    from llnoalias.stats import counters as asmstats
+    from llnoalias.stats import gate as gate_module
+    gated = set(gate_module.default_gated())
+    reporting = set(asmstats.KNOWN_KEYS) - gated
+    ptx_gated = {k for k in gated if k.startswith(("ld.", "st.", "cp."))}
+    waits = gated - ptx_gated
+    assert all(k == "waits" or "cnt" in k for k in waits)  # "every wait counter"
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    text = " ".join(readme.split())
+    m = re.search(r"Every wait counter and PTX (.*?) can fail the gate; the others \((.*?)\) only report", text)
+    assert m, "the README's gate section no longer states the default counters"
+    assert set(_backticked(m.group(1))) == ptx_gated
+    assert set(_backticked(m.group(2))) == reporting
+    help_text = " ".join(run("gate", "--help").stdout.split())
+    m = re.search(r"Default: every wait counter and PTX (.*?); (.*?) only report", help_text)
+    assert m, help_text
+    assert set(re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(1))) == ptx_gated
+    assert set(re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(2))) == reporting
 
 
 def test_gate_json_pass(build: Path) -> None:

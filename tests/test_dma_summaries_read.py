@@ -9,6 +9,7 @@ import pytest
 from conftest import load_script
 
 import llnoalias.transform.function_pass as fpass
+from llnoalias import reasons
 from llnoalias.analysis.provenance.rootset import LDS_DOMAIN
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform import dma_addresses
@@ -64,11 +65,24 @@ def _walked(d: Decision) -> bool:
     return d.dma[5] >= 0
 
 
+#: @lds_b carved apart from the DMA's bytes (every dynamic LDS variable starts at one address)
+CARVED_B = "getelementptr (i8, ptr addrspace(3) @lds_b, i32 4096)"
+
+
 def test_a_read_of_another_buffer_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
-    ds = _summarised(_kernel("@lds_b"), monkeypatch=monkeypatch)
+    ds = _summarised(_kernel(CARVED_B), monkeypatch=monkeypatch)
     assert len(ds) == 2 and not any(_walked(d) for d in ds)
     assert [d.dma[0] for d in ds if d.dma is not None] == [True, False]  # which is the DMA stays known
     assert all(d.keys for d in ds)  # and the claims stand
+
+
+def test_a_read_of_the_same_bytes_of_another_buffer_loses_its_claim_unwalked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # @lds_b at offset 0 is @lds_a at offset 0: the byte ranges decide it, no address walk
+    ds = _summarised(_kernel("@lds_b"), monkeypatch=monkeypatch)
+    assert len(ds) == 2 and not any(_walked(d) for d in ds)
+    read = next(d for d in ds if d.dma is not None and not d.dma[0])
+    assert not read.keys and read.reason == reasons.LDS_DMA_SAME_BYTES.text
 
 
 def test_a_read_of_the_dmas_buffer_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -106,7 +106,7 @@ def test_remarks_quoting() -> None:
 
 @pytest.mark.skipif(REMARKUTIL is None, reason="llvm-remarkutil is not installed (apt-get install llvm-19)")
 @pytest.mark.parametrize("name", ["clang19/hip_smem_O3_g.ll", "odd/quoted_names.ll", "triton/amd_attn_gfx950_async.ll",
-                                  "odd/crlf_bom_latin1.ll"])
+                                  "odd/crlf_latin1.ll"])
 def test_llvm_remarkutil_reads_the_remarks(name: str, tmp_path) -> None:
     path = os.path.join(FIXTURES, "corpus", name)
     res = annotate_text(read_input(path), path, AnnotateOptions(lds="all", args="noalias"))

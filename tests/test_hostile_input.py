@@ -141,7 +141,7 @@ def test_a_data_layout_with_huge_pointers_costs_no_megabit_arithmetic(tmp_path: 
 
 
 @pytest.mark.parametrize("text", [
-    'target datalayout = "i4294967296:64"\n',       # in a string: LLVM's data layout reader says so, not the lexer
+    'source_filename = "i4294967296:64"\n',         # in a string
     "; i0 and i99999999 in a comment\n",
     "@\"i0\" = global i8 0\n@i00 = global i8 0\n@x.i99999999 = global i8 0\n%i0 = type { i8 }\n",
     "!0 = !{!\"i0\"}\n",
@@ -150,6 +150,16 @@ def test_a_data_layout_with_huge_pointers_costs_no_megabit_arithmetic(tmp_path: 
 def test_names_strings_and_comments_are_no_integer_types(text: str) -> None:
     assert limits.first_hostile(text) is None
     parse_module(SourceFile("t.ll", text))
+
+
+def test_a_width_in_the_data_layout_is_the_data_layout_readers_error() -> None:
+    """Not the lexer's: LLVM's data layout reader refuses it, and so does llnoalias's."""
+    text = 'target datalayout = "i4294967296:64"\n'
+    assert limits.first_hostile(text) is None
+    with pytest.raises(LLNoaliasError) as err:
+        parse_module(SourceFile("t.ll", text))
+    assert err.value.format().startswith(
+        "llnoalias: t.ll:1:23: error: invalid data layout: size must be a non-zero 24-bit integer: 'i4294967296:64'")
 
 
 # ------------------------------------------------------------------ nesting
@@ -313,3 +323,83 @@ def test_which_unnamed_instructions_take_a_number(line: str, value: bool) -> Non
                                f"print(_names({text!r}))"], capture_output=True, text=True, env=env, cwd=ROOT,
                               timeout=TIMEOUT)
         assert pure.stdout.strip() == str(_names(text)), pure.stderr
+
+
+# ------------------------------------------------------------------ out-of-range numbers (SPEC section 6)
+
+BIG = "7" * 4301
+
+
+def _hostile_numbers() -> list[tuple[str, str, int, int, str]]:
+    """(name, text, line, col, message fragment): each number LLVM refuses, or that the
+    analysis would have computed with past what it can (a C long, a shift, Python's int())."""
+    space63 = region_kernel("64").replace("@smem = external addrspace(3)",
+                                          "@smem = external addrspace(9223372036854775808)")
+    space24 = region_kernel("64").replace("ptr addrspace(3) %b0", "ptr addrspace(16777216) %b0")
+    layout64 = region_kernel("64").replace('datalayout = "e-', 'datalayout = "e-p3:18446744073709551616:32-')
+    layout0 = region_kernel("64").replace('datalayout = "e-', 'datalayout = "e-p3:0:0-')
+    index0 = region_kernel("64").replace('datalayout = "e-', 'datalayout = "e-p3:32:32:32:0-')
+    wide = region_kernel("1" * 4301)
+    ranged = region_kernel("64").replace("sreg.tid.x()\n", "sreg.tid.x(), !range !0\n", 1) + f"!0 = !{{i32 0, i32 {BIG}}}\n"
+    return [
+        ("addrspace 2**63", space63, 3, 28, "invalid address space, must be a 24-bit integer: '9223372036854775808'"),
+        ("addrspace 2**24", space24, 12, 52, "invalid address space, must be a 24-bit integer: '16777216'"),
+        ("pointer size 2**64", layout64, 1, 27,
+         "invalid data layout: pointer size must be a non-zero 32-bit integer: 'p3:18446744073709551616:32'"),
+        ("pointer size 0", layout0, 1, 27, "invalid data layout: pointer size must be a non-zero 32-bit integer"),
+        ("index size 0", index0, 1, 36, "invalid data layout: index size must be a non-zero 32-bit integer"),
+        ("4301-digit width", wide, 8, 32, "bitwidth for integer type out of range: 'i11111111111111111111111...'"),
+        ("4301-digit constant", ranged, 18, 19, "number of 4301 digits: longer than llnoalias reads (4300 digits)"),
+    ]
+
+
+@pytest.mark.parametrize("case", _hostile_numbers(), ids=lambda c: c[0])
+def test_out_of_range_numbers_are_located_errors_alike_in_both_modes(tmp_path: Path, case: tuple) -> None:
+    """The issue's hostile numbers: an OverflowError in the compiled range solver, a negative
+    shift count, Python's int-conversion limit in pure mode only. Now each is the same
+    located error (exit 2) in compiled and pure-Python mode, before any analysis runs."""
+    _, text, line, col, what = case
+    got = []
+    for pure in ("", "1"):
+        proc = run(tmp_path, text, pure, "--lds", "all")
+        assert_located(proc, tmp_path, line, col, what)
+        got.append((proc.returncode, proc.stderr))
+    assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("layout, bad", [
+    ("e-p3:32:32", None),
+    ("e-p:4294967295:64:64:4294967295", None),          # LLVM 19 reads 32-bit sizes
+    ("e-p16777215:32:32", None),
+    ("e-p16777216:32:32", "address space must be a 24-bit integer"),
+    ("e-p3:32:0", "ABI alignment must be a non-zero power of two"),
+    ("e-p3:32:24", "ABI alignment must be a non-zero power of two"),
+    ("e-p3:32:32:0", "preferred alignment"),
+    ("e-p3:4294967296:32", "pointer size must be a non-zero 32-bit integer"),
+    ("e-i0:8", "size must be a non-zero 24-bit integer"),
+    ("e-v16777216:8", "size must be a non-zero 24-bit integer"),
+    ("e-i32:0", "ABI alignment"),
+    ("e-p3:" + "9" * 5000 + ":32", "pointer size"),        # not converted: no ValueError
+    ("e-m:e-p3:x:32-ni:7:8:9-A5-G1-S32-n32:64", None),       # not numbers, or not read here: LLVM's to judge
+])
+def test_data_layout_numbers_every_llvm_refuses(layout: str, bad: str | None) -> None:
+    from llnoalias.ir.datalayout import DataLayout, layout_error
+
+    got = layout_error(layout)
+    if bad is None:
+        assert got is None
+        DataLayout(layout)
+    else:
+        assert got is not None and bad in got[1], got
+        assert layout[got[0] - 1] in "-:pifv"  # the offset is a field's start
+
+
+def test_the_added_scans_find_nothing_in_real_code() -> None:
+    """The address-space and long-number searches run in both modes on every input (a
+    regex with a literal prefix, and one character in 2150 sampled): on a real Triton
+    kernel they find nothing."""
+    text = (Path(ROOT) / "fixtures/corpus/triton39/matmul_128x128x64_w8s3_sm90.ll").read_text() * 3
+    assert limits._first_addrspace(text) is None and limits._first_long_number(text) is None
+    # a long run inside a string or a comment is text; in a name it is part of the name
+    assert limits._first_long_number(f'!0 = !{{!"{BIG}"}}\n; {BIG}\n@a{BIG} = global i8 0\n') is None
+    assert limits._first_long_number(f"@g = global i8 -{BIG}\n") == (len("@g = global i8 -"), 3)

@@ -65,7 +65,7 @@ def _kernel(row: LdsDma, name: str, lds: str, extra: str = "", offset: int = 8) 
             f"{extra}"
             f"  call void @{name}({call}) ; dma\n"
             "  %x = load i32, ptr addrspace(3) @A, align 4 ; readA\n"
-            "  %y = load i32, ptr addrspace(3) @B, align 4 ; readB\n"
+            "  %y = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 4096), align 4 ; readB\n"
             "  %s = add i32 %x, %y\n"
             "  store i32 %s, ptr addrspace(1) %o, align 4\n"
             "  ret void\n}\n"
@@ -212,7 +212,8 @@ def test_llvm22_waits_with_vmcnt_for_the_m0_forms_and_not_at_all_for_gfx1250s() 
         # variables itself (the state rule (c) of dma_safety is about)
         text = _kernel(row, name, "%l", offset=0).replace("i32 %n)", "i32 %n, ptr addrspace(3) %l)")
         text = text.replace("ptr addrspace(3) @A, align 4 ; readA", "ptr addrspace(3) %l, align 4 ; readA")
-        text = text.replace("load i32, ptr addrspace(3) @B, align 4 ; readB", "add i32 %n, 1")
+        text = text.replace("load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 4096), align 4 ; readB",
+                            "add i32 %n, 1")
         lines = _asm(binding, text, cpu)  # the read is lane 0's element
         dma = next(i for i, ln in enumerate(lines) if " lds" in ln or "_lds_" in ln)
         read = next(i for i, ln in enumerate(lines) if ln.startswith(("ds_read", "ds_load")))

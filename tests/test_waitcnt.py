@@ -10,6 +10,7 @@ import re
 import pytest
 from conftest import load_script, run_cli
 
+from llnoalias import reasons
 from llnoalias.options import AnnotateOptions
 
 bench = load_script("bench_waitcnt")
@@ -35,9 +36,18 @@ def test_compile_reaches_ideal_and_beats_static(tmp_path, n: int, shape: str) ->
     ideal = _vmcnt(bench.kernel_text(k, meta=True))
     static = _vmcnt(bench.kernel_text(k, static=True))
     plain = _vmcnt(bench.kernel_text(k))
+    assert ours <= plain
+    if shape == "phi":
+        # loop-carried pointers have no byte range, and every dynamic LDS variable starts at
+        # the same address: a read of one may touch what a DMA into another writes, so the
+        # reads keep the input's waits (design 4b, shared bytes)
+        from llnoalias.transform.pipeline import annotate_text
+
+        report = annotate_text(bench.kernel_text(k), "k.ll").report
+        assert any(reasons.LDS_DMA_SAME_BYTES.text in a.reason for a in report.accesses)
+        return
     assert ours == ideal, (ours, ideal, plain, static)
     assert ours <= static
-    assert ours <= plain
 
 
 def _single_buffer(text: str) -> str:

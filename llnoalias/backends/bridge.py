@@ -622,6 +622,11 @@ def bridge(text: str, *, active: bool | None = None) -> tuple[str, list[str]]:
     ``active=None`` follows :func:`enabled`. Raises :class:`BridgeError` when the module
     calls an intrinsic that LLVM 22 lacks and no rewrite stands in for.
     """
+    if "\x00" in text:
+        # Not a rewrite of syntax: llvmlite hands the text to LLVM as a C string, which ends at
+        # the first NUL. llnoalias reads a NUL only in a comment (LLVM skips a comment's bytes),
+        # where a space stands for it exactly.
+        text = text.replace("\x00", " ")
     if not (enabled() if active is None else active):
         return text, []
     text, done = apply_rewrites(text, [(r.name, r.needle, r.apply) for r in REWRITES])

@@ -48,6 +48,8 @@ def _run_child(request: dict[str, Any], files: dict[str, str], timeout: float) -
             )
             returncode = proc.returncode
             stderr = proc.stderr
+        except OSError as exc:  # the child could not be started
+            raise pending_check._not_started(exc) from None
         except subprocess.TimeoutExpired as exc:
             # subprocess.run has killed and reaped the child.
             timed_out = True

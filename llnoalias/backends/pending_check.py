@@ -191,6 +191,16 @@ class Child:
             os.close(fd)
 
 
+def _not_started(exc: OSError) -> Exception:
+    """The child that runs llvmlite's LLVM could not be started (its folder, or the
+    process): one error (SPEC section 6), which says how annotating goes on without it."""
+    from ..diagnostics import LLNoaliasError
+
+    what = f"'{exc.filename}': " if exc.filename else ""
+    return LLNoaliasError(f"cannot start the child process that runs llvmlite's LLVM: {what}"
+                          f"{exc.strerror or exc} (annotating without the check: --no-verify)")
+
+
 class PendingCheck:
     """A check of one module in a child started before its texts exist (see the module's
     docstring)."""
@@ -202,13 +212,22 @@ class PendingCheck:
         self.use_bridge = use_bridge
         self.rewrites: tuple[str, ...] = ()
         self.bridge_error: str | None = None
-        self.workdir = _make_workdir()
-        self._stderr = open(os.path.join(self.workdir, "stderr.txt"), "w+b")  # noqa: SIM115 - closed in _cleanup
+        try:
+            self.workdir = _make_workdir()
+        except OSError as exc:
+            raise _not_started(exc) from None
+        try:
+            self._stderr = open(os.path.join(self.workdir, "stderr.txt"), "w+b")  # noqa: SIM115 - closed in _cleanup
+        except OSError as exc:
+            _remove_workdir(self.workdir)
+            raise _not_started(exc) from None
         try:
             self.proc: Child | None = Child([*_child_command(), self.workdir, "--stream"], _child_env(),
                                             self._stderr.fileno())
-        except BaseException:
+        except BaseException as exc:
             self._cleanup()
+            if isinstance(exc, OSError):
+                raise _not_started(exc) from None
             raise
 
     @classmethod

@@ -187,11 +187,45 @@ def detect(text: str, mcpu: str | None = None, triple: str | None = None) -> Tar
         note = f"the module has no 'target triple'; using {source} because {why} (--triple chooses another)"
     normalized, family, implied = normalize_triple(source.strip())
     cpu = mcpu or read_cpu(text) or implied or ""
+    _check_family(cpu, family, source.strip(), from_flag=bool(triple and triple.strip()), cpu_from_flag=bool(mcpu))
     cpu_note = ""
     if not cpu:
         cpu, cpu_note = _cpu_from_intrinsics(text, family, source)
     return Target(triple=normalized, cpu=cpu, family=family, source_triple=source, note=note,
                   cpu_note=cpu_note)
+
+
+_GPU_OF = {AMDGPU: ("AMDGPU", AMDGPU_TRIPLE), NVPTX: ("NVPTX", NVPTX_TRIPLE)}
+
+
+def _cpu_family(cpu: str) -> str | None:
+    """The family a CPU name belongs to by its spelling (``gfx942``, ``sm_90a``), or None."""
+    low = cpu.lower()
+    if low.startswith("gfx") and low[3:4].isdigit():
+        return AMDGPU
+    if low.startswith("sm_") and low[3:4].isdigit():
+        return NVPTX
+    return None
+
+
+def _check_family(cpu: str, family: str, triple: str, from_flag: bool, cpu_from_flag: bool) -> None:
+    """A CPU of the other GPU family: the triple and the CPU disagree. When ``--triple`` chose
+    the triple and the CPU came from the module, the triple is what is wrong (not the CPU,
+    which the code generator would otherwise report as unknown)."""
+    other = _cpu_family(cpu)
+    if other is None or other == family:
+        return
+    kind, _ = _GPU_OF[family]
+    other_kind, other_triple = _GPU_OF[other]
+    where = "--mcpu" if cpu_from_flag else "the module's \"target-cpu\""
+    if from_flag and not cpu_from_flag:
+        raise LLNoaliasError(
+            f"--triple '{triple}' is an {kind} triple, but {where} '{cpu}' is an {other_kind} GPU; "
+            f"pass --triple {other_triple} (or leave --triple out: the module says which GPU it is for)")
+    what = "--triple" if from_flag else "the module's target triple"
+    raise LLNoaliasError(
+        f"{what} '{triple}' is an {kind} triple, but {where} '{cpu}' is an {other_kind} GPU; "
+        f"pass --mcpu with an {kind} GPU, or --triple {other_triple}")
 
 
 def _cpu_from_intrinsics(text: str, family: str, source: str) -> tuple[str, str]:

@@ -95,18 +95,20 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool) -> FileResult:
+def process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool,
+                policy: tuple[bool, bool] = (False, False)) -> FileResult:
     """Annotate one file and write it; never raises for a bad file (only for Ctrl-C)."""
     if _IN_WORKER:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            return _process_one(path, out_dir, options, verify)
+            return _process_one(path, out_dir, options, verify, policy)
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return _process_one(path, out_dir, options, verify)
+    return _process_one(path, out_dir, options, verify, policy)
 
 
-def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool) -> FileResult:
+def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool,
+                 policy: tuple[bool, bool] = (False, False)) -> FileResult:
     import io
 
     from .. import diagnostics
@@ -117,6 +119,7 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
     captured = io.StringIO()
     old = sys.stderr
     sys.stderr = captured  # notes from the verifier, so they do not interleave with the bar
+    diagnostics.set_policy(*policy)  # --quiet, --warnings-as-errors (set anew for each file)
     try:
         text, result = run_annotate(path, options, verify=verify)
         make_out_dir(out_dir)
@@ -135,20 +138,21 @@ def _process_one(path: str, out_dir: str, options: AnnotateOptions, verify: bool
         sys.stderr = old
 
 
-def _run_serial(paths: list[str], out_dir: str, options: AnnotateOptions, verify: bool) -> Iterator[FileResult]:
+def _run_serial(paths: list[str], out_dir: str, options: AnnotateOptions, verify: bool,
+                policy: tuple[bool, bool] = (False, False)) -> Iterator[FileResult]:
     for p in paths:
-        yield process_one(p, out_dir, options, verify)
+        yield process_one(p, out_dir, options, verify, policy)
 
 
 def _run_parallel(paths: list[str], out_dir: str, options: AnnotateOptions, verify: bool,
-                  jobs: int) -> Iterator[FileResult]:
+                  jobs: int, policy: tuple[bool, bool]) -> Iterator[FileResult]:
     # spawn: no fork of a process that may run rich's refresh thread.
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(paths)), mp_context=ctx, initializer=_worker_init)
     futures: dict[Future[FileResult], str] = {}
     try:
         for p in paths:
-            futures[pool.submit(process_one, p, out_dir, options, verify)] = p
+            futures[pool.submit(process_one, p, out_dir, options, verify, policy)] = p
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -175,8 +179,10 @@ def _run_parallel(paths: list[str], out_dir: str, options: AnnotateOptions, veri
 
 
 def run_batch(paths: list[str], out_dir: str, options: AnnotateOptions, verify: bool = True, jobs: int = 1,
-              progress: bool | None = None, on_result: Callable[[FileResult], None] | None = None) -> list[FileResult]:
-    """Annotate ``paths`` into ``out_dir``; results in input order."""
+              progress: bool | None = None, on_result: Callable[[FileResult], None] | None = None,
+              policy: tuple[bool, bool] = (False, False)) -> list[FileResult]:
+    """Annotate ``paths`` into ``out_dir``; results in input order. ``policy``: (quiet,
+    warnings as errors), as :func:`..diagnostics.set_policy` takes them."""
     from .render import stderr_console
 
     check_inputs(paths, out_dir)
@@ -186,8 +192,8 @@ def run_batch(paths: list[str], out_dir: str, options: AnnotateOptions, verify: 
         jobs = usable_cpus()  # the processors this process may run on, not the machine's
     show_bar = sys.stderr.isatty() if progress is None else progress
     console = stderr_console()
-    it = (_run_parallel(paths, out_dir, options, verify, jobs) if jobs > 1 and len(paths) > 1
-          else _run_serial(paths, out_dir, options, verify))
+    it = (_run_parallel(paths, out_dir, options, verify, jobs, policy) if jobs > 1 and len(paths) > 1
+          else _run_serial(paths, out_dir, options, verify, policy))
     results: dict[str, FileResult] = {}
 
     def report(res: FileResult) -> None:

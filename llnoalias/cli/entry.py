@@ -15,17 +15,21 @@ import gc
 import os
 import sys
 
+from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
 from ..options import ARGS_MODES, GC_YOUNG_THRESHOLD, LDS_MODES, AnnotateOptions, parse_may_alias
 from ..plain import Record
 
 #: flags: option -> (field, value)
 _FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
-          "--regions": ("regions", True), "--no-regions": ("regions", False)}
+          "--regions": ("regions", True), "--no-regions": ("regions", False),
+          "-q": ("quiet", True), "--quiet": ("quiet", True),
+          "-Werror": ("werror", True), "--warnings-as-errors": ("werror", True)}
 #: options with a value: option -> field
 _VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args",
            "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias",
            "-j": "jobs", "--jobs": "jobs"}
-#: the subcommands of :mod:`.main` (an input of that name goes to click)
+#: the subcommands of :mod:`.main` (an input of that name goes to click; a test holds this
+#: list equal to the click group's, so a command added there must be added here)
 _COMMANDS = ("annotate", "check", "compile", "explain", "stats", "gate")
 
 
@@ -34,12 +38,13 @@ class FastRun(Record):
     dataclass costs about 1 ms at every start)."""
 
     _FIELDS = ("path", "output", "no_verify", "show_stats", "regions", "lds", "args", "report_path",
-               "remarks_path", "may_alias", "jobs")
+               "remarks_path", "may_alias", "jobs", "quiet", "werror")
 
     def __init__(self, path: str = "-", output: str | None = None, no_verify: bool = False,
                  show_stats: bool = False, regions: bool = True, lds: str = "dynamic", args: str = "auto",
                  report_path: str | None = None, remarks_path: str | None = None,
-                 may_alias: list[str] | None = None, jobs: int = 0) -> None:
+                 may_alias: list[str] | None = None, jobs: int = 0, quiet: bool = False,
+                 werror: bool = False) -> None:
         self.path = path
         self.output = output
         self.no_verify = no_verify
@@ -52,6 +57,8 @@ class FastRun(Record):
         self.may_alias: list[str] = [] if may_alias is None else may_alias
         #: processes for a large input's functions (0: one per CPU)
         self.jobs = jobs
+        self.quiet = quiet
+        self.werror = werror
 
 
     def options(self) -> AnnotateOptions:
@@ -63,7 +70,7 @@ class FastRun(Record):
 
         annotate_file(self.path, self.output, self.options(), verify=not self.no_verify,
                       show_stats=self.show_stats, report_path=self.report_path,
-                      remarks_path=self.remarks_path, jobs=self.jobs)
+                      remarks_path=self.remarks_path, jobs=self.jobs, quiet=self.quiet, werror=self.werror)
 
 
 def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
@@ -120,6 +127,9 @@ def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
     except ValueError:
         return None
     if inputs:
+        word = inputs[0]
+        if word != "-" and not any(c in word for c in "./\\") and not os.path.exists(word):
+            return None  # no such file, maybe a misspelled subcommand: click says which
         run.path = inputs[0]
     return run
 
@@ -138,25 +148,65 @@ def main(argv: list[str] | None = None) -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
     from ..fileio import StdoutClosed
 
+    if sys.stdout is None:  # started with stdout closed (>&-): a write to it fails as one
+        _closed_stdout()
     args = sys.argv[1:] if argv is None else list(argv)
     fast = None
     if not os.environ.get("LLNOALIAS_NO_FAST_CLI"):
         fast = parse_fast(args, stdin_is_pipe=sys.stdin is not None and not sys.stdin.isatty())
     try:
-        if fast is None:
-            from .main import run_click
+        try:
+            if fast is None:
+                from .main import run_click
 
-            run_click(argv)
-        else:
-            fast.run()
-            if argv is None:
-                _exit_now()
-            sys.exit(0)
+                run_click(argv)
+            else:
+                fast.run()
+                if argv is None:
+                    _exit_now()
+                sys.exit(0)
+        except SystemExit as done:
+            try:
+                sys.stdout.flush()  # what is still buffered (a table, the help) fails here, not at exit
+            except BrokenPipeError:
+                _silence_stdout()  # the reader is gone; the status stays the run's (a failed gate's 1)
+            except OSError:
+                if done.code != EXIT_BAD_INPUT:
+                    raise
+                _silence_stdout()  # the run failed and said so already
+            raise
     except (BrokenPipeError, StdoutClosed):
         _silence_stdout()
         sys.exit(0)
     except KeyboardInterrupt:
         _interrupted()
+    except OSError as exc:  # stdout on a full disk (> /dev/full) or closed (>&-)
+        _io_failed(exc)
+    except LLNoaliasError as exc:  # (a command's own error it did not catch: one line too)
+        _silence_stdout()
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+
+
+def _closed_stdout() -> None:
+    import io
+
+    from ..fileio import ClosedStream
+
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(ClosedStream()), encoding="utf-8")
+
+
+def _io_failed(exc: OSError) -> None:
+    """A write to stdout that failed other than by a closed pipe: one error line, exit 2
+    (SPEC section 6), and nothing more written to stdout at exit."""
+    from ..fileio import stdout_failure
+
+    _silence_stdout()
+    message = f"'{exc.filename}': {exc.strerror or exc}" if exc.filename else stdout_failure(exc)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"llnoalias: error: {message}\n")
+        sys.stderr.flush()
+    sys.exit(EXIT_BAD_INPUT)
 
 
 def _interrupted() -> None:
@@ -176,21 +226,29 @@ def _exit_now() -> None:
     from ..ir.lazyre import save_pending
 
     save_pending()
+    code = 0
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, OSError):
+    except BrokenPipeError:
         _silence_stdout()
+    except OSError as exc:
+        try:
+            _io_failed(exc)
+        except SystemExit as done:
+            code = int(done.code or 0)
     with contextlib.suppress(OSError, ValueError):
         sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def _silence_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass
+    except (OSError, ValueError):  # (a stdout that was closed has no descriptor)
+        closed, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - stdout until the process ends
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            closed.close()  # (what it still buffers is dropped here, not reported at exit)
 
 
 __all__ = ["FastRun", "main", "parse_fast"]

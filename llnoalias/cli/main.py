@@ -31,8 +31,22 @@ class DefaultGroup(click.Group):
                 click.echo(ctx.get_help())
                 ctx.exit(0)
         elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
+            self._refuse_misspelled_command(ctx, args[0])
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
+
+    def _refuse_misspelled_command(self, ctx: click.Context, word: str) -> None:
+        """``llnoalias complie x.ll -o y.s``: a first word that is no file and is close to a
+        subcommand's name is a mistyped subcommand (SPEC section 8), not an input. The names
+        come from the group, so a command added later is offered too."""
+        import difflib
+        import os
+
+        if word == "-" or word.startswith("-") or any(c in word for c in "./\\") or os.path.exists(word):
+            return
+        close = difflib.get_close_matches(word, self.list_commands(ctx), n=1, cutoff=0.6)
+        if close:
+            _usage_error(f"'{word}' is neither a command nor a file (did you mean '{close[0]}'?)")
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path, "[annotate] [OPTIONS] [IN...]")
@@ -117,6 +131,9 @@ def cli() -> None:
               help="Write LLVM optimization remarks (YAML) for every access to FILE ('-': stdout).")
 @print_after_option
 @click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
+@click.option("-Werror", "--warnings-as-errors", "werror", is_flag=True,
+              help="Make every warning an error: the run fails (exit 2) and writes nothing.")
+@click.option("-q", "--quiet", is_flag=True, help="Print no notes (warnings and errors still).")
 @click.option("--best", is_flag=True,
               help="Compile to decide: per function, keep the claims or the input's lines (as compile --best).")
 @click.option("--repair", is_flag=True,
@@ -126,8 +143,9 @@ def cli() -> None:
 @codegen_option
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool, report_path: str | None, remarks_path: str | None,
-                     print_after: tuple[str, ...], no_verify: bool, best: bool = False, repair: bool = False,
-                     mcpu: str | None = None, codegen: str = "llvmlite", **kwargs: Any) -> None:
+                     print_after: tuple[str, ...], no_verify: bool, werror: bool, quiet: bool,
+                     best: bool = False, repair: bool = False, mcpu: str | None = None, codegen: str = "llvmlite",
+                     **kwargs: Any) -> None:
     """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
     inputs, annotate each into --out-dir (in parallel with -j N)."""
     options = options_from_kwargs(kwargs)
@@ -136,11 +154,12 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
         if print_after or best or repair:
             _usage_error("--print-after, --best and --repair take a single input")
         _annotate_many(paths, output, out_dir, 1 if jobs is None else jobs, show_stats, report_path,
-                       remarks_path, no_verify, options)
+                       remarks_path, no_verify, options, (quiet, werror))
         return
     annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
                   report_path=report_path, remarks_path=remarks_path, jobs=0 if jobs is None else jobs,
-                  print_after=print_after, compiled=(mcpu, codegen, best, repair) if best or repair else None)
+                  print_after=print_after, quiet=quiet, werror=werror,
+                  compiled=(mcpu, codegen, best, repair) if best or repair else None)
 
 
 def _usage_error(message: str) -> None:
@@ -150,7 +169,7 @@ def _usage_error(message: str) -> None:
 
 def _annotate_many(paths: list[str], output: str | None, out_dir: str | None, jobs: int, show_stats: bool,
                    report_path: str | None, remarks_path: str | None, no_verify: bool,
-                   options: AnnotateOptions) -> None:
+                   options: AnnotateOptions, policy: tuple[bool, bool] = (False, False)) -> None:
     from .batch import exit_status, print_summary, run_batch
 
     if output is not None:
@@ -161,7 +180,7 @@ def _annotate_many(paths: list[str], output: str | None, out_dir: str | None, jo
         _usage_error("--report and --remarks take a single input")
     assert out_dir is not None
     try:
-        results = run_batch(paths, out_dir, options, verify=not no_verify, jobs=jobs)
+        results = run_batch(paths, out_dir, options, verify=not no_verify, jobs=jobs, policy=policy)
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..ir.model import Module
-from ..reasons import code_of
+from ..reasons import REASONS, code_of
 from ..report.explain import (
     ExplainedFunction,
     no_access_line,
@@ -118,8 +118,11 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         by_reason = Table(title="untagged accesses by reason", title_justify="left")
         by_reason.add_column("count", justify="right")
         by_reason.add_column("reason")
+        by_reason.add_column("what to do")
         for reason, n in reasons.most_common():
-            by_reason.add_row(str(n), with_code(reason, code_of(reason)))
+            code = code_of(reason)
+            known = REASONS.get(code)
+            by_reason.add_row(str(n), with_code(reason, code), known.todo if known is not None else "")
         print_table(con, by_reason)
         print_blockers(report, con, max_rows)
 

@@ -330,8 +330,10 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
               help="Allowed growth per counter: a count, or a percentage of the baseline.")
 @click.option("--update", is_flag=True, help="Write the current counts as the baseline and exit 0.")
 @click.option("--counter", "counters", multiple=True, metavar="NAME",
-              help="Gate only these counters (repeatable; default: every wait counter, ld.global and the "
-                   "spills; vgpr, sgpr, agpr, reg and occupancy only when named).")
+              help="Gate only these counters (repeatable; an unknown name is an error). Default: every "
+                   "wait counter, PTX ld.global, st.global, ld.local, st.local, and the spills and scratch; "
+                   "vgpr, agpr, sgpr, reg and occupancy only when named; lds_dma, ld.global.nc, ld.shared, "
+                   "st.shared and cp.async only report.")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged counters too.")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.gate/1 JSON instead of a table.")
 def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: bool,
@@ -366,9 +368,10 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
         selected = tuple(counters) if counters else None
         result = gate.compare(old, current, tol, selected, baseline_path=baseline)
         if selected is not None:
-            known = {r.counter for r in result.rows}
+            present = {r.counter for r in result.rows}
+            gate.check_counters(selected, present)
             for name in selected:
-                if name not in known:
+                if name not in present:
                     warn(f"--counter '{name}' does not occur in the inputs or the baseline")
         if update:
             gate.update_baseline(baseline, current)

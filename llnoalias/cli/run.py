@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..diagnostics import LLNoaliasError, note
+from ..diagnostics import POLICY, LLNoaliasError, note
 from ..fileio import display_name, read_input
 from ..ir.source import BOM
 from ..options import AnnotateOptions
@@ -55,12 +55,15 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
     """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line."""
     if not warnings:
         return
-    from ..diagnostics import Location, warn
+    from ..diagnostics import Location, split_message, warn
 
     lines = text.splitlines()
     for line, col, message in warnings:
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        warn(message, Location(name, line, col, src))
+        head, rest = split_message(message)  # one line, and the rest as notes (SPEC section 8)
+        warn(head, Location(name, line, col, src))
+        for more in rest:
+            note(more)
 
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
@@ -92,6 +95,10 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if stages is not None:
             sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
+        if POLICY.werror and POLICY.promoted:
+            n = POLICY.promoted
+            raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
+                                 f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
     finally:
@@ -127,6 +134,7 @@ def _compiled_choices(original: str, result: AnnotateResult, name: str,
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = False, report_path: str | None = None,
                   remarks_path: str | None = None, jobs: int = 0, print_after: tuple[str, ...] = (),
+                  quiet: bool = False, werror: bool = False,
                   compiled: tuple[str | None, str, bool, bool] | None = None) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
@@ -134,10 +142,14 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
     plain command lines without importing click). ``jobs``: processes for a large input's
     functions (0: one per CPU; a small input never forks). ``print_after``: the stages
     whose conclusions are printed on stderr (``--print-after``; the run stays in one process).
-    ``compiled``: ``(mcpu, codegen, best, repair)`` for ``--best`` (compile both forms, keep per
-    function the better: ``check.best``) and ``--repair`` (``check.repair``, then annotate again)."""
+    ``quiet``: no notes (``--quiet``); ``werror``: a warning fails the run, nothing written
+    (``--warnings-as-errors``). ``compiled``: ``(mcpu, codegen, best, repair)`` for ``--best``
+    (compile both forms, keep per function the better: ``check.best``) and ``--repair``
+    (``check.repair``, before the input is annotated)."""
+    from ..diagnostics import set_policy
     from ..fileio import write_output
 
+    set_policy(quiet=quiet, werror=werror)
     try:
         _check_one_stdout(output, report_path, remarks_path)
         want_report = bool(show_stats or report_path or remarks_path)

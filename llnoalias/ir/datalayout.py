@@ -20,6 +20,70 @@ NVPTX64_LAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 NVPTX_LAYOUT = "e-p:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 
 
+_MAX_24 = (1 << 24) - 1
+_MAX_32 = (1 << 32) - 1
+
+
+def _bad_number(field: str, low: int, high: int) -> bool:
+    """A decimal field outside ``low..high`` (by its digits first: a 5000-digit field is not
+    converted); a field that is no decimal number is left to LLVM's own reading."""
+    if not field.isascii() or not field.isdigit():
+        return False
+    digits = field.lstrip("0")
+    if len(digits) > len(str(high)):
+        return True
+    return not low <= int(digits or "0") <= high
+
+
+def _bad_align(field: str) -> bool:
+    """An alignment in bits that LLVM refuses: zero, past 32 bits, or not a power of two
+    times the byte width."""
+    if _bad_number(field, 8, _MAX_32):
+        return True
+    if not field.isascii() or not field.isdigit():
+        return False
+    bits = int(field)
+    return bits % 8 != 0 or bits // 8 & (bits // 8 - 1) != 0
+
+
+def layout_error(text: str) -> tuple[int, str] | None:
+    """The first number of a data layout string that every LLVM refuses and that the type
+    sizes here would otherwise compute with (SPEC section 6): its offset in ``text`` and the
+    message, or None. Pointer specs ``p[N]:SIZE:ABI[:PREF[:IDX]]``: an address space past
+    24 bits, a pointer or index size of 0 or past 32 bits (LLVM 19 reads up to 2**32 - 1,
+    LLVM 22 up to 2**24 - 1), an ABI or preferred alignment of 0 or not a power of two bytes;
+    ``i``/``f``/``v`` specs: a size of 0 or past 24 bits. Anything else is LLVM's to judge."""
+    at = 0
+    for spec in text.split("-"):
+        shown = spec if len(spec) <= 40 else spec[:40] + "..."
+        here = at
+        at += len(spec) + 1
+        if len(spec) < 2 or spec[0] not in "pifv":
+            continue
+        parts = spec[1:].split(":")
+        starts = [here + 1]
+        for part in parts[:-1]:
+            starts.append(starts[-1] + len(part) + 1)
+        if spec[0] == "p":
+            if _bad_number(parts[0], 0, _MAX_24):
+                return starts[0], f"address space must be a 24-bit integer: '{shown}'"
+            if len(parts) > 1 and _bad_number(parts[1], 1, _MAX_32):
+                return starts[1], f"pointer size must be a non-zero 32-bit integer: '{shown}'"
+            for k in (2, 3):
+                if len(parts) > k and _bad_align(parts[k]):
+                    what = "ABI" if k == 2 else "preferred"
+                    return starts[k], (f"{what} alignment must be a non-zero power of two times the byte width: "
+                                       f"'{shown}'")
+            if len(parts) > 4 and _bad_number(parts[4], 1, _MAX_32):
+                return starts[4], f"index size must be a non-zero 32-bit integer: '{shown}'"
+        elif parts[0].isascii() and parts[0].isdigit():
+            if _bad_number(parts[0], 1, _MAX_24):
+                return starts[0], f"size must be a non-zero 24-bit integer: '{shown}'"
+            if len(parts) > 1 and _bad_align(parts[1]):
+                return starts[1], f"ABI alignment must be a non-zero power of two times the byte width: '{shown}'"
+    return None
+
+
 def _pow2_ceil(n: int) -> int:
     p = 1
     while p < n:

@@ -15,6 +15,7 @@ runs them over a whole text.
 from __future__ import annotations
 
 from ..diagnostics import LLNoaliasError
+from .lazyre import lazy
 from .limits import first_hostile
 from .lines import Lines, error_at
 from .model import Module
@@ -86,6 +87,40 @@ class DeferredBodies:
         self.checked = True
 
 
+#: a string to its quote or its line's end, or a comment to its line's end
+_STRING_OR_COMMENT = lazy(r'"[^"\n]*"?|;[^\n]*')
+_LONE_CR = lazy(r"\r(?!\n)")
+
+
+def _in_comment(text: str, offset: int) -> bool | None:
+    """Is ``offset`` in a comment (True), in a string (None) or in code (False)?"""
+    start = text.rfind("\n", 0, offset) + 1
+    for m in _STRING_OR_COMMENT.finditer(text, start, offset + 1):
+        if m.start() <= offset < m.end():
+            return True if text[m.start()] == ";" else None
+    return False
+
+
+def _nul_outside_comments(text: str) -> int | None:
+    """The first NUL byte outside a comment (LLVM's lexer skips a comment's bytes to the line's
+    end, a NUL among them; anywhere else a NUL is no LLVM IR), or None."""
+    at = text.find("\x00")
+    while at >= 0:
+        if not _in_comment(text, at):
+            return at
+        at = text.find("\x00", text.find("\n", at) + 1 or len(text))
+    return None
+
+
+def _lone_cr(text: str) -> int | None:
+    """The first carriage return not followed by a line feed outside a string: LLVM ends a
+    line (a comment) there, llnoalias does not, so the two would read different modules."""
+    for m in _LONE_CR.finditer(text):
+        if _in_comment(text, m.start()) is not None:
+            return m.start()
+    return None
+
+
 class _ModuleParser(TopLevelReader):
     # ---------------------------------------------------------------- entry
     def run(self) -> Module:
@@ -93,8 +128,19 @@ class _ModuleParser(TopLevelReader):
         if text.startswith("BC\xc0\xde") or text.startswith("\x42\x43\udcc0\udcde"):
             raise LLNoaliasError(f"{self.src.path}: this is LLVM bitcode; llnoalias reads textual IR "
                                  "(run llvm-dis first)")
+        if text.startswith(BOM):
+            raise error_at(self.src, 0, "a UTF-8 byte order mark: LLVM does not read it ('expected top-level "
+                           "entity'); remove the first three bytes (EF BB BF)")
         if "\x00" in text:
-            raise error_at(self.src, text.index("\x00"), "unexpected NUL byte: this is not textual LLVM IR")
+            nul = _nul_outside_comments(text)
+            if nul is not None:
+                raise error_at(self.src, nul, "unexpected NUL byte: this is not textual LLVM IR")
+        if "\r" in text:
+            cr = _lone_cr(text)
+            if cr is not None:
+                raise error_at(self.src, cr, "a carriage return without a line feed: LLVM reads it as a line "
+                               "break, llnoalias reads lines ended by LF or CR LF (convert the file: tr '\\r' "
+                               "'\\n')")
         lines = Lines(text)
         self.lines = lines
         self.src.adopt_line_starts(lines.starts)
@@ -103,9 +149,6 @@ class _ModuleParser(TopLevelReader):
         while i < n:
             raw = lines.line(i)
             start = lines.starts[i]
-            if i == 0 and raw.startswith(BOM):
-                raw = raw[1:]
-                start += 1
             stripped = raw.strip()
             if not stripped or stripped[0] == ";":
                 i += 1

@@ -56,8 +56,5 @@ class SourceFile:
 
     def location(self, offset: int) -> Location:
         line, col = self.line_col(offset)
-        src = self.line_text(line)
-        if line == 1 and src.startswith(BOM):
-            src = src[1:]
-            col = max(col - 1, 1)
-        return Location(self.path, line, col, src)
+        # (a UTF-8 BOM is an error at 1:1, shown as \ufeff: no line is shown without it)
+        return Location(self.path, line, col, self.line_text(line))

@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 
 from .body_reader import BodyReader
+from .datalayout import layout_error
 from .header_reader import HeaderReader
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
+from .limits import MAX_DIGITS, too_long
 from .lines import NAME, blank_comment, error_at
 from .model import Declaration, Function, Global
 from .types import Type, TypeParser
@@ -69,6 +71,9 @@ class TopLevelReader(HeaderReader, BodyReader):
             code2, j = self._logical(i, code)
             m = _MD_DEF_RE.match(s)
             if m:
+                if too_long(m.group(1)):
+                    raise error_at(src, off + 1, f"number of {len(m.group(1))} digits: longer than llnoalias "
+                                   f"reads ({MAX_DIGITS} digits)")
                 mid = int(m.group(1))
                 if mid in self.mod.metadata:
                     raise error_at(src, off, f"redefinition of metadata '!{mid}'")
@@ -122,6 +127,9 @@ class TopLevelReader(HeaderReader, BodyReader):
                 self.mod.triple = mt.group(1)
             ml = _LAYOUT_RE.match(s)
             if ml:
+                bad = layout_error(ml.group(1))
+                if bad is not None:
+                    raise error_at(src, off + ml.start(1) + bad[0], f"invalid data layout: {bad[1]}")
                 self.mod.datalayout = ml.group(1)
             return i + 1
         if word in TOP_LEVEL_WORDS:
@@ -304,7 +312,10 @@ class TopLevelReader(HeaderReader, BodyReader):
     def _max_metadata_id(self) -> None:
         # Every '!N' anywhere (strings included: a superset only raises the bound).
         # (findall and one max over the ints: no match object per '!N')
-        self.mod.max_metadata_id = max(map(int, _MD_ID_RE.findall(self.src.text)), default=-1)
+        # (a number too long for int() in code is an error before this; one in a string or a
+        # comment is text)
+        self.mod.max_metadata_id = max((int(d) for d in _MD_ID_RE.findall(self.src.text) if not too_long(d)),
+                                       default=-1)
 
 
 __all__ = ["INSTRUCTION_WORDS", "LINKAGES", "TOP_LEVEL_WORDS", "TopLevelReader"]

@@ -148,6 +148,11 @@ _ORDER: tuple[str, ...] = (
 )
 _RANK = {key: i for i, key in enumerate(_ORDER)}
 
+#: Every counter name llnoalias counts under a fixed name (an unusual gfx12+ ``s_wait_*cnt``
+#: counts under its own name as well: the gate takes such a name when an input or the
+#: baseline has it).
+KNOWN_KEYS: tuple[str, ...] = _ORDER
+
 #: Counters for which more is worse: what ``gate`` fails on by default (waits, plain
 #: ``ld.global``, ``st.global``, and ``ld.local`` / ``st.local`` spills). The ``lds_dma``,
 #: ``ld.global.nc``, ``ld.shared``, ``st.shared`` and ``cp.async`` counts describe the code

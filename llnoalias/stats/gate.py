@@ -16,7 +16,9 @@ Decisions
   below the baseline less the tolerance. ``lds_dma``, ``ld.global.nc``, ``ld.shared``, ``st.shared`` and
   ``cp.async`` are reported when they move but never fail (more non-coherent loads is the
   point of annotating). ``counters=`` (``--counter``) replaces
-  the default set with an explicit list.
+  the default set with an explicit list; a name that is neither a counter llnoalias counts
+  (``asmstats.KNOWN_KEYS``) nor one that occurs in the inputs or the baseline is an error with
+  the nearest names (:func:`check_counters`): a misspelled counter must not disarm the gate.
 * **Tolerance.** ``N`` allows ``N`` more than the baseline; ``N%`` allows ``N`` percent of
   the baseline more (so a baseline of 0 allows nothing). A gated counter fails when
   ``now > limit``; growing within the tolerance is reported as ``grew``.
@@ -39,6 +41,7 @@ Decisions
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections import Counter
@@ -215,6 +218,27 @@ def _compare_kernel(
             verdict = "same"
         rows.append(GateRow(file, kernel, key, b, n, limit, gated, verdict))
     return rows
+
+
+def default_gated(keys: Collection[str] = asmstats.KNOWN_KEYS) -> list[str]:
+    """The counters of ``keys`` that fail the gate when no ``--counter`` is given."""
+    return [k for k in asmstats.order_keys(keys) if asmstats.is_regression_counter(k)]
+
+
+def check_counters(names: Collection[str], present: Collection[str] = ()) -> None:
+    """Refuse a ``--counter`` name llnoalias never counts (SPEC section 7): an
+    ``LLNoaliasError`` (exit 2) with the nearest known names. ``present``: the counter names
+    the inputs and the baseline have (an unusual ``s_wait_*cnt`` counts under its own name)."""
+    known = set(asmstats.KNOWN_KEYS) | set(present)
+    for name in names:
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, asmstats.order_keys(known), n=3, cutoff=0.6)
+        if close:
+            raise LLNoaliasError(f"unknown counter '{name}' in --counter (did you mean "
+                                 + " or ".join(f"'{c}'" for c in close) + "?)")
+        raise LLNoaliasError(f"unknown counter '{name}' in --counter; the counters are: "
+                             + ", ".join(asmstats.order_keys(known)))
 
 
 def _norm(path: str) -> str:

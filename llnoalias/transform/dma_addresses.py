@@ -432,18 +432,12 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     - by ``residual`` for an access that carries the input's own alias metadata;
     - by rule (c)'s window check (``lowered``) for any access beside a DMA into a static
       LDS variable;
-    - by rule (b)'s shared bytes (``dma_safety.same_bytes``) for an access of a dynamic LDS
-      variable beside a DMA into a dynamic one (they all start at one address);
 
     and then also for every DMA of the function. An access none of these reads gets
     ``unsummarised``: no walk, and no flow of waits when nothing of the function is read."""
     if _has_static_lds(mod):
         return [True] * len(lds)
     dma_roots = {id(r) for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots}
-    # rule (b)'s shared bytes: an access of a dynamic LDS variable beside a DMA into another
-    dynamic = {g.name for g in mod.globals.values() if g.addrspace == 3 and g.is_zero_sized}
-    dyn_dma = dynamic and any(not dynamic.isdisjoint(r.members)
-                              for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots)
     search = AA_MD.search
     text = mod.text
     need = [False] * len(lds)
@@ -452,8 +446,6 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
             continue
         inst = d.access.inst
         if (d.roots and not dma_roots.isdisjoint(map(id, d.roots))) or search(text, inst.start, inst.end):
-            need[n] = True
-        elif dyn_dma and any(not dynamic.isdisjoint(r.members) for r in d.roots):
             need[n] = True
     if any(need):
         for n, m in enumerate(is_dma):

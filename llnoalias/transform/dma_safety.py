@@ -301,6 +301,15 @@ def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
                 if d.keys:
                     _withdraw(d, UNTRACED, blocker)
             continue
+        if dynamic:
+            # shared bytes: the byte ranges say it, no address walk is made for it; an
+            # access without a summary of its own counts as reached by the DMA in flight
+            for d in ds:
+                if d.keys and d.dma is not None and not d.dma[0]:
+                    other = next((m for m in dmas if same_bytes(d, m, dynamic)
+                                  and m.dma is not None and in_flight(d.dma, m.dma)), None)
+                    if other is not None:
+                        _withdraw(d, SAME_BYTES, _short(other))
         if quiet:
             continue
         # DMAs with equal scopes share one slot, and SIInsertWaitcnts asks alias analysis
@@ -311,11 +320,6 @@ def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
             groups.setdefault(tuple([id(k) for k in d.keys]), (d.keys, []))[1].append(d)
         for d in ds:
             if not d.keys or d.dma is None or d.dma[0]:
-                continue
-            other = next((m for m in dmas if m.dma is not None and same_bytes(d, m, dynamic)
-                          and in_flight(d.dma, m.dma)), None) if dynamic else None
-            if other is not None:
-                _withdraw(d, SAME_BYTES, _short(other))
                 continue
             for keys, members in groups.values():
                 if not any(may_overlap(k, kd) for k in d.keys for kd in keys):  # type: ignore[arg-type]
@@ -433,7 +437,14 @@ def residual(p: Plan, out: Guarded) -> None:
     access the input left without metadata waits for every DMA in flight, and a wait the
     input has at the risky access may be owed to it alone (measured on generated kernels:
     a read through ``inttoptr`` that llnoalias scoped no longer waited, and the producer's
-    read after it lost its wait with it)."""
+    read after it lost its wait with it).
+
+    Nor does a DMA that the input already scoped get more scopes from llnoalias, in any
+    domain: DMAs of one scope list share one slot of the wait pass, and a wait the input has
+    for one of them covers the others of its slot; a scope that splits the slot can leave a
+    DMA in flight at an access whose producer's `!noalias` names its scope (found by llnoalias
+    check on Triton's gfx950 attention: its reads after the first lost their wait)."""
+    risky_fns: dict[int, str] = {}
     for ds in _by_function(p.decisions):
         if dma_addresses.walked_none(ds):  # no access with the input's alias metadata
             continue
@@ -453,6 +464,7 @@ def residual(p: Plan, out: Guarded) -> None:
                     break
         if risky:
             d, m = risky[0]
+            risky_fns[id(d.access.inst.function)] = _short(d)
             for other in ds:
                 if other.keys and other.dma is not None and not other.dma[0]:
                     _withdraw(other, PRODUCER_WINDOW, _short(d))
@@ -462,6 +474,11 @@ def residual(p: Plan, out: Guarded) -> None:
                   f"!tbaa) that alias analysis may tell apart from the LDS-DMA at {_short(m)} by one "
                   "lane's window although other lanes write its bytes: LLVM 21 and later may put no "
                   f"vmcnt wait between them, and llnoalias does not remove metadata{more}")
+    if risky_fns:
+        for d in p.decisions:
+            if (d.keys and id(d.access.inst.function) in risky_fns and dma_operands(d.access.intrinsic) is not None
+                    and SCOPE_MD.search(_code(d))):
+                _withdraw(d, PRODUCER_WINDOW, risky_fns[id(d.access.inst.function)])
 
 
 def _warn(out: Guarded, d: Decision, message: str) -> None:
