@@ -433,21 +433,26 @@ def test_gate_default_counters_readme_and_help_agree_with_the_code() -> None:
     from llnoalias.stats import gate as gate_module
     gated = set(gate_module.default_gated())
     reporting = set(asmstats.KNOWN_KEYS) - gated
+    spills = gated & {*asmstats.REGISTER_KEYS, *asmstats.PTX_REGISTER_KEYS}
     ptx_gated = {k for k in gated if k.startswith(("ld.", "st.", "cp."))}
-    waits = gated - ptx_gated
+    waits = gated - ptx_gated - spills
     assert all(k == "waits" or "cnt" in k for k in waits)  # "every wait counter"
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     text = " ".join(readme.split())
-    m = re.search(r"Every wait counter and PTX (.*?) can fail the gate; the others \((.*?)\) only report", text)
+    m = re.search(r"Every wait counter, the spills and scratch \((.*?)\), and PTX (.*?) can fail the gate; "
+                  r"the others \((.*?)\) only report", text)
     assert m, "the README's gate section no longer states the default counters"
-    assert set(_backticked(m.group(1))) == ptx_gated
-    assert set(_backticked(m.group(2))) == reporting
+    assert set(_backticked(m.group(1))) == spills
+    assert set(_backticked(m.group(2))) == ptx_gated
+    assert set(_backticked(m.group(3))) == reporting
     help_text = " ".join(run("gate", "--help").stdout.split())
-    m = re.search(r"Default: every wait counter and PTX (.*?); (.*?) only report", help_text)
+    m = re.search(r"Default: every wait counter, the spills and scratch \((.*?)\), and PTX (.*?); (.*?) only "
+                  r"report", help_text)
     assert m, help_text
-    assert set(re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(1))) == ptx_gated
-    assert set(re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(2))) == reporting
-
+    split = r",\s*(?:and\s+)?|\s+and\s+"
+    assert set(re.split(split, m.group(1))) == spills
+    assert set(re.split(split, m.group(2))) == ptx_gated
+    assert set(re.split(split, m.group(3))) == reporting
 
 def test_gate_json_pass(build: Path) -> None:
     assert run("gate", "--baseline", "base.json", "--update", "out/kernels.ptx").exit_code == 0

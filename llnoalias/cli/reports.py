@@ -331,9 +331,9 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
 @click.option("--update", is_flag=True, help="Write the current counts as the baseline and exit 0.")
 @click.option("--counter", "counters", multiple=True, metavar="NAME",
               help="Gate only these counters (repeatable; an unknown name is an error). Default: every "
-                   "wait counter, PTX ld.global, st.global, ld.local, st.local, and the spills and scratch; "
-                   "vgpr, agpr, sgpr, reg and occupancy only when named; lds_dma, ld.global.nc, ld.shared, "
-                   "st.shared and cp.async only report.")
+                   "wait counter, the spills and scratch (vgpr_spill, sgpr_spill, scratch, local, spill_stores, "
+                   "spill_loads), and PTX ld.global, st.global, ld.local, st.local; vgpr, agpr, sgpr, reg, "
+                   "occupancy, lds_dma, ld.global.nc, ld.shared, st.shared and cp.async only report.")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged counters too.")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.gate/1 JSON instead of a table.")
 def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: bool,

@@ -68,10 +68,8 @@ Registers (SPEC section 7), per function, from what LLVM (or ``ptxas -v``) state
 a key is absent when nothing states it:
 
 ``vgpr`` ``agpr`` ``sgpr``
-    AMDGPU: the metadata's ``.vgpr_count`` / ``.agpr_count`` / ``.sgpr_count`` (a function
-    without a metadata entry: ``.set NAME.num_vgpr`` ..., or llc's ``; NumVgprs:`` comments). On
-    gfx90a and later ``vgpr`` is the unified count the hardware allocates (architected VGPRs and
-    AGPRs together), as the metadata states it.
+    the metadata's ``.vgpr_count`` / ``.agpr_count`` / ``.sgpr_count`` (else ``.set NAME.num_vgpr``
+    ..., llc's ``; NumVgprs:``); on gfx90a and later ``vgpr`` counts the AGPRs too, as stated.
 ``vgpr_spill`` ``sgpr_spill``
     ``.vgpr_spill_count`` / ``.sgpr_spill_count``: registers spilled to scratch.
 ``scratch``
