@@ -63,11 +63,11 @@ from .. import reasons
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
-from ..ir import operands as opparse
+from ..analysis.ranges.addresses import AABase, Walker, dma_lds_pointer, dma_operands
 from ..ir.datalayout import DataLayout, layout_of
 from ..ir.model import Function, Module
 from . import dma_addresses
-from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps, ordered
+from .dma_addresses import AA_MD, SCOPE_MD, in_flight, keeps, ordered
 from .scopes import Decision, Plan, may_overlap
 
 TYPE_CHECKING = False
@@ -134,13 +134,8 @@ def _static_lds(mod: Module) -> frozenset[str]:
 def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
     """Where BasicAA's underlying-object walk stops on an LDS-DMA's LDS pointer, or None
     when ``access`` is no LDS-DMA (or lacks the operand)."""
-    idx = dma_operands(access.intrinsic)
-    if idx is None:
-        return None
-    ops = opparse.parse(mod, access.inst)
-    if len(ops.operands) <= idx[0]:
-        return None
-    return w.aa_base(ops.operands[idx[0]][1])
+    ptr = dma_lds_pointer(mod, access)
+    return None if ptr is None else w.aa_base(ptr)
 
 
 UNTRACED = reasons.UNTRACED_LDS_DMA.text
