@@ -12,6 +12,8 @@ import bisect
 from collections.abc import Callable
 
 from ..plain import Record
+from .datalayout import DataLayout
+from .facts import LDS_ADDRSPACE, OTHER, code_family, target_family
 from .lazyre import lazy
 from .lexer import split_comment
 from .source import SourceFile
@@ -435,6 +437,29 @@ class MetadataNode(Record):
         self.end = end
 
 
+class ModuleFacts:
+    """What llnoalias knows of a module as a whole, read by the analysis, the DMA rules and
+    the back ends alike (``Module.facts``: made once per module)."""
+
+    __slots__ = ("family", "layout", "static_lds", "dynamic_lds", "work_groups")
+
+    def __init__(self, mod: Module) -> None:
+        fam = target_family(mod.triple)
+        if fam == OTHER and not mod.triple:
+            fam = code_family(mod.text)
+        #: ``AMDGPU``, ``NVPTX`` or ``OTHER``
+        self.family = fam
+        self.layout = DataLayout(mod.datalayout, mod.triple)
+        lds = [g for g in mod.globals.values() if g.addrspace == LDS_ADDRSPACE]
+        #: the static (sized) LDS variables, which LLVM's module-LDS lowering scopes
+        self.static_lds = frozenset(g.name for g in lds if not g.is_zero_sized)
+        #: the dynamic LDS variables (external, zero-sized): all start at one address
+        self.dynamic_lds = frozenset(g.name for g in lds if g.is_zero_sized)
+        #: each function's work-group bounds, by name (``analysis.ranges.workgroup`` fills it
+        #: on first use: the bounds are read from the function's attributes and metadata)
+        self.work_groups: dict[str, object] = {}
+
+
 class Module(Record):
     """A parsed module: the source text and what the readers found in it."""
 
@@ -463,6 +488,17 @@ class Module(Record):
         #: ``!nvvm.annotations`` thread-count keys and values (``maxntidx``, ``kernel``, ...)
         #: by function, in LLVM's order (read once, by ``workgroup``)
         self.nvvm_thread_bounds: dict[str, list[tuple[str, int]]] | None = None
+        #: ``facts``, made on first use
+        self._facts: ModuleFacts | None = None
+
+    @property
+    def facts(self) -> ModuleFacts:
+        """The module's facts (family, data layout, LDS variables, work-group bounds),
+        made once, when a part first asks."""
+        got = self._facts
+        if got is None:
+            got = self._facts = ModuleFacts(self)
+        return got
 
     @property
     def text(self) -> str:

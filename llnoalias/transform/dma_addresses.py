@@ -66,15 +66,8 @@ def walked_none(ds: Sequence[Decision]) -> bool:
 
 
 def _has_static_lds(mod: Module) -> bool:
-    """Does the module define a static (sized) LDS variable (cached per module)?"""
-    got = getattr(mod, "_llnoalias_static_lds", None)
-    if got is None:
-        got = any(g.addrspace == 3 and not g.is_zero_sized for g in mod.globals.values())
-        try:
-            mod._llnoalias_static_lds = got  # type: ignore[attr-defined]
-        except AttributeError:
-            pass
-    return bool(got)
+    """Does the module define a static (sized) LDS variable (its facts)?"""
+    return bool(mod.facts.static_lds)
 
 
 def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:

@@ -128,7 +128,7 @@ def _by_function(decisions: list[Decision], lds_summaries: bool = True) -> list[
 
 def _static_lds(mod: Module) -> frozenset[str]:
     """The module's static (sized) LDS variables, which LLVM's module-LDS lowering scopes."""
-    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized)
+    return mod.facts.static_lds
 
 
 def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
@@ -257,7 +257,7 @@ def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Deci
 
 def dynamic_lds(mod: Module) -> frozenset[str]:
     """The module's dynamic LDS variables (external, zero-sized): all start at one address."""
-    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and g.is_zero_sized)
+    return mod.facts.dynamic_lds
 
 
 def same_bytes(d: Decision, m: Decision, dynamic: frozenset[str]) -> bool:

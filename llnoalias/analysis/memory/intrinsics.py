@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 
+from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
 
 #: how a pointer operand is used: r (read), w (write), rw; "lds_w" = the addrspace(3)
@@ -56,7 +57,7 @@ class MemIntrinsic:
 
     def effect_of(self, index: int, addrspace: int) -> Effect:
         if self.default_effect == "lds_w":
-            return "w" if addrspace == 3 else "r"
+            return "w" if addrspace == LDS_ADDRSPACE else "r"
         return self.effects.get(index, self.default_effect)
 
 

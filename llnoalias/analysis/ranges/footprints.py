@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ... import reasons
 from ...ir import operands as opparse
+from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
 from ..memory.intrinsics import lds_dma
 from .solver import FunctionRanges, Range, int_const, urange
@@ -71,7 +72,7 @@ def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
     if dma is not None and not dma.per_lane and dma.size is not None:
         # (a per-lane DMA, gfx1250's, has no range: where its offset lands was not checked)
         size_i, off_i = dma.size, dma.offset
-        if p.type.addrspace != 3:
+        if p.type.addrspace != LDS_ADDRSPACE:
             return reasons.DMA_GLOBAL_SIDE.text
         if len(args) <= max(size_i, off_i):
             return reasons.DMA_NOT_UNDERSTOOD.text
