@@ -195,7 +195,7 @@ def test_analysis_subpackages_import_only_those_before_them() -> None:
     assert not bad, "\n".join(bad)
 
 
-#: what ``transform/`` may not hold (issue 32): analyses live in ``analysis/`` and the
+#: what ``transform/`` may not hold: analyses live in ``analysis/`` and the
 #: control-flow graph in the IR model (``Function.successors``)
 ANALYSIS_CLASSES = ("Walker", "CFG", "Cfg", "ControlFlow", "ControlFlowGraph")
 
@@ -232,7 +232,7 @@ def _analysis_in(src: str, where: str) -> list[str]:
 def test_transform_keeps_decisions_and_edits_only() -> None:
     """No ``transform/`` module parses operands itself, defines an address walker or a
     control-flow graph, or reads ``label %x`` operands (``Function.successors`` has them):
-    those are analyses, in ``analysis/`` and ``ir/`` (issue 32)."""
+    those are analyses, in ``analysis/`` and ``ir/``."""
     bad = []
     for p in modules():
         if dotted(p).split(".")[1:2] == ["transform"]:
