@@ -1,4 +1,4 @@
-"""transform/dma_addresses._Flow finds whether a wait for every vector-memory operation
+"""analysis/memory/waits.WaitFlow finds whether a wait for every vector-memory operation
 follows an instruction in its block by bisecting the waits' and the blocks' indices; on
 random functions (waits of every form, waits that are not full ones, branches) it equals a
 walk down the block from the instruction."""
@@ -9,9 +9,9 @@ import random
 
 import pytest
 
+from llnoalias.analysis.memory.waits import WaitFlow
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
-from llnoalias.transform.dma_addresses import _Flow
 
 HEAD = """declare void @llvm.amdgcn.s.waitcnt(i32)
 declare void @llvm.amdgcn.s.wait.loadcnt(i16)
@@ -61,7 +61,7 @@ def test_kill_after_equals_a_walk_down_the_block(seed: int) -> None:
         text, waits = _function(rng)
         mod = parse_module(SourceFile("f.ll", text))
         fn = mod.functions[-1]
-        flow = _Flow(mod, fn)
+        flow = WaitFlow(mod, fn)
         blocks = [inst.block for inst in fn.instrs]
         assert flow.kills == [n for n, w in enumerate(waits) if w]
         for n in range(len(fn.instrs)):

@@ -233,7 +233,7 @@ def test_which_reads_keep_their_scope(shape: str, opts: str) -> None:
     ("v_mov_b32 v0, s_waitcnt", False),
 ])
 def test_a_wait_is_a_statement_never_a_comment(asm: str, waits: bool) -> None:
-    from llnoalias.transform.dma_flow import asm_waits
+    from llnoalias.analysis.memory.waits import asm_waits
 
     assert asm_waits(asm) is waits
 

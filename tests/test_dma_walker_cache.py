@@ -1,4 +1,4 @@
-"""transform/dma_addresses.py's Walker keeps ``_may_be_zero``'s answer per name; an answer
+"""analysis/ranges/addresses.py's Walker keeps ``_may_be_zero``'s answer per name; an answer
 is reused only where the walk's depth limit would not have cut the walk short, so every
 answer equals a fresh walker's in any order of questions, on both sides of the limit."""
 
@@ -8,15 +8,15 @@ import random
 
 import pytest
 
+from llnoalias.analysis.ranges import addresses
+from llnoalias.analysis.ranges.addresses import Walker
 from llnoalias.ir.datalayout import layout_of
 from llnoalias.ir.model import LocalRef
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from llnoalias.ir.types import Type
-from llnoalias.transform import dma_addresses
-from llnoalias.transform.dma_addresses import Walker
 
-N = dma_addresses._DEPTH + 12
+N = addresses._DEPTH + 12
 
 
 def _module() -> str:
@@ -42,13 +42,13 @@ def test_the_chain_crosses_the_depth_limit() -> None:
     # without the limit every %zK folds; with it, the long ones are "not known"
     assert _ask(_walker(), 3, 0) is True
     assert _ask(_walker(), N - 1, 0) is False
-    assert _ask(_walker(), 10, dma_addresses._DEPTH - 5) is False
+    assert _ask(_walker(), 10, addresses._DEPTH - 5) is False
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_cached_answers_equal_fresh_ones(seed: int) -> None:
     rng = random.Random(seed)
     w = _walker()
-    questions = [(rng.randrange(N), rng.randrange(dma_addresses._DEPTH + 3)) for _ in range(60)]
+    questions = [(rng.randrange(N), rng.randrange(addresses._DEPTH + 3)) for _ in range(60)]
     for k, depth in questions:
         assert _ask(w, k, depth) == _ask(_walker(), k, depth), (k, depth)

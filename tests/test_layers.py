@@ -193,3 +193,61 @@ def test_analysis_subpackages_import_only_those_before_them() -> None:
             if m[1:2] == ["analysis"] and len(m) > 2 and ANALYSIS_ORDER.index(m[2]) > mine:
                 bad.append(f"{p.relative_to(PKG.parent)}:{line} imports {mod}")
     assert not bad, "\n".join(bad)
+
+
+#: what ``transform/`` may not hold: analyses live in ``analysis/`` and the
+#: control-flow graph in the IR model (``Function.successors``)
+ANALYSIS_CLASSES = ("Walker", "CFG", "Cfg", "ControlFlow", "ControlFlowGraph")
+
+
+def _analysis_in(src: str, where: str) -> list[str]:
+    """What of an analysis the module text ``src`` holds: a call of ``operands.parse``
+    (whatever the module is bound to: ``opparse``, ``operands_fast``; or an imported
+    ``parse``), a class ``ANALYSIS_CLASSES`` names, a ``label %`` pattern."""
+    tree = ast.parse(src, where)
+    parsers = {"operands", "opparse", "operands_fast"}
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                if a.name == "parse" and (node.module or "").split(".")[-1] in parsers:
+                    bad.append(f"{where}:{node.lineno} imports parse from {node.module}")
+                if a.name in parsers:
+                    parsers.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[-1] in parsers:
+                    parsers.add(a.asname or a.name.split(".")[-1])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in parsers):
+            bad.append(f"{where}:{node.lineno} calls {node.func.value.id}.parse")
+        if isinstance(node, ast.ClassDef) and node.name.lstrip("_") in ANALYSIS_CLASSES:
+            bad.append(f"{where}:{node.lineno} defines class {node.name}")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "label %" in node.value:
+            bad.append(f"{where}:{node.lineno} reads label operands")
+    return bad
+
+
+def test_transform_keeps_decisions_and_edits_only() -> None:
+    """No ``transform/`` module parses operands itself, defines an address walker or a
+    control-flow graph, or reads ``label %x`` operands (``Function.successors`` has them):
+    those are analyses, in ``analysis/`` and ``ir/``."""
+    bad = []
+    for p in modules():
+        if dotted(p).split(".")[1:2] == ["transform"]:
+            bad += _analysis_in(p.read_text(), str(p.relative_to(PKG.parent)))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_transform_check_finds_what_it_forbids() -> None:
+    """The check above is no stub: each thing it forbids, in a scratch module, is found."""
+    src = ("from ..ir import operands as ops\n"
+           "from ..ir.operands_fast import parse\n"
+           "LABEL = r'label %(\\w+)'\n"
+           "class _Walker:\n    pass\n"
+           "class CFG:\n    pass\n"
+           "def f(mod, inst):\n    return ops.parse(mod, inst)\n")
+    found = sorted(f.split(" ", 1)[1] for f in _analysis_in(src, "scratch.py"))
+    assert found == ["calls ops.parse", "defines class CFG", "defines class _Walker",
+                     "imports parse from ir.operands_fast", "reads label operands"], found

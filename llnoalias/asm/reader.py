@@ -22,6 +22,11 @@ _VMEM_PREFIX = ("buffer_", "global_", "flat_", "scratch_", "tbuffer_", "image_")
 #: gfx940; leaving it out makes a DMA look younger than it is: a race is over-reported, never missed)
 _NOT_VMEM = ("buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "buffer_gl1_inv",
              "global_wb", "global_inv")
+#: the mnemonics of the LDS-DMAs the code generator waits for with ``vmcnt`` (a buffer load
+#: with the ``lds`` operand is one too): the ``mnemonics`` of those rows of
+#: ``analysis.memory.intrinsics.LDS_DMA``, which this layer cannot import
+#: (``tests/test_lds_dma_table.py`` holds the two equal)
+DMA_MNEMONICS = ("global_load_lds", "buffer_load_lds")
 _NOT_LDS = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_nop", "ds_gws", "ds_append", "ds_consume")
 #: modifiers that make an atomic return the old value (gfx9/10/11 ``glc``, gfx940 ``sc0``, gfx12 ``th:``)
 _RETURNS = ("glc", "sc0", "th:TH_ATOMIC_RETURN")
@@ -229,7 +234,7 @@ def _classify(mnem: str, ops: tuple[str, ...]) -> tuple[str, bool | None, bool]:
     """(kind, lds_write, may_lds)."""
     if mnem.startswith(_VMEM_PREFIX) and not mnem.startswith(_NOT_VMEM):
         flat = mnem.startswith("flat_")
-        if "lds" in ops or mnem.startswith(("global_load_lds", "buffer_load_lds")):
+        if "lds" in ops or mnem.startswith(DMA_MNEMONICS):
             return DMA, True, False
         if "_atomic" in mnem:
             ret = any(o in _RETURNS for o in ops)

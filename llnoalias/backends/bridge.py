@@ -18,8 +18,9 @@ Every rewrite is one :class:`Rewrite` entry in :data:`REWRITES`: its name, what 
 matches, why it is sound and how it rewrites. A rewrite keeps line numbers (text that
 is added goes on the line it belongs to; a dropped line becomes an empty line), so
 llvmlite's ``LINE:COL`` in an error points at the user's line. The module is pure: no
-process, no file, no output; it imports only the standard library and
-:mod:`llnoalias.diagnostics`.
+process, no file, no output; it imports only the standard library,
+:mod:`llnoalias.diagnostics`, ``ir.lazyre`` and the LDS-DMA table (``LDS_DMA``: the
+asynchronous forms and their LLVM 22 twins).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import re
 import struct
 from collections.abc import Callable, Iterable
 
+from ..analysis.memory.intrinsics import LDS_DMA
 from ..diagnostics import LLNoaliasError
 from ..ir.lazyre import LazyPattern, lazy
 
@@ -468,9 +470,10 @@ def _make_buffer_rsrc_nrec(text: str) -> tuple[str, int]:
     return "".join(out), count
 
 
-#: LLVM 24's asynchronous LDS loads and the LLVM 22 intrinsic that issues the same load.
-_ASYNC_LDS_RE = lazy(
-    r"@llvm\.amdgcn\.((?:raw|struct)(?:\.ptr)?\.buffer\.load|global\.load)\.async\.lds\b")
+#: LLVM 24's asynchronous LDS loads and the LLVM 22 intrinsic that issues the same load:
+#: the rows of ``LDS_DMA`` that have an ``older`` twin.
+_ASYNC_LDS = {name: d.older for d in LDS_DMA if d.older for name in d.names}
+_ASYNC_LDS_RE = lazy(r"@(" + "|".join(re.escape(n) for n in _ASYNC_LDS) + r")\b")
 
 
 def _async_lds(text: str) -> tuple[str, int]:
@@ -483,11 +486,11 @@ def _async_lds(text: str) -> tuple[str, int]:
             continue
         m = _ASYNC_LDS_RE.search(line)
         assert m is not None
-        plain = f"llvm.amdgcn.{m.group(1)}.lds"
+        plain = _ASYNC_LDS[m.group(1)]
         if line.lstrip().startswith("declare") and plain in declared:
             out.append(_blank(line))  # the plain form is declared already
         else:
-            out.append(_ASYNC_LDS_RE.sub(lambda mm: f"@llvm.amdgcn.{mm.group(1)}.lds", line))
+            out.append(_ASYNC_LDS_RE.sub(lambda mm: f"@{_ASYNC_LDS[mm.group(1)]}", line))
         count += 1
     return "".join(out), count
 
@@ -605,10 +608,12 @@ REWRITES: tuple[Rewrite, ...] = (
 
 #: Intrinsics of newer LLVMs that LLVM 22 lacks and no rewrite above replaces.
 _UNBRIDGED_RE = lazy(r"@(llvm\.amdgcn\.[\w.]*async[\w.]*|llvm\.amdgcn\.(?:wait\.)?asyncmark)\b")
-#: ... except these, which LLVM 22 has.
+#: ... except these, which LLVM 22 has: the asynchronous LDS-DMAs of ``LDS_DMA`` that LLVM 22
+#: knows (``llvm22``), and others that are no row of it.
 _LLVM22_ASYNC = lazy(
-    r"llvm\.amdgcn\.(?:(?:cluster|global)\.load\.async\.to\.lds\.b\d+|global\.store\.async\.from\.lds\.b\d+"
-    r"|ds\.atomic\.async\.barrier\.arrive\.b64|s\.wait\.asynccnt)$")
+    r"(?:" + "|".join(re.escape(n) for d in LDS_DMA if d.llvm22 for n in d.names if "async" in n) + r"|"
+    r"llvm\.amdgcn\.(?:cluster\.load\.async\.to\.lds\.b\d+|global\.store\.async\.from\.lds\.b\d+"
+    r"|ds\.atomic\.async\.barrier\.arrive\.b64|s\.wait\.asynccnt))$")
 
 
 def enabled() -> bool:

@@ -40,6 +40,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..analysis.memory.intrinsics import LDS_DMA
+
 
 @dataclass(frozen=True)
 class Need:
@@ -74,16 +76,20 @@ NVPTX_NEEDS: tuple[Need, ...] = (
 #: The order in which an NVPTX module's candidates are tried.
 NVPTX_CANDIDATES: tuple[str, ...] = ("sm_90a", "sm_100", "sm_100a")
 
+#: The LDS-DMAs whose 12- and 16-byte sizes only some GPUs have (``LdsDma.wide``, one row
+#: of ``LDS_DMA`` each): a call of one with size 12 or 16.
+_WIDE_DMAS = tuple(d for d in LDS_DMA if d.wide)
 _LDS_DMA_WIDE = re.compile(
-    r"@(llvm\.amdgcn\.(?:global\.load\.lds|(?:raw|struct)(?:\.ptr)?\.buffer\.load\.lds))"
+    r"@(" + "|".join(re.escape(n) for d in _WIDE_DMAS for n in d.names) + r")"
     r"\([^,\n]*,[^,\n]*,\s*i32\s+(?:immarg\s+)?(?:12|16)\s*,")
+_WIDE_CPUS = tuple(c for c in _WIDE_DMAS[0].wide if all(c in d.wide for d in _WIDE_DMAS))
 AMDGPU_NEEDS: tuple[Need, ...] = (
     Need("a CDNA4 MFMA, gfx950 only", ("gfx950",), re.compile(
         r"@(llvm\.amdgcn\.(?:mfma\.scale\.[\w.]+|mfma\.[\w.]*f8f6f4[\w.]*|mfma\.f32\.(?:16x16x32|32x32x16)\.b?f16"
         r"|mfma\.i32\.(?:16x16x64|32x32x32)\.i8)\b)")),
     Need("a transposing LDS read, gfx950 only", ("gfx950",),
          re.compile(r"@(llvm\.amdgcn\.ds\.read\.tr(?:4|6|8|16)\.[\w.]+)")),
-    Need("a 12- or 16-byte LDS-DMA load, gfx950 only", ("gfx950",), _LDS_DMA_WIDE),
+    Need(f"a 12- or 16-byte LDS-DMA load, {' and '.join(_WIDE_CPUS)} only", _WIDE_CPUS, _LDS_DMA_WIDE),
     # permlane16.swap is gfx950's and gfx1250's; permlane32.swap only gfx950's (LLVM 22).
     Need("a 32-lane row swap, gfx950 only", ("gfx950",), re.compile(r"@(llvm\.amdgcn\.permlane32\.swap)\b")),
 )

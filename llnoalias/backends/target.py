@@ -46,15 +46,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..analysis.memory.accesses import code_family, code_family_reason, target_family
 from ..diagnostics import LLNoaliasError
+from ..ir.facts import AMDGPU, NVPTX, code_family, code_family_reason, target_family
 
 _TRIPLE_RE = re.compile(r'^[ \t]*target[ \t]+triple[ \t]*=[ \t]*"([^"\r\n]*)"', re.MULTILINE)
 _CPU_RE = re.compile(r'"target-cpu"[ \t]*=[ \t]*"([^"\r\n]*)"')
 _AMD_VERSIONED_RE = re.compile(r"^(?:amdgpu|amdgcn)(\d+)\.([0-9A-Za-z.]+)$")
 
-AMDGPU = "amdgpu"
-NVPTX = "nvptx"
 
 
 @dataclass(frozen=True)

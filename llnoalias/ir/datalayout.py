@@ -292,13 +292,10 @@ class DataLayout:
 
 
 def layout_of(mod: object) -> DataLayout:
-    """The (cached) data layout of a module."""
-    cached = getattr(mod, "_llnoalias_layout", None)
-    if isinstance(cached, DataLayout):
-        return cached
-    dl = DataLayout(getattr(mod, "datalayout", ""), getattr(mod, "triple", ""))
-    try:
-        mod._llnoalias_layout = dl  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
-    return dl
+    """The data layout of a module: its facts' (``Module.facts``, made once), or, for
+    another object with ``datalayout`` and ``triple``, one made for it."""
+    facts = getattr(mod, "facts", None)
+    layout = getattr(facts, "layout", None)
+    if isinstance(layout, DataLayout):
+        return layout
+    return DataLayout(getattr(mod, "datalayout", ""), getattr(mod, "triple", ""))

@@ -12,6 +12,9 @@ import bisect
 from collections.abc import Callable
 
 from ..plain import Record
+from .datalayout import DataLayout
+from .facts import LDS_ADDRSPACE, OTHER, code_family, target_family
+from .lazyre import lazy
 from .lexer import split_comment
 from .source import SourceFile
 from .types import Type
@@ -236,6 +239,8 @@ class Function(Record):
         self.source = source
         #: the offset where each block of ``blocks`` begins (its label line, or the body's start)
         self._block_offsets: list[int] = [] if block_offsets is None else block_offsets
+        #: ``instr_blocks`` and ``successors``, made on first use (setting the body drops them)
+        self._cfg: tuple[list[int], list[list[int]]] | None = None
 
     # The body: read on first use when its reading was deferred. Setting one of these
     # drops a pending reading (the body is being released).
@@ -264,6 +269,7 @@ class Function(Record):
     @instrs.setter
     def instrs(self, value: list[Instruction]) -> None:
         self._pending = None
+        self._cfg = None
         self._instrs = value
 
     @property
@@ -275,6 +281,7 @@ class Function(Record):
     @by_name.setter
     def by_name(self, value: dict[str, Instruction]) -> None:
         self._pending = None
+        self._cfg = None
         self._by_name = value
 
     @property
@@ -286,6 +293,7 @@ class Function(Record):
     @blocks.setter
     def blocks(self, value: list[str]) -> None:
         self._pending = None
+        self._cfg = None
         self._blocks = value
 
     @property
@@ -297,7 +305,28 @@ class Function(Record):
     @block_offsets.setter
     def block_offsets(self, value: list[int]) -> None:
         self._pending = None
+        self._cfg = None
         self._block_offsets = value
+
+    @property
+    def instr_blocks(self) -> list[int]:
+        """The block of each instruction of ``instrs`` (as ``Instruction.block`` gives it),
+        found once by one walk down the instructions and the block offsets together."""
+        return self._control_flow()[0]
+
+    @property
+    def successors(self) -> list[list[int]]:
+        """The control-flow graph: per block of ``blocks``, the indices of the blocks its
+        terminator (its last instruction) names as ``label %x`` operands, in the order they
+        are written (a target named twice is listed twice); made once per body."""
+        return self._control_flow()[1]
+
+    def _control_flow(self) -> tuple[list[int], list[list[int]]]:
+        got = self._cfg
+        if got is None:
+            blocks = _blocks_of(self)
+            got = self._cfg = (blocks, _successors_of(self, blocks))
+        return got
 
     def block_at(self, offset: int) -> int:
         return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)
@@ -310,6 +339,51 @@ class Function(Record):
             if a.name == name:
                 return a
         return None
+
+
+#: a ``label %x`` operand: a successor of the block whose terminator holds it
+_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
+
+
+def _blocks_of(fn: Function) -> list[int]:
+    """The block of each instruction of ``fn``, as ``Instruction.block`` gives it (the last
+    block that begins at or before it, the first for one before every block)."""
+    offsets = fn.block_offsets
+    out: list[int] = []
+    b = -1  # the number of offsets at or before the instruction, less one
+    nxt = offsets[0] if offsets else None
+    prev = -1
+    for inst in fn.instrs:
+        start = inst.start
+        if start < prev:  # not in text order: search as Instruction.block does
+            return [inst.block for inst in fn.instrs]
+        prev = start
+        while nxt is not None and nxt <= start:
+            b += 1
+            nxt = offsets[b + 1] if b + 1 < len(offsets) else None
+        out.append(b if b > 0 else 0)
+    return out
+
+
+def _successors_of(fn: Function, blocks: list[int]) -> list[list[int]]:
+    """``Function.successors``: the ``label %x`` operands of each block's last instruction."""
+    instrs = fn.instrs
+    nblocks = max(len(fn.blocks), 1)
+    last_in_block = [-1] * nblocks
+    for n, b in enumerate(blocks):
+        last_in_block[b] = n
+    names = {name: i for i, name in enumerate(fn.blocks)}
+    text = fn.source.text if fn.source is not None else ""
+    succ: list[list[int]] = [[] for _ in range(nblocks)]
+    for b in range(nblocks):
+        t = last_in_block[b]
+        if t < 0:
+            continue
+        for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
+            target = names.get("%" + m.group(1))
+            if target is not None:
+                succ[b].append(target)
+    return succ
 
 
 class Global(Record):
@@ -363,6 +437,29 @@ class MetadataNode(Record):
         self.end = end
 
 
+class ModuleFacts:
+    """What llnoalias knows of a module as a whole, read by the analysis, the DMA rules and
+    the back ends alike (``Module.facts``: made once per module)."""
+
+    __slots__ = ("family", "layout", "static_lds", "dynamic_lds", "work_groups")
+
+    def __init__(self, mod: Module) -> None:
+        fam = target_family(mod.triple)
+        if fam == OTHER and not mod.triple:
+            fam = code_family(mod.text)
+        #: ``AMDGPU``, ``NVPTX`` or ``OTHER``
+        self.family = fam
+        self.layout = DataLayout(mod.datalayout, mod.triple)
+        lds = [g for g in mod.globals.values() if g.addrspace == LDS_ADDRSPACE]
+        #: the static (sized) LDS variables, which LLVM's module-LDS lowering scopes
+        self.static_lds = frozenset(g.name for g in lds if not g.is_zero_sized)
+        #: the dynamic LDS variables (external, zero-sized): all start at one address
+        self.dynamic_lds = frozenset(g.name for g in lds if g.is_zero_sized)
+        #: each function's work-group bounds, by name (``analysis.ranges.workgroup`` fills it
+        #: on first use: the bounds are read from the function's attributes and metadata)
+        self.work_groups: dict[str, object] = {}
+
+
 class Module(Record):
     """A parsed module: the source text and what the readers found in it."""
 
@@ -391,6 +488,17 @@ class Module(Record):
         #: ``!nvvm.annotations`` thread-count keys and values (``maxntidx``, ``kernel``, ...)
         #: by function, in LLVM's order (read once, by ``workgroup``)
         self.nvvm_thread_bounds: dict[str, list[tuple[str, int]]] | None = None
+        #: ``facts``, made on first use
+        self._facts: ModuleFacts | None = None
+
+    @property
+    def facts(self) -> ModuleFacts:
+        """The module's facts (family, data layout, LDS variables, work-group bounds),
+        made once, when a part first asks."""
+        got = self._facts
+        if got is None:
+            got = self._facts = ModuleFacts(self)
+        return got
 
     @property
     def text(self) -> str:

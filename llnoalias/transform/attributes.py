@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from .. import reasons
 from ..analysis.memory.effects import Effects, analyse_effects
+from ..analysis.memory.loads import plain_load_address
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import KernelArgs, RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
-from ..ir import operands as opparse
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, LocalRef, Module, Value
 from ..options import AnnotateOptions
@@ -132,10 +132,9 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
     for inst in fn.instrs:
         if inst.opcode != "load":
             continue
-        ops = opparse.parse(mod, inst)
-        if ops.kind != "load" or ops.volatile or ops.ordering is not None:
-            continue
-        loads.append((inst, ops.operands[0][1]))
+        ptr = plain_load_address(mod, inst)
+        if ptr is not None:
+            loads.append((inst, ptr))
     fa.solve(v.name for _, v in loads if isinstance(v, LocalRef))
     at: list[int] = []
     for inst, ptr in loads:

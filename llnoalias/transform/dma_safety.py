@@ -63,11 +63,11 @@ from .. import reasons
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
-from ..ir import operands as opparse
+from ..analysis.ranges.addresses import AABase, Walker, dma_lds_pointer, dma_operands
 from ..ir.datalayout import DataLayout, layout_of
 from ..ir.model import Function, Module
 from . import dma_addresses
-from .dma_addresses import AA_MD, SCOPE_MD, AABase, Walker, dma_operands, in_flight, keeps, ordered
+from .dma_addresses import AA_MD, SCOPE_MD, in_flight, keeps, ordered
 from .scopes import Decision, Plan, may_overlap
 
 TYPE_CHECKING = False
@@ -128,19 +128,14 @@ def _by_function(decisions: list[Decision], lds_summaries: bool = True) -> list[
 
 def _static_lds(mod: Module) -> frozenset[str]:
     """The module's static (sized) LDS variables, which LLVM's module-LDS lowering scopes."""
-    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and not g.is_zero_sized)
+    return mod.facts.static_lds
 
 
 def _dma_base(mod: Module, w: Walker, access: Access) -> AABase | None:
     """Where BasicAA's underlying-object walk stops on an LDS-DMA's LDS pointer, or None
     when ``access`` is no LDS-DMA (or lacks the operand)."""
-    idx = dma_operands(access.intrinsic)
-    if idx is None:
-        return None
-    ops = opparse.parse(mod, access.inst)
-    if len(ops.operands) <= idx[0]:
-        return None
-    return w.aa_base(ops.operands[idx[0]][1])
+    ptr = dma_lds_pointer(mod, access)
+    return None if ptr is None else w.aa_base(ptr)
 
 
 UNTRACED = reasons.UNTRACED_LDS_DMA.text
@@ -262,7 +257,7 @@ def _lowered_window(ds: list[Decision], insts: set[int]) -> tuple[Decision, Deci
 
 def dynamic_lds(mod: Module) -> frozenset[str]:
     """The module's dynamic LDS variables (external, zero-sized): all start at one address."""
-    return frozenset(g.name for g in mod.globals.values() if g.addrspace == 3 and g.is_zero_sized)
+    return mod.facts.dynamic_lds
 
 
 def same_bytes(d: Decision, m: Decision, dynamic: frozenset[str]) -> bool:

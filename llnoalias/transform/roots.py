@@ -9,7 +9,6 @@ from __future__ import annotations
 from .. import reasons
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import (
-    LDS_ADDRSPACE,
     LDS_DOMAIN,
     NOT_A_BINDING,
     KernelArgs,
@@ -17,6 +16,7 @@ from ..analysis.provenance.rootset import (
     args_domain,
 )
 from ..diagnostics import LLNoaliasError
+from ..ir.facts import LDS_ADDRSPACE, PRIVATE_ADDRSPACE
 from ..ir.lexer import unquote_name
 from ..ir.model import Argument, Module
 from ..options import AnnotateOptions
@@ -26,7 +26,7 @@ def is_binding_candidate(arg: Argument) -> str | None:
     """None when ``arg`` can be an argument root; else the reason it cannot."""
     if not arg.type.is_pointer:
         return reasons.NOT_A_POINTER.text
-    if arg.type.addrspace in (3, 5):
+    if arg.type.addrspace in (LDS_ADDRSPACE, PRIVATE_ADDRSPACE):
         return reasons.LDS_OR_PRIVATE_POINTER.text
     bad = NOT_A_BINDING & {a.split("(")[0] for a in arg.attrs}
     if bad:

@@ -3,10 +3,16 @@ operands, and the address-space rules that say which memory a pointer can reach.
 
 from __future__ import annotations
 
-import re
-
 from ... import reasons
 from ...ir import operands as opparse
+
+# the family and address-space readings live with the module's facts (ir/facts.py); kept
+# importable from here, where the analysis always read them
+from ...ir.facts import code_family as code_family
+from ...ir.facts import code_family_reason as code_family_reason
+from ...ir.facts import reaches_global as reaches_global
+from ...ir.facts import reaches_lds as reaches_lds
+from ...ir.facts import target_family as target_family
 from ...ir.lazyre import lazy
 from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
 from ...ir.types import Type
@@ -59,80 +65,11 @@ class Access(Record):
         self.opaque = RELEASED
 
 
-def target_family(triple: str) -> str:
-    t = triple.lower()
-    if t.startswith("amdgcn") or t.startswith("amdgpu") or t.startswith("r600"):
-        return "amdgpu"
-    if t.startswith("nvptx"):
-        return "nvptx"
-    return "other"
-
-
-_AMDGPU_MARK_RE = lazy(r"\bamdgpu_(?:kernel|cs|ps|vs|gs|hs|ls|es|gfx)\b|@llvm\.amdgcn\.")
-_NVPTX_MARK_RE = lazy(r"\bptx_(?:kernel|device)\b|@llvm\.nvvm\.|^!nvvm\.annotations\b", re.M)
-#: why a module's code is for a family, most telling first: (pattern, the reason in words)
-_WHY = {
-    "nvptx": ((lazy(r"\bptx_kernel\b"), "its kernels use the ptx_kernel calling convention"),
-              (lazy(r"^!nvvm\.annotations\b", re.M), "it has !nvvm.annotations"),
-              (lazy(r"\bptx_device\b"), "its functions use the ptx_device calling convention"),
-              (lazy(r"@llvm\.nvvm\."), "it calls llvm.nvvm.* intrinsics")),
-    "amdgpu": ((lazy(r"\bamdgpu_kernel\b"), "its kernels use the amdgpu_kernel calling convention"),
-               (lazy(r"\bamdgpu_(?:cs|ps|vs|gs|hs|ls|es|gfx)\b"), "its functions use an amdgpu_* calling convention"),
-               (lazy(r"@llvm\.amdgcn\."), "it calls llvm.amdgcn.* intrinsics")),
-}
-
-
-def code_family(text: str) -> str:
-    """The target family a module's code can only be compiled for, whatever its triple says:
-    an ``amdgpu_*`` calling convention or an ``llvm.amdgcn.*`` intrinsic means AMDGPU (no
-    other backend lowers them), ``ptx_kernel``/``ptx_device`` or ``llvm.nvvm.*`` (or
-    ``!nvvm.annotations``) NVPTX; both or neither: ``other``. The one inference of a
-    family from code: ``module_family`` and the code generator's triple
-    (``backends.target.infer_triple``) both ask it."""
-    amd = _AMDGPU_MARK_RE.search(text) is not None
-    nv = _NVPTX_MARK_RE.search(text) is not None
-    return "amdgpu" if amd and not nv else ("nvptx" if nv and not amd else "other")
-
-
-def code_family_reason(text: str, family: str) -> str:
-    """Why ``code_family`` says ``family`` for ``text`` (a phrase for a note), or ""."""
-    for rx, why in _WHY.get(family, ()):
-        if rx.search(text):
-            return why
-    return ""
-
-
 def module_family(mod: Module) -> str:
-    """The target family of ``mod``: its triple's, or, for a module without a triple
-    llnoalias knows (FlyDSL writes none), the one its code can only be compiled for
-    (``code_family``)."""
-    cached = getattr(mod, "_llnoalias_family", None)
-    if isinstance(cached, str):
-        return cached
-    fam = target_family(mod.triple)
-    if fam == "other" and not mod.triple:
-        fam = code_family(mod.text)
-    try:
-        mod._llnoalias_family = fam  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
-    return fam
-
-
-def reaches_lds(family: str, addrspace: int) -> bool:
-    """Can a pointer in ``addrspace`` reach LDS / shared memory?"""
-    if family == "amdgpu":
-        return addrspace in (0, 3)
-    if family == "nvptx":
-        return addrspace in (0, 3, 7)  # generic, shared, shared::cluster
-    return True
-
-
-def reaches_global(family: str, addrspace: int) -> bool:
-    """Can a pointer in ``addrspace`` reach a kernel argument's buffer?"""
-    if family in ("amdgpu", "nvptx"):
-        return addrspace not in (3, 5) and not (family == "nvptx" and addrspace == 7)
-    return True
+    """The target family of ``mod`` (``ir.facts``' ``AMDGPU``, ``NVPTX`` or ``OTHER``): its
+    triple's, or, for a module without a triple llnoalias knows (FlyDSL writes none), the one
+    its code can only be compiled for (``code_family``). One of the module's facts."""
+    return mod.facts.family
 
 
 def _is_true(v: Value) -> bool | None:

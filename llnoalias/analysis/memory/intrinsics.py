@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 
+from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
 
 #: how a pointer operand is used: r (read), w (write), rw; "lds_w" = the addrspace(3)
@@ -56,7 +57,7 @@ class MemIntrinsic:
 
     def effect_of(self, index: int, addrspace: int) -> Effect:
         if self.default_effect == "lds_w":
-            return "w" if addrspace == 3 else "r"
+            return "w" if addrspace == LDS_ADDRSPACE else "r"
         return self.effects.get(index, self.default_effect)
 
 
@@ -82,14 +83,23 @@ class LdsDma:
     ``asynccnt``: nothing, measured with LLVM 22.1: the program waits itself with
     ``llvm.amdgcn.s.wait.asynccnt``); ``llvm22``: LLVM 22 (llvmlite's) has the intrinsic,
     else it is newer LLVM's (LLVM 24) and the bridge (``amdgcn-async-lds-load``) hands the
-    code generator its LLVM 22 twin."""
+    code generator its LLVM 22 twin, ``older``: that twin's name (None: no twin, the bridge
+    stops with an error); ``wide``: the GPUs LLVM 22 selects its 12- and 16-byte sizes for
+    (``backends/gpu_needs`` infers the GPU of a module that calls it with one; empty: no
+    inference); ``mnemonics``: how the assembly spells the instruction (the prefix of its
+    mnemonic: ``asm/reader`` counts these as LDS-DMAs; a buffer load with the ``lds``
+    operand counts too).
+
+    Adding an LDS-DMA is adding a row: the tagging, the regions, the DMA summaries and
+    rules, the GPU inference, the bridge and ``docs/intrinsics.md`` read it."""
 
     __slots__ = ("pattern", "names", "signature", "lds", "source", "size", "offset", "opaque", "per_lane",
-                 "counter", "llvm22")
+                 "counter", "llvm22", "older", "wide", "mnemonics")
 
     def __init__(self, pattern: str, names: tuple[str, ...], signature: str, offset: int, *,
                  size: int | None = 2, opaque: tuple[int, ...] = (), per_lane: bool = False,
-                 counter: str = "vmcnt", llvm22: bool = True) -> None:
+                 counter: str = "vmcnt", older: str | None = None, llvm22: bool = True,
+                 wide: tuple[str, ...] = (), mnemonics: tuple[str, ...] = ()) -> None:
         self.pattern = pattern
         self.names = names
         self.signature = signature
@@ -101,6 +111,9 @@ class LdsDma:
         self.per_lane = per_lane
         self.counter = counter
         self.llvm22 = llvm22
+        self.older = older
+        self.wide = wide
+        self.mnemonics = mnemonics
 
     def __repr__(self) -> str:
         return f"LdsDma({self.pattern!r})"
@@ -124,31 +137,39 @@ _GLOBAL = "ptr addrspace(1), ptr addrspace(3), i32, i32, i32"
 #: ``global.load.async.to.lds.bN``: (src, lds, imm offset, aux). Not here (no row of
 #: ``MEMORY_INTRINSICS`` either, so llnoalias never tags them): gfx1250's
 #: ``cluster.load.async.to.lds.bN``, whose operands were not checked.
+_BUF = ("buffer_load_lds",)
+_GLB = ("global_load_lds",)
+_GFX950 = ("gfx950",)
 LDS_DMA: tuple[LdsDma, ...] = (
-    LdsDma(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.lds", ("llvm.amdgcn.raw.ptr.buffer.load.lds",), _RSRC8, 5),
+    LdsDma(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.lds", ("llvm.amdgcn.raw.ptr.buffer.load.lds",), _RSRC8, 5,
+           wide=_GFX950, mnemonics=_BUF),
     LdsDma(r"llvm\.amdgcn\.raw\.ptr\.buffer\.load\.async\.lds", ("llvm.amdgcn.raw.ptr.buffer.load.async.lds",),
-           _RSRC8, 5, llvm22=False),
+           _RSRC8, 5, llvm22=False, older="llvm.amdgcn.raw.ptr.buffer.load.lds", mnemonics=_BUF),
     LdsDma(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.lds", ("llvm.amdgcn.struct.ptr.buffer.load.lds",),
-           _RSRC8 + ", i32", 6),
+           _RSRC8 + ", i32", 6, wide=_GFX950, mnemonics=_BUF),
     LdsDma(r"llvm\.amdgcn\.struct\.ptr\.buffer\.load\.async\.lds", ("llvm.amdgcn.struct.ptr.buffer.load.async.lds",),
-           _RSRC8 + ", i32", 6, llvm22=False),
-    LdsDma(r"llvm\.amdgcn\.raw\.buffer\.load\.lds", ("llvm.amdgcn.raw.buffer.load.lds",), _V4RSRC, 5, opaque=(0,)),
+           _RSRC8 + ", i32", 6, llvm22=False, older="llvm.amdgcn.struct.ptr.buffer.load.lds", mnemonics=_BUF),
+    LdsDma(r"llvm\.amdgcn\.raw\.buffer\.load\.lds", ("llvm.amdgcn.raw.buffer.load.lds",), _V4RSRC, 5, opaque=(0,),
+           wide=_GFX950, mnemonics=_BUF),
     LdsDma(r"llvm\.amdgcn\.raw\.buffer\.load\.async\.lds", ("llvm.amdgcn.raw.buffer.load.async.lds",), _V4RSRC, 5,
-           opaque=(0,), llvm22=False),
+           opaque=(0,), llvm22=False, older="llvm.amdgcn.raw.buffer.load.lds", mnemonics=_BUF),
     LdsDma(r"llvm\.amdgcn\.struct\.buffer\.load\.lds", ("llvm.amdgcn.struct.buffer.load.lds",), _V4RSRC + ", i32", 6,
-           opaque=(0,)),
+           opaque=(0,), wide=_GFX950, mnemonics=_BUF),
     LdsDma(r"llvm\.amdgcn\.struct\.buffer\.load\.async\.lds", ("llvm.amdgcn.struct.buffer.load.async.lds",),
-           _V4RSRC + ", i32", 6, opaque=(0,), llvm22=False),
-    LdsDma(r"llvm\.amdgcn\.global\.load\.lds(\..*)?", ("llvm.amdgcn.global.load.lds",), _GLOBAL, 3),
+           _V4RSRC + ", i32", 6, opaque=(0,), llvm22=False, older="llvm.amdgcn.struct.buffer.load.lds",
+           mnemonics=_BUF),
+    LdsDma(r"llvm\.amdgcn\.global\.load\.lds(\..*)?", ("llvm.amdgcn.global.load.lds",), _GLOBAL, 3,
+           wide=_GFX950, mnemonics=_GLB),
     LdsDma(r"llvm\.amdgcn\.global\.load\.async\.lds(\..*)?", ("llvm.amdgcn.global.load.async.lds",), _GLOBAL, 3,
-           llvm22=False),
+           llvm22=False, older="llvm.amdgcn.global.load.lds", mnemonics=_GLB),
     LdsDma(r"llvm\.amdgcn\.load\.to\.lds(\..*)?", ("llvm.amdgcn.load.to.lds.p1", "llvm.amdgcn.load.to.lds.p7"),
-           _GLOBAL, 3),
+           _GLOBAL, 3, mnemonics=_GLB + _BUF),
     LdsDma(r"llvm\.amdgcn\.load\.async\.to\.lds(\..*)?", ("llvm.amdgcn.load.async.to.lds.p1",), _GLOBAL, 3,
-           llvm22=False),
+           llvm22=False, mnemonics=_GLB),
     LdsDma(r"llvm\.amdgcn\.global\.load\.async\.to\.lds\..*",
            tuple(f"llvm.amdgcn.global.load.async.to.lds.b{n}" for n in (8, 32, 64, 128)),
-           "ptr addrspace(1), ptr addrspace(3), i32, i32", 2, size=None, per_lane=True, counter="asynccnt"),
+           "ptr addrspace(1), ptr addrspace(3), i32, i32", 2, size=None, per_lane=True, counter="asynccnt",
+           mnemonics=("global_load_async_to_lds",)),
 )
 _DMA_COMPILED = tuple((lazy(d.pattern), d) for d in LDS_DMA)
 

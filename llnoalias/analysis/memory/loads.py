@@ -260,6 +260,17 @@ def _values(ops: Ops) -> list[Value]:
     return out
 
 
+def plain_load_address(mod: Module, inst: Instruction) -> Value | None:
+    """The address a ``load`` instruction reads, when it is neither volatile nor atomic;
+    else None (also for any other instruction)."""
+    if inst.opcode != "load":
+        return None
+    ops = opparse.parse(mod, inst)
+    if ops.kind != "load" or ops.volatile or ops.ordering is not None:
+        return None
+    return ops.operands[0][1]
+
+
 def inst_text(mod: Module, inst: Instruction, limit: int = 90) -> str:
     """The instruction's code (without its metadata attachments), quoted and shortened,
     for a reason a person reads: ```%x = load i32, ptr %p```."""

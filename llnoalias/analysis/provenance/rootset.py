@@ -11,7 +11,6 @@ from ...ir.model import Argument, Function
 from .lattice import Root
 
 LDS_DOMAIN = "llnoalias.lds"
-LDS_ADDRSPACE = 3
 #: pointer attributes that make an argument a pointer to a private copy, not a binding
 NOT_A_BINDING = {"byval", "byref", "sret", "inalloca", "preallocated"}
 

@@ -21,6 +21,7 @@ from ...ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst,
 from ...ir.types import Type
 from ..provenance.lattice import Root
 from . import knownbits as kb
+from .gep import gep_step
 from .interval import (
     RANGE_BITS,
     IntResult,
@@ -218,34 +219,16 @@ class FunctionRanges(LoopRanges):
         for n, (ity, iv) in enumerate(operands[1:]):
             if ity.kind != "int":
                 return reasons.GEP_VECTOR_INDEX.text
-            if cur is None:
-                return reasons.GEP_NO_LAYOUT.text
-            if n == 0:
-                scale = self.dl.alloc_size(cur, named)
-                nxt: Type | None = cur
-            else:
-                rcur: Type | None = cur
-                while rcur is not None and rcur.kind == "named":
-                    rcur = named.get(rcur.name)
-                if rcur is None:
-                    return reasons.GEP_UNKNOWN_NAMED_TYPE.text
-                if rcur.kind == "struct":
-                    c = int_const(iv)
-                    layout = self.dl.struct_layout(rcur, named)
-                    if c is None or layout is None or not (0 <= c < len(rcur.fields)):
-                        return reasons.GEP_STRUCT_NOT_LAID_OUT.text
-                    lo += layout[0][c]
-                    hi += layout[0][c]
-                    k = kb.add_sub(k, kb.const(layout[0][c], w), w)
-                    cur = rcur.fields[c]
-                    continue
-                if rcur.kind in ("array", "vector") and rcur.elem is not None:
-                    nxt = rcur.elem
-                    scale = self.dl.alloc_size(rcur.elem, named)
-                else:
-                    return reasons.GEP_NON_AGGREGATE.text
-            if scale is None:
-                return reasons.GEP_UNSIZED.text
+            step = gep_step(self.dl, named, cur, n, iv)
+            if isinstance(step, str):
+                return step
+            field, nxt, scale = step
+            if scale is None:  # a struct field: a constant offset
+                lo += field
+                hi += field
+                k = kb.add_sub(k, kb.const(field, w), w)
+                cur = nxt
+                continue
             r = self.int_range(ity, iv)
             if not isinstance(r, Range):
                 return reasons.GEP_INDEX_NO_RANGE.format(why=r)

@@ -17,6 +17,7 @@ import re
 from ... import reasons
 from ...ir import operands as opparse
 from ...ir.datalayout import DataLayout, layout_of
+from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
 from ...ir.lexer import canon_name, tokenize
 from ...ir.model import (
@@ -327,7 +328,7 @@ class IntTransfer:
         self._assume: dict[str, Range] = {}
         self._phis_solved = False
         #: the width of an LDS pointer, which every integer holding an address must keep
-        self.lds_bits = self.dl.pointer_bits(3)
+        self.lds_bits = self.dl.pointer_bits(LDS_ADDRSPACE)
         #: does "vscale" occur in the function's text at all (else no instruction of it
         #: names a scalable vector type: one search per function, not one per value)
         instrs = fn.instrs

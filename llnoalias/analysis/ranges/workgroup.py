@@ -89,7 +89,9 @@ def int_pair_values(node: str) -> list[str]:
 
 
 def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
-    cached = getattr(fn, "_llnoalias_wg", None)
+    """The work-group bounds of ``fn`` (kept, per function, in the module's facts)."""
+    kept = mod.facts.work_groups
+    cached = kept.get(fn.name)
     if isinstance(cached, WorkGroup):
         return cached
     tmax = TARGET_MAX.get(family)
@@ -99,10 +101,7 @@ def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
         wg = _amdgpu(mod, fn, tmax)
     else:
         wg = _nvptx(mod, fn, tmax)
-    try:
-        fn._llnoalias_wg = wg  # type: ignore[attr-defined]
-    except AttributeError:
-        pass
+    kept[fn.name] = wg
     return wg
 
 

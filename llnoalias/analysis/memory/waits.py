@@ -1,16 +1,20 @@
-"""The control flow of one function as the LDS-DMA rules see it (SPEC section 4b): which
-waits retire every vector-memory operation (``asm_waits`` reads inline assembly as the
-AMDGPU assembler does: a comment is no wait), which blocks a DMA's path reaches before such a
-wait (also after a loop back edge), and the dominator tree. ``dma_addresses.summarise``
-puts what this finds into each access's summary.
+"""The waits of one function as the LDS-DMA rules see them (SPEC section 4b): which calls
+wait for every vector-memory operation (``asm_waits`` reads inline assembly as the AMDGPU
+assembler does: a comment is no wait), which blocks a DMA's path reaches before such a wait
+(also after a loop back edge), and the dominator tree, over the control-flow graph the IR
+model gives (``Function.successors``). ``transform/dma_addresses.summarise`` puts what
+``WaitFlow`` finds into each access's summary.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 
-from ..ir.lazyre import lazy
-from ..ir.model import Function, Module
+from ...ir.lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ...ir.model import Function, Module
 
 #: a wait for every vector-memory operation: ``s.waitcnt(0)`` (every counter, in every
 #: encoding), gfx12's ``s.wait.loadcnt(0)``, or inline assembly that has such a wait as one
@@ -18,7 +22,6 @@ from ..ir.model import Function, Module
 _KILL = lazy(r"@llvm\.amdgcn\.s\.waitcnt\(i32 0\)|@llvm\.amdgcn\.s\.wait\.loadcnt\(i16 0\)")
 #: the assembly string of an inline-assembly call (IR strings escape ``"`` as ``\22``)
 _ASM = lazy(r"\basm\b(?:\s+(?:sideeffect|alignstack|inteldialect|unwind))*\s+\"([^\"]*)\"")
-_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
 _HEX = lazy(r"\\([0-9A-Fa-f]{2})|\\\\|\\n")
 _BLOCK_COMMENT = lazy(r"/\*.*?(\*/|$)", 16)  # re.DOTALL: an unclosed one runs to the end
 _LINE_COMMENT = lazy(r";|//|#")
@@ -71,7 +74,7 @@ def _may_kill(text: str, start: int, end: int) -> bool:
     return text.find("@llvm.amdgcn.s.wait", start, end) >= 0 or text.find("asm", start, end) >= 0
 
 
-class _Flow:
+class WaitFlow:
     """Which LDS accesses an LDS-DMA may still be in flight at: reached from the DMA by a
     path that passes no wait for every vector-memory operation (a DMA that such a wait
     retired cannot lose a wait it no longer needs)."""
@@ -81,13 +84,11 @@ class _Flow:
         instrs = fn.instrs
         nblocks = max(len(fn.blocks), 1)
         self.index = {id(inst): n for n, inst in enumerate(instrs)}
-        #: per instruction: its block (``Instruction.block``, found by one walk down the
-        #: instructions and the block offsets together instead of a search each)
-        self.block = _blocks_of(fn)
+        #: per instruction: its block (``Instruction.block``, made once by the IR model)
+        self.block = fn.instr_blocks
         #: per instruction: the index of the last wait at or before it in its block
         self.last_kill: list[int] = []
         first_kill = [-1] * nblocks
-        last_in_block = [-1] * nblocks
         #: the indices of the waits, and where each run of one block's instructions starts
         #: (in increasing order): ``kill_after`` asks them
         self.kills: list[int] = []
@@ -104,17 +105,8 @@ class _Flow:
                 if first_kill[b] < 0:
                     first_kill[b] = n
             self.last_kill.append(last)
-            last_in_block[b] = n
-        names = {name: i for i, name in enumerate(fn.blocks)}
-        self.succ: list[list[int]] = [[] for _ in range(nblocks)]
-        for b in range(nblocks):
-            t = last_in_block[b]
-            if t < 0:
-                continue
-            for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
-                target = names.get("%" + m.group(1))
-                if target is not None:
-                    self.succ[b].append(target)
+        #: the control-flow graph: per block, its successors (read, never changed)
+        self.succ: list[list[int]] = fn.successors
         self.first_kill = first_kill
         self._reach: dict[int, tuple[int, ...]] = {}
         self._reach_back: dict[int, tuple[int, ...]] = {}
@@ -273,24 +265,4 @@ class _Flow:
         return pre, post, back
 
 
-def _blocks_of(fn: Function) -> list[int]:
-    """The block of each instruction of ``fn``, as ``Instruction.block`` gives it (the last
-    block that begins at or before it, the first for one before every block)."""
-    offsets = fn.block_offsets
-    out: list[int] = []
-    b = -1  # the number of offsets at or before the instruction, less one
-    nxt = offsets[0] if offsets else None
-    prev = -1
-    for inst in fn.instrs:
-        start = inst.start
-        if start < prev:  # not in text order: search as Instruction.block does
-            return [inst.block for inst in fn.instrs]
-        prev = start
-        while nxt is not None and nxt <= start:
-            b += 1
-            nxt = offsets[b + 1] if b + 1 < len(offsets) else None
-        out.append(b if b > 0 else 0)
-    return out
-
-
-__all__ = ["asm_waits"]
+__all__ = ["WaitFlow", "asm_waits"]
