@@ -468,7 +468,8 @@ def residual(p: Plan, out: Guarded) -> None:
             _warn(out, d, "LDS access with the input's own alias metadata (!alias.scope, !noalias or "
                   f"!tbaa) that alias analysis may tell apart from the LDS-DMA at {_short(m)} by one "
                   "lane's window although other lanes write its bytes: LLVM 21 and later may put no "
-                  f"vmcnt wait between them, and llnoalias does not remove metadata{more}")
+                  "vmcnt wait between them; --repair (annotate or compile) drops that metadata, or "
+                  f"scopes the DMA, where llnoalias check finds the race{more}")
     if risky_fns:
         for d in p.decisions:
             if (d.keys and id(d.access.inst.function) in risky_fns and dma_operands(d.access.intrinsic) is not None
