@@ -15,6 +15,11 @@ Triton calls that hook two ways:
   we replace ``stages["llir"]`` with a function that runs the original and passes its text
   through :func:`llnoalias.annotate` before the next stage (``amdgcn`` or ``ptx``) reads it.
 
+With ``check=True`` (AMD GPUs), the annotated IR is compiled with Triton's own LLVM and judged
+as ``llnoalias check`` judges it (design section 4b): in a function where it races and the
+unannotated IR does not, the kernel keeps the unannotated function, with a
+:class:`LLNoaliasWarning` that names it (a debug mode: it compiles each kernel twice more).
+
 A hook that was installed before ours is kept and called first (its key is part of ours), and
 :func:`disable` puts it back. When the text cannot be annotated the compile goes on with the
 unannotated text and a :class:`LLNoaliasWarning` says why: the hook never breaks a compile
@@ -52,12 +57,15 @@ class _Hook:
     options: AnnotateOptions
     strict: bool
     previous: Any  # the hook that was installed before ours, or None
+    #: check the annotated AMDGPU code with Triton's LLVM (``enable(check=True)``)
+    check: bool = False
 
     def key(self) -> str:
         o = self.options
         may_alias = ";".join(",".join(map(str, g)) for g in o.may_alias)
         return (f"llnoalias-{_version()}-{_source_digest()}-lds={o.lds}-args={o.args}"
-                f"-may_alias={may_alias}-regions={int(o.regions)}-strict={int(self.strict)}")
+                f"-may_alias={may_alias}-regions={int(o.regions)}-strict={int(self.strict)}"
+                f"-check={int(self.check)}")
 
     def __call__(self, *args: Any) -> Any:
         if not args:
@@ -71,14 +79,41 @@ class _Hook:
         stages = args[1]
         inner = stages.get("llir")
         if inner is not None:
-            stages["llir"] = self.wrap(inner)
+            arch = getattr(args[2], "arch", None) if len(args) > 2 else None
+            stages["llir"] = self.wrap(inner, arch if isinstance(arch, str) else None)
         return None
 
-    def wrap(self, inner: Stage) -> Stage:
+    def wrap(self, inner: Stage, arch: str | None = None) -> Stage:
         def llir_then_annotate(src: Any, metadata: dict[str, Any]) -> Any:
-            return self.annotate(inner(src, metadata), metadata)
+            text = inner(src, metadata)
+            out = self.annotate(text, metadata)
+            if self.check and isinstance(out, str) and out is not text and arch and arch.startswith("gfx"):
+                return self.checked(out, text, arch)
+            return out
 
         return llir_then_annotate
+
+    def checked(self, annotated: str, original: str, arch: str) -> str:
+        """``annotated`` less llnoalias's claims in the functions where Triton's LLVM compiles
+        it to an LDS-DMA race the unannotated IR does not have (``check.selfcheck``)."""
+        from .check.selfcheck import checked_compile
+        from .diagnostics import LLNoaliasError
+
+        kernel = _KERNEL_NAME.search(original)
+        path = f"<triton llir {kernel.group(1)}>" if kernel else "<triton llir>"
+        try:
+            sc = checked_compile(annotated, original, path, mcpu=arch, codegen="triton")
+        except LLNoaliasError as err:
+            if self.strict:
+                raise
+            warnings.warn(f"llnoalias: the check could not run, kernel left unannotated: {err.format()}",
+                          LLNoaliasWarning, stacklevel=2)
+            return original
+        for fn, race in sc.withdrawn.items():
+            warnings.warn(f"llnoalias: {path}: withdrew the claims in {fn}: Triton's LLVM compiled it to an "
+                          f"LDS access (line {race.access.ir_line}) that runs while the LDS-DMA at line "
+                          f"{race.dma.ir_line} may still write its bytes", LLNoaliasWarning, stacklevel=2)
+        return sc.text or annotated
 
     def annotate(self, text: Any, metadata: dict[str, Any]) -> Any:
         """The stage's output annotated; the output itself when it cannot be."""
@@ -142,24 +177,26 @@ def _knobs() -> Any:
 
 def enable(*, lds: str = "dynamic", args: str = "auto",
            may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
-           options: AnnotateOptions | None = None, strict: bool = False) -> None:
+           options: AnnotateOptions | None = None, strict: bool = False, check: bool = False) -> None:
     """Annotate the LLVM IR of every later Triton compile in this process.
 
     The keywords are :func:`llnoalias.annotate`'s (``options=`` instead of the four);
-    ``strict=True`` lets an annotation error fail the compile instead of warning. Bad options
-    raise here, not at the first compile. Calling it again replaces the options.
+    ``strict=True`` lets an annotation error fail the compile instead of warning; ``check=True``
+    judges each AMD kernel's annotated code with Triton's own LLVM and keeps the unannotated
+    form of a function that races only with llnoalias's claims. Bad options raise here, not at
+    the first compile. Calling it again replaces the options.
     """
     if options is None:
         options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),
                                   regions=regions)
     elif not isinstance(options, AnnotateOptions):
         raise TypeError(f"options must be an AnnotateOptions, not {type(options).__name__}")
-    if not isinstance(regions, bool) or not isinstance(strict, bool):
-        raise TypeError("regions and strict must be True or False")
+    if not isinstance(regions, bool) or not isinstance(strict, bool) or not isinstance(check, bool):
+        raise TypeError("regions, strict and check must be True or False")
     runtime = _knobs()
     current = runtime.add_stages_inspection_hook
     previous = current.previous if isinstance(current, _Hook) else current
-    runtime.add_stages_inspection_hook = _Hook(options, strict, previous)
+    runtime.add_stages_inspection_hook = _Hook(options, strict, previous, check)
 
 
 def disable() -> None:

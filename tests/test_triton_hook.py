@@ -8,6 +8,7 @@ when Triton is missing.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -25,6 +26,10 @@ BAD_IR = "define void @k() {\n  %a = add i32 %nope, 1\n  ret void\n}\n"
 
 
 # --- the hook's protocol, against a stand-in for triton -----------------------------------
+
+#: whether the real Triton is installed, found before any test puts a fake one in sys.modules
+TRITON_INSTALLED = importlib.util.find_spec("triton") is not None
+
 
 @pytest.fixture
 def fake_triton(monkeypatch: pytest.MonkeyPatch) -> types.SimpleNamespace:
@@ -293,3 +298,38 @@ def test_real_nvptx_matmul_goes_through_the_hook(real_triton: Any,
     assert lds and all("!alias.scope" in line for line in lds), [x for x in lds if "!alias.scope" not in x][:3]
     assert "!alias.scope" in llir
     assert "ptr addrspace(1) noalias %0, ptr addrspace(1) noalias %1" in llir
+
+
+def test_check_keeps_the_unannotated_function_where_tritons_llvm_races(fake_triton: types.SimpleNamespace,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """enable(check=True): the llir stage's output, annotated, is compiled with Triton's own
+    LLVM; a function that races only with the claims goes back to the stage's own text, with a
+    warning that names it. The stand-in annotation here adds clang's !tbaa to the read of
+    fixtures/check/tbaa_unscoped_dma_races.ll (an unscoped DMA beside it: no wait)."""
+    if not TRITON_INSTALLED:
+        pytest.skip("Triton (its LLVM 24, which the check compiles with) is not installed")
+    from test_check_compile import _pair
+
+    from llnoalias.backends import triton_backend
+
+    # the fake `triton` module stands in the parent only: the code generator's child imports
+    # the real one
+    monkeypatch.setattr(triton_backend, "available", lambda: True)
+    racing, original = _pair()
+    monkeypatch.setattr(hook._Hook, "annotate", lambda self, text, md: racing)
+    hook.enable(check=True)
+    stages: dict[str, Any] = {"llir": lambda src, md: original}
+    fake_triton.add_stages_inspection_hook(object(), stages, types.SimpleNamespace(arch="gfx942"), "triton", None)
+    with pytest.warns(hook.LLNoaliasWarning, match=r"withdrew the claims in k: Triton's LLVM"):
+        out = stages["llir"]("ttgir", {})
+    assert out.count("!tbaa !0") == original.count("!tbaa !0")  # @k went back; @other kept its own
+    # without check, or for an NVIDIA target, the annotated text goes on as it is
+    hook.enable()
+    stages = {"llir": lambda src, md: original}
+    fake_triton.add_stages_inspection_hook(object(), stages, types.SimpleNamespace(arch="gfx942"), "triton", None)
+    assert stages["llir"]("ttgir", {}) == racing
+    hook.enable(check=True)
+    stages = {"llir": lambda src, md: original}
+    fake_triton.add_stages_inspection_hook(object(), stages, types.SimpleNamespace(arch="sm_90"), "triton", None)
+    assert stages["llir"]("ttgir", {}) == racing
+    hook.disable()
