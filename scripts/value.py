@@ -20,7 +20,6 @@ and variant whose spills, ``vmcnt`` waits or races grew over the input's) are li
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import sys
@@ -31,6 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from check_corpus import read  # noqa: E402  (one reader of corpus files, gzip or not)
 
 from llnoalias.api import annotate  # noqa: E402
 from llnoalias.backends import codegen as code_generator  # noqa: E402
@@ -51,14 +53,6 @@ OPTIONS = {"defaults": AnnotateOptions(), "all": AnnotateOptions(lds="all", args
 #: the columns of the table: name -> how a file's totals give it
 COLUMNS = ("waits", "vmcnt", "vmcnt(0)", "vgpr", "sgpr", "spills", "scratch", "races")
 BEGIN, END = "<!-- value.py: begin -->", "<!-- value.py: end -->"
-
-
-def read(path: str) -> str:
-    if path.endswith(".gz"):
-        with gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape") as fh:
-            return fh.read()
-    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-        return fh.read()
 
 
 def corpus(root: str = os.path.join(ROOT, "fixtures", "corpus")) -> list[str]:
