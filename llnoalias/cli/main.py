@@ -151,8 +151,9 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
     options = options_from_kwargs(kwargs)
     paths = list(inputs) or ["-"]
     if len(paths) > 1 or out_dir is not None:
-        if print_after or best or repair:
-            _usage_error("--print-after, --best and --repair take a single input")
+        single = [flag for flag, on in (("--print-after", print_after), ("--best", best), ("--repair", repair)) if on]
+        if single:
+            _usage_error(f"{' and '.join(single)} take{'s' if len(single) == 1 else ''} a single input")
         _annotate_many(paths, output, out_dir, 1 if jobs is None else jobs, show_stats, report_path,
                        remarks_path, no_verify, options, (quiet, werror))
         return
