@@ -5,7 +5,7 @@ every external zero-sized ``addrspace(3)`` global starts at (LLVM's module-LDS l
 them all at one address), or one static (sized) global, which the lowering places apart from
 every other. The range comes from the analysis llnoalias already has: provenance traces the
 pointer to a global (every ``addrspace(3)`` global and every kernel pointer argument is a root
-here, whatever the annotate options: a pointer traced to an argument is global memory), the range solver bounds its byte offset over every thread, and ``regions.extent``
+here, whatever the annotate options: a pointer traced to an argument is global memory), the range solver bounds its byte offset over every thread, and ``analysis.ranges.footprints.extent``
 widens it by what the access touches; an LDS-DMA by every lane of the wave at its immediate
 offset. Whatever is not known is wider: a global whose offset is not bounded is all of its
 space, and a pointer not traced to a global is all of LDS (``ALL``). Accesses that cannot reach
@@ -19,14 +19,15 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.memory.accesses import Access, find_accesses, module_family, reaches_lds
+from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
-from ..analysis.provenance.solver import ModuleAnalysis
+from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
+from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
-from ..ir.datalayout import layout_of
+from ..ir.datalayout import DataLayout, layout_of
 from ..ir.model import Function, LocalRef, Module
 from ..options import AnnotateOptions
-from ..transform.regions import ADDRESS_LIMIT, extent
 from ..transform.roots import find_roots
 
 #: the space of a footprint that may be any byte of LDS
@@ -119,8 +120,6 @@ def _all_functions(mod: Module, ma: ModuleAnalysis) -> dict[int, IRAccess]:
 
 
 def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> list[IRAccess]:
-    from ..analysis.memory.intrinsics import lds_dma
-
     accesses = [a for a in find_accesses(mod, fn)
                 if any(p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace) for p in a.pointers)
                 or lds_dma(a.intrinsic) is not None]
@@ -226,12 +225,9 @@ def union(a: Footprint, b: Footprint) -> Footprint:
     return Footprint(a.space, min(a.lo, b.lo), max(a.hi, b.hi))
 
 
-def _footprint(mod: Module, fa: object, fr: FunctionRanges, dl: object, acc: Access,
+def _footprint(mod: Module, fa: FunctionAnalysis, fr: FunctionRanges, dl: DataLayout, acc: Access,
                family: str) -> Footprint | None:
     """The union of what ``acc``'s LDS pointers may touch; None when none may reach LDS."""
-    from ..analysis.provenance.solver import FunctionAnalysis
-
-    assert isinstance(fa, FunctionAnalysis)
     found: Footprint | None = None
     for p in acc.pointers:
         space = p.type.addrspace
@@ -248,7 +244,7 @@ def _footprint(mod: Module, fa: object, fr: FunctionRanges, dl: object, acc: Acc
         fp = Footprint(where)
         off = fr.offset(p.type, p.value)
         if isinstance(off, Off) and off.root is value:
-            ext = extent(mod, fr, dl, acc, p)  # type: ignore[arg-type]
+            ext = extent(mod, fr, dl, acc, p)
             if not isinstance(ext, str):
                 fp = Footprint(where, off.lo + ext[0], off.hi + ext[1])
         found = fp if found is None else union(found, fp)

@@ -166,4 +166,4 @@ def range_note(d: Decision) -> str:
     return f"bytes [{lo}, {hi}): the root's only region"
 
 
-__all__ = ["RegionSplitter", "extent", "merge_regions", "range_note"]
+__all__ = ["RegionSplitter", "merge_regions", "range_note"]
