@@ -103,9 +103,10 @@ TWINS: tuple[Twin, ...] = (
             f"{_MODEL}.Module": ("named_types", "text"),
             "llnoalias.ir.types.Type": ("bits", "addrspace", "elem", "count"),
             "llnoalias.ir.datalayout.DataLayout": ("pointer_bits", "index_bits", "alloc_size", "scalar_sizes"),
+            "llnoalias.reasons.Reason": ("fields", "text"),
         },
         #: "i"/"o" start the keys of the per-function caches (as ``transfer``/``solver`` make
-        #: them); the reasons it gives come from ``llnoalias/reasons.py`` (``CRANGE_NAMES``)
+        #: them); the reasons it gives are handed to it from ``llnoalias/reasons.py`` (``CRANGE_NAMES``)
         words=("int", "ptr", "binop", "cast", "gep", "zext", "sext", "trunc", "bitcast", "add", "sub", "mul",
                "shl", "and", "or", "xor", "lshr", "ashr", "float", "array", "vector", "umin", "disjoint", "i",
                "o"),

@@ -7,33 +7,21 @@ error codes: ``loaded-pointer``, ``inline-asm``, ``untraced-lds-dma``), a messag
 template with named fields, a one-line doc and what the user can do about it. The code
 that gives a reason makes it from its entry (``LOADED_POINTER.text``,
 ``CAST_OF_ADDRESS.format(cast=...)``); no module writes a reason's text itself
-(tests/test_reasons.py checks the source). The range analysis's C twin takes its
-messages from here too (``ranges.solver.CRANGE_NAMES``).
+(tests/test_reasons.py checks the source). The range analysis's C twin is handed its
+reasons from here too (``ranges.solver.CRANGE_NAMES``) and returns the messages they make.
 
-The message is what travels through the analysis (a plain ``str``: the hot paths make
-and drop many); :func:`code_of` reads the code back from it, and ``--report``,
-``explain`` and remarks show it (``... [loaded-pointer]``). A message made from a
-template that wraps another reason (``unknown provenance: {rule}``) has the wrapped
-reason's code, the more telling one.
+The message is what travels through the analysis: a :class:`Said`, a ``str`` (the hot
+paths compare, store and drop many) that carries its reason's code, as mypy's
+``ErrorMessage(value, code)`` does; ``--report``, ``explain`` and remarks show the code
+(``... [loaded-pointer]``) from there, and nothing reads a code back from the words. A
+message made from a template that wraps another reason (``unknown provenance: {rule}``)
+carries the wrapped reason's code, the more telling one.
 
 ``python -m llnoalias.reasons_doc`` writes docs/reasons.md, the table made from this module.
 Layer 0: imports nothing from llnoalias, and nothing at run time but the standard library.
 """
 
 from __future__ import annotations
-
-TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
-if TYPE_CHECKING:
-    from re import Pattern
-
-#: the regular expression a field matches when its name says what it holds (any other
-#: field: any text); a reason's message is read back by these (:func:`code_of`)
-_NAME = r'[@%]?(?:"[^"]*"|[-\w$.]+)'
-_FIELD_PATTERNS = {"at": r"(?: \(line \d+\))?", "line": r"\d+", "bits": r"\d+", "width": r"\d+", "limit": r"\d+",
-                   "rounds": r"\d+", "lo": r"-?\d+", "hi": r"-?\d+", "value": r"\S+", "op": r"[\w.]+",
-                   "cast": r"\w+", "kind": r"\w+", "name": _NAME, "function": _NAME, "slot": _NAME, "root": r"\S+",
-                   "callee": _NAME + "|an indirect callee|an indirect or inline-asm callee", "ordering": r"\w+",
-                   "lines": r"[\d, .]+", "what": r"[^,]+"}
 
 #: the groups, in the order docs/reasons.md lists them
 GROUPS = {
@@ -47,59 +35,65 @@ GROUPS = {
 }
 
 
-class Reason:
-    """One reason: ``code`` (stable, kebab-case), the message ``text`` (a ``str.format``
-    template when it has ``{fields}``), ``doc`` (what it means), ``todo`` (what to do), its
-    ``group``, and ``nested``: the field that holds another reason, whose code the message
-    takes (:func:`code_of`)."""
+class Said(str):
+    """A message made from a reason: the text itself (a ``str``, equal to and hashed as its
+    text, so the analysis keeps comparing and storing it as one) that carries its reason's
+    ``code`` (as mypy's ``ErrorMessage(value, code)``). ``Reason.text`` is one and
+    ``Reason.format`` makes one; text made from it in any other way (``+``, an f-string,
+    ``str.format``) is a plain ``str`` again and carries no code. Pickled with its code, so
+    the worker processes hand it back whole."""
 
-    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields", "_re", "_head", "_tail")
+    __slots__ = ("code",)
+    code: str
+
+    def __new__(cls, text: str, code: str) -> Said:
+        self = str.__new__(cls, text)
+        self.code = code
+        return self
+
+    def __reduce__(self) -> tuple[type[Said], tuple[str, str]]:
+        return (Said, (str(self), self.code))
+
+
+def carried_code(text: str) -> str:
+    """The code ``text`` carries when it is a :class:`Said` (a reason's message), else ""
+    (no code is read back from the words)."""
+    return text.code if isinstance(text, Said) else ""
+
+
+class Reason:
+    """One reason: ``code`` (stable, kebab-case), the message ``text`` (a :class:`Said`; a
+    ``str.format`` template when it has ``{fields}``), ``doc`` (what it means), ``todo`` (what
+    to do), its ``group``, and ``nested``: the field that holds another reason, whose code a
+    message made from this one carries (the more telling one)."""
+
+    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields")
 
     def __init__(self, code: str, text: str, group: str, doc: str, todo: str = "", nested: str = "") -> None:
         self.code = code
-        self.text = text
+        self.text = Said(text, code)
         self.group = group
         self.doc = doc
         self.todo = todo
         self.nested = nested
         self.fields = _fields(text)
-        self._re: Pattern[str] | None = None
-        pieces = _pieces(text)
-        #: what every message made from it starts and ends with (a quick test before the pattern)
-        self._head = pieces[0][0]
-        self._tail = pieces[-1][0] if len(pieces) > 1 else ""
 
-    def format(self, **fields: object) -> str:
-        """The message with its fields filled in."""
-        return self.text.format(**fields)
+    def format(self, **fields: object) -> Said:
+        """The message with its fields filled in; its code is this reason's or, for one that
+        wraps another (``nested``), the wrapped message's when that carries one."""
+        code = self.code
+        if self.nested:
+            code = carried_code(fields[self.nested]) or code  # type: ignore[arg-type]
+        return Said(str.format(self.text, **fields), code)
 
-    def __call__(self, *values: object) -> str:
+    def __call__(self, *values: object) -> Said:
         """The message with its fields filled in, in the order the template names them
-        (how the C twin fills one)."""
-        return self.text.format(**dict(zip(self.fields, values, strict=True)))
-
-    def pattern(self) -> Pattern[str]:
-        """The regular expression the messages made from this reason match, whole."""
-        if self._re is None:
-            import re
-
-            out = []
-            for lit, name in _pieces(self.text):
-                out.append(re.escape(lit))
-                if name:
-                    out.append(f"(?P<{name}>{_FIELD_PATTERNS.get(name, '.*?')})")
-            self._re = re.compile("".join(out), re.S)
-        return self._re
+        (how the range solver's C twin fills one)."""
+        return self.format(**dict(zip(self.fields, values, strict=True)))
 
     def matches(self, text: str) -> bool:
-        """Was ``text`` made from this reason?"""
-        if not (text.startswith(self._head) and text.endswith(self._tail)):
-            return False
-        return self.pattern().fullmatch(text) is not None
-
-    def literal(self) -> str:
-        """The message without its fields (what is matched first, the longest first)."""
-        return "".join(lit for lit, _ in _pieces(self.text))
+        """Was ``text`` made from this reason (does it carry its code)?"""
+        return carried_code(text) == self.code
 
     def __repr__(self) -> str:
         return f"Reason({self.code!r}, {self.text!r})"
@@ -638,40 +632,3 @@ ESCAPE_PASSED = _r("escape-passed", "passed to {callee}", "escape", "The pointer
                    "Inline the callee into the kernel (`__forceinline__`, `always_inline`).")
 #: the callee named when it is indirect or inline asm
 INDIRECT_OR_ASM_CALLEE = "an indirect or inline-asm callee"
-
-
-# ---------------------------------------------------------- reading back
-_ORDER: list[Reason] = []
-_CODES: dict[str, str] = {}
-
-
-def find(text: str) -> Reason | None:
-    """The reason ``text`` was made from, or None. The most specific template (the longest
-    literal text) that matches whole wins."""
-    if not _ORDER:
-        _ORDER.extend(sorted(REASONS.values(), key=lambda r: (-len(r.literal()), r.code)))
-    for r in _ORDER:
-        if r.matches(text):
-            return r
-    return None
-
-
-def code_of(text: str) -> str:
-    """The code of the reason ``text`` was made from (of the reason it wraps, for a
-    wrapping one), or "" for a text no reason makes (and for "")."""
-    if not text:
-        return ""
-    got = _CODES.get(text)
-    if got is not None:
-        return got
-    r = find(text)
-    code = ""
-    if r is not None:
-        code = r.code
-        if r.nested:
-            m = r.pattern().fullmatch(text)
-            inner = code_of(m.group(r.nested)) if m is not None else ""
-            code = inner or code
-    if len(_CODES) < 100000:
-        _CODES[text] = code
-    return code

@@ -1,12 +1,13 @@
 """The reasons registry (llnoalias/reasons.py): stable codes, messages made only there, the
-C twin handed its messages, the code read back from a message, and the code shown by
-``--report``, ``explain`` and remarks."""
+C twin handed its reasons, the code carried by each message (a ``Said``) from where it is
+made to ``--report``, ``--json``, ``explain`` and remarks, and read back from no text."""
 
 from __future__ import annotations
 
 import ast
 import json
 import os
+import pickle
 import re
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from conftest import FIXTURES, run_cli
 
 from llnoalias import reasons, reasons_doc
 from llnoalias.options import AnnotateOptions
-from llnoalias.reasons import REASONS, Reason, code_of, find
+from llnoalias.reasons import REASONS, Reason, Said, carried_code
 from llnoalias.transform.pipeline import annotate_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,17 +82,23 @@ def test_main_writes_the_table(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("at", ["", " (line 12)"])
-def test_every_message_reads_back_its_own_code(at: str) -> None:
-    """No message made from one reason is read as another's."""
+def test_every_message_carries_its_own_code(at: str) -> None:
+    """A message is a ``str`` equal to its text that carries its reason's code, pickled (the
+    worker processes hand it back) and copied with it."""
     for r in REASONS.values():
         text = sample(r, at)
-        got = find(text)
-        assert got is r, (r.code, text, got)
+        assert isinstance(text, Said) and text.code == r.code, (r.code, text)
+        assert isinstance(r.text, Said) and r.text.code == r.code
+        plain = str.format(r.text, **{f: at if f == "at" else SAMPLE.get(f, f"x_{f}") for f in r.fields})
+        assert text == plain and hash(text) == hash(plain) and type(str(text)) is str
+        back = pickle.loads(pickle.dumps(text))
+        assert back == text and type(back) is Said and back.code == r.code
+        assert json.loads(json.dumps({"r": text})) == {"r": plain}
 
 
 def test_a_wrapped_reason_gives_its_code() -> None:
     """``unknown provenance: pointer loaded from memory`` is ``loaded-pointer``; a wrapper whose
-    inner text is no reason keeps its own code."""
+    inner text carries no code keeps its own."""
     for (code, field), group in WRAPPERS.items():
         outer = REASONS[code]
         assert outer.nested == field or code == "memory-holds-addresses"
@@ -99,20 +106,37 @@ def test_a_wrapped_reason_gives_its_code() -> None:
             if inner.group != group:
                 continue
             text = sample(outer, **{field: sample(inner)})
-            assert find(text) is outer, (code, inner.code, text)
-            want = inner.code if outer.nested else code
-            assert code_of(text) in (want, inner.code if inner.nested else want), (code, inner.code, text)
-    assert code_of("unknown provenance: pointer loaded from memory") == "loaded-pointer"
-    assert code_of("no range: offset with no range: add may wrap around (line 4)") == "may-wrap"
-    assert code_of("unknown provenance: something no rule says") == "unknown-provenance"
-    assert code_of("integer loaded from memory, and @k line 3 writes an address to memory: `store ptr %p, ...`") \
-        == "memory-holds-addresses"
+            assert text.code == (inner.code if outer.nested else code), (code, inner.code, text)
+            assert sample(outer, **{field: str(sample(inner))}).code == code
+    assert reasons.UNKNOWN_PROVENANCE.format(rule=reasons.LOADED_POINTER.text).code == "loaded-pointer"
+    wrap = reasons.MAY_WRAP.format(op="add", at=" (line 4)")
+    assert reasons.NO_RANGE_BECAUSE.format(why=reasons.OFFSET_NO_RANGE.format(why=wrap)).code == "may-wrap"
+    assert reasons.UNKNOWN_PROVENANCE.format(rule="something no rule says").code == "unknown-provenance"
+    assert reasons.SINGLE_SCOPE.matches(reasons.SINGLE_SCOPE.format(root="@lds"))
+    assert not reasons.SINGLE_SCOPE.matches(str(reasons.SINGLE_SCOPE.format(root="@lds")))
 
 
 def test_a_text_no_reason_makes_has_no_code() -> None:
-    assert code_of("") == ""
-    assert code_of("the moon is made of cheese") == ""
-    assert find("volatile access!") is None
+    """Only a message carries a code: a plain string, even one in a message's words (or made
+    from one by an f-string or ``+``), has none."""
+    assert carried_code("") == ""
+    assert carried_code("volatile access") == ""
+    assert carried_code(f"{reasons.VOLATILE.text}") == carried_code(reasons.VOLATILE.text + "!") == ""
+    assert carried_code(reasons.VOLATILE.text) == "volatile"
+
+
+def test_no_module_reads_a_code_back_from_text() -> None:
+    """The code travels with the message: the registry has no reader of its own messages
+    (``find``, ``code_of``, patterns per field) and imports no ``re``; no module calls one."""
+    assert not any(hasattr(reasons, name) for name in ("code_of", "find", "_FIELD_PATTERNS", "_CODES", "_ORDER"))
+    assert not any(hasattr(Reason, name) for name in ("pattern", "literal", "_re"))
+    tree = ast.parse((PACKAGE / "reasons.py").read_text(encoding="utf-8"))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names}
+    assert "re" not in imported
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\bcode_of\b|reasons\.find\(|\.pattern\(\)\.fullmatch", text), path
 
 
 def test_format_and_call_fill_the_same_fields() -> None:
@@ -247,16 +271,16 @@ def test_the_check_can_fail(tmp_path: Path) -> None:
 
 
 def test_the_range_solver_is_handed_its_messages() -> None:
-    """The C twin takes every message it gives from ``CRANGE_NAMES``, the registry's."""
+    """The C twin takes every reason it gives from ``CRANGE_NAMES``, the registry's entries
+    themselves (it binds them as the Python queries do: tests/test_twin_range_solver.py checks
+    that it returns the very message, code and all)."""
     from llnoalias.analysis.ranges.solver import CRANGE_NAMES
 
     handed = {k: v for k, v in CRANGE_NAMES.items() if k.isupper() and k not in ("NOTHING", "BUDGET", "MAX_DEPTH")}
     assert handed["ITSELF"] == reasons.ITSELF and reasons.ITSELF in reasons.DEPENDS_ON_ITSELF.text
     for name, value in handed.items():
-        if name == "ITSELF":
-            continue
-        r = getattr(reasons, name)
-        assert value is r or value == r.text, name
+        if name != "ITSELF":
+            assert value is getattr(reasons, name), name  # the reason itself, bound by the twin
     # the word marks only the message of a value that depends on itself
     assert [r.code for r in REASONS.values() if reasons.ITSELF in r.text] == ["depends-on-itself"]
 
@@ -307,7 +331,7 @@ def test_arguments_and_remarks_carry_codes(tmp_path: Path) -> None:
 
 
 def test_every_untagged_access_of_the_fixtures_has_a_code() -> None:
-    """The reasons the analysis gives on real input are all read back to a code."""
+    """The reasons the analysis gives on real input all carry a code to the report."""
     from conftest import all_fixtures
 
     from llnoalias.diagnostics import LLNoaliasError
@@ -325,13 +349,13 @@ def test_every_untagged_access_of_the_fixtures_has_a_code() -> None:
                     assert a.code, (path, a.rule)
                     seen.add(a.code)
                 if a.range_note.startswith("no range"):
-                    assert code_of(a.range_note), (path, a.range_note)
+                    assert carried_code(a.range_note), (path, a.range_note)
             for arg in res.report.args:
                 assert arg.rooted or arg.code, (path, arg.reason)
                 for said in (arg.readonly, arg.writeonly):
-                    assert said in ("", "proved") or code_of(said), (path, said)
+                    assert said in ("", "proved") or carried_code(said), (path, said)
             for why in res.report.skipped_globals.values():
-                assert code_of(why), (path, why)
+                assert carried_code(why), (path, why)
     assert {"alloca", "lds-dma-window", "single-scope", "inline-asm", "loaded-pointer"} <= seen
 
 
@@ -339,3 +363,50 @@ def test_stats_shows_the_code_beside_the_reason(tmp_path: Path) -> None:
     res = run_cli([OR_SUB_XOR, "--no-verify", "-o", str(tmp_path / "o.ll"), "--stats"])
     assert res.exit_code == 0, res.stderr
     assert re.search(r"unknown provenance: sub on an address \[sub-on-address\]", res.stderr), res.stderr
+
+
+#: fixtures whose untagged accesses, arguments and skipped globals give many codes
+PATH_FIXTURES = [os.path.join(FIXTURES, *p) for p in (
+    ("lds", "or_sub_xor.ll"), ("lds", "loaded_int_global_holds_lds.ll"), ("lds", "calls_and_raw_addresses.ll"),
+    ("corpus", "clang19", "cuda_smem_O0_g.ll"), ("corpus", "triton", "amd_attn_gfx950_async.ll"))]
+_FLAGS = ["--lds", "all", "--args", "noalias"]
+
+
+@pytest.mark.parametrize("path", PATH_FIXTURES, ids=os.path.basename)
+def test_every_code_survives_every_path_to_the_report(path: str, tmp_path: Path) -> None:
+    """The code each reason carries from where the analysis made it (``AccessRecord.rule``,
+    the decision's own reason) is the one ``--report`` JSON, ``explain`` (text and JSON),
+    ``explain --summary``, ``--stats`` and remarks show, worker processes or not."""
+    from llnoalias.fileio import read_input
+
+    res = annotate_text(read_input(path), path, AnnotateOptions(lds="all", args="noalias"))
+    made = {(a.line, a.domain): a.rule.code for a in res.report.untagged if isinstance(a.rule, Said)}
+    assert made and len(made) == len({(a.line, a.domain) for a in res.report.untagged})
+    assert all(made.values())
+    for jobs in ("1", "2"):
+        rep = json.loads(run_cli([path, "--no-verify", "-o", os.devnull, "--report", "-", "-j", jobs, *_FLAGS]).stdout)
+        assert {(a["line"], a["domain"]): a["code"] for a in rep["accesses"] if not a["tagged"]} == made
+        assert {(a["name"], a["code"]) for a in rep["arguments"] if not a["rooted"]} == {
+            (a.name, a.reason.code) for a in res.report.args if not a.rooted}
+    doc = json.loads(run_cli(["explain", "--json", *_FLAGS, path]).stdout)
+    assert {(a["line"], d["domain"]): d["code"] for f in doc["functions"] for a in f["accesses"]
+            for d in a["domains"] if not d["tagged"]} == made
+    text = run_cli(["explain", *_FLAGS, path]).stdout.decode()
+    for code in set(made.values()):
+        assert f" [{code}]\n" in text, code
+    blockers = json.loads(run_cli(["explain", "--summary", "--json", *_FLAGS, path]).stdout)["blockers"]
+    assert {b["code"] for b in blockers} == set(made.values())
+    summary = run_cli(["explain", "--summary", *_FLAGS, path]).stdout.decode()
+    assert {c for c in re.findall(r" \[([a-z-]+)\]\n", summary)} == set(made.values())
+    stats = run_cli([path, "--no-verify", "-o", os.devnull, "--stats", *_FLAGS]).stderr
+    for code in set(made.values()):
+        assert f"[{code}]" in stats, code
+    remarks = tmp_path / "r.yaml"
+    run_cli([path, "--no-verify", "-o", os.devnull, "--remarks", str(remarks), *_FLAGS])
+    missed = {}
+    for doc_text in remarks.read_text().split("--- !")[1:]:
+        if doc_text.startswith("Missed"):
+            line = int(re.search(r"- IRLine: +(\d+)", doc_text).group(1))
+            domain = re.search(r"- Domain: +'?([^'\n]+)'?\n", doc_text).group(1)
+            missed[(line, domain)] = re.search(r"- Code: +'?([a-z-]+)'?\n", doc_text).group(1)
+    assert missed == made

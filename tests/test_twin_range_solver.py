@@ -26,6 +26,7 @@ from llnoalias.ir.model import Function, LocalRef, Module
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
+from llnoalias.reasons import REASONS, Said
 from llnoalias.transform.roots import find_roots
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +92,10 @@ def _same_answers(mod: Module) -> int:
                     a = getattr(got, what)(ty, v)
                     b = getattr(want, what)(ty, v)
                     assert a == b and type(a) is type(b), (fn.name, what, v, a, b)
+                    # a reason: the same code, and a message with no fields the very object
+                    assert getattr(a, "code", None) == getattr(b, "code", None), (fn.name, what, v, a, b)
+                    if isinstance(a, Said) and a == REASONS[a.code].text:
+                        assert a is b is REASONS[a.code].text, (fn.name, what, v, a)
                     assert _state(got) == _state(want), (fn.name, what, v)
                     asked += 1
     return asked

@@ -118,7 +118,7 @@ def test_the_range_solver_takes_only_the_names_it_is_handed() -> None:
 
     twin = next(t for t in TWINS if t.key == "range_solver")
     text = (ROOT / twin.source).read_text()
-    taken = set(re.findall(r'take(?:_type)?\(ns,\s*"(\w+)"', text))
+    taken = set(re.findall(r'take(?:_type|_reason)?\(ns,\s*"(\w+)"', text))
     assert taken == set(CRANGE_NAMES)
 
 

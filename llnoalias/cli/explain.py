@@ -56,14 +56,14 @@ def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
     if summary:
-        from ..reasons import code_of
+        from ..reasons import carried_code
 
         rows = result.report.blockers()
         if as_json:
             write_stdout(json.dumps({"schema": "llnoalias.blockers/1", "path": result.report.path,
                                      "tagged": len(result.report.tagged),
                                      "untagged": len(result.report.untagged),
-                                     "blockers": [{"where": w, "rule": r, "code": code_of(r), "accesses": acc,
+                                     "blockers": [{"where": w, "rule": r, "code": carried_code(r), "accesses": acc,
                                                    "records": n}
                                                   for w, r, acc, n in rows]}, indent=2) + "\n")
         else:

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..ir.model import Module
-from ..reasons import REASONS, code_of
+from ..reasons import REASONS, carried_code
 from ..report.explain import (
     ExplainedFunction,
     no_access_line,
@@ -81,7 +81,7 @@ def _print_rows(con: Console, table: Table, rows: Sequence[tuple[str, ...]], lim
 
 def print_blockers(report: Report, con: Console, max_rows: int = MAX_ROWS) -> None:
     """The untagged accesses grouped by the instruction that blocked them, most costly first."""
-    rows = [(str(acc), where, with_code(rule, code_of(rule))) for where, rule, acc, _ in report.blockers()]
+    rows = [(str(acc), where, with_code(rule, carried_code(rule))) for where, rule, acc, _ in report.blockers()]
     if not rows:
         return
     table = Table(title="untagged accesses by the instruction that blocked them", title_justify="left")
@@ -120,7 +120,7 @@ def print_stats(report: Report, console: Console | None = None, max_rows: int = 
         by_reason.add_column("reason")
         by_reason.add_column("what to do")
         for reason, n in reasons.most_common():
-            code = code_of(reason)
+            code = carried_code(reason)
             known = REASONS.get(code)
             by_reason.add_row(str(n), with_code(reason, code), known.todo if known is not None else "")
         print_table(con, by_reason)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..ir.model import Module
-from ..reasons import code_of
+from ..reasons import carried_code
 from .record import AccessRecord, Report
 from .remarks import DebugLocations, function_name
 
@@ -202,5 +202,5 @@ def summary_text(path: str, tagged: int, untagged: int, rows: list[tuple[str, st
     out.write("untagged accesses by the instruction that blocked them:\n")
     for where, rule, acc, n in rows:
         extra = f" ({n} records)" if n != acc else ""
-        out.write(f"{acc:6d}{extra}  {printable(where)}\n        {with_code(rule, code_of(rule))}\n")
+        out.write(f"{acc:6d}{extra}  {printable(where)}\n        {with_code(rule, carried_code(rule))}\n")
     return out.getvalue()

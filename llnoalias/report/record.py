@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 from ..plain import Record
-from ..reasons import code_of
+from ..reasons import carried_code
 
 TYPE_CHECKING = False  # typing itself is not imported: it costs every start about 5 ms
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 class AccessRecord(Record):
     __slots__ = ("function", "line", "col", "opcode", "text", "domain", "tagged", "scopes", "reason", "dbg",
                  "range_note", "rule", "blocker")
-    #: ``code`` is worked out from ``rule`` (``llnoalias/reasons.py``), when it is read
+    #: ``code`` is the one ``rule`` carries (a ``reasons.Said``), when it is read
     _FIELDS = (*__slots__, "code")
 
     def __init__(self, function: str, line: int, col: int, opcode: str, text: str, domain: str, tagged: bool,
@@ -43,7 +43,7 @@ class AccessRecord(Record):
     @property
     def code(self) -> str:
         """The stable code of the reason (``loaded-pointer``; docs/reasons.md), "" when tagged."""
-        return "" if self.tagged else code_of(self.rule or self.reason)
+        return "" if self.tagged else carried_code(self.rule or self.reason)
 
 
 class RootRecord(Record):
@@ -59,7 +59,7 @@ class RootRecord(Record):
 
 class ArgRecord(Record):
     __slots__ = ("kernel", "index", "name", "rooted", "reason", "readonly", "writeonly", "added")
-    #: ``code`` is worked out from ``reason`` (``llnoalias/reasons.py``), when it is read
+    #: ``code`` is the one ``reason`` carries (a ``reasons.Said``), when it is read
     _FIELDS = (*__slots__, "code")
 
     def __init__(self, kernel: str, index: int, name: str, rooted: bool, reason: str = "", readonly: str = "",
@@ -76,7 +76,7 @@ class ArgRecord(Record):
     @property
     def code(self) -> str:
         """The stable code of why the argument is not a root (``not-noalias``), "" when it is."""
-        return "" if self.rooted else code_of(self.reason)
+        return "" if self.rooted else carried_code(self.reason)
 
 
 class Report(Record):
@@ -148,7 +148,7 @@ class Report(Record):
                 "untagged_by_reason": dict(self.reasons()),
                 "untagged_by_code": dict(self.codes()),
                 "untagged_by_blocker": [
-                    {"where": w, "rule": r, "code": code_of(r), "accesses": acc, "records": n}
+                    {"where": w, "rule": r, "code": carried_code(r), "accesses": acc, "records": n}
                     for w, r, acc, n in self.blockers()],
             },
             "notes": list(self.notes),

@@ -30,7 +30,7 @@ static long BUDGET, MAX_DEPTH;
 static PyObject *s_ints, *s_offs, *s_fn, *s_by_name, *s_assume, *s_inprog, *s_depth, *s_budget, *s_low,
     *s_phis_solved, *s_before_query, *s_arg_range, *s_int_other, *s_off_other, *s_int_ops, *s_off_inst, *s_gep_from,
     *s_fa, *s_value, *s_vscale, *s_lds_bits, *s_mod, *s_ops, *s_kind, *s_flags, *s_operands, *s_source_type,
-    *s_result_type, *s_name, *s_text, *s_bits, *w_i, *w_o, *s_vals, *s_dl, *s_addrspace, *s_elem,
+    *s_result_type, *s_name, *s_text, *s_fields, *s_bits, *w_i, *w_o, *s_vals, *s_dl, *s_addrspace, *s_elem,
     *s_count, *s_alloc_size, *s_named_types, *s_scalar_sizes, *s_pointer_bits, *s_index_bits;
 /* strings compared with */
 static PyObject *k_int, *k_ptr, *k_binop, *k_cast, *k_gep, *k_zext, *k_sext, *k_trunc, *k_bitcast, *k_add, *k_sub,
@@ -1159,6 +1159,26 @@ static int take(PyObject *ns, const char *name, PyObject **out) {
     return 0;
 }
 
+/* The reason registered as ``name`` (a llnoalias.reasons.Reason), bound as the Python queries
+ * bind it: a reason with no fields as its message (reason.text, a reasons.Said, returned as it
+ * is, so its code travels), one with fields as the reason itself (called with them in order). */
+static int take_reason(PyObject *ns, const char *name, PyObject **out) {
+    PyObject *r = PyDict_GetItemString(ns, name);
+    if (r == NULL) {
+        PyErr_Format(PyExc_KeyError, "init(): %s missing", name);
+        return -1;
+    }
+    PyObject *fields = PyObject_GetAttr(r, s_fields);
+    if (fields == NULL) return -1;
+    Py_ssize_t n = PyObject_Length(fields);
+    Py_DECREF(fields);
+    if (n < 0) return -1;
+    PyObject *bound = n ? Py_NewRef(r) : PyObject_GetAttr(r, s_text);
+    if (bound == NULL) return -1;
+    Py_XSETREF(*out, bound);
+    return 0;
+}
+
 /* init(namespace): the classes and Python functions the queries use, by name */
 static PyObject *init(PyObject *m, PyObject *ns) {
     if (!PyDict_Check(ns)) {
@@ -1173,15 +1193,15 @@ static PyObject *init(PyObject *m, PyObject *ns) {
         take(ns, "with_known", &f_with_known) < 0 || take(ns, "parse", &f_parse) < 0 ||
         take(ns, "NOTHING", &NOTHING) < 0 || take(ns, "known", &f_known) < 0 || take(ns, "add_sub", &f_add_sub) < 0 ||
         take(ns, "mul", &f_mul) < 0 || take(ns, "shl", &f_shl) < 0 || take(ns, "at_line", &f_at_line) < 0 || take(ns, "BUDGET", &budget) < 0 || take(ns, "MAX_DEPTH", &depth) < 0 ||
-        take(ns, "ITSELF", &w_itself) < 0 || take(ns, "DEPENDS_ON_ITSELF", &r_itself) < 0 ||
-        take(ns, "TOO_DEEP", &r_deep) < 0 || take(ns, "BUDGET_EXHAUSTED", &r_budget) < 0 ||
-        take(ns, "NOT_AN_INTEGER", &r_not_int) < 0 || take(ns, "GEP_INDEX_UNREAD", &r_gep_unread) < 0 ||
-        take(ns, "GEP_INDEX_MAY_WRAP", &r_gep_wrap) < 0 || take(ns, "GEP_INDEX_NEGATIVE", &r_gep_negative) < 0 ||
-        take(ns, "MAY_WRAP", &r_may_wrap) < 0 || take(ns, "TOO_WIDE", &r_too_wide) < 0 ||
-        take(ns, "CONSTANT_NOT_INTEGER", &r_const_not_int) < 0 || take(ns, "OFFSET_NO_RANGE", &r_offset_no_range) < 0 ||
-        take(ns, "GEP_INDEX_NO_RANGE", &r_gep_no_range) < 0 || take(ns, "RANGE_ARGUMENT", &r_argument) < 0 ||
-        take(ns, "SHIFT_NON_CONSTANT", &r_shift_non_const) < 0 || take(ns, "TRUNC_DROPS_BITS", &r_trunc_drops) < 0 ||
-        take(ns, "NARROWING_CAST", &r_narrowing_cast) < 0 || take(ns, "WIDENED_CAST", &r_widened_cast) < 0) {
+        take(ns, "ITSELF", &w_itself) < 0 || take_reason(ns, "DEPENDS_ON_ITSELF", &r_itself) < 0 ||
+        take_reason(ns, "TOO_DEEP", &r_deep) < 0 || take_reason(ns, "BUDGET_EXHAUSTED", &r_budget) < 0 ||
+        take_reason(ns, "NOT_AN_INTEGER", &r_not_int) < 0 || take_reason(ns, "GEP_INDEX_UNREAD", &r_gep_unread) < 0 ||
+        take_reason(ns, "GEP_INDEX_MAY_WRAP", &r_gep_wrap) < 0 || take_reason(ns, "GEP_INDEX_NEGATIVE", &r_gep_negative) < 0 ||
+        take_reason(ns, "MAY_WRAP", &r_may_wrap) < 0 || take_reason(ns, "TOO_WIDE", &r_too_wide) < 0 ||
+        take_reason(ns, "CONSTANT_NOT_INTEGER", &r_const_not_int) < 0 || take_reason(ns, "OFFSET_NO_RANGE", &r_offset_no_range) < 0 ||
+        take_reason(ns, "GEP_INDEX_NO_RANGE", &r_gep_no_range) < 0 || take_reason(ns, "RANGE_ARGUMENT", &r_argument) < 0 ||
+        take_reason(ns, "SHIFT_NON_CONSTANT", &r_shift_non_const) < 0 || take_reason(ns, "TRUNC_DROPS_BITS", &r_trunc_drops) < 0 ||
+        take_reason(ns, "NARROWING_CAST", &r_narrowing_cast) < 0 || take_reason(ns, "WIDENED_CAST", &r_widened_cast) < 0) {
         Py_XDECREF(budget);
         return NULL;
     }
@@ -1218,7 +1238,7 @@ PyMODINIT_FUNC PyInit__solver(void) {
     INTERN(s_fa, "fa") INTERN(s_value, "value") INTERN(s_vscale, "vscale") INTERN(s_lds_bits, "lds_bits")
     INTERN(s_mod, "mod") INTERN(s_ops, "ops") INTERN(s_kind, "kind") INTERN(s_flags, "flags")
     INTERN(s_operands, "operands") INTERN(s_source_type, "source_type") INTERN(s_result_type, "result_type")
-    INTERN(s_name, "name") INTERN(s_text, "text") INTERN(s_bits, "bits") INTERN(w_i, "i") INTERN(w_o, "o") INTERN(s_vals, "vals")
+    INTERN(s_name, "name") INTERN(s_text, "text") INTERN(s_fields, "fields") INTERN(s_bits, "bits") INTERN(w_i, "i") INTERN(w_o, "o") INTERN(s_vals, "vals")
     INTERN(k_int, "int") INTERN(k_ptr, "ptr") INTERN(k_binop, "binop") INTERN(k_cast, "cast") INTERN(k_gep, "gep")
     INTERN(k_zext, "zext") INTERN(k_sext, "sext") INTERN(k_trunc, "trunc") INTERN(k_bitcast, "bitcast")
     INTERN(k_add, "add") INTERN(k_sub, "sub") INTERN(k_mul, "mul") INTERN(k_shl, "shl") INTERN(k_and, "and") INTERN(k_or, "or")

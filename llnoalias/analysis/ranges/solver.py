@@ -292,13 +292,13 @@ CRANGE_NAMES = {
     "add_off_result": add_off_result, "with_known": with_known, "parse": opparse.parse,
     "NOTHING": kb.NOTHING, "BUDGET": BUDGET, "MAX_DEPTH": MAX_DEPTH, "known": known, "add_sub": kb.add_sub,
     "mul": kb.mul, "shl": kb.shl, "at_line": at_line,
-    # the reasons it gives: messages, and reasons with fields (called with them in order)
-    "ITSELF": reasons.ITSELF, **{name: getattr(reasons, name).text for name in (
+    # the reasons it gives, by their names in the registry (bound as the queries here bind
+    # them: a reason with no fields as its message, ``.text``; one with fields as the reason)
+    "ITSELF": reasons.ITSELF, **{name: getattr(reasons, name) for name in (
         "DEPENDS_ON_ITSELF", "TOO_DEEP", "BUDGET_EXHAUSTED", "NOT_AN_INTEGER", "GEP_INDEX_UNREAD",
-        "GEP_INDEX_MAY_WRAP", "GEP_INDEX_NEGATIVE")},
-    **{name: getattr(reasons, name) for name in (
-        "MAY_WRAP", "TOO_WIDE", "CONSTANT_NOT_INTEGER", "OFFSET_NO_RANGE", "GEP_INDEX_NO_RANGE", "RANGE_ARGUMENT",
-        "SHIFT_NON_CONSTANT", "TRUNC_DROPS_BITS", "NARROWING_CAST", "WIDENED_CAST")},
+        "GEP_INDEX_MAY_WRAP", "GEP_INDEX_NEGATIVE", "MAY_WRAP", "TOO_WIDE", "CONSTANT_NOT_INTEGER", "OFFSET_NO_RANGE",
+        "GEP_INDEX_NO_RANGE", "RANGE_ARGUMENT", "SHIFT_NON_CONSTANT", "TRUNC_DROPS_BITS", "NARROWING_CAST",
+        "WIDENED_CAST")},
 }
 if _crange is not None:
     _crange.init(CRANGE_NAMES)
