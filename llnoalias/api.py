@@ -15,19 +15,20 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable
 
-from .options import AnnotateOptions
+from .options import ARGS, LDS, MAY_ALIAS, REGIONS, AnnotateOptions
 from .transform.pipeline import AnnotateResult, annotate_text
 from .transform.stages import StageLog
 from .transform.workers import usable_cpus
 
 
-def annotate(text: str, *, lds: str = "dynamic", args: str = "auto",
-             may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
+def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
+             may_alias: Iterable[str | Iterable[int]] = MAY_ALIAS.default, regions: bool = REGIONS.default,
              path: str = "<string>", options: AnnotateOptions | None = None,
              report: bool = True, jobs: int = 1, stages: StageLog | None = None) -> AnnotateResult:
     """Annotate one module's text and return the result.
 
-    The keyword arguments are the command line's options:
+    The keyword arguments are the command line's options (their defaults too:
+    ``llnoalias.options.OPTIONS``):
 
     - ``lds``: ``"dynamic"`` (external zero-sized ``addrspace(3)`` globals), ``"all"``, ``"off"``;
     - ``args``: ``"auto"`` (kernel pointer arguments already ``noalias``), ``"noalias"``

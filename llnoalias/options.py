@@ -1,4 +1,12 @@
-"""The settings of one annotation run, as the CLI and the library share them."""
+"""The options of an annotation run, as the CLI, the library and the Triton hook share them.
+
+:data:`OPTIONS` is the one table of the options they share: each :class:`Option` has its
+name (the keyword argument, the :class:`AnnotateOptions` field and the command's parameter),
+its spellings on the command line, its kind and choices, its default, its metavar and its
+help text. The click decorators (``cli/options.py``), the command line's fast path
+(``cli/entry.py``), ``llnoalias.annotate`` and ``llnoalias.triton.enable`` read their
+defaults and spellings from here; no other module spells them (tests/test_options_table.py).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +14,98 @@ from collections.abc import Iterable
 
 from .plain import ValueRecord
 
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
 LDS_MODES = ("dynamic", "all", "off")
 ARGS_MODES = ("auto", "noalias", "off")
+#: the code generators ``--codegen`` names: llvmlite's LLVM and Triton's bundled one
+CODEGENS = ("llvmlite", "triton")
 #: the garbage collector's young-generation threshold of a large run (Python's default is
 #: 700): the command line sets it for its whole run, ``annotate()`` for a large module's call
 GC_YOUNG_THRESHOLD = 100_000
+
+
+class Option(ValueRecord):
+    """One option: ``name`` (keyword argument, field and command parameter), ``flags`` (its
+    spellings; a ``switch``'s ``off`` spellings turn it off), ``kind``, ``default``, ``help``,
+    ``choices`` (a ``choice``'s values) and ``metavar``.
+
+    Kinds: ``choice`` (one of ``choices``), ``value`` (one string), ``count`` (an integer
+    >= 0), ``many`` (a string, repeatable), ``flag`` (on when given), ``switch`` (``--x`` /
+    ``--no-x``)."""
+
+    __slots__ = ("name", "flags", "kind", "default", "help", "choices", "metavar", "off")
+    _FIELDS = __slots__
+
+    name: str
+    flags: tuple[str, ...]
+    kind: str
+    default: Any
+    help: str
+    choices: tuple[str, ...]
+    metavar: str | None
+    off: tuple[str, ...]
+
+    def __init__(self, name: str, flags: tuple[str, ...], kind: str, default: Any, help: str,
+                 choices: tuple[str, ...] = (), metavar: str | None = None, off: tuple[str, ...] = ()) -> None:
+        assert kind in ("choice", "value", "count", "many", "flag", "switch"), kind
+        assert (kind == "choice") == bool(choices) and (kind == "switch") == bool(off), name
+        self.name = name
+        self.flags = flags
+        self.kind = kind
+        self.default = default
+        self.help = help
+        self.choices = choices
+        self.metavar = metavar
+        self.off = off
+
+
+# ------------------------------------------------- what an annotation run does
+LDS = Option("lds", ("--lds",), "choice", "dynamic", choices=LDS_MODES,
+             help="Which addrspace(3) globals get scopes: external zero-sized ones, all, or none.")
+ARGS = Option("args", ("--args",), "choice", "auto", choices=ARGS_MODES,
+              help="Kernel pointer arguments as roots: those already noalias (auto), every one (noalias), none.")
+MAY_ALIAS = Option("may_alias", ("--may-alias",), "many", (), metavar="I,J[,K]",
+                   help="Kernel arguments that may share a buffer: no noalias, one shared scope. Repeatable.")
+REGIONS = Option("regions", ("--regions",), "switch", True, off=("--no-regions",),
+                 help="Split one LDS root into byte-range regions, each with its own scope.")
+
+# ------------------------------------------- the annotate command's own options
+OUTPUT = Option("output", ("-o", "--output"), "value", None, metavar="OUT",
+                help="Where to write the annotated IR (one input); '-' is stdout (the default). A file is "
+                     "replaced atomically; a device or FIFO is written through; a symlink's target is replaced.")
+#: ``None``: by the number of inputs (:data:`JOBS_ONE_INPUT`, :data:`JOBS_MANY_INPUTS`)
+JOBS = Option("jobs", ("-j", "--jobs"), "count", None, metavar="N",
+              help="Worker processes (0: one per CPU): several inputs, a file each (default 1); one "
+                   "input, groups of its functions when it is large (default 0).")
+#: ``-j`` when it is not given: one input's functions in groups, one per CPU; several
+#: inputs, one at a time
+JOBS_ONE_INPUT = 0
+JOBS_MANY_INPUTS = 1
+STATS = Option("show_stats", ("--stats",), "flag", False, help="Print roots, tagged accesses and reasons on stderr.")
+REPORT = Option("report_path", ("--report",), "value", None, metavar="FILE",
+                help="Write what was found and tagged as JSON to FILE ('-': stdout).")
+REMARKS = Option("remarks_path", ("--remarks",), "value", None, metavar="FILE",
+                 help="Write LLVM optimization remarks (YAML) for every access to FILE ('-': stdout).")
+NO_VERIFY = Option("no_verify", ("--no-verify",), "flag", False, help="Do not check the output with llvmlite's LLVM.")
+WERROR = Option("werror", ("-Werror", "--warnings-as-errors"), "flag", False,
+                help="Make every warning an error: the run fails (exit 2) and writes nothing.")
+QUIET = Option("quiet", ("-q", "--quiet"), "flag", False, help="Print no notes (warnings and errors still).")
+
+# ------------------------------------------------ the commands that make code
+CODEGEN = Option("codegen", ("--codegen",), "choice", "llvmlite", choices=CODEGENS,
+                 help="The embedded LLVM that generates code: llvmlite's (LLVM 22) or Triton's bundled LLVM (24, "
+                      "when Triton is installed: the code generator Triton's users ship with).")
+
+#: the options of :class:`AnnotateOptions`, in the order the commands list them
+ANNOTATE = (LDS, ARGS, MAY_ALIAS, REGIONS)
+#: the plain ``llnoalias IN -o OUT`` command line's options: what the fast path of
+#: ``cli/entry.py`` reads, as the annotate command declares them
+PLAIN_RUN = (OUTPUT, JOBS, *ANNOTATE, STATS, REPORT, REMARKS, NO_VERIFY, WERROR, QUIET)
+#: every option of the table, by name
+OPTIONS = {o.name: o for o in (*PLAIN_RUN, CODEGEN)}
 
 
 class AnnotateOptions(ValueRecord):
@@ -34,8 +129,8 @@ class AnnotateOptions(ValueRecord):
     #: Split one root into byte-range regions (SPEC section 2b).
     regions: bool
 
-    def __init__(self, lds: str = "dynamic", args: str = "auto",
-                 may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True) -> None:
+    def __init__(self, lds: str = LDS.default, args: str = ARGS.default,
+                 may_alias: Iterable[str | Iterable[int]] = MAY_ALIAS.default, regions: bool = REGIONS.default) -> None:
         if lds not in LDS_MODES:
             raise ValueError(f"lds must be one of {', '.join(LDS_MODES)}, not {lds!r}")
         if args not in ARGS_MODES:

@@ -37,7 +37,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .options import AnnotateOptions
+from .options import ARGS, LDS, MAY_ALIAS, REGIONS, AnnotateOptions
 
 #: the first function a module defines, to name the kernel in warnings
 _KERNEL_NAME = re.compile(r"^define [^@\n]*@\"?([-\w.$]+)", re.MULTILINE)
@@ -175,8 +175,8 @@ def _knobs() -> Any:
     return runtime
 
 
-def enable(*, lds: str = "dynamic", args: str = "auto",
-           may_alias: Iterable[str | Iterable[int]] = (), regions: bool = True,
+def enable(*, lds: str = LDS.default, args: str = ARGS.default,
+           may_alias: Iterable[str | Iterable[int]] = MAY_ALIAS.default, regions: bool = REGIONS.default,
            options: AnnotateOptions | None = None, strict: bool = False, check: bool = False) -> None:
     """Annotate the LLVM IR of every later Triton compile in this process.
 

@@ -17,6 +17,7 @@ import os
 import shutil
 
 from ..diagnostics import LLNoaliasError, first_line
+from ..options import CODEGEN, CODEGENS
 from . import ExternalToolError, llvmlite_backend, triton_backend
 from . import llc as llc_backend
 from . import ptxas as ptxas_backend
@@ -60,7 +61,7 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
              llc_args: tuple[str, ...] = (), ptxas: str | None = None, timeout: float = 300.0,
              triple: str | None = None, optimize: bool = False, notes: list[str] | None = None,
              fallback: bool = True, used: dict[str, str] | None = None, level: int = 3,
-             codegen: str = "llvmlite") -> bytes:
+             codegen: str = CODEGEN.default) -> bytes:
     """Generate assembly (``emit="asm"``: AMDGPU ``.s`` or NVPTX PTX) or an object
     (``emit="obj"``: an AMDGPU ELF ``.o`` or an NVPTX cubin) from one module's text.
 
@@ -85,8 +86,8 @@ def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: s
         raise LLNoaliasError(f"unknown code generation level -O{level} (expected 0 to 3)")
     if emit not in EMIT_KINDS:
         raise LLNoaliasError(f"unknown --emit '{emit}' (expected asm or obj)")
-    if codegen not in triton_backend.CODEGENS:
-        raise LLNoaliasError(f"unknown --codegen '{codegen}' (expected {' or '.join(triton_backend.CODEGENS)})")
+    if codegen not in CODEGENS:
+        raise LLNoaliasError(f"unknown --codegen '{codegen}' (expected {' or '.join(CODEGENS)})")
     if codegen == "triton" and llc:
         raise LLNoaliasError("--codegen triton and --llc both name the code generator: pass one")
     if codegen == "triton" and optimize:
@@ -123,7 +124,7 @@ class _Codegen:
 
     def __init__(self, ir_text: str, target: Target, llc: str | None, llc_args: tuple[str, ...],
                  timeout: float, optimize: bool, fallback: bool, notes: list[str], used: dict[str, str],
-                 level: int = 3, codegen: str = "llvmlite"):
+                 level: int = 3, codegen: str = CODEGEN.default):
         self.ir_text = ir_text
         self.codegen = codegen
         self.target = target

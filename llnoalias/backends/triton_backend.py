@@ -28,7 +28,6 @@ from ..diagnostics import LLNoaliasError
 from . import ExternalToolError
 
 #: what ``--codegen`` takes
-CODEGENS = ("llvmlite", "triton")
 #: the rewrites of :mod:`.bridge` that LLVM 24 needs too (older signatures its reader rejects)
 LLVM24_REWRITES = ("amdgcn-make-buffer-rsrc-i64", "amdgcn-make-buffer-rsrc-overloaded-num-records")
 

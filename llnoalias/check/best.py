@@ -26,6 +26,7 @@ from ..backends.target import detect
 from ..ir.model import Module
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
+from ..options import CODEGEN
 from .checker import CheckResult, check_text
 from .judge import Race
 
@@ -109,7 +110,7 @@ def decide(name: str, inp: Measure, ann: Measure) -> Choice:
 
 
 def choose(annotated: str, original: str, path: str, *, mcpu: str | None = None, triple: str | None = None,
-           llc: str | None = None, codegen: str = "llvmlite", timeout: float = 300.0) -> BestChoice:
+           llc: str | None = None, codegen: str = CODEGEN.default, timeout: float = 300.0) -> BestChoice:
     """Compile and check both forms and choose per function (see the module's docstring).
     A module that is not AMDGPU, or that llnoalias did not change, keeps ``annotated``."""
     if annotated == original or not detect(annotated, mcpu, triple).is_amdgpu:

@@ -19,6 +19,7 @@ from ..backends.target import detect
 from ..ir.model import Module
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
+from ..options import CODEGEN
 from .footprints import IRAccess, module_footprints
 from .judge import FunctionVerdict, Race, Wait, judge
 from .locate import same_instructions, with_line_locations
@@ -81,7 +82,7 @@ def has_lds_dma(text: str) -> bool:
 
 def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, triple: str | None = None,
                llc: str | None = None, compare_plain: bool = False, timeout: float = 300.0,
-               module: Module | None = None, codegen: str = "llvmlite") -> CheckResult:
+               module: Module | None = None, codegen: str = CODEGEN.default) -> CheckResult:
     """Check one module's text (see the module's docstring) with the code generator ``codegen``
     names (``codegen.generate``'s: ``llvmlite`` or ``triton``) or ``llc``. Raises
     ``LLNoaliasError`` on bad input or when no code generator can take the module."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
+from ..options import CODEGEN
 from .checker import CheckResult, check_text
 from .footprints import IRAccess, module_footprints
 from .judge import Race
@@ -116,7 +117,7 @@ def _scope_dmas(text: str, dma_lines: list[int]) -> tuple[str, list[str]]:
 
 
 def repair(text: str, path: str = "<stdin>", *, mcpu: str | None = None, triple: str | None = None,
-           llc: str | None = None, codegen: str = "llvmlite", timeout: float = 300.0) -> Repair:
+           llc: str | None = None, codegen: str = CODEGEN.default, timeout: float = 300.0) -> Repair:
     """Check ``text`` and, where it races, repair it (see the module's docstring)."""
     mod = parse_module(SourceFile(path, text))
 

@@ -18,6 +18,7 @@ from ..backends.target import detect
 from ..ir.model import Function, Module
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
+from ..options import CODEGEN
 from .checker import CheckResult, check_text, has_lds_dma
 from .judge import Race
 
@@ -80,7 +81,7 @@ def checked_compile(annotated: str, original: str, path: str, *, emit: str = "as
                     triple: str | None = None, llc: str | None = None, llc_args: tuple[str, ...] = (),
                     ptxas: str | None = None, optimize: bool = False, level: int = 3,
                     notes: list[str] | None = None, used: dict[str, str] | None = None,
-                    codegen: str = "llvmlite") -> SelfChecked:
+                    codegen: str = CODEGEN.default) -> SelfChecked:
     """Compile ``annotated`` as ``codegen.generate`` would (with the code generator ``codegen``
     names), checked against ``original``."""
     said = notes if notes is not None else []

@@ -9,6 +9,7 @@ import click
 
 from ..diagnostics import LLNoaliasError, Location, format_diagnostic
 from ..fileio import display_name, read_input, write_stdout
+from ..options import CODEGEN
 from .options import codegen_option
 
 TYPE_CHECKING = False
@@ -99,7 +100,7 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
               help="Also compile the module without the debug locations the check adds, and say whether "
                    "the instructions differ.")
 def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
-                  show_waits: bool, compare_plain: bool, codegen: str = "llvmlite") -> None:
+                  show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default) -> None:
     """Compile IN as given and report every LDS access that some path of the assembly reaches
     while an LDS-DMA that may write its bytes is still in flight (no vmcnt wait retired it).
 

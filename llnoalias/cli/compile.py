@@ -13,6 +13,7 @@ from ..backends import ExternalToolError
 from ..backends import codegen as code_generator
 from ..diagnostics import LLNoaliasError, note, warn
 from ..fileio import display_name, read_input, write_output
+from ..options import CODEGEN
 from .options import annotate_options, codegen_option, options_from_kwargs
 
 #: Output extensions and the ``--emit`` they imply; anything else (and stdout) is asm.
@@ -53,7 +54,7 @@ def _fail_external(exc: ExternalToolError) -> None:
 
 def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, triple: str | None,
              llc: str | None, llc_args: tuple[str, ...], ptxas: str | None, optimize: bool, level: int,
-             notes: list[str], used: dict[str, str], codegen_name: str = "llvmlite") -> bytes:
+             notes: list[str], used: dict[str, str], codegen_name: str = CODEGEN.default) -> bytes:
     """Generate code from the annotated ``text`` and check it (``check.selfcheck``); say on
     stderr where claims were withdrawn and which races the input has itself."""
     from ..check.selfcheck import checked_compile
@@ -117,7 +118,7 @@ def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, t
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
-                    no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, codegen: str = "llvmlite",
+                    no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, codegen: str = CODEGEN.default,
                     best: bool = False, repair: bool = False, **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 

@@ -16,61 +16,67 @@ import os
 import sys
 
 from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
-from ..options import ARGS_MODES, GC_YOUNG_THRESHOLD, LDS_MODES, AnnotateOptions, parse_may_alias
+from ..options import (
+    ANNOTATE,
+    GC_YOUNG_THRESHOLD,
+    JOBS_ONE_INPUT,
+    PLAIN_RUN,
+    AnnotateOptions,
+    parse_may_alias,
+)
 from ..plain import Record
 
-#: flags: option -> (field, value)
-_FLAGS = {"--no-verify": ("no_verify", True), "--stats": ("show_stats", True),
-          "--regions": ("regions", True), "--no-regions": ("regions", False),
-          "-q": ("quiet", True), "--quiet": ("quiet", True),
-          "-Werror": ("werror", True), "--warnings-as-errors": ("werror", True)}
-#: options with a value: option -> field
-_VALUED = {"-o": "output", "--output": "output", "--lds": "lds", "--args": "args",
-           "--report": "report_path", "--remarks": "remarks_path", "--may-alias": "may_alias",
-           "-j": "jobs", "--jobs": "jobs"}
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+#: flags: spelling -> (field, value) (``--regions``/``--no-regions`` both set one field)
+_FLAGS = {**{f: (o.name, True) for o in PLAIN_RUN if o.kind in ("flag", "switch") for f in o.flags},
+          **{f: (o.name, False) for o in PLAIN_RUN for f in o.off}}
+#: options with a value: spelling -> the option
+_VALUED = {f: o for o in PLAIN_RUN if o.kind in ("value", "choice", "count", "many") for f in o.flags}
 #: the subcommands of :mod:`.main` (an input of that name goes to click; a test holds this
 #: list equal to the click group's, so a command added there must be added here)
 _COMMANDS = ("annotate", "check", "compile", "explain", "stats", "gate")
 
 
 class FastRun(Record):
-    """One plain ``llnoalias IN [-o OUT] [options]`` command line (a plain class: a
+    """One plain ``llnoalias IN [-o OUT] [options]`` command line: the input's ``path`` and
+    a field per option of ``options.PLAIN_RUN``, its default unless given (a plain class: a
     dataclass costs about 1 ms at every start)."""
 
-    _FIELDS = ("path", "output", "no_verify", "show_stats", "regions", "lds", "args", "report_path",
-               "remarks_path", "may_alias", "jobs", "quiet", "werror")
+    _FIELDS = ("path", *(o.name for o in PLAIN_RUN))
+    output: str | None
+    jobs: int | None  # processes for a large input's functions (None: JOBS_ONE_INPUT)
+    lds: str
+    args: str
+    may_alias: list[str]
+    regions: bool
+    show_stats: bool
+    report_path: str | None
+    remarks_path: str | None
+    no_verify: bool
+    werror: bool
+    quiet: bool
 
-    def __init__(self, path: str = "-", output: str | None = None, no_verify: bool = False,
-                 show_stats: bool = False, regions: bool = True, lds: str = "dynamic", args: str = "auto",
-                 report_path: str | None = None, remarks_path: str | None = None,
-                 may_alias: list[str] | None = None, jobs: int = 0, quiet: bool = False,
-                 werror: bool = False) -> None:
+    def __init__(self, path: str = "-", **given: Any) -> None:
         self.path = path
-        self.output = output
-        self.no_verify = no_verify
-        self.show_stats = show_stats
-        self.regions = regions
-        self.lds = lds
-        self.args = args
-        self.report_path = report_path
-        self.remarks_path = remarks_path
-        self.may_alias: list[str] = [] if may_alias is None else may_alias
-        #: processes for a large input's functions (0: one per CPU)
-        self.jobs = jobs
-        self.quiet = quiet
-        self.werror = werror
-
+        for o in PLAIN_RUN:
+            value = given.pop(o.name, o.default)
+            setattr(self, o.name, list(value) if o.kind == "many" else value)
+        if given:
+            raise TypeError(f"FastRun has no field {sorted(given)[0]!r}")
 
     def options(self) -> AnnotateOptions:
-        return AnnotateOptions(lds=self.lds, args=self.args, may_alias=parse_may_alias(self.may_alias),
-                               regions=self.regions)
+        return AnnotateOptions(**{o.name: getattr(self, o.name) for o in ANNOTATE})
 
     def run(self) -> None:
         from .run import annotate_file
 
         annotate_file(self.path, self.output, self.options(), verify=not self.no_verify,
                       show_stats=self.show_stats, report_path=self.report_path,
-                      remarks_path=self.remarks_path, jobs=self.jobs, quiet=self.quiet, werror=self.werror)
+                      remarks_path=self.remarks_path, jobs=JOBS_ONE_INPUT if self.jobs is None else self.jobs,
+                      quiet=self.quiet, werror=self.werror)
 
 
 def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
@@ -98,29 +104,26 @@ def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
                 i += 1
             else:
                 return None
-            name = _VALUED[arg]
+            opt = _VALUED[arg]
             if value.startswith("-") and value != "-":
                 return None
-            if name == "may_alias":
-                run.may_alias.append(value)
-            elif name == "jobs":
-                if not (value.isascii() and value.isdigit()) or name in seen:
-                    return None  # click says what is wrong with it
-                seen.add(name)
-                run.jobs = int(value)
-            elif name in seen:
+            if opt.kind == "many":
+                getattr(run, opt.name).append(value)
+            elif opt.name in seen:
+                return None
+            elif opt.kind == "count" and not (value.isascii() and value.isdigit()):
+                return None  # click says what is wrong with it
+            elif opt.kind == "choice" and value not in opt.choices:
                 return None
             else:
-                seen.add(name)
-                setattr(run, name, value)
+                seen.add(opt.name)
+                setattr(run, opt.name, int(value) if opt.kind == "count" else value)
         elif arg == "-" or not arg.startswith("-"):
             inputs.append(arg)
         else:
             return None
         i += 1
     if len(inputs) > 1 or any(a in _COMMANDS for a in inputs) or (argv and argv[0] in _COMMANDS):
-        return None
-    if run.lds not in LDS_MODES or run.args not in ARGS_MODES:
         return None
     try:
         parse_may_alias(run.may_alias)

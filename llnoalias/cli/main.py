@@ -13,8 +13,27 @@ from typing import Any
 import click
 
 from ..diagnostics import EXIT_BAD_INPUT, LLNoaliasError
-from ..options import AnnotateOptions
-from .options import annotate_options, codegen_option, options_from_kwargs, print_after_option
+from ..options import (
+    CODEGEN,
+    JOBS,
+    JOBS_MANY_INPUTS,
+    JOBS_ONE_INPUT,
+    NO_VERIFY,
+    OUTPUT,
+    QUIET,
+    REMARKS,
+    REPORT,
+    STATS,
+    WERROR,
+    AnnotateOptions,
+)
+from .options import (
+    annotate_options,
+    codegen_option,
+    option,
+    options_from_kwargs,
+    print_after_option,
+)
 from .run import annotate_file
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -115,25 +134,18 @@ def cli() -> None:
 
 @cli.command("annotate", context_settings=CONTEXT)
 @click.argument("inputs", metavar="IN...", nargs=-1)
-@click.option("-o", "--output", default=None, metavar="OUT",
-              help="Where to write the annotated IR (one input); '-' is stdout (the default). A file is "
-                   "replaced atomically; a device or FIFO is written through; a symlink's target is replaced.")
+@option(OUTPUT)
 @click.option("--out-dir", "out_dir", default=None, metavar="DIR",
               help="Write each input to DIR/<basename> (needed with several inputs); DIR is created when missing.")
-@click.option("-j", "--jobs", default=None, type=click.IntRange(min=0), metavar="N",
-              help="Worker processes (0: one per CPU): several inputs, a file each (default 1); one "
-                   "input, groups of its functions when it is large (default 0).")
+@option(JOBS)
 @annotate_options
-@click.option("--stats", "show_stats", is_flag=True, help="Print roots, tagged accesses and reasons on stderr.")
-@click.option("--report", "report_path", metavar="FILE", default=None,
-              help="Write what was found and tagged as JSON to FILE ('-': stdout).")
-@click.option("--remarks", "remarks_path", metavar="FILE", default=None,
-              help="Write LLVM optimization remarks (YAML) for every access to FILE ('-': stdout).")
+@option(STATS)
+@option(REPORT)
+@option(REMARKS)
 @print_after_option
-@click.option("--no-verify", is_flag=True, help="Do not check the output with llvmlite's LLVM.")
-@click.option("-Werror", "--warnings-as-errors", "werror", is_flag=True,
-              help="Make every warning an error: the run fails (exit 2) and writes nothing.")
-@click.option("-q", "--quiet", is_flag=True, help="Print no notes (warnings and errors still).")
+@option(NO_VERIFY)
+@option(WERROR)
+@option(QUIET)
 @click.option("--best", is_flag=True,
               help="Compile to decide: per function, keep the claims or the input's lines (as compile --best).")
 @click.option("--repair", is_flag=True,
@@ -144,7 +156,7 @@ def cli() -> None:
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool, report_path: str | None, remarks_path: str | None,
                      print_after: tuple[str, ...], no_verify: bool, werror: bool, quiet: bool,
-                     best: bool = False, repair: bool = False, mcpu: str | None = None, codegen: str = "llvmlite",
+                     best: bool = False, repair: bool = False, mcpu: str | None = None, codegen: str = CODEGEN.default,
                      **kwargs: Any) -> None:
     """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
     inputs, annotate each into --out-dir (in parallel with -j N)."""
@@ -154,11 +166,11 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
         single = [flag for flag, on in (("--print-after", print_after), ("--best", best), ("--repair", repair)) if on]
         if single:
             _usage_error(f"{' and '.join(single)} take{'s' if len(single) == 1 else ''} a single input")
-        _annotate_many(paths, output, out_dir, 1 if jobs is None else jobs, show_stats, report_path,
+        _annotate_many(paths, output, out_dir, JOBS_MANY_INPUTS if jobs is None else jobs, show_stats, report_path,
                        remarks_path, no_verify, options, (quiet, werror))
         return
     annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
-                  report_path=report_path, remarks_path=remarks_path, jobs=0 if jobs is None else jobs,
+                  report_path=report_path, remarks_path=remarks_path, jobs=JOBS_ONE_INPUT if jobs is None else jobs,
                   print_after=print_after, quiet=quiet, werror=werror,
                   compiled=(mcpu, codegen, best, repair) if best or repair else None)
 

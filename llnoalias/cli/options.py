@@ -1,5 +1,7 @@
-"""Click options shared by every command that annotates (``annotate``, ``compile``,
-``explain``, ``stats`` on ``.ll`` input), so they are spelled one way everywhere."""
+"""Click options made from the table of ``llnoalias/options.py`` (``OPTIONS``): those of every
+command that annotates (``annotate``, ``compile``, ``explain``, ``stats`` on ``.ll`` input),
+the annotate command's own and ``--codegen``, so each is spelled, and has its default, in
+one place."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..options import ARGS_MODES, LDS_MODES, AnnotateOptions, parse_may_alias
+from ..options import ANNOTATE, CODEGEN, AnnotateOptions, Option, parse_may_alias
 
 F = Callable[..., Any]
 
@@ -42,37 +44,36 @@ def print_after_option(func: F) -> F:
              "comma list. The run stays in one process.")(func)
 
 
+def option(opt: Option) -> Callable[[F], F]:
+    """The click option of a row of the table (its spellings, kind, default and help)."""
+    if opt.kind == "switch":
+        decls = ["/".join((*opt.flags, *opt.off))]
+        return click.option(*decls, opt.name, default=opt.default, show_default=True, help=opt.help)
+    if opt.kind == "flag":
+        return click.option(*opt.flags, opt.name, is_flag=True, help=opt.help)
+    if opt.kind == "choice":
+        return click.option(*opt.flags, opt.name, type=click.Choice(opt.choices), default=opt.default,
+                            show_default=True, help=opt.help)
+    if opt.kind == "many":
+        callback = _parse_may_alias if opt.name == "may_alias" else None
+        return click.option(*opt.flags, opt.name, multiple=True, callback=callback, metavar=opt.metavar,
+                            help=opt.help)
+    kind = click.IntRange(min=0) if opt.kind == "count" else None
+    return click.option(*opt.flags, opt.name, default=opt.default, type=kind, metavar=opt.metavar, help=opt.help)
+
+
 def annotate_options(func: F) -> F:
     """Decorate a click command with the annotation options."""
-    decorators = [
-        click.option("--lds", type=click.Choice(LDS_MODES), default="dynamic", show_default=True,
-                     help="Which addrspace(3) globals get scopes: external zero-sized ones, all, or none."),
-        click.option("--args", "args_mode", type=click.Choice(ARGS_MODES), default="auto",
-                     show_default=True,
-                     help="Kernel pointer arguments as roots: those already noalias (auto), every one (noalias), none."),
-        click.option("--may-alias", "may_alias", multiple=True, callback=_parse_may_alias, metavar="I,J[,K]",
-                     help="Kernel arguments that may share a buffer: no noalias, one shared scope. Repeatable."),
-        click.option("--regions/--no-regions", default=True, show_default=True,
-                     help="Split one LDS root into byte-range regions, each with its own scope."),
-    ]
-    for deco in reversed(decorators):
-        func = deco(func)
+    for opt in reversed(ANNOTATE):
+        func = option(opt)(func)
     return func
 
 
 def options_from_kwargs(kwargs: dict[str, Any]) -> AnnotateOptions:
     """Pop the annotation options out of a command's keyword arguments."""
-    return AnnotateOptions(
-        lds=kwargs.pop("lds"),
-        args=kwargs.pop("args_mode"),
-        may_alias=kwargs.pop("may_alias"),
-        regions=kwargs.pop("regions"),
-    )
+    return AnnotateOptions(**{opt.name: kwargs.pop(opt.name) for opt in ANNOTATE})
 
 
 def codegen_option(func: F) -> F:
     """``--codegen llvmlite|triton``: the LLVM that generates the code (``--llc PATH`` overrides it)."""
-    return click.option(
-        "--codegen", "codegen", type=click.Choice(["llvmlite", "triton"]), default="llvmlite", show_default=True,
-        help="The embedded LLVM that generates code: llvmlite's (LLVM 22) or Triton's bundled LLVM (24, "
-             "when Triton is installed: the code generator Triton's users ship with).")(func)
+    return option(CODEGEN)(func)

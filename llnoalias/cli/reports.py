@@ -22,7 +22,7 @@ from rich.text import Text
 
 from ..diagnostics import LLNoaliasError, note, warn
 from ..fileio import decode, display_name, read_input
-from ..options import AnnotateOptions
+from ..options import CODEGEN, AnnotateOptions
 from ..stats import counters as asmstats
 from ..stats import gate
 from ..stats.counters import TOTAL_ROW, FileStats, StatsDiff
@@ -116,7 +116,7 @@ class _Target:
     #: (file, note) already printed: a file's input and annotated builds say the same.
     said: set[tuple[str, str]] = field(default_factory=set)
     #: ``--codegen``: llvmlite's LLVM or Triton's
-    codegen: str = "llvmlite"
+    codegen: str = CODEGEN.default
 
 
 def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
@@ -274,7 +274,7 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @codegen_option
 @annotate_options
 def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, triple: str | None,
-                  verbose: bool, codegen: str = "llvmlite", **kwargs: Any) -> None:
+                  verbose: bool, codegen: str = CODEGEN.default, **kwargs: Any) -> None:
     """Count waits, LDS-DMA instructions and PTX loads per function and in total.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing, PTX, or LLVM IR ('.ll',

@@ -8,7 +8,7 @@ import sys
 from ..diagnostics import POLICY, LLNoaliasError, note
 from ..fileio import display_name, read_input
 from ..ir.source import BOM
-from ..options import AnnotateOptions
+from ..options import JOBS_ONE_INPUT, QUIET, REMARKS, REPORT, STATS, WERROR, AnnotateOptions
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
@@ -132,9 +132,9 @@ def _compiled_choices(original: str, result: AnnotateResult, name: str,
 
 
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
-                  show_stats: bool = False, report_path: str | None = None,
-                  remarks_path: str | None = None, jobs: int = 0, print_after: tuple[str, ...] = (),
-                  quiet: bool = False, werror: bool = False,
+                  show_stats: bool = STATS.default, report_path: str | None = REPORT.default,
+                  remarks_path: str | None = REMARKS.default, jobs: int = JOBS_ONE_INPUT,
+                  print_after: tuple[str, ...] = (), quiet: bool = QUIET.default, werror: bool = WERROR.default,
                   compiled: tuple[str | None, str, bool, bool] | None = None) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
