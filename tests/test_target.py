@@ -204,3 +204,34 @@ def test_triple_less_modules_are_read_from_their_code_by_one_rule() -> None:
             assert inferred is not None and normalize_triple(inferred[0])[1] == family and why in inferred[1], text
     with pytest.raises(LLNoaliasError, match="both AMDGPU and NVPTX"):
         detect("define amdgpu_kernel void @k() {\n  ret void\n}\ndefine ptx_kernel void @j() {\n  ret void\n}\n")
+
+
+R600 = ('target triple = "r600--"\n'
+        "@a = external addrspace(3) global [0 x i32]\n@b = addrspace(3) global [64 x i32] undef\n"
+        "define amdgpu_kernel void @k(i32 %i) {\n"
+        "  %p = getelementptr i32, ptr addrspace(3) @a, i32 %i\n  store i32 1, ptr addrspace(3) %p, align 4\n"
+        "  %q = getelementptr i32, ptr addrspace(3) @b, i32 %i\n  store i32 2, ptr addrspace(3) %q, align 4\n"
+        "  ret void\n}\n")
+
+
+def test_r600_is_amdgpu_everywhere_and_compile_says_why_it_stops() -> None:
+    """One reading of a triple (``ir.facts.target_family``): an r600 module is AMDGPU to the
+    analysis (``Module.facts``, annotated as one) and to the code generator's target, which
+    refuses it as an AMD GPU before GCN, not as a non-GPU triple."""
+    import llnoalias
+    from llnoalias.ir.facts import AMDGPU, is_pre_gcn, target_family
+
+    assert target_family("r600--") == target_family("R600-unknown-unknown") == AMDGPU
+    assert is_pre_gcn("r600--") and not is_pre_gcn("amdgcn-amd-amdhsa") and not is_pre_gcn("amdgpu9.50-amd-amdhsa")
+    assert parse_module(SourceFile("t.ll", R600)).facts.family == AMDGPU
+    res = llnoalias.annotate(R600, lds="all")
+    assert res.changed and {r.name for r in res.report.roots} == {"a", "b"}
+    assert all(a.tagged and a.domain == "llnoalias.lds" for a in res.report.accesses)
+    for mcpu in ("cypress", None):
+        with pytest.raises(LLNoaliasError) as info:
+            detect(R600, mcpu=mcpu)
+        msg = info.value.format()
+        assert "is an AMD GPU before GCN" in msg and "not an AMDGPU" not in msg
+        assert "amdgcn-*" in msg and "llnoalias IN -o OUT" in msg
+    with pytest.raises(LLNoaliasError, match="before GCN"):
+        normalize_triple("r600--")

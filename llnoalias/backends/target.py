@@ -47,7 +47,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..diagnostics import LLNoaliasError
-from ..ir.facts import AMDGPU, NVPTX, code_family, code_family_reason, target_family
+from ..ir.facts import AMDGPU, NVPTX, code_family, code_family_reason, is_pre_gcn, target_family
 
 _TRIPLE_RE = re.compile(r'^[ \t]*target[ \t]+triple[ \t]*=[ \t]*"([^"\r\n]*)"', re.MULTILINE)
 _CPU_RE = re.compile(r'"target-cpu"[ \t]*=[ \t]*"([^"\r\n]*)"')
@@ -126,7 +126,9 @@ def amdgpu_version_to_gfx(version: str) -> str | None:
 def normalize_triple(triple: str) -> tuple[str, str, str | None]:
     """Return ``(triple for the code generator, family, CPU the triple implies)``.
 
-    Raises ``LLNoaliasError`` for a triple that is neither AMDGPU nor NVPTX.
+    The family is ``ir.facts.target_family``'s, the analysis's. Raises ``LLNoaliasError``
+    for a triple that is neither AMDGPU nor NVPTX, and for an AMD GPU before GCN
+    (``ir.facts.PRE_GCN_ARCHES``: AMDGPU to the analysis, nothing to generate code for here).
     """
     arch, sep, rest = triple.partition("-")
     arch_l = arch.lower()
@@ -143,6 +145,12 @@ def normalize_triple(triple: str) -> tuple[str, str, str | None]:
         return ("amdgcn" + sep + rest, AMDGPU, cpu)
     if family == NVPTX and arch_l in ("nvptx64", "nvptx"):
         return (triple, NVPTX, None)
+    if is_pre_gcn(triple):
+        raise LLNoaliasError(
+            f"the module's target triple '{triple}' is an AMD GPU before GCN (LLVM's r600 target), which has "
+            "none of what llnoalias compile generates and checks code for (flat addressing, buffer and LDS-DMA "
+            "intrinsics, vmcnt waits); llnoalias compile generates code for GCN and later AMD GPUs (amdgcn-*) "
+            "and NVPTX (nvptx64-*). Annotating it works as for any AMDGPU module (llnoalias IN -o OUT)")
     raise LLNoaliasError(
         f"the module's target triple '{triple}' is not an AMDGPU (amdgcn-*) or NVPTX (nvptx64-*) "
         "target; llnoalias compile generates code for GPUs only")

@@ -28,15 +28,31 @@ PRIVATE_ADDRSPACE = 5
 NVPTX_SHARED_CLUSTER_ADDRSPACE = 7
 
 
+#: how a triple's architecture starts, by the family it names (``amdgpu9.50`` is Triton's
+#: spelling of ``amdgcn`` with a version; ``r600``: see :data:`PRE_GCN_ARCHES`)
+_ARCH_FAMILIES = ((("amdgcn", "amdgpu", "r600"), AMDGPU), (("nvptx",), NVPTX))
+#: the architectures of AMD GPUs before GCN (LLVM's ``r600`` target: the R600 to Northern
+#: Islands generations). One answer everywhere: they are AMDGPU (the analysis reads their
+#: address spaces as AMDGPU's, LDS in 3, and annotates them as such), but they have none of
+#: what ``compile`` generates and checks code for (flat addressing, buffer and LDS-DMA
+#: intrinsics, ``s_waitcnt vmcnt``), so ``backends.target`` refuses them and says so.
+PRE_GCN_ARCHES = ("r600",)
+
+
 def target_family(triple: str) -> str:
     """The family a triple names: ``AMDGPU`` (``amdgcn``, ``amdgpu``, ``r600``), ``NVPTX``,
-    or ``OTHER``."""
+    or ``OTHER``. The one reading of a triple's family: ``Module.facts`` and the code
+    generator's target (``backends.target``) both ask it."""
     t = triple.lower()
-    if t.startswith("amdgcn") or t.startswith("amdgpu") or t.startswith("r600"):
-        return AMDGPU
-    if t.startswith("nvptx"):
-        return NVPTX
+    for starts, family in _ARCH_FAMILIES:
+        if t.startswith(starts):
+            return family
     return OTHER
+
+
+def is_pre_gcn(triple: str) -> bool:
+    """Does ``triple`` name an AMD GPU before GCN (:data:`PRE_GCN_ARCHES`)?"""
+    return triple.lower().startswith(PRE_GCN_ARCHES)
 
 
 _AMDGPU_MARK_RE = lazy(r"\bamdgpu_(?:kernel|cs|ps|vs|gs|hs|ls|es|gfx)\b|@llvm\.amdgcn\.")
@@ -91,5 +107,5 @@ def reaches_global(family: str, addrspace: int) -> bool:
 
 
 __all__ = ["AMDGPU", "GENERIC_ADDRSPACE", "LDS_ADDRSPACE", "NVPTX", "NVPTX_SHARED_CLUSTER_ADDRSPACE", "OTHER",
-           "PRIVATE_ADDRSPACE", "code_family", "code_family_reason", "reaches_global", "reaches_lds",
-           "target_family"]
+           "PRE_GCN_ARCHES", "PRIVATE_ADDRSPACE", "code_family", "code_family_reason", "is_pre_gcn", "reaches_global",
+           "reaches_lds", "target_family"]
