@@ -76,11 +76,11 @@ _LITERAL_LDS = re.compile(r"(?:addrspace|space)\s*(?:==|!=|in|not in)\s*\(?[\d, 
 
 
 def test_the_lds_address_space_is_one_name() -> None:
-    """Outside ir/facts.py no module of the analysis, the transform or the back ends compares
-    an address space with the literal 3 (``check/``, ``stats/`` and ``asm/`` read assembly
-    and are other work's)."""
+    """Outside ir/facts.py no module of the analysis, the transform, the back ends or the
+    check compares an address space with the literal 3 (``stats/`` and ``asm/`` read
+    assembly, whose numbers are not IR address spaces)."""
     bad = []
-    for sub in ("analysis", "transform", "backends", "ir"):
+    for sub in ("analysis", "transform", "backends", "ir", "check"):
         for p in sorted((PKG / sub).rglob("*.py")):
             if p.name == "facts.py":
                 continue
@@ -90,3 +90,14 @@ def test_the_lds_address_space_is_one_name() -> None:
                     bad.append(f"{p.relative_to(PKG.parent)}:{n}: {line.strip()}")
     assert not bad, "\n".join(bad)
     assert _LITERAL_LDS.search("if g.addrspace == 3 and x") and _LITERAL_LDS.search("addrspace in (0, 3)")
+
+
+def test_the_check_reads_the_modules_facts() -> None:
+    """``check/`` (the footprints of its IR accesses) takes the family, the data layout and
+    which LDS variables are static or dynamic from ``Module.facts``, not from the globals."""
+    bad = []
+    for p in sorted((PKG / "check").rglob("*.py")):
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            if re.search(r"is_zero_sized|is_external|\.globals\b|layout_of\(|module_family\(|target_family\(", line):
+                bad.append(f"{p.relative_to(PKG.parent)}:{n}: {line.strip()}")
+    assert not bad, "\n".join(bad)

@@ -18,15 +18,16 @@ import re
 import sys
 from dataclasses import dataclass
 
-from ..analysis.memory.accesses import Access, find_accesses, module_family, reaches_lds
+from ..analysis.memory.accesses import Access, find_accesses
 from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
-from ..ir.datalayout import DataLayout, layout_of
-from ..ir.model import Function, LocalRef, Module
+from ..ir.datalayout import DataLayout
+from ..ir.facts import reaches_lds
+from ..ir.model import Function, LocalRef, Module, ModuleFacts
 from ..options import AnnotateOptions
 from ..transform.roots import find_roots
 
@@ -86,11 +87,14 @@ class IRAccess:
     block: int = -1
 
 
-def _space(mod: Module, root: Root) -> str:
-    g = mod.globals.get(root.name) or mod.globals.get(root.members[0] if root.members else "")
-    if g is None:
-        return ALL
-    return DYN if g.is_zero_sized else g.name
+def _space(facts: ModuleFacts, root: Root) -> str:
+    """The space of an LDS root: the dynamic block for a dynamic LDS variable, its own name
+    for a static one (the module's facts say which), else all of LDS."""
+    name = root.name if root.name in facts.static_lds or root.name in facts.dynamic_lds else (
+        root.members[0] if root.members else "")
+    if name in facts.dynamic_lds:
+        return DYN
+    return name if name in facts.static_lds else ALL
 
 
 def module_footprints(mod: Module) -> dict[int, IRAccess]:
@@ -105,7 +109,7 @@ def module_footprints(mod: Module) -> dict[int, IRAccess]:
 
 def _all_functions(mod: Module, ma: ModuleAnalysis) -> dict[int, IRAccess]:
     out: dict[int, IRAccess] = {}
-    family = module_family(mod)
+    family = mod.facts.family
     old = sys.getrecursionlimit()
     if old < 20000:
         sys.setrecursionlimit(20000)
@@ -127,7 +131,7 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
         return []  # nothing can race in a function without an LDS-DMA
     fa = ma.function(fn)
     fa.solve([p.value.name for a in accesses for p in a.pointers if isinstance(p.value, LocalRef)])
-    dl = layout_of(mod)
+    dl = mod.facts.layout
     fr = FunctionRanges(mod, fn, fa, family, dl)
     text = mod.text
     starts = mod.source.line_starts
@@ -238,7 +242,7 @@ def _footprint(mod: Module, fa: FunctionAnalysis, fr: FunctionRanges, dl: DataLa
             continue  # a kernel argument's buffer: global memory
         if not isinstance(value, Root):
             return EVERYWHERE  # not traced (a flat pointer of unknown provenance may be LDS)
-        where = _space(mod, value)
+        where = _space(mod.facts, value)
         if where == ALL:
             return EVERYWHERE
         fp = Footprint(where)
