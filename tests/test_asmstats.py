@@ -375,3 +375,24 @@ def test_json_diff_section() -> None:
 def test_from_json_rejects(doc: str) -> None:
     with pytest.raises(asmstats.SchemaError):
         from_json(doc)
+
+
+def test_one_assembly_reader() -> None:
+    """``stats`` counts the instructions the assembly reader reads (``asm.reader``: the
+    mnemonic and operands of a line, the counters a wait names); it has no instruction
+    patterns of its own, and a wait it counts is the wait the reader (and so ``check``) sees."""
+    from llnoalias.asm import reader
+    from llnoalias.stats import counters as c
+
+    assert c.split_instruction is reader.split_instruction
+    assert c.named_counters is reader.named_counters and c.wait_counters is reader.wait_counters
+    assert not [n for n in ("_LEGACY_COUNTER", "_SOPK_WAIT", "_SPLIT_WAIT") if hasattr(c, n)]
+    for line, want in (("s_waitcnt vmcnt(0) lgkmcnt(1)", {"vmcnt": 0, "lgkmcnt": 1}),
+                       ("s_waitcnt_vscnt null, 0x0", {"vscnt": 0}),
+                       ("s_wait_loadcnt_dscnt 0x100", {"loadcnt": 1, "dscnt": 0}),
+                       ("s_wait_asynccnt 0x0", {"asynccnt": 0})):
+        inst = reader.parse_instruction(line, 0, 1, 12)
+        assert inst.kind == reader.WAIT and inst.wait == want, line
+        counts = c.collect(f"k:\n  {line}\n", "x.s").kernels["k"]
+        assert counts["waits"] == 1 and {k for k in want} == {k for k in counts if k.endswith("cnt")}, line
+        assert {k for k, v in want.items() if v == 0} == {k[:-5] for k in counts if k.endswith("_zero")}, line

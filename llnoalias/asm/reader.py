@@ -5,6 +5,9 @@ Only what the text says is read: ``;`` and ``//`` start comments (so ``; s_waitc
 is no wait), the lines between ``;;#ASMSTART`` and ``;;#ASMEND`` are the producer's inline
 assembly (its waits are waits, marked ``producer_asm``), ``.loc FILE LINE COL`` gives the
 source position of the instructions after it.
+
+The reading of one line (``split_instruction``) and of what a wait names (``named_counters``,
+``wait_counters``) is the one ``stats.counters`` counts with too.
 """
 
 from __future__ import annotations
@@ -32,7 +35,13 @@ _NOT_LDS = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_nop", "ds_gws", "ds_a
 _RETURNS = ("glc", "sc0", "th:TH_ATOMIC_RETURN")
 _LABEL = re.compile(r"^([A-Za-z_.$][\w.$@]*):")
 _REG = re.compile(r"\b([vsa])(?:\[(\d+):(\d+)\]|(\d+)\b)")
-_FIELD = re.compile(r"(\w+)\((\d+)\)")
+#: a counter an ``s_waitcnt`` names: ``vmcnt(0)``, ``vmcnt_sat(3)`` (the assembler's
+#: saturating spelling), ``vs_cnt(0)`` (``vscnt``), with spaces or not
+_NAMED_COUNTER = re.compile(r"\b(vmcnt|lgkmcnt|expcnt|vscnt|vs_cnt)(?:_sat)?\s*\(\s*([^()\s]+)\s*\)")
+#: ``s_waitcnt_vmcnt`` ... (gfx10's SOPK forms): the counter
+_SOPK_WAIT = re.compile(r"^s_waitcnt_(vmcnt|lgkmcnt|expcnt|vscnt)$")
+#: gfx12's ``s_wait_<counter>`` and ``s_wait_<counter>_<counter>`` (the high field first)
+_SPLIT_WAIT = re.compile(r"^s_wait_((?:[a-z0-9]+cnt)(?:_[a-z0-9]+cnt)*)$")
 _LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
 _OFFSET = re.compile(r"^(offset[01]?):(-?(?:0x[0-9a-fA-F]+|\d+))$")
 _GFX = re.compile(r"gfx(\d+)[a-z]?")
@@ -55,13 +64,6 @@ _RAW_FIELDS: dict[int, dict[str, tuple[tuple[int, int], ...]]] = {
     9: {"vmcnt": ((0, 4), (14, 2)), "expcnt": ((4, 3),), "lgkmcnt": ((8, 4),)},
     10: {"vmcnt": ((0, 4), (14, 2)), "expcnt": ((4, 3),), "lgkmcnt": ((8, 6),)},
     11: {"vmcnt": ((10, 6),), "expcnt": ((0, 3),), "lgkmcnt": ((4, 6),)},
-}
-#: gfx12's ``s_wait_*`` instructions: mnemonic -> counters (a combined one: high field first)
-_GFX12_WAITS = {
-    "s_wait_loadcnt": ("loadcnt",), "s_wait_storecnt": ("storecnt",), "s_wait_dscnt": ("dscnt",),
-    "s_wait_kmcnt": ("kmcnt",), "s_wait_samplecnt": ("samplecnt",), "s_wait_bvhcnt": ("bvhcnt",),
-    "s_wait_expcnt": ("expcnt",),
-    "s_wait_loadcnt_dscnt": ("loadcnt", "dscnt"), "s_wait_storecnt_dscnt": ("storecnt", "dscnt"),
 }
 
 
@@ -188,25 +190,41 @@ def _int(s: str) -> int | None:
         return None
 
 
+def named_counters(rest: str) -> list[tuple[str, str]]:
+    """The counters an ``s_waitcnt``'s operands ``rest`` name, each once, in order, with the
+    value as written: ``vmcnt(0) lgkmcnt(1)`` -> ``[("vmcnt", "0"), ("lgkmcnt", "1")]``
+    (``vs_cnt`` is read as ``vscnt``). Empty for a bare immediate (``s_waitcnt 0xc07f``)."""
+    out: list[tuple[str, str]] = []
+    for counter, value in _NAMED_COUNTER.findall(rest):
+        key = "vscnt" if counter == "vs_cnt" else counter
+        if all(k != key for k, _ in out):
+            out.append((key, value))
+    return out
+
+
+def wait_counters(mnem: str) -> tuple[str, ...] | None:
+    """The counters a wait other than ``s_waitcnt`` waits on by its mnemonic: gfx10's
+    ``s_waitcnt_vmcnt`` ... (one), gfx12's ``s_wait_loadcnt``, ``s_wait_loadcnt_dscnt`` (the
+    field in the immediate's high bits first); None for any other instruction
+    (``s_wait_alu``, ``s_wait_idle`` and ``s_waitcnt_depctr`` wait on no memory counter)."""
+    m = _SOPK_WAIT.match(mnem) or _SPLIT_WAIT.match(mnem)
+    return tuple(m.group(1).split("_")) if m else None
+
+
 def _wait_fields(mnem: str, operands: tuple[str, ...], rest: str, generation: int) -> dict[str, int] | None:
     if mnem == "s_waitcnt":
-        named = _FIELD.findall(rest)
+        named = {k: int(v) for k, v in named_counters(rest) if v.isdigit()}
         if named:
-            return {k: int(v) for k, v in named}
+            return named
         imm = _int(operands[0]) if operands else None
         return decode_waitcnt(imm, generation) if imm is not None else None
-    if mnem in ("s_waitcnt_vmcnt", "s_waitcnt_vscnt", "s_waitcnt_lgkmcnt", "s_waitcnt_expcnt"):
-        imm = _int(operands[-1]) if operands else None
-        return {mnem[len("s_waitcnt_"):]: imm} if imm is not None else None
-    if mnem in _GFX12_WAITS:
-        imm = _int(operands[-1]) if operands else None
-        if imm is None:
-            return None
-        names = _GFX12_WAITS[mnem]
-        if len(names) == 1:
-            return {names[0]: imm}
-        return {names[0]: (imm >> 8) & 0x3F, names[1]: imm & 0x3F}
-    return None
+    names = wait_counters(mnem)
+    imm = _int(operands[-1]) if names and operands else None
+    if names is None or imm is None:
+        return None
+    if len(names) == 1:
+        return {names[0]: imm}
+    return {names[0]: (imm >> 8) & 0x3F, names[1]: imm & 0x3F}
 
 
 def _width(mnem: str) -> int:
@@ -269,15 +287,23 @@ def _no_dest(mnem: str, kind: str, lds_write: bool | None) -> bool:
                             "s_dcache", "s_icache"))
 
 
-def parse_instruction(code: str, index: int, line: int, generation: int, *, loc: tuple[int, int] = (0, 0),
-                      producer: bool = False) -> AsmInst:
-    """One line of code (comment already stripped) as an instruction."""
+def split_instruction(code: str) -> tuple[str, str, tuple[str, ...]]:
+    """One line of code (comment already stripped) as ``(mnemonic, the operand text, the
+    operands)``; the operands split at commas, the last one at spaces too (its modifiers:
+    ``offset:16``, ``lds``, ``glc``). What every reader of assembly here starts from
+    (:func:`parse_instruction`, ``stats.counters``)."""
     mnem, _, rest = code.partition(" ")
     mnem = mnem.strip()
     if "\t" in mnem:
         mnem, _, more = mnem.partition("\t")
         rest = more + " " + rest
-    ops = _split_operands(rest)
+    return mnem, rest, _split_operands(rest)
+
+
+def parse_instruction(code: str, index: int, line: int, generation: int, *, loc: tuple[int, int] = (0, 0),
+                      producer: bool = False) -> AsmInst:
+    """One line of code (comment already stripped) as an instruction."""
+    mnem, rest, ops = split_instruction(code)
     kind, lds_write, may_lds = _classify(mnem, ops)
     wait = _wait_fields(mnem, ops, rest, generation) if mnem.startswith(("s_waitcnt", "s_wait_")) else None
     if wait is not None:

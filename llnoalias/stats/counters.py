@@ -8,7 +8,11 @@ This module is pure text processing: no click, no rich, no LLVM. It reads
   ``0000000000001234: BF8C0F70  s_waitcnt vmcnt(0)``),
 * NVPTX PTX,
 
-splits it per function and counts, per function and in total (SPEC section 7).
+splits it per function and counts, per function and in total (SPEC section 7). An AMDGPU
+line of code is read by the assembly reader ``check`` uses (``asm.reader``:
+``split_instruction`` for its mnemonic and operands, ``named_counters`` and
+``wait_counters`` for what a wait names); what is here is the listing formats and which
+instructions count.
 
 Counter keys (the names used in tables, in ``--json`` and in gate baselines)
 -----------------------------------------------------------------------------
@@ -99,6 +103,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..asm.reader import named_counters, split_instruction, wait_counters
 from .registers import amdgpu_registers
 from .registers import ptxas_registers as ptxas_registers
 
@@ -268,9 +273,6 @@ _SKIP_BLOCKS = {
     ".amdgpu_pal_metadata": ".end_amdgpu_pal_metadata",
 }
 
-_LEGACY_COUNTER = re.compile(r"\b(vmcnt|lgkmcnt|expcnt|vscnt|vs_cnt)(?:_sat)?\s*\(\s*([^()\s]+)\s*\)")
-_SOPK_WAIT = re.compile(r"^s_waitcnt_(vmcnt|lgkmcnt|expcnt|vscnt)$")
-_SPLIT_WAIT = re.compile(r"^s_wait_((?:[a-z0-9]+cnt)(?:_[a-z0-9]+cnt)*)$")
 _MEMORY_PREFIXES = ("buffer_", "global_", "scratch_", "flat_", "cluster_", "tensor_")
 
 
@@ -299,29 +301,29 @@ def _strip_amdgpu_comment(line: str) -> str:
     return line[:cut]
 
 
-def _count_amdgpu_instruction(mnemonic: str, operands: str, counts: Counter[str]) -> None:
+def _count_amdgpu_instruction(code: str, counts: Counter[str]) -> None:
+    """Count one line of code, read by the assembly reader (``asm.reader.split_instruction``:
+    the mnemonic and the operands; ``named_counters`` and ``wait_counters``: what a wait
+    names)."""
+    mnem, operands, ops = split_instruction(code)
+    mnemonic = mnem.lower()
     if mnemonic == "s_waitcnt":
-        named = _LEGACY_COUNTER.findall(operands)
+        named = named_counters(operands)
         counts["waits"] += 1
         if named:
-            seen: set[str] = set()
-            for counter, value in named:
-                key = "vscnt" if counter == "vs_cnt" else counter
-                if key in seen:
-                    continue
-                seen.add(key)
+            for key, value in named:
                 counts[key] += 1
                 if _int(value) == 0:
                     counts[f"{key}_zero"] += 1
         else:
             counts["waitcnt_encoded"] += 1
-            imm = operands.strip().split(",")[-1].strip() if operands.strip() else ""
-            if imm and _int(imm) == 0:
+            last = operands.strip().split(",")[-1].strip() if operands.strip() else ""
+            if last and _int(last) == 0:
                 counts["waitcnt_encoded_zero"] += 1
         return
-    m = _SOPK_WAIT.match(mnemonic)
-    if m:
-        key = m.group(1)
+    names = wait_counters(mnemonic)
+    if names is not None and mnemonic.startswith("s_waitcnt_"):
+        key = names[0]
         counts["waits"] += 1
         counts[key] += 1
         parts = [p.strip() for p in operands.split(",")]
@@ -330,33 +332,25 @@ def _count_amdgpu_instruction(mnemonic: str, operands: str, counts: Counter[str]
         elif len(parts) == 1 and _int(parts[0]) == 0:
             counts[f"{key}_zero"] += 1
         return
-    m = _SPLIT_WAIT.match(mnemonic)
-    if m:
-        names = m.group(1).split("_")
+    if names is not None:
         counts["waits"] += 1
-        value = _int(operands.strip().split(",")[-1].strip()) if operands.strip() else None
+        imm = _int(operands.strip().split(",")[-1].strip()) if operands.strip() else None
         for i, key in enumerate(names):
             counts[key] += 1
-            if value is None:
+            if imm is None:
                 continue
             if len(names) == 1:
-                zero = value == 0
+                zero = imm == 0
             elif i == len(names) - 1:
-                zero = value & 0x3F == 0  # the DS counter: the low bits
+                zero = imm & 0x3F == 0  # the DS counter: the low bits
             else:
-                zero = (value >> 8) & 0x3F == 0  # loadcnt/storecnt: bits 8 and up
+                zero = (imm >> 8) & 0x3F == 0  # loadcnt/storecnt: bits 8 and up
             if zero:
                 counts[f"{key}_zero"] += 1
         return
     if mnemonic.startswith(_MEMORY_PREFIXES):
-        components = mnemonic.split("_")
-        if "lds" in components:
+        if "lds" in mnemonic.split("_") or (mnemonic.startswith(("buffer_load_", "buffer_store_")) and "lds" in ops):
             counts["lds_dma"] += 1
-            return
-        if mnemonic.startswith("buffer_load_") or mnemonic.startswith("buffer_store_"):
-            tokens = [t for t in re.split(r"[\s,]+", operands) if t]
-            if "lds" in tokens:
-                counts["lds_dma"] += 1
 
 
 def _amdgpu_function_names(lines: Sequence[str]) -> set[str]:
@@ -427,12 +421,9 @@ def _collect_amdgpu(text: str) -> tuple[dict[str, Counter[str]], list[str]]:
                 continue
         if line.startswith("."):
             continue  # directive
-        parts = line.split(None, 1)
-        mnemonic = parts[0].lower()
-        operands = parts[1] if len(parts) > 1 else ""
         if current == TOPLEVEL and TOPLEVEL not in kernels:
             kernels[TOPLEVEL] = Counter()
-        _count_amdgpu_instruction(mnemonic, operands, kernels[current])
+        _count_amdgpu_instruction(line, kernels[current])
 
     names = list(order)
     if TOPLEVEL in kernels and +kernels[TOPLEVEL]:
