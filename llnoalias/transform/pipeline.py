@@ -217,20 +217,30 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # Domains and scopes first, in a stable order, so the new lines read top-down.
     ids: dict[int, int] = {}
+    #: domain -> its keys, where they are distinct buffers (no region: two keys overlap
+    #: only when they are one): an access's !noalias list is then every other key
+    plain: dict[str, list] = {}
     for domain, keys in p.domain_keys.items():
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
         # scope in its !noalias list.
         used: set[str] = set()
+        names: list[str] = []
         for key in keys:
             name = key.name
+            escaped = md_escape(name)
             n = 1
-            while md_escape(name) in used:
+            while escaped in used:
                 n += 1
                 name = f"{key.name}#{n}"
-            used.add(md_escape(name))
-            ids[id(key)] = writer.scope(domain, name)
+                escaped = md_escape(name)
+            used.add(escaped)
+            names.append(escaped)
+        for key, sid in zip(keys, writer.domain_scopes(domain, names), strict=True):
+            ids[id(key)] = sid
+        if not any(isinstance(key, Region) for key in keys) and len({id(key) for key in keys}) == len(keys):
+            plain[domain] = keys
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     #: (domain, id of its one key) -> its scopes and noalias lists: most accesses have one
@@ -245,10 +255,20 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         if not dkeys:
             continue
         if len(dkeys) == 1:
-            got = one_key.get((d.domain, id(dkeys[0])))
+            k0 = dkeys[0]
+            got = one_key.get((d.domain, id(k0)))
             if got is None:
-                own = (ids[id(dkeys[0])],)
-                got = one_key[(d.domain, id(dkeys[0]))] = (own, _noalias_ids(d, own, p, ids, noalias_of))
+                own = (ids[id(k0)],)
+                dom = plain.get(d.domain)
+                if dom is not None and not isinstance(k0, Region):
+                    # may_overlap(k, k0) of two buffers is k is k0: noalias_keys without it
+                    na = noalias_of.get((d.domain, own))
+                    if na is None:
+                        na = noalias_of[(d.domain, own)] = tuple([ids[id(k)] for k in dom if k is not k0])
+                    got = (own, na)
+                else:
+                    got = (own, _noalias_ids(d, own, p, ids, noalias_of))
+                one_key[(d.domain, id(k0))] = got
             own, na = got
         else:
             own = tuple([ids[id(key)] for key in dkeys])

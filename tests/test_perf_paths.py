@@ -1,0 +1,107 @@
+"""Shortcuts for the fixed cost of a small function must give what the long way gives:
+headers read from the memo of texts seen before (``header_reader._PARAMS_SEEN`` ...)
+against a fresh reading and the tokenizer; the scope writer's shortcuts against the
+general rule, output text for output text, on every fixture."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import all_fixtures, fixture_id
+from test_scanner_paths import _header_shape, _parse_headers
+
+import llnoalias
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.fileio import decode
+from llnoalias.ir import header_reader
+from llnoalias.transform import pipeline
+from llnoalias.transform.metadata import MetadataWriter
+
+PATHS = all_fixtures()
+
+
+def _forget() -> None:
+    header_reader._PARAMS_SEEN.clear()
+    header_reader._PRE_SEEN.clear()
+    header_reader._TAIL_SEEN.clear()
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[fixture_id(p) for p in PATHS])
+def test_remembered_headers_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = decode(open(path, "rb").read())
+    _forget()
+    fresh = _parse_headers(text, True, monkeypatch)
+    warm = _parse_headers(text, True, monkeypatch)  # every text from the memo
+    slow = _parse_headers(text, False, monkeypatch)
+    assert fresh == warm == slow
+
+
+def test_one_signature_many_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same parameter text at other offsets, after other names and before other
+    attributes: the remembered reading is placed where each one is."""
+    heads = [
+        "define amdgpu_kernel void @k{n}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b)",
+        "define void @longer_name_{n}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) #0",
+        "define   amdgpu_kernel void @k{n}x(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) #1 align 4",
+        "define internal fastcc void @k{n}y(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b)",
+        "define void @e{n}()",
+    ]
+    text = 'target triple = "amdgcn-amd-amdhsa"\n'
+    for n in range(3):
+        for h in heads:
+            text += h.format(n=n) + " {\n  ret void\n}\n"
+    _forget()
+    fast = _parse_headers(text, True, monkeypatch)
+    slow = _parse_headers(text, False, monkeypatch)
+    assert isinstance(fast, list) and fast == slow
+    # one reading, placed at each: the same arguments, each at its own offset
+    first, again = fast[0][-1], fast[5][-1]  # type: ignore[index]
+    assert [a[:4] for a in first] == [a[:4] for a in again]
+    assert [a[4] for a in first] != [a[4] for a in again]
+
+
+def test_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(header_reader, "_SEEN_LIMIT", 4)
+    _forget()
+    text = 'target triple = "amdgcn-amd-amdhsa"\n' + "".join(
+        f"define void @k{n}(ptr %p{n}) #{n} {{\n  ret void\n}}\n" for n in range(10))
+    fast = _parse_headers(text, True, monkeypatch)
+    slow = _parse_headers(text, False, monkeypatch)
+    assert fast == slow
+    assert len(header_reader._PARAMS_SEEN) <= 4 and len(header_reader._TAIL_SEEN) <= 4
+    assert _header_shape  # the shape compared is the scanner test's
+
+
+CONFIGS = [{}, {"lds": "all", "args": "noalias"}, {"lds": "all", "args": "noalias", "regions": False}]
+
+
+def _annotated(path: str, options: dict[str, object]) -> str:
+    text = decode(open(path, "rb").read())
+    try:
+        return llnoalias.annotate(text, path="in.ll", **options).text  # type: ignore[arg-type]
+    except LLNoaliasError as e:
+        return "error: " + e.format()
+
+
+def _attach_one_by_one(self: MetadataWriter, attachments: list[tuple[object, tuple[int, ...], tuple[int, ...]]]
+                       ) -> list[object]:
+    """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
+    return [inst for inst, scopes, noalias in attachments
+            if not self.attach_scopes(inst, scopes, noalias)]  # type: ignore[arg-type]
+
+
+SCOPED = [p for p in PATHS if "define" in decode(open(p, "rb").read())]
+
+
+@pytest.mark.parametrize("path", SCOPED, ids=[fixture_id(p) for p in SCOPED])
+def test_scope_writing_shortcuts_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_write_scopes``'s !noalias lists of domains of distinct buffers and
+    ``attach_all_scopes``'s pieces give the text that ``noalias_keys`` and
+    ``attach_scopes`` give."""
+    fast = [_annotated(path, o) for o in CONFIGS]
+    with monkeypatch.context() as m:
+        # every key reads as a region: no domain takes the shortcut
+        m.setattr(pipeline, "Region", object)
+        m.setattr(pipeline, "_report", lambda mod, p, roots, ma: pipeline.Report(mod.source.path))
+        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+        slow = [_annotated(path, o) for o in CONFIGS]
+    assert fast == slow
