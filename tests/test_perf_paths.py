@@ -105,3 +105,47 @@ def test_scope_writing_shortcuts_agree(path: str, monkeypatch: pytest.MonkeyPatc
         m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
         slow = [_annotated(path, o) for o in CONFIGS]
     assert fast == slow
+
+
+def _records_the_long_way(mod: object, p: object) -> list[object]:
+    """``_report``'s access records as it made them before it shared an instruction's
+    reading between its decisions and counted lines on: one reading per decision."""
+    from llnoalias.ir.lexer import split_comment
+    from llnoalias.report.record import AccessRecord
+    from llnoalias.transform.regions import range_note
+
+    out: list[object] = []
+    text = mod.text  # type: ignore[attr-defined]
+    for d in p.decisions:  # type: ignore[attr-defined]
+        inst = d.access.inst
+        line_text = text[inst.start:inst.end]
+        code = split_comment(line_text).strip()
+        col = len(line_text) - len(line_text.lstrip()) + 1
+        m = pipeline._DBG_RE.search(line_text)
+        out.append(AccessRecord(
+            inst.function.name, inst.line, col, d.access.intrinsic or d.access.kind,
+            code if len(code) <= 160 else code[:157] + "...",
+            d.domain, bool(d.keys), [k.name for k in d.keys],
+            "" if d.keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
+            int(m.group(1)) if m else None, range_note(d),
+            rule="" if d.keys else d.reason, blocker="" if d.keys else d.blocker))
+    return out
+
+
+@pytest.mark.parametrize("path", SCOPED, ids=[fixture_id(p) for p in SCOPED])
+def test_report_records_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_report``'s records, made once per instruction with lines counted on, are the
+    records made one decision at a time with ``Instruction.line``."""
+    real = pipeline._report
+    seen: list[tuple[list[object], list[object]]] = []
+
+    def spy(mod, p, roots, ma):  # type: ignore[no-untyped-def]
+        rep = real(mod, p, roots, ma)
+        seen.append((list(rep.accesses), _records_the_long_way(mod, p)))
+        return rep
+
+    monkeypatch.setattr(pipeline, "_report", spy)
+    for options in CONFIGS:
+        _annotated(path, options)
+    for fast, slow in seen:
+        assert fast == slow

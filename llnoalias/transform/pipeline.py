@@ -317,19 +317,42 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
                 rep.roots.append(RootRecord(k.domain, k.name, "region", f"bytes [{k.lo}, {k.hi}) of {k.root.name}"))
     rep.skipped_globals = dict(roots.lds_skipped)
     text = mod.text
+    count = text.count
+    append = rep.accesses.append
+    # What an instruction's records share is read once for the decisions of all its
+    # domains (adjacent in the plan); its line is counted on from the last one's, as
+    # the plan goes down the module (``Instruction.line`` where it goes back).
+    prev: Instruction | None = None
+    last_off, last_line = 0, 1
+    fname = code = ""
+    line = col = 0
+    dbg: int | None = None
     for d in p.decisions:
         inst = d.access.inst
-        line_text = text[inst.start:inst.end]
-        code = split_comment(line_text).strip()
-        col = len(line_text) - len(line_text.lstrip()) + 1
-        m = _DBG_RE.search(line_text)
-        opname = d.access.intrinsic or d.access.kind
-        rep.accesses.append(AccessRecord(
-            inst.function.name, inst.line, col, opname, code if len(code) <= 160 else code[:157] + "...",
-            d.domain, bool(d.keys), [k.name for k in d.keys],
-            "" if d.keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
-            int(m.group(1)) if m else None, range_note(d),
-            rule="" if d.keys else d.reason, blocker="" if d.keys else d.blocker))
+        if inst is not prev:
+            prev = inst
+            start = inst.start
+            line_text = text[start:inst.end]
+            code = split_comment(line_text).strip()
+            if len(code) > 160:
+                code = code[:157] + "..."
+            col = len(line_text) - len(line_text.lstrip()) + 1
+            m = _DBG_RE.search(line_text) if "!dbg" in line_text else None
+            dbg = int(m.group(1)) if m else None
+            fn = inst.function
+            fname = fn.name
+            if start >= last_off and fn.source is not None and fn.source.text is text:
+                line = last_line + count("\n", last_off, start)
+                last_off, last_line = start, line
+            else:
+                line = inst.line
+        keys = d.keys
+        append(AccessRecord(
+            fname, line, col, d.access.intrinsic or d.access.kind, code,
+            d.domain, bool(keys), [k.name for k in keys],
+            "" if keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
+            dbg, range_note(d),
+            rule="" if keys else d.reason, blocker="" if keys else d.blocker))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
     return rep
