@@ -137,16 +137,19 @@ class HeaderReader(LineReader):
         if m is None:
             return None
         params = m.group("args")
-        got = _PARAMS_SEEN.get(params)
-        if got is None:
+        if params in _PARAMS_SEEN:
+            got = _PARAMS_SEEN[params]
+        else:
             got = _params(params)
             if len(_PARAMS_SEEN) >= _SEEN_LIMIT:
                 _PARAMS_SEEN.clear()
             _PARAMS_SEEN[params] = got
-        if got is False:
+        if got is None:
             return None
         base = start + m.start("args")
-        args = [Argument(name, idx, aty, set(attrs), base + at) for idx, (name, aty, attrs, at) in enumerate(got)]
+        # the attribute sets of one parameter text are shared, as its names and types are
+        # (never changed in place: an argument's attributes are read, and edits go to the text)
+        args = [Argument(name, idx, aty, attrs, base + at) for idx, (name, aty, attrs, at) in enumerate(got)]
         close = start + m.end("args") + 1  # just after the ')'
         pre_text = m.group("pre")
         cc = _PRE_SEEN.get(pre_text)
@@ -177,29 +180,29 @@ class HeaderReader(LineReader):
 #: one entry per distinct text a header was read from (``HeaderReader._header_fast``);
 #: emptied when one holds ``_SEEN_LIMIT`` (a module whose every signature differs)
 _SEEN_LIMIT = 4096
-_PARAMS_SEEN: dict[str, list[tuple[str, Type, frozenset[str], int]] | bool] = {}
+_PARAMS_SEEN: dict[str, list[tuple[str, Type, set[str], int]] | None] = {}
 _PRE_SEEN: dict[str, str] = {}
 _TAIL_SEEN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
-def _params(params: str) -> list[tuple[str, Type, frozenset[str], int]] | bool:
+def _params(params: str) -> list[tuple[str, Type, set[str], int]] | None:
     """The parameters of a common header's parameter text: per parameter its name, type,
-    attribute words and the offset of its name in ``params``; False when one is not
+    attribute words and the offset of its name in ``params``; None when one is not
     simple (the tokenizer reads the header)."""
-    out: list[tuple[str, Type, frozenset[str], int]] = []
+    out: list[tuple[str, Type, set[str], int]] = []
     if not params.strip():
         return out
     pieces = list(_PARAM_RE.finditer(params))
     if sum(len(pm.group()) + 1 for pm in pieces) != len(params) + 1:
-        return False  # something between the parameters that the pattern did not read
+        return None  # something between the parameters that the pattern did not read
     for pm in pieces:
         am = _SIMPLE_PARAM_RE.fullmatch(pm.group())
         if am is None:
-            return False
+            return None
         attr_text = am.group("attrs")
         if _DIGIT_LETTER_RE.search(attr_text):
-            return False  # '0x10', '16x': the lexer's tokens are not plain words there
-        out.append((am.group("name"), type_of(am.group("type")), frozenset(_ATTR_WORD_RE.findall(attr_text)),
+            return None  # '0x10', '16x': the lexer's tokens are not plain words there
+        out.append((am.group("name"), type_of(am.group("type")), set(_ATTR_WORD_RE.findall(attr_text)),
                     pm.start() + am.start("name")))
     return out
 
