@@ -446,11 +446,11 @@ def report(m: Measured, opt: str | None, opts: str = "", verify: bool = False) -
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 
-#: the --suite modules: None is the generated LDS-dense module, "small" SMALL_KERNELS small
-#: kernels (``--small``), the others are repeated (debug info stripped) up to --lines
+#: the --suite modules: None is the generated LDS-dense module, the others are repeated
+#: (debug info stripped) up to --lines; the table has SMALL_KERNELS small kernels
+#: (``--small``) after the generated module
 SUITE: tuple[str | None, ...] = (
     None,
-    "small",
     "fixtures/corpus/clang19/hip_gemm_O3.ll",
     "fixtures/corpus/clang19/cuda_gemm_O3.ll",
     "fixtures/corpus/triton39/matmul_128x128x64_w8s2_gfx942.ll",
@@ -486,7 +486,7 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opt
     compiled = compiled_reader_built(llnoalias_env())
     rows: list[str] = []
     notes: list[str] = []
-    for source in SUITE:
+    for source in (SUITE[0], "small", *SUITE[1:]):
         label = ("generated LDS-dense" if source is None else f"{SMALL_KERNELS} small kernels" if source == "small"
                  else source.replace("fixtures/corpus/", ""))
         print(f"{label} ...", file=sys.stderr, flush=True)

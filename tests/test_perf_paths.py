@@ -149,3 +149,44 @@ def test_report_records_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> Non
         _annotated(path, options)
     for fast, slow in seen:
         assert fast == slow
+
+
+def test_many_kernels_past_the_memo_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More kernels than the scope writer's memos and batches hold (4096): each access
+    still gets its own kernel's scopes, each list is written once, and the long way
+    writes the same text."""
+    import re
+    import sys
+
+    sys.path.insert(0, "scripts")
+    from bench_throughput import build_small
+
+    n = 2100  # 4200 accesses and keys, past the bounds of 4096
+    text = build_small(n)
+    out = llnoalias.annotate(text).text
+    nodes = dict(re.findall(r"^!(\d+) = (.*)$", out, re.M))
+    scope_of = {sid: (m.group(1), m.group(2)) for sid, body in nodes.items()
+                if (m := re.fullmatch(r'distinct !\{!\d+, !(\d+), !"(\w+)"\}', body))}
+    domain_of = {did: m.group(1) for did, body in nodes.items()
+                 if (m := re.fullmatch(r'distinct !\{!\d+, !"([\w.]+)"\}', body))}
+    lists = [body for body in nodes.values() if re.fullmatch(r"!\{(!\d+(, !\d+)*)?\}", body)]
+    assert len(lists) == len(set(lists))
+
+    def names(lid: str) -> list[tuple[str, str]]:
+        ids = re.findall(r"!(\d+)", nodes[lid])
+        return [(domain_of[scope_of[i][0]], scope_of[i][1]) for i in ids]
+
+    kernels = re.findall(r"define [^@]*@(k\d+)\(.*\n(.*)\n(.*)\n", out)
+    assert len(kernels) == n
+    for name, load, store in kernels:
+        lm = re.search(r"!alias.scope !(\d+), !noalias !(\d+)", load)
+        sm = re.search(r"!alias.scope !(\d+), !noalias !(\d+)", store)
+        assert lm and sm
+        domain = f"llnoalias.args.{name}"
+        assert names(lm.group(1)) == [(domain, "a")] and names(lm.group(2)) == [(domain, "b")]
+        assert names(sm.group(1)) == [(domain, "b")] and names(sm.group(2)) == [(domain, "a")]
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "Region", object)
+        m.setattr(pipeline, "_report", lambda mod, p, roots, ma: pipeline.Report(mod.source.path))
+        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+        assert llnoalias.annotate(text).text == out

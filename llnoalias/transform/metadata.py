@@ -197,6 +197,8 @@ class MetadataWriter:
                 piece = pieces.get((scopes, noalias))
                 if piece is None:
                     # attach_scopes's piece (the lists' nodes made in the same order)
+                    if len(pieces) >= 4096:
+                        pieces.clear()  # a memo, bounded: many small kernels each have their own
                     piece = ""
                     if scopes:
                         piece = f", !alias.scope !{list_node(tuple(dict.fromkeys(scopes)))}"

@@ -248,6 +248,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     seen: set[int] = set()
     # one loop, no call per instruction but the writer's (a large module has one per access)
     attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
+    failed: set[int] = set()
     cur: Instruction | None = None
     own: tuple[int, ...]
     for d in p.decisions:
@@ -268,6 +269,10 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                     got = (own, na)
                 else:
                     got = (own, _noalias_ids(d, own, p, ids, noalias_of))
+                if len(one_key) >= 4096:
+                    # memos, bounded: a module of many small kernels has one key per argument
+                    one_key.clear()
+                    noalias_of.clear()
                 one_key[(d.domain, id(k0))] = got
             own, na = got
         else:
@@ -281,8 +286,12 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         assert id(inst) not in seen, "decisions of one instruction are not adjacent"
         seen.add(id(inst))
         cur = inst
+        if len(attachments) >= 4096:
+            # the instructions so far are complete: written in the same order, a batch at a time
+            failed.update(id(i) for i in writer.attach_all_scopes(attachments))
+            attachments = []
         attachments.append((inst, own, na))
-    failed = {id(inst) for inst in writer.attach_all_scopes(attachments)}
+    failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:
         for d in p.decisions:
             inst = d.access.inst
@@ -346,13 +355,13 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
                 last_off, last_line = start, line
             else:
                 line = inst.line
-        keys = d.keys
+        tagged = d.keys
         append(AccessRecord(
             fname, line, col, d.access.intrinsic or d.access.kind, code,
-            d.domain, bool(keys), [k.name for k in keys],
-            "" if keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
+            d.domain, bool(tagged), [k.name for k in tagged],
+            "" if tagged else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
             dbg, range_note(d),
-            rule="" if keys else d.reason, blocker="" if keys else d.blocker))
+            rule="" if tagged else d.reason, blocker="" if tagged else d.blocker))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
     return rep
