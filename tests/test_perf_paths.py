@@ -190,3 +190,22 @@ def test_many_kernels_past_the_memo_bounds(monkeypatch: pytest.MonkeyPatch) -> N
         m.setattr(pipeline, "_report", lambda mod, p, roots, ma: pipeline.Report(mod.source.path))
         m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
         assert llnoalias.annotate(text).text == out
+
+
+@pytest.mark.parametrize("path", SCOPED, ids=[fixture_id(p) for p in SCOPED])
+def test_effects_line_shortcut_agrees(path: str) -> None:
+    """``analyse_effects`` finds an instruction's line with one bisect of the source's
+    line starts: that is ``Instruction.line``, for every instruction of every fixture."""
+    from bisect import bisect_right
+
+    from llnoalias.ir.parser import parse_module
+    from llnoalias.ir.source import SourceFile
+
+    try:
+        mod = parse_module(SourceFile("in.ll", decode(open(path, "rb").read())))
+    except LLNoaliasError:
+        return
+    for fn in mod.functions:
+        assert fn.source is not None
+        starts = fn.source.line_starts
+        assert [bisect_right(starts, i.start) for i in fn.instrs] == [i.line for i in fn.instrs]
