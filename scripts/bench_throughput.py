@@ -2,8 +2,8 @@
 """Throughput: annotate a large generated AMDGPU module and compare with the time
 ``opt -passes=verify`` takes to read the same file on this machine.
 
-    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH] [--from FILE | --suite]
-                                       [-j N] [--opts=OPTIONS] [--verify]
+    python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH]
+                                       [--from FILE | --small N | --suite] [-j N] [--opts=OPTIONS] [--verify]
 
 With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
@@ -17,8 +17,13 @@ rewrites that LLVM 19 needs too, and the ones written here); llnoalias always re
 module itself. The rewrites the copy needed are printed; when opt cannot read even the
 copy, its first error line is, and no ratio.
 
-Prints the wall time of each (best of --repeat runs, with its CPU time) and the ratio
-llnoalias / opt, for llnoalias with its compiled parts (llnoalias/compiled.py's TWINS, when they were
+With ``--small N`` the module is N small kernels instead, each one load and one store
+through two ``noalias`` arguments (6 lines a kernel): what a fixed cost per function
+costs. The bar: 20,000 of them within 3x opt-19's time and 2x its peak memory.
+
+Prints the wall time of each (best of --repeat runs, with its CPU time and its peak
+resident memory, the largest ``ru_maxrss`` that ``wait4`` reports for the process and the
+children it waited for) and the ratio llnoalias / opt, for llnoalias with its compiled parts (llnoalias/compiled.py's TWINS, when they were
 built) and in pure Python
 (LLNOALIAS_PURE=1). The three commands run round-robin (llnoalias compiled, pure, opt,
 then again), so that a machine others share slows all of them alike. ``--suite`` does so
@@ -96,6 +101,20 @@ STEP = """  %s{j}.x = mul i32 %i, {stride}
   %s{j}.w = load <4 x i32>, ptr addrspace(3) %pc, align 16
   %s{j}.t = add <4 x i32> %s{j}.v, %s{j}.w
   call void @llvm.amdgcn.s.barrier()"""
+
+
+SMALL_KERNEL = """
+define amdgpu_kernel void @k{k}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) {{
+  %x = load i32, ptr addrspace(1) %a, align 4
+  store i32 %x, ptr addrspace(1) %b, align 4
+  ret void
+}}
+"""
+
+
+def build_small(kernels: int) -> str:
+    """``kernels`` kernels of one load and one store through two noalias arguments."""
+    return 'target triple = "amdgcn-amd-amdhsa"\n' + "".join(SMALL_KERNEL.format(k=k) for k in range(kernels))
 
 
 def build(lines: int) -> str:
@@ -312,6 +331,9 @@ class Timing(NamedTuple):
     wall: float
     #: user+sys: steadier than the wall time on a machine that others share
     cpu: float
+    #: peak resident set size in bytes (``ru_maxrss`` from ``wait4``: the largest of the
+    #: process and the children it waited for; workers that share pages count once each)
+    rss: int = 0
 
 
 def run_once(cmd: list[str], env: dict[str, str] | None = None) -> Timing:
@@ -324,7 +346,7 @@ def run_once(cmd: list[str], env: dict[str, str] | None = None) -> Timing:
     dt = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{cmd[0]} failed: {err.decode(errors='replace')[:2000]}")
-    return Timing(dt, usage.ru_utime + usage.ru_stime)
+    return Timing(dt, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)
 
 
 def round_robin(cmds: dict[str, tuple[list[str], dict[str, str] | None]], repeat: int) -> dict[str, Timing]:
@@ -332,11 +354,13 @@ def round_robin(cmds: dict[str, tuple[list[str], dict[str, str] | None]], repeat
     wall time and the best CPU time of each: a machine that others share slows a round of
     all of them alike, where runs one command after the other would each meet another
     load."""
-    best = {name: Timing(float("inf"), float("inf")) for name in cmds}
+    best = {name: Timing(float("inf"), float("inf"), 0) for name in cmds}
     for _ in range(repeat):
         for name, (cmd, env) in cmds.items():
             got = run_once(cmd, env)
-            best[name] = Timing(min(best[name].wall, got.wall), min(best[name].cpu, got.cpu))
+            # the peak memory does not depend on the load: the largest seen
+            best[name] = Timing(min(best[name].wall, got.wall), min(best[name].cpu, got.cpu),
+                                max(best[name].rss, got.rss))
     return best
 
 
@@ -407,21 +431,24 @@ def report(m: Measured, opt: str | None, opts: str = "", verify: bool = False) -
     how = ("verified" if verify else "no verify") + (f", {opts}" if opts else "")
     for name, got in m.runs.items():
         print(f"llnoalias (annotate, {how}, {name}): "
-              + (f"{got.wall:.2f} s (cpu {got.cpu:.2f} s)" if got is not None else "not built here"))
+              + (f"{got.wall:.2f} s (cpu {got.cpu:.2f} s), peak {_mb(got)}" if got is not None else "not built here"))
     if m.files.rewrites:
         print(f"reference copy for opt (LLVM 19 syntax; llnoalias reads the original): "
               f"{describe_rewrites(m.files.rewrites)}")
     if m.ref is None:
         print(m.no_reference if opt is None else f"{m.no_reference}\nno reference")
         return
-    print(f"{opt} -passes=verify: {m.ref.wall:.2f} s (cpu {m.ref.cpu:.2f} s)")
+    print(f"{opt} -passes=verify: {m.ref.wall:.2f} s (cpu {m.ref.cpu:.2f} s), peak {_mb(m.ref)}")
     for name, got in m.runs.items():
         if got is not None:
-            print(f"ratio llnoalias / opt ({name}): {got.wall / m.ref.wall:.2f}x wall, {got.cpu / m.ref.cpu:.2f}x cpu")
+            print(f"ratio llnoalias / opt ({name}): {got.wall / m.ref.wall:.2f}x wall, {got.cpu / m.ref.cpu:.2f}x cpu, "
+                  f"{got.rss / m.ref.rss:.2f}x peak memory")
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 #: the --suite modules: None is the generated LDS-dense module, the others are repeated
-#: (debug info stripped) up to --lines
+#: (debug info stripped) up to --lines; the table has SMALL_KERNELS small kernels
+#: (``--small``) after the generated module
 SUITE: tuple[str | None, ...] = (
     None,
     "fixtures/corpus/clang19/hip_gemm_O3.ll",
@@ -431,8 +458,12 @@ SUITE: tuple[str | None, ...] = (
 )
 
 
+def _mb(t: Timing) -> str:
+    return f"{t.rss / 2**20:.0f} MiB"
+
+
 def _cell(t: Timing | None) -> str:
-    return "not built" if t is None else f"{t.wall:.2f} (cpu {t.cpu:.2f})"
+    return "not built" if t is None else f"{t.wall:.2f} (cpu {t.cpu:.2f}, {_mb(t)})"
 
 
 def _ratio(t: Timing | None, ref: Timing | None) -> str:
@@ -440,7 +471,11 @@ def _ratio(t: Timing | None, ref: Timing | None) -> str:
         return "not built"
     if ref is None:
         return "no reference"
-    return f"{t.wall / ref.wall:.2f}x (cpu {t.cpu / ref.cpu:.2f}x)"
+    return f"{t.wall / ref.wall:.2f}x (cpu {t.cpu / ref.cpu:.2f}x, memory {t.rss / ref.rss:.2f}x)"
+
+
+#: the --suite's many small kernels
+SMALL_KERNELS = 20_000
 
 
 def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opts: str = "",
@@ -451,11 +486,14 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opt
     compiled = compiled_reader_built(llnoalias_env())
     rows: list[str] = []
     notes: list[str] = []
-    for source in SUITE:
-        label = "generated LDS-dense" if source is None else source.replace("fixtures/corpus/", "")
+    for source in (SUITE[0], "small", *SUITE[1:]):
+        label = ("generated LDS-dense" if source is None else f"{SMALL_KERNELS} small kernels" if source == "small"
+                 else source.replace("fixtures/corpus/", ""))
         print(f"{label} ...", file=sys.stderr, flush=True)
         if source is None:
             text = build(lines)
+        elif source == "small":
+            text = build_small(SMALL_KERNELS)
         else:
             replica = replicate(os.path.join(ROOT, source), lines)
             text = replica.text
@@ -474,7 +512,8 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opt
     print(f"best of {repeat}, round-robin; opt: {opt or 'not found'} -passes=verify -disable-output; "
           f"llnoalias: annotate {opts + ' ' if opts else ''}{'(verified)' if verify else '--no-verify'} "
           f"{_jobs_words(jobs)}; times in s (wall, cpu = user+sys, workers and checking child included); "
-          f"{usable_cpus()} CPUs, load average {os.getloadavg()[0]:.2f}\n")
+          f"{usable_cpus()} CPUs, load average {os.getloadavg()[0]:.2f}; "
+          f"peak memory: RSS from wait4\n")
     print("| module | lines | llnoalias, compiled (s) | llnoalias, pure Python (s) | opt (s) "
           "| compiled / opt | pure / opt | !alias.scope written |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -500,16 +539,22 @@ def main() -> None:
                     help="more llnoalias options, one string (--opts='--lds all')")
     ap.add_argument("--verify", action="store_true",
                     help="check the output as a plain run does (default: --no-verify)")
+    ap.add_argument("--small", type=int, default=None, metavar="N",
+                    help="N small kernels (one load, one store, noalias arguments) instead")
     ap.add_argument("--suite", action="store_true",
                     help="time the generated module and the SUITE corpus modules, one markdown table")
     args = ap.parse_args()
     opt = find_opt(args.opt)
     if args.suite:
-        if args.source:
-            ap.error("--suite and --from exclude each other")
+        if args.source or args.small:
+            ap.error("--suite excludes --from and --small")
         suite(args.lines, args.repeat, opt, args.jobs, args.opts, args.verify)
         return
-    if args.source:
+    if args.source and args.small:
+        ap.error("--from and --small exclude each other")
+    if args.small:
+        text = build_small(args.small)
+    elif args.source:
         replica = replicate(args.source, args.lines)
         text = replica.text
         if replica.dbg_attachments or replica.dbg_records:

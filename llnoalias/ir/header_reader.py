@@ -128,43 +128,47 @@ class HeaderReader(LineReader):
 
     def _header_fast(self, code: str, start: int, lineno: int, off: int) -> Function | None:
         """``_header`` for the common header, without tokenizing its parameters: each is
-        a simple type, plain attribute words and a name. None for any other header."""
+        a simple type, plain attribute words and a name. None for any other header.
+
+        What it reads from the text before the name, the parameters and the text after
+        them is kept per distinct text (``_PRE_SEEN`` ...): the kernels of a generated
+        module share a few signatures, and reading one is most of a small function's cost."""
         m = _HEADER_RE.match(code)
         if m is None:
             return None
-        args: list[Argument] = []
         params = m.group("args")
+        if params in _PARAMS_SEEN:
+            got = _PARAMS_SEEN[params]
+        else:
+            got = _params(params)
+            if len(_PARAMS_SEEN) >= _SEEN_LIMIT:
+                _PARAMS_SEEN.clear()
+            _PARAMS_SEEN[params] = got
+        if got is None:
+            return None
         base = start + m.start("args")
-        if params.strip():
-            pieces = list(_PARAM_RE.finditer(params))
-            if sum(len(pm.group()) + 1 for pm in pieces) != len(params) + 1:
-                return None  # something between the parameters that the pattern did not read
-            for idx, pm in enumerate(pieces):
-                am = _SIMPLE_PARAM_RE.fullmatch(pm.group())
-                if am is None:
-                    return None
-                attr_text = am.group("attrs")
-                if _DIGIT_LETTER_RE.search(attr_text):
-                    return None  # '0x10', '16x': the lexer's tokens are not plain words there
-                aty = type_of(am.group("type"))
-                attrs = set(_ATTR_WORD_RE.findall(attr_text))
-                args.append(Argument(am.group("name"), idx, aty, attrs, base + pm.start() + am.start("name")))
+        # the attribute sets of one parameter text are shared, as its names and types are
+        # (never changed in place: an argument's attributes are read, and edits go to the text)
+        args = [Argument(name, idx, aty, attrs, base + at) for idx, (name, aty, attrs, at) in enumerate(got)]
         close = start + m.end("args") + 1  # just after the ')'
         pre_text = m.group("pre")
-        if _PLAIN_PRE_RE.match(pre_text):
-            cc = _calling_convention(pre_text.split()[1:])  # the lexer's tokens, all words
-        else:
-            cc = _calling_convention([t.text for t in tokenize(pre_text)[1:]])
+        cc = _PRE_SEEN.get(pre_text)
+        if cc is None:
+            if _PLAIN_PRE_RE.match(pre_text):
+                cc = _calling_convention(pre_text.split()[1:])  # the lexer's tokens, all words
+            else:
+                cc = _calling_convention([t.text for t in tokenize(pre_text)[1:]])
+            if len(_PRE_SEEN) >= _SEEN_LIMIT:
+                _PRE_SEEN.clear()
+            _PRE_SEEN[pre_text] = cc
         tail_text = code[m.end("args") + 1:]
-        if _PLAIN_TAIL_RE.match(tail_text):
-            # words and attribute groups only: the lexer's tokens, without the lexer
-            words = tail_text.split()
-            groups = tuple(w for w in words if w[0] == "#")
-            inline = tuple(w for w in words if w[0] != "#" and w != "{")
-        else:
-            tail = tokenize(tail_text)
-            groups = tuple(t.text for t in tail if t.kind == "attrgrp")
-            inline = tuple(t.text for t in tail if t.kind in ("word", "string"))
+        attrs_of = _TAIL_SEEN.get(tail_text)
+        if attrs_of is None:
+            attrs_of = _tail(tail_text)
+            if len(_TAIL_SEEN) >= _SEEN_LIMIT:
+                _TAIL_SEEN.clear()
+            _TAIL_SEEN[tail_text] = attrs_of
+        groups, inline = attrs_of
         fn = Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline)
         fn.header_text = code
         fn.own_attrs_text = code[close - start:]
@@ -172,5 +176,45 @@ class HeaderReader(LineReader):
         fn.source = self.src
         return fn
 
+
+#: one entry per distinct text a header was read from (``HeaderReader._header_fast``);
+#: emptied when one holds ``_SEEN_LIMIT`` (a module whose every signature differs)
+_SEEN_LIMIT = 4096
+_PARAMS_SEEN: dict[str, list[tuple[str, Type, set[str], int]] | None] = {}
+_PRE_SEEN: dict[str, str] = {}
+_TAIL_SEEN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _params(params: str) -> list[tuple[str, Type, set[str], int]] | None:
+    """The parameters of a common header's parameter text: per parameter its name, type,
+    attribute words and the offset of its name in ``params``; None when one is not
+    simple (the tokenizer reads the header)."""
+    out: list[tuple[str, Type, set[str], int]] = []
+    if not params.strip():
+        return out
+    pieces = list(_PARAM_RE.finditer(params))
+    if sum(len(pm.group()) + 1 for pm in pieces) != len(params) + 1:
+        return None  # something between the parameters that the pattern did not read
+    for pm in pieces:
+        am = _SIMPLE_PARAM_RE.fullmatch(pm.group())
+        if am is None:
+            return None
+        attr_text = am.group("attrs")
+        if _DIGIT_LETTER_RE.search(attr_text):
+            return None  # '0x10', '16x': the lexer's tokens are not plain words there
+        out.append((am.group("name"), type_of(am.group("type")), set(_ATTR_WORD_RE.findall(attr_text)),
+                    pm.start() + am.start("name")))
+    return out
+
+
+def _tail(tail_text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The attribute groups and inline attributes of a header's text after its parameters."""
+    if _PLAIN_TAIL_RE.match(tail_text):
+        # words and attribute groups only: the lexer's tokens, without the lexer
+        words = tail_text.split()
+        return tuple(w for w in words if w[0] == "#"), tuple(w for w in words if w[0] != "#" and w != "{")
+    tail = tokenize(tail_text)
+    return (tuple(t.text for t in tail if t.kind == "attrgrp"),
+            tuple(t.text for t in tail if t.kind in ("word", "string")))
 
 __all__ = ["KERNEL_CCS", "KERNEL_CC_NUMBERS", "HeaderReader"]

@@ -119,6 +119,28 @@ class MetadataWriter:
             self.editor.append_line(f'!{sid} = distinct !{{!{sid}, !{did}, !"{key[1]}"}}')
         return sid
 
+    def domain_scopes(self, domain: str, escaped: list[str]) -> list[int]:
+        """``scope(domain, name)`` for each name, in order, given already escaped
+        (``md_escape``): the domain is looked up once, its line written before the first
+        new scope's, as ``scope`` writes it."""
+        dkey = md_escape(domain)
+        scopes = self.scopes
+        append = self.editor.append_line
+        did: int | None = None
+        out: list[int] = []
+        for name in escaped:
+            key = (dkey, name)
+            sid = scopes.get(key)
+            if sid is None:
+                if did is None:
+                    did = self.domain(domain)
+                sid = self.next_id
+                self.next_id = sid + 1
+                scopes[key] = sid
+                append(f'!{sid} = distinct !{{!{sid}, !{did}, !"{name}"}}')
+            out.append(sid)
+        return out
+
     def empty_node(self) -> int:
         """The id of an empty node ``!{}`` (for ``!invariant.load``); its line is written
         by ``flush`` after the scopes, so the new lines read domains first."""
@@ -134,9 +156,10 @@ class MetadataWriter:
     def list_node(self, ids: tuple[int, ...]) -> int:
         lid = self.lists.get(ids)
         if lid is None:
-            lid = self._new_id()
+            lid = self.next_id
+            self.next_id = lid + 1
             self.lists[ids] = lid
-            self.editor.append_line(f"!{lid} = !{{{', '.join(f'!{i}' for i in ids)}}}")
+            self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
         return lid
 
     # ---------------------------------------------------------- attach
@@ -164,20 +187,28 @@ class MetadataWriter:
         pieces = self._scope_pieces
         insert = self.editor.insert
         failed: list[Instruction] = []
+        list_node = self.list_node
         for inst, scopes, noalias in attachments:
             start, end = inst.start, inst.end
             # no scope lists of its own (most accesses have none, or only ``!tbaa`` and the
             # like: clang's have): the text made once per pair of lists, as attach_scopes
             # would give it, without a copy of the instruction's code per access
-            piece = (pieces.get((scopes, noalias))
-                     if find("!", start, end) < 0
-                     or (find("!alias.scope", start, end) < 0 and find("!noalias", start, end) < 0)
-                     else None)
-            if piece is None:
-                if not self.attach_scopes(inst, scopes, noalias):
-                    failed.append(inst)
-            elif piece:
-                insert(end, piece)
+            if find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0 and find("!noalias", start, end) < 0):
+                piece = pieces.get((scopes, noalias))
+                if piece is None:
+                    # attach_scopes's piece (the lists' nodes made in the same order)
+                    if len(pieces) >= 4096:
+                        pieces.clear()  # a memo, bounded: many small kernels each have their own
+                    piece = ""
+                    if scopes:
+                        piece = f", !alias.scope !{list_node(tuple(dict.fromkeys(scopes)))}"
+                    if noalias:
+                        piece += f", !noalias !{list_node(tuple(dict.fromkeys(noalias)))}"
+                    pieces[(scopes, noalias)] = piece
+                if piece:
+                    insert(end, piece)
+            elif not self.attach_scopes(inst, scopes, noalias):
+                failed.append(inst)
         return failed
 
     def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:

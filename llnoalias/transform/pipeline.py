@@ -217,20 +217,30 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # Domains and scopes first, in a stable order, so the new lines read top-down.
     ids: dict[int, int] = {}
+    #: domain -> its keys, where they are distinct buffers (no region: two keys overlap
+    #: only when they are one): an access's !noalias list is then every other key
+    plain: dict[str, list] = {}
     for domain, keys in p.domain_keys.items():
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
         # scope in its !noalias list.
         used: set[str] = set()
+        names: list[str] = []
         for key in keys:
             name = key.name
+            escaped = md_escape(name)
             n = 1
-            while md_escape(name) in used:
+            while escaped in used:
                 n += 1
                 name = f"{key.name}#{n}"
-            used.add(md_escape(name))
-            ids[id(key)] = writer.scope(domain, name)
+                escaped = md_escape(name)
+            used.add(escaped)
+            names.append(escaped)
+        for key, sid in zip(keys, writer.domain_scopes(domain, names), strict=True):
+            ids[id(key)] = sid
+        if not any(isinstance(key, Region) for key in keys) and len({id(key) for key in keys}) == len(keys):
+            plain[domain] = keys
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     #: (domain, id of its one key) -> its scopes and noalias lists: most accesses have one
@@ -238,6 +248,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     seen: set[int] = set()
     # one loop, no call per instruction but the writer's (a large module has one per access)
     attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
+    failed: set[int] = set()
     cur: Instruction | None = None
     own: tuple[int, ...]
     for d in p.decisions:
@@ -245,10 +256,24 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         if not dkeys:
             continue
         if len(dkeys) == 1:
-            got = one_key.get((d.domain, id(dkeys[0])))
+            k0 = dkeys[0]
+            got = one_key.get((d.domain, id(k0)))
             if got is None:
-                own = (ids[id(dkeys[0])],)
-                got = one_key[(d.domain, id(dkeys[0]))] = (own, _noalias_ids(d, own, p, ids, noalias_of))
+                own = (ids[id(k0)],)
+                dom = plain.get(d.domain)
+                if dom is not None and not isinstance(k0, Region):
+                    # may_overlap(k, k0) of two buffers is k is k0: noalias_keys without it
+                    na = noalias_of.get((d.domain, own))
+                    if na is None:
+                        na = noalias_of[(d.domain, own)] = tuple([ids[id(k)] for k in dom if k is not k0])
+                    got = (own, na)
+                else:
+                    got = (own, _noalias_ids(d, own, p, ids, noalias_of))
+                if len(one_key) >= 4096:
+                    # memos, bounded: a module of many small kernels has one key per argument
+                    one_key.clear()
+                    noalias_of.clear()
+                one_key[(d.domain, id(k0))] = got
             own, na = got
         else:
             own = tuple([ids[id(key)] for key in dkeys])
@@ -261,8 +286,12 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         assert id(inst) not in seen, "decisions of one instruction are not adjacent"
         seen.add(id(inst))
         cur = inst
+        if len(attachments) >= 4096:
+            # the instructions so far are complete: written in the same order, a batch at a time
+            failed.update(id(i) for i in writer.attach_all_scopes(attachments))
+            attachments = []
         attachments.append((inst, own, na))
-    failed = {id(inst) for inst in writer.attach_all_scopes(attachments)}
+    failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:
         for d in p.decisions:
             inst = d.access.inst
@@ -297,19 +326,42 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
                 rep.roots.append(RootRecord(k.domain, k.name, "region", f"bytes [{k.lo}, {k.hi}) of {k.root.name}"))
     rep.skipped_globals = dict(roots.lds_skipped)
     text = mod.text
+    count = text.count
+    append = rep.accesses.append
+    # What an instruction's records share is read once for the decisions of all its
+    # domains (adjacent in the plan); its line is counted on from the last one's, as
+    # the plan goes down the module (``Instruction.line`` where it goes back).
+    prev: Instruction | None = None
+    last_off, last_line = 0, 1
+    fname = code = ""
+    line = col = 0
+    dbg: int | None = None
     for d in p.decisions:
         inst = d.access.inst
-        line_text = text[inst.start:inst.end]
-        code = split_comment(line_text).strip()
-        col = len(line_text) - len(line_text.lstrip()) + 1
-        m = _DBG_RE.search(line_text)
-        opname = d.access.intrinsic or d.access.kind
-        rep.accesses.append(AccessRecord(
-            inst.function.name, inst.line, col, opname, code if len(code) <= 160 else code[:157] + "...",
-            d.domain, bool(d.keys), [k.name for k in d.keys],
-            "" if d.keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
-            int(m.group(1)) if m else None, range_note(d),
-            rule="" if d.keys else d.reason, blocker="" if d.keys else d.blocker))
+        if inst is not prev:
+            prev = inst
+            start = inst.start
+            line_text = text[start:inst.end]
+            code = split_comment(line_text).strip()
+            if len(code) > 160:
+                code = code[:157] + "..."
+            col = len(line_text) - len(line_text.lstrip()) + 1
+            m = _DBG_RE.search(line_text) if "!dbg" in line_text else None
+            dbg = int(m.group(1)) if m else None
+            fn = inst.function
+            fname = fn.name
+            if start >= last_off and fn.source is not None and fn.source.text is text:
+                line = last_line + count("\n", last_off, start)
+                last_off, last_line = start, line
+            else:
+                line = inst.line
+        tagged = d.keys
+        append(AccessRecord(
+            fname, line, col, d.access.intrinsic or d.access.kind, code,
+            d.domain, bool(tagged), [k.name for k in tagged],
+            "" if tagged else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
+            dbg, range_note(d),
+            rule="" if tagged else d.reason, blocker="" if tagged else d.blocker))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
     return rep

@@ -20,6 +20,8 @@ that buffer while the kernel runs, which is what lets NVPTX emit ``ld.global.nc`
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ... import reasons
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
@@ -60,11 +62,22 @@ def _values(ops: opparse.Ops) -> list[Value]:
 
 def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
     """Per pointer argument index, what the kernel does through it."""
-    index = {a.name: a.index for a in fn.args if a.type.is_pointer}
-    effects = {i: Effects() for i in index.values()}
+    index: dict[str, int] = {}
+    effects: dict[int, Effects] = {}
+    taint: dict[str, int] = {}
+    for a in fn.args:
+        if a.type.is_pointer:
+            index[a.name] = i = a.index
+            effects[i] = Effects()
+            taint[a.name] = 1 << i
     if not index:
         return effects
-    taint: dict[str, int] = {name: 1 << i for name, i in index.items()}
+    # an instruction's line (``Instruction.line``) without its three calls
+    starts = fn.source.line_starts if fn.source is not None else None
+
+    def line_of(inst: Instruction) -> int:
+        return bisect_right(starts, inst.start) if starts is not None else 0
+
     # Names read in a round before their definition was visited (phis on back edges,
     # blocks out of order), with the taint they had then: only such a read can be stale,
     # so a round in which none was is the last.
@@ -87,11 +100,11 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
             if bits >> i & 1:
                 e = effects[i]
                 if kind == "read" and not e.read:
-                    e.read = inst.line
+                    e.read = line_of(inst)
                 elif kind == "write" and not e.write:
-                    e.write = inst.line
+                    e.write = line_of(inst)
                 elif kind == "escape" and not e.escape:
-                    e.escape = inst.line
+                    e.escape = line_of(inst)
                     e.escape_how = how
 
     parse = opparse.parse
@@ -149,7 +162,7 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                 if result and taint.get(inst.name, 0) | result != taint.get(inst.name, 0):
                     taint[inst.name] = taint.get(inst.name, 0) | result
                 visited.add(inst.name)
-        changed = any(taint.get(name, 0) != bits for name, bits in early.items())
+        changed = bool(early) and any(taint.get(name, 0) != bits for name, bits in early.items())
     if changed:  # did not settle: decide nothing
         for e in effects.values():
             e.escape = e.escape or fn.line
