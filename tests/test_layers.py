@@ -251,3 +251,16 @@ def test_the_transform_check_finds_what_it_forbids() -> None:
     found = sorted(f.split(" ", 1)[1] for f in _analysis_in(src, "scratch.py"))
     assert found == ["calls ops.parse", "defines class CFG", "defines class _Walker",
                      "imports parse from ir.operands_fast", "reads label operands"], found
+
+
+def test_the_pipeline_runs_stages_without_hooks() -> None:
+    """The pipeline is a tuple of stages run by one loop (``pipeline.run_stages``): neither
+    it nor the function pass calls into a printer where a stage's conclusions happen to be
+    (``if stages is not None: stages.ranges(...)``); ``--print-after`` prints results."""
+    bad = []
+    for name in ("pipeline.py", "function_pass.py"):
+        text = (PKG / "transform" / name).read_text()
+        for n, line in enumerate(text.splitlines(), 1):
+            if "stages is not None" in line or "StageLog(" in line:
+                bad.append(f"transform/{name}:{n}: {line.strip()}")
+    assert not bad, "\n".join(bad)

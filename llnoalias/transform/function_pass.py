@@ -1,4 +1,11 @@
-"""The per-function part of an annotation run: decisions, byte ranges, argument edits.
+"""The per-function stages of an annotation run (provenance, ranges), and argument edits.
+
+The pipeline's first two stages conclude per function: :class:`ProvenanceStage` decides
+each access in each domain (``scopes.plan_function``) and :class:`RangesStage` measures
+the byte ranges of the LDS ones (``regions.RegionSplitter``). ``FunctionPass`` runs them
+one function at a time, the one on the other's result (as LLVM's function-pass adaptor
+runs a function pipeline), then the function's argument edits, and releases the
+function's analysis before the next, so memory holds one function's analysis at a time.
 
 ``FunctionPass.run`` does one function in this process. For a large module the pipeline
 may hand groups of functions to worker processes (``workers``): a worker calls ``ship``,
@@ -27,7 +34,7 @@ from .dma_safety import has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
-from .stages import StageLog
+from .stages import ByteRanges, Facts, FunctionResult, PerFunction, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -49,15 +56,59 @@ if TYPE_CHECKING:
     Reply = tuple[list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]], bool, Refs | None]
 
 
+class ProvenanceStage(Stage):
+    """Each access's root(s) in each domain it concerns, or why its pointer is unknown
+    (and, in a function with LDS-DMA, each LDS access's address summary, read while the
+    function's operands are alive: ``dma_addresses.summarise``)."""
+
+    name = "provenance"
+    runs = "scopes.plan_function"
+    unit = "function"
+    concludes = "each access's root(s) in each domain it concerns, or why its pointer is unknown"
+
+    def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> Facts:
+        made = plan_function(fp.mod, fp.ma, fp.roots, fn, fp.plan, brief=not fp.detail)
+        facts = Facts(fn.name, made)
+        summarise(fp.mod, fn, made)
+        return facts
+
+
+class RangesStage(Stage):
+    """The bytes of its root each tagged single-root LDS access can touch, or why not
+    (with ``--regions``; without, nothing is measured)."""
+
+    name = "ranges"
+    runs = "regions.RegionSplitter.measure"
+    unit = "function"
+    concludes = ("each LDS access with one root: the bytes [lo, hi) of the root it can touch, or why none "
+                 "(with --regions)")
+
+    def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> ByteRanges:
+        assert previous is not None, "the ranges stage runs after the provenance stage"
+        made = previous.decisions
+        splitter = fp.splitter
+        if splitter is None:
+            return ByteRanges(fn.name, made, measured=False)
+        splitter.measure(made)  # type: ignore[arg-type]  # a list: the plan's own decisions
+        splitter.release(fn)
+        return ByteRanges(fn.name, made, measured=True)
+
+
+#: the pipeline's per-function stages, in order (``pipeline.PIPELINE`` begins with them)
+FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage, ...] = (ProvenanceStage(), RangesStage())
+
+
 class FunctionPass:
-    """Analyses one function at a time into one plan, editor and argument result."""
+    """Runs the per-function stages over one function at a time into one plan, editor and
+    argument result."""
 
     name = "function"
 
     def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                  detail: bool, plan: Plan, editor: Editor, writer: MetadataWriter,
                  args: ArgumentsResult, bodies: DeferredBodies | None = None,
-                 stages: StageLog | None = None) -> None:
+                 stages: Sequence[ProvenanceStage | RangesStage] = FUNCTION_STAGES,
+                 keep: frozenset[str] = frozenset()) -> None:
         self.mod = mod
         self.ma = ma
         self.roots = roots
@@ -70,8 +121,12 @@ class FunctionPass:
         #: the reader of a deferred parse: the bodies not read yet are read where used
         self.bodies = bodies
         self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
-        #: the text of the stages asked for (``--print-after``); the run stays in one process
-        self.stages = stages
+        #: the per-function stages to run, in order (the first is the provenance stage)
+        self.stages = tuple(stages)
+        #: the stages whose per-function results are kept (``results``): those asked for
+        #: by ``--print-after`` or ``--stop-after``; the run then stays in one process
+        self.keep = keep
+        self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in keep}
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
@@ -91,20 +146,19 @@ class FunctionPass:
         for i in indices:
             self.run(fns[i])
 
+    def module_results(self) -> dict[str, PerFunction]:
+        """The kept stages' results for the module: each one's per-function results."""
+        return {name: PerFunction(name, got) for name, got in self.results.items()}
+
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         mod, ma = self.mod, self.ma
-        made = plan_function(mod, ma, self.roots, fn, self.plan, brief=not self.detail)
-        stages = self.stages
-        if stages is not None:
-            stages.provenance(fn, made)
-        summarise(mod, fn, made)
-        if self.splitter is not None:
-            self.splitter.measure(made)
-            self.splitter.release(fn)
-            if stages is not None:
-                stages.ranges(fn, made)
-        elif stages is not None:
-            stages.no_ranges(fn, made)
+        result: FunctionResult | None = None
+        for stage in self.stages:
+            result = stage.run(self, fn, result)
+            kept = self.results.get(stage.name)
+            if kept is not None and result.decisions:
+                kept.append(result)
+        made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
         # rule (c) of SPEC 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
         lowered = self.options.args == "noalias" and has_lowered_dma(mod, made)
         edits = arguments_of(mod, ma, self.roots, self.options, fn, lowered)
