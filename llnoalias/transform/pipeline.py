@@ -44,15 +44,15 @@ from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, Range
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
-from .scopes import Decision, Plan, Region, ScopeKey, finish, noalias_keys
+from .scopes import Decision, Plan, Region, finish, noalias_keys
 from .stages import (
     Changes,
     RegionsResult,
     Result,
+    Rewrites,
     ScopesResult,
     Stage,
     StageLog,
-    changed_claims,
     parse_stage_name,
 )
 
@@ -288,27 +288,18 @@ class DmaSafetyStage(Stage):
 
     def run(self, run: Run) -> Changes:
         mod, p, guarded = run.mod, run.plan, run.guarded
+        # the plan's decisions before ``scope_dmas`` adds the DMAs' own domains (new
+        # decisions, not rewritten ones)
         ds = p.decisions
-        # only an LDS-DMA makes these rules change a claim: without one, nothing to compare
-        has_dma = LDS_DMA_TEXT.search(mod.text) is not None
-        changed: set[int] = set()
-        before: Sequence[Sequence[ScopeKey]] = [d.keys for d in ds] if has_dma else ()
-        lowered(mod, p, guarded)
-        unsafe_in = guard(p, dynamic_lds(mod))
-        if has_dma:
-            changed_claims(ds, before, changed)
+        claims = Rewrites()
+        lowered(mod, p, guarded, claims)
+        unsafe_in = guard(p, claims, dynamic_lds(mod))
         SCOPES.count(p)
-        if has_dma:
-            before = [d.keys for d in ds]
-        rescue(p, unsafe_in, guarded)
-        residual(p, guarded)
-        scope_dmas(mod, p, _noalias_kernels(mod, run.args) - guarded.lowered)
+        rescue(p, unsafe_in, guarded, claims)
+        residual(p, guarded, claims)
+        scope_dmas(mod, p, _noalias_kernels(mod, run.args) - guarded.lowered, claims)
         static_lds(mod, p, guarded)
-        if has_dma:
-            changed_claims(ds, before, changed)
-        # ``ds`` is the plan's list before ``scope_dmas`` added the DMAs' own domains: a
-        # decision it added changed nothing that was there
-        return Changes([(d, d.keys, d.reason, d.blocker) for n, d in enumerate(ds) if n in changed])
+        return claims.changes(ds)
 
 
 class ScopesStage(Stage):

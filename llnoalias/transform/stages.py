@@ -322,14 +322,38 @@ class Changes(Result):
         return [(self.stage, fn, lines) for fn, lines in by_fn.items()]
 
 
-def changed_claims(decisions: Sequence[Decision], before: Sequence[Sequence[ScopeKey]],
-                   into: set[int]) -> None:
-    """Add to ``into`` the positions of ``decisions`` whose keys differ from ``before``
-    (the keys they held, position by position)."""
-    for n, (d, old) in enumerate(zip(decisions, before, strict=True)):
-        new = d.keys
-        if old is not new and tuple(old) != tuple(new):
-            into.add(n)
+class Rewrites:
+    """The one way a module stage's rules rewrite a claim (the LDS-DMA rules of
+    ``dma_safety``): each write is made on the plan's decision and recorded, and the
+    stage's result is made of what was recorded (:meth:`changes`), not of a comparison of
+    the plan before and after."""
+
+    __slots__ = ("_written",)
+
+    def __init__(self) -> None:
+        #: the decisions rewritten, by id (few: only around LDS-DMA)
+        self._written: dict[int, Decision] = {}
+
+    def withdraw(self, d: Decision, reason: str, blocker: str) -> None:
+        """``d`` claims nothing, for ``reason`` at ``blocker``."""
+        d.keys = []
+        d.reason = reason
+        d.blocker = blocker
+        self._written[id(d)] = d
+
+    def scope(self, d: Decision, keys: list[ScopeKey]) -> None:
+        """``d`` claims ``keys`` (a new list: key lists are never changed in place)."""
+        d.keys = keys
+        d.reason = d.blocker = ""
+        self._written[id(d)] = d
+
+    def changes(self, decisions: Sequence[Decision]) -> Changes:
+        """The rewritten decisions of ``decisions`` (the plan's, in its order) as they
+        stand now."""
+        written = self._written
+        if not written:
+            return Changes(())
+        return Changes([(d, d.keys, d.reason, d.blocker) for d in decisions if id(d) in written])
 
 
 class ScopesResult(Claims):
@@ -408,5 +432,5 @@ class StageLog:
 
 
 __all__ = ["STAGE_NAMES", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult", "PerFunction",
-           "RegionsResult", "Result", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
+           "RegionsResult", "Result", "Rewrites", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
            "parse_stage_names"]
