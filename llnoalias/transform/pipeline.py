@@ -234,7 +234,7 @@ def run_stages(run: Run, stages: Sequence[Stage]) -> Run:
                 per_function = _run_functions(run, group)  # type: ignore[arg-type]
             result = per_function.get(stage.name)
         else:
-            result = stage.run(run)  # type: ignore[attr-defined]
+            result = stage.run(run)
         if result is not None and stage.name in run.keep:
             run.results[stage.name] = result
     return run

@@ -45,6 +45,7 @@ from .scopes import Decision, Region, ScopeKey, may_overlap
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 
 #: how the range notes begin (``reasons.NO_RANGE``), and what the printout says for none
@@ -84,6 +85,9 @@ class Stage:
     runs = ""
     unit = "module"
     concludes = ""
+
+    def run(self, *args: Any, **kwargs: Any) -> Result:
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"<stage {self.name}>"
@@ -223,7 +227,7 @@ class PerFunction(Result):
     __slots__ = ("stage", "functions")
 
     def __init__(self, stage: str, functions: Sequence[FunctionResult]) -> None:
-        self.stage = stage  # type: ignore[misc]  # an instance's, not the class's
+        self.stage = stage
         self.functions = tuple(functions)
 
     def blocks(self) -> list[Block]:
