@@ -9,7 +9,8 @@ function's analysis before the next, so memory holds one function's analysis at 
 
 ``FunctionPass.run`` does one function in this process. For a large module the pipeline
 may hand groups of functions to worker processes (``workers``): a worker calls ``ship``,
-which analyses its group and returns plain data (no instruction, root or analysis object
+which runs the per-function stages on its group and returns plain data, each function's
+decisions as flat columns, one per field (no instruction, root or analysis object
 crosses the pipe: instructions go as their index in the function and their span, roots as
 their ``id()``, which a forked worker shares with its parent), and the parent calls ``land``
 to rebuild the decisions on its own objects, in function order. When the parse left the
@@ -42,18 +43,21 @@ if TYPE_CHECKING:
 
     from ..ir.parser import Refs
 
-    #: one decision as plain data: the instruction's index in its function, the access's
-    #: kind and intrinsic, the domain, the roots' ids, tagged, reason, blocker, range note,
-    #: byte range, the address summary of an access in a function with LDS-DMA (``dma_safety``)
-    Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None,
-                    tuple | None]
+    #: one function's decisions as plain data, one column per field, an item per decision:
+    #: the instruction's index in its function, the access's kind and intrinsic, the domain,
+    #: the roots' ids, tagged, reason, blocker, range note, byte range, and the address
+    #: summary of an access in a function with LDS-DMA (``dma_safety``); empty for none
+    Columns = tuple[tuple[int, ...], tuple[str, ...], tuple[str | None, ...], tuple[str, ...],
+                    tuple[tuple[int, ...], ...], tuple[bool, ...], tuple[str, ...], tuple[str, ...],
+                    tuple[str, ...], tuple[tuple[int, int] | None, ...], tuple[tuple | None, ...]] | tuple[()]
     #: an instruction a decision is about: its index, result name, opcode, start, length
     #: and opcode offset (``Instruction``'s fields: the parent may not have read the body)
     ShippedInst = tuple[int, str | None, str, int, int, int]
-    #: a worker's reply: per function of its group, its decisions, their instructions and
-    #: its argument edits; whether some result relied on a loaded integer being a plain
-    #: value; and the references the bodies it read leave to check (a deferred parse)
-    Reply = tuple[list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]], bool, Refs | None]
+    #: a worker's reply: per function of its group, its decisions' columns, their
+    #: instructions and its argument edits; whether some result relied on a loaded integer
+    #: being a plain value; and the references the bodies it read leave to check (a
+    #: deferred parse)
+    Reply = tuple[list[tuple[Columns, list[ShippedInst], KernelEdits | None]], bool, Refs | None]
 
 
 class ProvenanceStage(Stage):
@@ -171,25 +175,27 @@ class FunctionPass:
 
     # ----------------------------------------------------------- workers
     def ship(self, indices: range) -> Reply:
-        """In a worker: analyse the functions ``indices`` and return them as plain data."""
+        """In a worker: analyse the functions ``indices`` and return them as plain data:
+        per function, its decisions as flat columns (``Columns``)."""
         fns = self.mod.functions
         for i in indices:
             fns[i].instrs  # noqa: B018 - read the group's bodies first: a bad one ends the worker
-        out: list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]] = []
+        out: list[tuple[Columns, list[ShippedInst], KernelEdits | None]] = []
         for i in indices:
             fn = fns[i]
             made, edits = self._analyse(fn)
             index = {id(inst): n for n, inst in enumerate(fn.instrs)} if made else {}
             insts: dict[int, ShippedInst] = {}
-            shipped: list[Shipped] = []
+            rows = []
             for d in made:
                 inst = d.access.inst
                 n = index[id(inst)]
                 if n not in insts:
                     insts[n] = (n, inst.name, inst.opcode, inst.start, inst._len, inst._op)
-                shipped.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
-                                bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
-            out.append((shipped, list(insts.values()), edits))
+                rows.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
+                             bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
+            columns: Columns = tuple(zip(*rows, strict=True)) if rows else ()
+            out.append((columns, list(insts.values()), edits))
         return out, self.ma.loaded_int_used, None if self.bodies is None else self.bodies.refs()
 
     def land(self, indices: range, reply: object) -> bool:
@@ -207,7 +213,9 @@ class FunctionPass:
             root_lists: dict[tuple[int, ...], list[Root]] = {}
             fns = self.mod.functions
             rebuilt: list[tuple[list[Decision], KernelEdits | None]] = []
-            for i, (shipped, shipped_insts, edits) in zip(indices, per_fn, strict=True):
+            for i, (columns, shipped_insts, edits) in zip(indices, per_fn, strict=True):
+                if columns and len(columns) != 11:
+                    return False
                 fn = fns[i]
                 insts: dict[int, Instruction] = {}
                 if fn.body_pending:
@@ -222,7 +230,8 @@ class FunctionPass:
                 made: list[Decision] = []
                 acc: Access
                 last = -1
-                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange, dma in shipped:
+                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange, dma in zip(
+                        *columns, strict=True):
                     if n != last:  # the decisions of one access are adjacent (plan_function)
                         acc = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
                         last = n
