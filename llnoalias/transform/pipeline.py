@@ -9,7 +9,7 @@ The run is the tuple of stages :data:`PIPELINE`, run in order by one loop
 The first two conclude per function and run fused, one function at a time
 (``function_pass.FunctionPass``, in worker processes for a large module); the others run
 once over the module. Each returns its own result (``transform.stages``), which
-``--print-after`` prints and ``--stop-after`` (``stages.run_until``) returns."""
+``--print-after`` prints and ``--stop-after`` (:func:`run_until`) returns."""
 
 from __future__ import annotations
 

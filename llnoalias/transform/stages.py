@@ -160,24 +160,23 @@ class FunctionResult(Result):
 
 
 class Facts(FunctionResult):
-    """The provenance stage's result for one function: each decision's roots (its
-    ``roots`` column: roots lists are never changed in place), and why an untraced access
-    has none (``reason``, ``blocker``)."""
+    """The provenance stage's result for one function: each decision's roots (which no
+    later stage rebinds), and why an untraced access has none (``reason``, ``blocker``: a
+    snapshot, as later stages rewrite them)."""
 
-    __slots__ = ("roots", "reason", "blocker")
+    __slots__ = ("reason", "blocker")
     stage = "provenance"
 
     def __init__(self, function: str, decisions: Sequence[Decision]) -> None:
         super().__init__(function, decisions)
-        self.roots = tuple([d.roots for d in decisions])
         self.reason = tuple([d.reason for d in decisions])
         self.blocker = tuple([d.blocker for d in decisions])
 
     def lines(self) -> list[str]:
         lines = []
-        for d, roots, reason, blocker in zip(self.decisions, self.roots, self.reason, self.blocker, strict=True):
-            if roots:
-                lines.append(f"{_head(d)} -> {', '.join(_root(r) for r in roots)}")
+        for d, reason, blocker in zip(self.decisions, self.reason, self.blocker, strict=True):
+            if d.roots:
+                lines.append(f"{_head(d)} -> {', '.join(_root(r) for r in d.roots)}")
             else:
                 lines.append(f"{_head(d)} -> unknown {_why(reason, blocker)}")
         return lines
@@ -185,37 +184,31 @@ class Facts(FunctionResult):
 
 class ByteRanges(FunctionResult):
     """The ranges stage's result for one function: each decision's byte range and range
-    note (``byte_range``, ``range_note``); with ``--no-regions`` none (``measured`` false)."""
+    note (``Decision.byte_range``, ``range_note``: written by this stage only); with
+    ``--no-regions`` none (``measured`` false)."""
 
-    __slots__ = ("measured", "roots", "byte_range", "range_note")
+    __slots__ = ("measured",)
     stage = "ranges"
 
     def __init__(self, function: str, decisions: Sequence[Decision], measured: bool) -> None:
         super().__init__(function, decisions)
         self.measured = measured
-        if measured:
-            self.roots = tuple([d.roots for d in decisions])
-            self.byte_range = tuple([d.byte_range for d in decisions])
-            self.range_note = tuple([d.range_note for d in decisions])
-        else:
-            self.roots = self.byte_range = self.range_note = ()
 
     def lines(self) -> list[str]:
         if not self.measured:
             return (["(not measured: --no-regions)"] if any(d.domain == LDS_DOMAIN for d in self.decisions)
                     else [])
         lines = []
-        for d, roots, brange, note in zip(self.decisions, self.roots, self.byte_range, self.range_note,
-                                          strict=True):
+        for d in self.decisions:
             if d.domain != LDS_DOMAIN:
                 continue
-            if not roots:
+            if not d.roots:
                 lines.append(f"{_head(d)} -> {_NO_RANGE} [no root]")
-            elif brange is not None:
-                lo, hi = brange
-                lines.append(f"{_head(d)} -> {_root(roots[0])} bytes [{lo}, {hi})")
+            elif d.byte_range is not None:
+                lo, hi = d.byte_range
+                lines.append(f"{_head(d)} -> {_root(d.roots[0])} bytes [{lo}, {hi})")
             else:
-                note = note.removeprefix(f"{_NO_RANGE}: ") or "not measured"
+                note = d.range_note.removeprefix(f"{_NO_RANGE}: ") or "not measured"
                 lines.append(f"{_head(d)} -> {_NO_RANGE} [{note}]")
         return lines
 
@@ -236,17 +229,20 @@ class PerFunction(Result):
 
 # ------------------------------------------------------------------ over the module
 class Claims(Result):
-    """A snapshot of every decision's claim after a module stage: the scope keys each
-    holds (``keys``: key lists are rebound, never changed in place, so the snapshot holds
-    them as they are), and the reason and blocker of one without."""
+    """Every decision's claim after a module stage: the scope keys each holds (``keys``),
+    and the reason and blocker of one without. The fields of a decision that no stage
+    rewrites after the one that concluded them (access, domain, roots, byte range) are read
+    from the decision; ``keys`` is a snapshot (key lists are rebound, never changed in
+    place, so it holds them as they are), ``reason`` and ``blocker`` too where a later
+    stage may rewrite them (``columns``)."""
 
     __slots__ = ("decisions", "keys", "reason", "blocker")
 
-    def __init__(self, decisions: Sequence[Decision]) -> None:
+    def __init__(self, decisions: Sequence[Decision], columns: tuple[str, ...] = ("keys", "reason", "blocker")) -> None:
         self.decisions = tuple(decisions)
-        self.keys = tuple([d.keys for d in decisions])
-        self.reason = tuple([d.reason for d in decisions])
-        self.blocker = tuple([d.blocker for d in decisions])
+        self.keys = tuple([d.keys for d in decisions]) if "keys" in columns else ()
+        self.reason = tuple([d.reason for d in decisions]) if "reason" in columns else ()
+        self.blocker = tuple([d.blocker for d in decisions]) if "blocker" in columns else ()
 
 
 class RegionsResult(Claims):
@@ -257,7 +253,7 @@ class RegionsResult(Claims):
     stage = "regions"
 
     def __init__(self, decisions: Sequence[Decision], ran: bool) -> None:
-        super().__init__(decisions if ran else ())
+        super().__init__(decisions if ran else (), ("keys",))  # its printout reads no reason
         self.ran = ran
 
     def blocks(self) -> list[Block]:
