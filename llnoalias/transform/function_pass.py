@@ -35,7 +35,7 @@ from .dma_safety import has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
-from .stages import ByteRanges, Facts, FunctionResult, PerFunction, Stage
+from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -66,9 +66,8 @@ class ProvenanceStage(Stage):
     function's operands are alive: ``dma_addresses.summarise``)."""
 
     name = "provenance"
-    runs = "scopes.plan_function"
     unit = "function"
-    concludes = "each access's root(s) in each domain it concerns, or why its pointer is unknown"
+    runs, concludes = ABOUT["provenance"]
 
     def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> Facts:
         made = plan_function(fp.mod, fp.ma, fp.roots, fn, fp.plan, brief=not fp.detail)
@@ -82,10 +81,8 @@ class RangesStage(Stage):
     (with ``--regions``; without, nothing is measured)."""
 
     name = "ranges"
-    runs = "regions.RegionSplitter.measure"
     unit = "function"
-    concludes = ("each LDS access with one root: the bytes [lo, hi) of the root it can touch, or why none "
-                 "(with --regions)")
+    runs, concludes = ABOUT["ranges"]
 
     def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> ByteRanges:
         assert previous is not None, "the ranges stage runs after the provenance stage"

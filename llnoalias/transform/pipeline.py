@@ -46,6 +46,7 @@ from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, finish, noalias_keys
 from .stages import (
+    ABOUT,
     Changes,
     RegionsResult,
     Result,
@@ -265,8 +266,7 @@ class RegionsStage(Stage):
     """Each LDS root's regions, from the byte ranges of all its accesses (``--regions``)."""
 
     name = "regions"
-    runs = "regions.merge_regions"
-    concludes = "each LDS root's regions, and the scope(s) each of its accesses holds (with --regions)"
+    runs, concludes = ABOUT["regions"]
 
     def run(self, run: Run) -> RegionsResult:
         if run.options.regions:
@@ -283,8 +283,7 @@ class DmaSafetyStage(Stage):
     this stage's result."""
 
     name = "dma-safety"
-    runs = "dma_safety.lowered/guard/rescue/residual/scope_dmas/static_lds"
-    concludes = "the claims the LDS-DMA rules withdrew or changed, with the reason"
+    runs, concludes = ABOUT["dma-safety"]
 
     def run(self, run: Run) -> Changes:
         mod, p, guarded = run.mod, run.plan, run.guarded
@@ -306,8 +305,7 @@ class ScopesStage(Stage):
     """Each domain's scopes, and each access's lists as written."""
 
     name = "scopes"
-    runs = "scopes.finish (between the LDS-DMA rules), pipeline._write_scopes"
-    concludes = "each domain's scopes; each access's !alias.scope and !noalias as written, or why none"
+    runs, concludes = ABOUT["scopes"]
 
     def count(self, p: Plan) -> None:
         """Collect each domain's scopes and withdraw the claims of a domain with fewer than
@@ -336,8 +334,7 @@ class WriteStage(Stage):
     """The metadata nodes the scopes need, written at the module's end."""
 
     name = "write"
-    runs = "metadata.MetadataWriter.flush"
-    concludes = "the annotated module"
+    runs, concludes = ABOUT["write"]
 
     def run(self, run: Run) -> Written:
         run.writer.flush()

@@ -71,6 +71,24 @@ class Result:
         return _text(self.blocks())
 
 
+#: what runs each stage of ``pipeline.PIPELINE`` and what it concludes (each stage's ``runs``
+#: and ``concludes``; docs/internals.md has them as a table)
+ABOUT: dict[str, tuple[str, str]] = {
+    "provenance": ("scopes.plan_function",
+                   "each access's root(s) in each domain it concerns, or why its pointer is unknown"),
+    "ranges": ("regions.RegionSplitter.measure",
+               "each LDS access with one root: the bytes [lo, hi) of the root it can touch, or why none "
+               "(with --regions)"),
+    "regions": ("regions.merge_regions",
+                "each LDS root's regions, and the scope(s) each of its accesses holds (with --regions)"),
+    "dma-safety": ("dma_safety.lowered/guard/rescue/residual/scope_dmas/static_lds",
+                   "the claims the LDS-DMA rules withdrew or changed, with the reason"),
+    "scopes": ("scopes.finish (between the LDS-DMA rules), pipeline._write_scopes",
+               "each domain's scopes; each access's !alias.scope and !noalias as written, or why none"),
+    "write": ("metadata.MetadataWriter.flush", "the annotated module"),
+}
+
+
 class Stage:
     """One stage of the pipeline: its ``name``, what ``runs`` it (the functions that do the
     work), its ``unit`` (``function`` or ``module``), what it ``concludes``, and ``run``.
@@ -431,6 +449,6 @@ class StageLog:
         return "".join(self.results[n].text() for n in self.names if n in self.results)
 
 
-__all__ = ["STAGE_NAMES", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult", "PerFunction",
+__all__ = ["ABOUT", "STAGE_NAMES", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult", "PerFunction",
            "RegionsResult", "Result", "Rewrites", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
            "parse_stage_names"]
