@@ -105,3 +105,10 @@ def test_stop_after_reports_bad_input() -> None:
     assert res.exit_code != 0
     assert res.stdout == b""
     assert "error" in res.stderr
+
+
+def test_the_fast_command_line_leaves_stop_after_to_click() -> None:
+    from llnoalias.cli.entry import parse_fast
+
+    assert parse_fast([STAGE_FIXTURES[0], "--stop-after", "ranges"], stdin_is_pipe=False) is None
+    assert parse_fast([STAGE_FIXTURES[0], "--stop-after=scopes"], stdin_is_pipe=False) is None

@@ -8,8 +8,11 @@ pipeline::
 
 Each stage is a :class:`Stage`: a ``name``, what it concludes about (``unit``: each
 ``function``, or the ``module``), and ``run``, which returns the stage's own result. A
-result is immutable (what it holds is a snapshot of the stage's conclusions: later stages
-rebind keys and rewrite reasons on the plan's decisions, never on a result) and prints
+result is immutable: later stages rebind keys and rewrite reasons on the plan's decisions,
+never on a result, which holds as columns the claims (keys, reason, blocker) that a later
+stage may rewrite, and reads from the decisions the facts that none does (access, domain,
+roots, byte range). The LDS-DMA rules write the claims they change through one object,
+:class:`Rewrites`, and their stage's result is what it recorded. A result prints
 itself: ``text()`` is what ``llnoalias --print-after STAGE`` writes on stderr, and what
 ``--stop-after STAGE`` (or ``pipeline.run_until`` from Python) writes after running the stages
 up to that one alone.
@@ -94,7 +97,8 @@ class Stage:
     work), its ``unit`` (``function`` or ``module``), what it ``concludes``, and ``run``.
 
     A module stage's ``run(run)`` takes the run's state (``pipeline.Run``: the module, its
-    analysis, the plan, the earlier stages' results) and returns its :class:`Result`. A
+    analysis, the options, and the plan the stages before it concluded into) and returns
+    its :class:`Result`. A
     function stage's ``run(fp, fn, previous)`` takes the function pass, one function and
     the function's result of the stage before it (None for the first) and returns its
     result for that function."""
