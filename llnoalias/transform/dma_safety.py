@@ -68,8 +68,7 @@ from ..ir.datalayout import DataLayout, layout_of
 from ..ir.model import Function, Module
 from . import dma_addresses
 from .dma_addresses import AA_MD, SCOPE_MD, in_flight, keeps, ordered
-from .scopes import Decision, Plan, may_overlap
-from .stages import Rewrites
+from .scopes import Decision, Plan, Rewrites, may_overlap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -44,13 +44,12 @@ from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, Range
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
-from .scopes import Decision, Plan, Region, finish, noalias_keys
+from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
 from .stages import (
     ABOUT,
     Changes,
     RegionsResult,
     Result,
-    Rewrites,
     ScopesResult,
     Stage,
     StageLog,
@@ -298,7 +297,7 @@ class DmaSafetyStage(Stage):
         residual(p, guarded, claims)
         scope_dmas(mod, p, _noalias_kernels(mod, run.args) - guarded.lowered, claims)
         static_lds(mod, p, guarded)
-        return claims.changes(ds)
+        return Changes(claims.written(ds))
 
 
 class ScopesStage(Stage):

@@ -12,7 +12,7 @@ result is immutable: later stages rebind keys and rewrite reasons on the plan's 
 never on a result, which holds as columns the claims (keys, reason, blocker) that a later
 stage may rewrite, and reads from the decisions the facts that none does (access, domain,
 roots, byte range). The LDS-DMA rules write the claims they change through one object,
-:class:`Rewrites`, and their stage's result is what it recorded. A result prints
+``scopes.Rewrites``, and their stage's result is what it recorded. A result prints
 itself: ``text()`` is what ``llnoalias --print-after STAGE`` writes on stderr, and what
 ``--stop-after STAGE`` (or ``pipeline.run_until`` from Python) writes after running the stages
 up to that one alone.
@@ -344,40 +344,6 @@ class Changes(Result):
         return [(self.stage, fn, lines) for fn, lines in by_fn.items()]
 
 
-class Rewrites:
-    """The one way a module stage's rules rewrite a claim (the LDS-DMA rules of
-    ``dma_safety``): each write is made on the plan's decision and recorded, and the
-    stage's result is made of what was recorded (:meth:`changes`), not of a comparison of
-    the plan before and after."""
-
-    __slots__ = ("_written",)
-
-    def __init__(self) -> None:
-        #: the decisions rewritten, by id (few: only around LDS-DMA)
-        self._written: dict[int, Decision] = {}
-
-    def withdraw(self, d: Decision, reason: str, blocker: str) -> None:
-        """``d`` claims nothing, for ``reason`` at ``blocker``."""
-        d.keys = []
-        d.reason = reason
-        d.blocker = blocker
-        self._written[id(d)] = d
-
-    def scope(self, d: Decision, keys: list[ScopeKey]) -> None:
-        """``d`` claims ``keys`` (a new list: key lists are never changed in place)."""
-        d.keys = keys
-        d.reason = d.blocker = ""
-        self._written[id(d)] = d
-
-    def changes(self, decisions: Sequence[Decision]) -> Changes:
-        """The rewritten decisions of ``decisions`` (the plan's, in its order) as they
-        stand now."""
-        written = self._written
-        if not written:
-            return Changes(())
-        return Changes([(d, d.keys, d.reason, d.blocker) for d in decisions if id(d) in written])
-
-
 class ScopesResult(Claims):
     """The scopes stage's result: each domain's scopes (``domain_keys``), and every
     decision's claim as written (an access whose own metadata could not take the lists is
@@ -454,5 +420,5 @@ class StageLog:
 
 
 __all__ = ["ABOUT", "STAGE_NAMES", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult", "PerFunction",
-           "RegionsResult", "Result", "Rewrites", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
+           "RegionsResult", "Result", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
            "parse_stage_names"]
