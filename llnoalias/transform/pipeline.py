@@ -230,7 +230,7 @@ def run_stages(run: Run, stages: Sequence[Stage]) -> Run:
         if stage.unit == "function":
             if n == 0:
                 group = [s for s in stages if s.unit == "function"]
-                assert stages[:len(group)] == tuple(group), "the per-function stages come first"
+                assert tuple(stages[:len(group)]) == tuple(group), "the per-function stages come first"
                 per_function = _run_functions(run, group)  # type: ignore[arg-type]
             result = per_function.get(stage.name)
         else:
