@@ -313,13 +313,17 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
                 lst.append(k)
     lonely = {domain for domain, lst in keys.items() if len(lst) < 2}
     if lonely:
+        # the reason and blocker of each lonely domain, made once (not once per access)
+        why = {domain: (reasons.SINGLE_SCOPE.format(root=keys[domain][0].name if keys[domain] else "nothing"),
+                        f"domain {domain}") for domain in lonely}
+        withdraw = claims.withdraw
         # one pass over the decisions (a module has a domain per kernel: one pass per
         # domain would be quadratic)
         for d in p.decisions:
-            if d.keys and d.domain in lonely:
-                lst = keys[d.domain]
-                only = lst[0].name if lst else "nothing"
-                claims.withdraw(d, reasons.SINGLE_SCOPE.format(root=only), f"domain {d.domain}")
+            if d.keys:
+                got = why.get(d.domain)
+                if got is not None:
+                    withdraw(d, *got)
         for domain in lonely:
             del keys[domain]
     p.domain_keys = keys
