@@ -251,3 +251,50 @@ def test_the_transform_check_finds_what_it_forbids() -> None:
     found = sorted(f.split(" ", 1)[1] for f in _analysis_in(src, "scratch.py"))
     assert found == ["calls ops.parse", "defines class CFG", "defines class _Walker",
                      "imports parse from ir.operands_fast", "reads label operands"], found
+
+
+def test_the_pipeline_runs_stages_without_hooks() -> None:
+    """The pipeline is a tuple of stages run by one loop (``pipeline.run_stages``): neither
+    it nor the function pass calls into a printer where a stage's conclusions happen to be
+    (``if stages is not None: stages.ranges(...)``); ``--print-after`` prints results."""
+    bad = []
+    for name in ("pipeline.py", "function_pass.py"):
+        text = (PKG / "transform" / name).read_text()
+        for n, line in enumerate(text.splitlines(), 1):
+            if "stages is not None" in line or "StageLog(" in line:
+                bad.append(f"transform/{name}:{n}: {line.strip()}")
+    assert not bad, "\n".join(bad)
+
+
+#: where a decision's claim (``keys``, ``reason``, ``blocker``) may be assigned: where the
+#: provenance stage makes it, in the one object later stages rewrite it through, and in the
+#: scope writer's fallback for an access whose own metadata cannot take the lists
+CLAIM_WRITERS = {
+    ("transform/scopes.py", "__init__"), ("transform/scopes.py", "decide"),
+    ("transform/scopes.py", "plan_function"), ("transform/scopes.py", "withdraw"),
+    ("transform/scopes.py", "scope"), ("transform/scopes.py", "rebind"),
+    ("transform/pipeline.py", "_write_scopes"),
+}
+
+
+def test_later_stages_rewrite_claims_through_one_object() -> None:
+    """After the provenance stage, a stage changes a claim only through ``scopes.Rewrites``
+    (so what it changed is its result, not a diff of the plan)."""
+    bad = []
+    for p in modules():
+        rel = p.relative_to(PKG).as_posix()
+        if not rel.startswith("transform/"):
+            continue
+        tree = ast.parse(p.read_text())
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                targets = node.targets if isinstance(node, ast.Assign) else []
+                for t in targets:
+                    for sub in ast.walk(t):
+                        if (isinstance(sub, ast.Attribute) and sub.attr in ("keys", "reason", "blocker")
+                                and isinstance(sub.value, ast.Name) and sub.value.id != "self"
+                                and (rel, fn.name) not in CLAIM_WRITERS):
+                            bad.append(f"{rel}:{node.lineno} ({fn.name}) assigns .{sub.attr}")
+    assert not bad, "\n".join(bad)

@@ -213,8 +213,7 @@ NOT_REASONS = {
     ("transform/roots.py", "_arguments"): "part of an error message",
     ("analysis/memory/accesses.py", "<module>"): "what marks a module as AMDGPU or NVPTX (compile's error text)",
     ("transform/stages.py", "<module>"): "what each stage concludes (the stage table, --help)",
-    ("transform/stages.py", "regions"): "the --print-after printout",
-    ("transform/stages.py", "dma_step"): "the --print-after printout",
+    ("transform/stages.py", "blocks"): "the --print-after printout",
 }
 _WORDS = re.compile(r"[A-Za-z'!-]+ [A-Za-z'!-]+ [A-Za-z'!-]+")
 

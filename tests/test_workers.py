@@ -163,7 +163,8 @@ def test_a_killed_worker_is_done_again_here(counts: Counts, monkeypatch: pytest.
 
 
 def _decision(n: int, root: int) -> tuple[object, ...]:
-    return (n, "store", None, "lds", (root,), True, "", "", "", None)
+    """One function's columns (``FunctionPass.ship``) for one decision."""
+    return tuple((x,) for x in (n, "store", None, "lds", (root,), True, "", "", "", None, None))
 
 
 @pytest.mark.parametrize("reply", [

@@ -33,6 +33,7 @@ from .options import (
     option,
     options_from_kwargs,
     print_after_option,
+    stop_after_option,
 )
 from .run import annotate_file
 
@@ -143,6 +144,7 @@ def cli() -> None:
 @option(REPORT)
 @option(REMARKS)
 @print_after_option
+@stop_after_option
 @option(NO_VERIFY)
 @option(WERROR)
 @option(QUIET)
@@ -155,7 +157,8 @@ def cli() -> None:
 @codegen_option
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool, report_path: str | None, remarks_path: str | None,
-                     print_after: tuple[str, ...], no_verify: bool, werror: bool, quiet: bool,
+                     print_after: tuple[str, ...], stop_after: str | None, no_verify: bool, werror: bool,
+                     quiet: bool,
                      best: bool = False, repair: bool = False, mcpu: str | None = None, codegen: str = CODEGEN.default,
                      **kwargs: Any) -> None:
     """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
@@ -163,7 +166,8 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
     options = options_from_kwargs(kwargs)
     paths = list(inputs) or ["-"]
     if len(paths) > 1 or out_dir is not None:
-        single = [flag for flag, on in (("--print-after", print_after), ("--best", best), ("--repair", repair)) if on]
+        single = [flag for flag, on in (("--print-after", print_after), ("--stop-after", stop_after),
+                                        ("--best", best), ("--repair", repair)) if on]
         if single:
             _usage_error(f"{' and '.join(single)} take{'s' if len(single) == 1 else ''} a single input")
         _annotate_many(paths, output, out_dir, JOBS_MANY_INPUTS if jobs is None else jobs, show_stats, report_path,
@@ -171,7 +175,7 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
         return
     annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
                   report_path=report_path, remarks_path=remarks_path, jobs=JOBS_ONE_INPUT if jobs is None else jobs,
-                  print_after=print_after, quiet=quiet, werror=werror,
+                  print_after=print_after, stop_after=stop_after, quiet=quiet, werror=werror,
                   compiled=(mcpu, codegen, best, repair) if best or repair else None)
 
 

@@ -44,6 +44,23 @@ def print_after_option(func: F) -> F:
              "comma list. The run stays in one process.")(func)
 
 
+def _parse_stop_after(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from ..transform.stages import parse_stage_name
+
+    try:
+        return None if value is None else parse_stage_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def stop_after_option(func: F) -> F:
+    """``--stop-after STAGE``: run the pipeline up to a stage, print its result on stdout."""
+    return click.option(
+        "--stop-after", "stop_after", default=None, callback=_parse_stop_after, metavar="STAGE",
+        help=f"Run the stages up to STAGE ({STAGES_HELP}) alone and print its result on stdout, "
+             "as --print-after prints it; no output is written.")(func)
+
+
 def option(opt: Option) -> Callable[[F], F]:
     """The click option of a row of the table (its spellings, kind, default and help)."""
     if opt.kind == "switch":

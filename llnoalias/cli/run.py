@@ -131,11 +131,24 @@ def _compiled_choices(original: str, result: AnnotateResult, name: str,
     return None if annotated == result.text else annotated
 
 
+def _stop_after(path: str, options: AnnotateOptions, stage: str) -> None:
+    """``--stop-after STAGE``: the stage's result on stdout, as ``--print-after`` prints it."""
+    from ..transform.pipeline import run_until
+
+    try:
+        result = run_until(read_input(path), stage, options, display_name(path))
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
+    sys.stdout.write(result.text())
+    sys.stdout.flush()
+
+
 def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, verify: bool = True,
                   show_stats: bool = STATS.default, report_path: str | None = REPORT.default,
                   remarks_path: str | None = REMARKS.default, jobs: int = JOBS_ONE_INPUT,
                   print_after: tuple[str, ...] = (), quiet: bool = QUIET.default, werror: bool = WERROR.default,
-                  compiled: tuple[str | None, str, bool, bool] | None = None) -> None:
+                  compiled: tuple[str | None, str, bool, bool] | None = None, stop_after: str | None = None) -> None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
@@ -145,11 +158,15 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
     ``quiet``: no notes (``--quiet``); ``werror``: a warning fails the run, nothing written
     (``--warnings-as-errors``). ``compiled``: ``(mcpu, codegen, best, repair)`` for ``--best``
     (compile both forms, keep per function the better: ``check.best``) and ``--repair``
-    (``check.repair``, before the input is annotated)."""
+    (``check.repair``, before the input is annotated). ``stop_after``: run the stages up to
+    that one alone and print its result on stdout (``--stop-after``); nothing else is written."""
     from ..diagnostics import set_policy
     from ..fileio import write_output
 
     set_policy(quiet=quiet, werror=werror)
+    if stop_after is not None:
+        _stop_after(path, options, stop_after)
+        return
     try:
         _check_one_stdout(output, report_path, remarks_path)
         want_report = bool(show_stats or report_path or remarks_path)

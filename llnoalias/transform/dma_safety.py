@@ -68,7 +68,7 @@ from ..ir.datalayout import DataLayout, layout_of
 from ..ir.model import Function, Module
 from . import dma_addresses
 from .dma_addresses import AA_MD, SCOPE_MD, in_flight, keeps, ordered
-from .scopes import Decision, Plan, may_overlap
+from .scopes import Decision, Plan, Rewrites, may_overlap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,12 +98,6 @@ def _short(d: Decision) -> str:
     if len(code) > 90:
         code = code[:87] + "..."
     return f"line {d.access.inst.line}: `{code}`"
-
-
-def _withdraw(d: Decision, reason: str, blocker: str) -> None:
-    d.keys = []
-    d.reason = reason
-    d.blocker = blocker
 
 
 def _by_function(decisions: list[Decision], lds_summaries: bool = True) -> list[list[Decision]]:
@@ -148,7 +142,7 @@ PRODUCER_WINDOW = reasons.PRODUCER_WINDOW.text
 LOWERED = reasons.LOWERED_LDS_DMA.text
 
 
-def lowered(mod: Module, p: Plan, out: Guarded) -> None:
+def lowered(mod: Module, p: Plan, out: Guarded, claims: Rewrites) -> None:
     """Rule (c), before ``guard``: a DMA whose LDS destination is a static (sized) variable
     addressed directly (through ``getelementptr``, casts and constant expressions, which
     LLVM's module-LDS lowering follows; not through ``inttoptr``, which it does not).
@@ -194,7 +188,7 @@ def lowered(mod: Module, p: Plan, out: Guarded) -> None:
         blocker = _short(first)
         for d in ds:
             if d.keys and (d.domain == LDS_DOMAIN or id(d.access.inst) in insts):
-                _withdraw(d, LOWERED, blocker)
+                claims.withdraw(d, LOWERED, blocker)
         risky = _lowered_window(ds, insts)
         if risky is not None:
             m, acc = risky
@@ -275,7 +269,7 @@ def same_bytes(d: Decision, m: Decision, dynamic: frozenset[str]) -> bool:
     return a is None or b is None or (a[0] < b[1] and b[0] < a[1])
 
 
-def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
+def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
     """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
     whose input is already in the unsafe state (to ``rescue`` after ``finish``).
     ``dynamic``: the module's dynamic LDS variables (``dynamic_lds``), which share bytes."""
@@ -294,7 +288,7 @@ def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
             blocker = _short(bare[0])
             for d in ds:
                 if d.keys:
-                    _withdraw(d, UNTRACED, blocker)
+                    claims.withdraw(d, UNTRACED, blocker)
             continue
         if dynamic:
             # shared bytes: the byte ranges say it, no address walk is made for it; an
@@ -304,7 +298,7 @@ def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
                     other = next((m for m in dmas if same_bytes(d, m, dynamic)
                                   and m.dma is not None and in_flight(d.dma, m.dma)), None)
                     if other is not None:
-                        _withdraw(d, SAME_BYTES, _short(other))
+                        claims.withdraw(d, SAME_BYTES, _short(other))
         if quiet:
             continue
         # DMAs with equal scopes share one slot, and SIInsertWaitcnts asks alias analysis
@@ -324,7 +318,7 @@ def guard(p: Plan, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
                 bad = next((m for m in members if m.dma is not None and not keeps(d.dma, m.dma)), None)
                 if bad is not None:
                     assert bad.dma is not None
-                    _withdraw(d, WINDOW if ordered(d.dma, bad.dma) else ORDER, _short(bad))
+                    claims.withdraw(d, WINDOW if ordered(d.dma, bad.dma) else ORDER, _short(bad))
                     break
     return unsafe_in
 
@@ -335,7 +329,7 @@ def _why(d: Decision) -> str:
     return d.reason
 
 
-def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
+def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded, claims: Rewrites) -> None:
     """After ``finish``: a DMA of an input already in the unsafe state gets its root's
     scope when it was traced (also in a domain of one scope); else a warning, one per
     function (at its first such DMA)."""
@@ -343,7 +337,7 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
     for d in unsafe_in:
         if d.keys:
             continue
-        if _scope_traced(p, d):
+        if _scope_traced(p, d, claims):
             continue
         left.setdefault(id(d.access.inst.function), []).append(d)
     for ds in left.values():
@@ -354,7 +348,7 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded) -> None:
               f"llnoalias cannot scope it ({_why(d)}){more}")
 
 
-def _scope_traced(p: Plan, d: Decision) -> bool:
+def _scope_traced(p: Plan, d: Decision, claims: Rewrites) -> bool:
     """Give a DMA traced to one root, left untagged only because its domain has one scope,
     its root's scope (a domain of one scope makes no other claim); False when it is not
     such a DMA."""
@@ -363,8 +357,7 @@ def _scope_traced(p: Plan, d: Decision) -> bool:
     keys = p.domain_keys.setdefault(d.domain, [])
     if d.roots[0] not in keys:
         keys.append(d.roots[0])
-    d.keys = list(d.roots)
-    d.reason = d.blocker = ""
+    claims.scope(d, list(d.roots))
     return True
 
 
@@ -373,7 +366,7 @@ def _scope_traced(p: Plan, d: Decision) -> bool:
 DMA_DOMAIN = "llnoalias.dma."
 
 
-def scope_dmas(mod: Module, p: Plan, kernels: set[str]) -> None:
+def scope_dmas(mod: Module, p: Plan, kernels: set[str], claims: Rewrites) -> None:
     """After ``residual``: in the functions ``kernels`` (those with a ``noalias`` pointer
     argument in the input or from ``--args noalias``), every LDS-DMA that would end without
     ``!alias.scope`` gets one. LLVM 24's kernel-argument lowering gives an LDS access whose
@@ -406,7 +399,7 @@ def scope_dmas(mod: Module, p: Plan, kernels: set[str]) -> None:
                 or any(x.keys for x in run) or SCOPE_MD.search(text, inst.start, inst.end)):
             continue
         lds = next((x for x in run if x.domain == LDS_DOMAIN), None)
-        if lds is not None and _scope_traced(p, lds):
+        if lds is not None and _scope_traced(p, lds, claims):
             continue
         fn = inst.function.name.lstrip("@").strip('"')
         k = counts[fn] = counts.get(fn, 0) + 1
@@ -419,7 +412,7 @@ def scope_dmas(mod: Module, p: Plan, kernels: set[str]) -> None:
         p.decisions = out
 
 
-def residual(p: Plan, out: Guarded) -> None:
+def residual(p: Plan, out: Guarded, claims: Rewrites) -> None:
     """After ``rescue``: warn where the input's own metadata keeps an access in the unsafe
     shape that llnoalias cannot undo (it adds metadata, never removes it). An LDS access
     that carries the producer's ``!alias.scope``/``!noalias``/``!tbaa`` is checked by
@@ -462,7 +455,7 @@ def residual(p: Plan, out: Guarded) -> None:
             risky_fns[id(d.access.inst.function)] = _short(d)
             for other in ds:
                 if other.keys and other.dma is not None and not other.dma[0]:
-                    _withdraw(other, PRODUCER_WINDOW, _short(d))
+                    claims.withdraw(other, PRODUCER_WINDOW, _short(d))
             more = (f" (and {len(risky) - 1} more LDS access like it in {d.access.inst.function.name})"
                     if len(risky) > 1 else "")
             _warn(out, d, "LDS access with the input's own alias metadata (!alias.scope, !noalias or "
@@ -474,7 +467,7 @@ def residual(p: Plan, out: Guarded) -> None:
         for d in p.decisions:
             if (d.keys and id(d.access.inst.function) in risky_fns and dma_operands(d.access.intrinsic) is not None
                     and SCOPE_MD.search(_code(d))):
-                _withdraw(d, PRODUCER_WINDOW, risky_fns[id(d.access.inst.function)])
+                claims.withdraw(d, PRODUCER_WINDOW, risky_fns[id(d.access.inst.function)])
 
 
 def _warn(out: Guarded, d: Decision, message: str) -> None:

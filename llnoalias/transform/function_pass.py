@@ -1,8 +1,16 @@
-"""The per-function part of an annotation run: decisions, byte ranges, argument edits.
+"""The per-function stages of an annotation run (provenance, ranges), and argument edits.
+
+The pipeline's first two stages conclude per function: :class:`ProvenanceStage` decides
+each access in each domain (``scopes.plan_function``) and :class:`RangesStage` measures
+the byte ranges of the LDS ones (``regions.RegionSplitter``). ``FunctionPass`` runs them
+one function at a time, the one on the other's result (as LLVM's function-pass adaptor
+runs a function pipeline), then the function's argument edits, and releases the
+function's analysis before the next, so memory holds one function's analysis at a time.
 
 ``FunctionPass.run`` does one function in this process. For a large module the pipeline
 may hand groups of functions to worker processes (``workers``): a worker calls ``ship``,
-which analyses its group and returns plain data (no instruction, root or analysis object
+which runs the per-function stages on its group and returns plain data, each function's
+decisions as flat columns, one per field (no instruction, root or analysis object
 crosses the pipe: instructions go as their index in the function and their span, roots as
 their ``id()``, which a forked worker shares with its parent), and the parent calls ``land``
 to rebuild the decisions on its own objects, in function order. When the parse left the
@@ -27,7 +35,7 @@ from .dma_safety import has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
-from .stages import StageLog
+from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -35,29 +43,73 @@ if TYPE_CHECKING:
 
     from ..ir.parser import Refs
 
-    #: one decision as plain data: the instruction's index in its function, the access's
-    #: kind and intrinsic, the domain, the roots' ids, tagged, reason, blocker, range note,
-    #: byte range, the address summary of an access in a function with LDS-DMA (``dma_safety``)
-    Shipped = tuple[int, str, str | None, str, tuple[int, ...], bool, str, str, str, tuple[int, int] | None,
-                    tuple | None]
+    #: one function's decisions as plain data, one column per field, an item per decision:
+    #: the instruction's index in its function, the access's kind and intrinsic, the domain,
+    #: the roots' ids, tagged, reason, blocker, range note, byte range, and the address
+    #: summary of an access in a function with LDS-DMA (``dma_safety``); empty for none
+    Columns = tuple[tuple[int, ...], tuple[str, ...], tuple[str | None, ...], tuple[str, ...],
+                    tuple[tuple[int, ...], ...], tuple[bool, ...], tuple[str, ...], tuple[str, ...],
+                    tuple[str, ...], tuple[tuple[int, int] | None, ...], tuple[tuple | None, ...]] | tuple[()]
     #: an instruction a decision is about: its index, result name, opcode, start, length
     #: and opcode offset (``Instruction``'s fields: the parent may not have read the body)
     ShippedInst = tuple[int, str | None, str, int, int, int]
-    #: a worker's reply: per function of its group, its decisions, their instructions and
-    #: its argument edits; whether some result relied on a loaded integer being a plain
-    #: value; and the references the bodies it read leave to check (a deferred parse)
-    Reply = tuple[list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]], bool, Refs | None]
+    #: a worker's reply: per function of its group, its decisions' columns, their
+    #: instructions and its argument edits; whether some result relied on a loaded integer
+    #: being a plain value; and the references the bodies it read leave to check (a
+    #: deferred parse)
+    Reply = tuple[list[tuple[Columns, list[ShippedInst], KernelEdits | None]], bool, Refs | None]
+
+
+class ProvenanceStage(Stage):
+    """Each access's root(s) in each domain it concerns, or why its pointer is unknown
+    (and, in a function with LDS-DMA, each LDS access's address summary, read while the
+    function's operands are alive: ``dma_addresses.summarise``)."""
+
+    name = "provenance"
+    unit = "function"
+    runs, concludes = ABOUT["provenance"]
+
+    def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> Facts:
+        made = plan_function(fp.mod, fp.ma, fp.roots, fn, fp.plan, brief=not fp.detail)
+        facts = Facts(fn.name, made)
+        summarise(fp.mod, fn, made)
+        return facts
+
+
+class RangesStage(Stage):
+    """The bytes of its root each tagged single-root LDS access can touch, or why not
+    (with ``--regions``; without, nothing is measured)."""
+
+    name = "ranges"
+    unit = "function"
+    runs, concludes = ABOUT["ranges"]
+
+    def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> ByteRanges:
+        assert previous is not None, "the ranges stage runs after the provenance stage"
+        made = previous.decisions
+        splitter = fp.splitter
+        if splitter is None:
+            return ByteRanges(fn.name, made, measured=False)
+        splitter.measure(made)  # type: ignore[arg-type]  # a list: the plan's own decisions
+        splitter.release(fn)
+        return ByteRanges(fn.name, made, measured=True)
+
+
+#: the pipeline's per-function stages, in order (``pipeline.PIPELINE`` begins with them)
+FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage, ...] = (ProvenanceStage(), RangesStage())
 
 
 class FunctionPass:
-    """Analyses one function at a time into one plan, editor and argument result."""
+    """Runs the per-function stages over one function at a time into one plan, editor and
+    argument result."""
 
     name = "function"
 
     def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                  detail: bool, plan: Plan, editor: Editor, writer: MetadataWriter,
                  args: ArgumentsResult, bodies: DeferredBodies | None = None,
-                 stages: StageLog | None = None) -> None:
+                 stages: Sequence[ProvenanceStage | RangesStage] = FUNCTION_STAGES,
+                 keep: frozenset[str] = frozenset()) -> None:
         self.mod = mod
         self.ma = ma
         self.roots = roots
@@ -70,8 +122,12 @@ class FunctionPass:
         #: the reader of a deferred parse: the bodies not read yet are read where used
         self.bodies = bodies
         self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
-        #: the text of the stages asked for (``--print-after``); the run stays in one process
-        self.stages = stages
+        #: the per-function stages to run, in order (the first is the provenance stage)
+        self.stages = tuple(stages)
+        #: the stages whose per-function results are kept (``results``): those asked for
+        #: by ``--print-after`` or ``--stop-after``; the run then stays in one process
+        self.keep = keep
+        self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in keep}
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
@@ -91,20 +147,19 @@ class FunctionPass:
         for i in indices:
             self.run(fns[i])
 
+    def module_results(self) -> dict[str, PerFunction]:
+        """The kept stages' results for the module: each one's per-function results."""
+        return {name: PerFunction(name, got) for name, got in self.results.items()}
+
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         mod, ma = self.mod, self.ma
-        made = plan_function(mod, ma, self.roots, fn, self.plan, brief=not self.detail)
-        stages = self.stages
-        if stages is not None:
-            stages.provenance(fn, made)
-        summarise(mod, fn, made)
-        if self.splitter is not None:
-            self.splitter.measure(made)
-            self.splitter.release(fn)
-            if stages is not None:
-                stages.ranges(fn, made)
-        elif stages is not None:
-            stages.no_ranges(fn, made)
+        result: FunctionResult | None = None
+        for stage in self.stages:
+            result = stage.run(self, fn, result)
+            kept = self.results.get(stage.name)
+            if kept is not None and result.decisions:
+                kept.append(result)
+        made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
         # rule (c) of SPEC 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
         lowered = self.options.args == "noalias" and has_lowered_dma(mod, made)
         edits = arguments_of(mod, ma, self.roots, self.options, fn, lowered)
@@ -117,25 +172,27 @@ class FunctionPass:
 
     # ----------------------------------------------------------- workers
     def ship(self, indices: range) -> Reply:
-        """In a worker: analyse the functions ``indices`` and return them as plain data."""
+        """In a worker: analyse the functions ``indices`` and return them as plain data:
+        per function, its decisions as flat columns (``Columns``)."""
         fns = self.mod.functions
         for i in indices:
             fns[i].instrs  # noqa: B018 - read the group's bodies first: a bad one ends the worker
-        out: list[tuple[list[Shipped], list[ShippedInst], KernelEdits | None]] = []
+        out: list[tuple[Columns, list[ShippedInst], KernelEdits | None]] = []
         for i in indices:
             fn = fns[i]
             made, edits = self._analyse(fn)
             index = {id(inst): n for n, inst in enumerate(fn.instrs)} if made else {}
             insts: dict[int, ShippedInst] = {}
-            shipped: list[Shipped] = []
+            rows = []
             for d in made:
                 inst = d.access.inst
                 n = index[id(inst)]
                 if n not in insts:
                     insts[n] = (n, inst.name, inst.opcode, inst.start, inst._len, inst._op)
-                shipped.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
-                                bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
-            out.append((shipped, list(insts.values()), edits))
+                rows.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
+                             bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
+            columns: Columns = tuple(zip(*rows, strict=True)) if rows else ()
+            out.append((columns, list(insts.values()), edits))
         return out, self.ma.loaded_int_used, None if self.bodies is None else self.bodies.refs()
 
     def land(self, indices: range, reply: object) -> bool:
@@ -153,7 +210,9 @@ class FunctionPass:
             root_lists: dict[tuple[int, ...], list[Root]] = {}
             fns = self.mod.functions
             rebuilt: list[tuple[list[Decision], KernelEdits | None]] = []
-            for i, (shipped, shipped_insts, edits) in zip(indices, per_fn, strict=True):
+            for i, (columns, shipped_insts, edits) in zip(indices, per_fn, strict=True):
+                if columns and len(columns) != 11:
+                    return False
                 fn = fns[i]
                 insts: dict[int, Instruction] = {}
                 if fn.body_pending:
@@ -168,7 +227,8 @@ class FunctionPass:
                 made: list[Decision] = []
                 acc: Access
                 last = -1
-                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange, dma in shipped:
+                for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange, dma in zip(
+                        *columns, strict=True):
                     if n != last:  # the decisions of one access are adjacent (plan_function)
                         acc = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
                         last = n

@@ -1,6 +1,15 @@
-"""One annotation run: parse, find roots, solve provenance, plan scopes, splice.
-The library's entry point (the CLI only wires files to it). The stages it runs, named and
-in order, are the table ``transform.stages.STAGES``."""
+"""One annotation run: parse, find roots, run the stages, splice.
+The library's entry point (the CLI only wires files to it).
+
+The run is the tuple of stages :data:`PIPELINE`, run in order by one loop
+(:func:`run_stages`)::
+
+    provenance -> ranges -> regions -> dma-safety -> scopes -> write
+
+The first two conclude per function and run fused, one function at a time
+(``function_pass.FunctionPass``, in worker processes for a large module); the others run
+once over the module. Each returns its own result (``transform.stages``), which
+``--print-after`` prints and ``--stop-after`` (:func:`run_until`) returns."""
 
 from __future__ import annotations
 
@@ -31,12 +40,25 @@ from .dma_safety import (
     scope_dmas,
     static_lds,
 )
-from .function_pass import FunctionPass
+from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
-from .scopes import Decision, Plan, Region, finish, noalias_keys
-from .stages import StageLog
+from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
+from .stages import (
+    ABOUT,
+    Changes,
+    RegionsResult,
+    Result,
+    ScopesResult,
+    Stage,
+    StageLog,
+    parse_stage_name,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 
@@ -99,10 +121,11 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     read the bodies a worker analysed); when that finds an error, the module is read and
     annotated again in one pass, which reports the first error as it always does.
 
-    ``stages``: collects what the named stages concluded (``transform.stages``); the run
+    ``stages``: keeps the results of the stages it names (``transform.stages``); the run
     then stays in this process and its reasons are explained, as for a report."""
     options = options or AnnotateOptions()
-    if stages is not None:
+    keep = frozenset(stages.names) if stages else frozenset()
+    if keep:
         jobs = 1
         want_report = True
     if jobs > 1 and len(text) >= DEFER_CHARS and workers.can_fork():
@@ -120,23 +143,16 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
 
 def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs: int,
               defer: bool, stages: StageLog | None = None) -> AnnotateResult:
-    mod, bodies = parse_module_deferred(src) if defer else (parse_module(src), None)
-    roots = find_roots(mod, options)
-    ma = ModuleAnalysis(mod, roots)
-    guarded = Guarded()
-    p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded, stages)
-    if ma.settle():
-        # Some store writes an address: integers loaded from memory are not plain values,
-        # and everything that assumed they were is done again.
-        guarded = Guarded()
-        if stages is not None:
-            stages.restart()
-        p, editor, args = _analyse(mod, ma, roots, options, want_report, jobs, bodies, guarded, stages)
+    keep = frozenset(stages.names) if stages else frozenset()
+    mod, roots, ma, run = _run(src, options, want_report, jobs, defer, keep, PIPELINE)
+    if stages:
+        stages.results = run.results
+    p, editor, args, guarded = run.plan, run.editor, run.args, run.guarded
     if want_report:
         report = _report(mod, p, roots, ma)
     else:
         report = Report(src.path)
-        del p
+        del p, run
         for fn in mod.functions:
             fn.instrs = []
             fn.by_name = {}
@@ -147,23 +163,91 @@ def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs
     return AnnotateResult(editor, report, mod)
 
 
-def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-             detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None,
-             guarded: Guarded | None = None,
-             stages: StageLog | None = None) -> tuple[Plan, Editor, ArgumentsResult]:
-    """Everything that reads provenance: scopes, regions, arguments; edits in an editor.
-    The stages run in the order of the table ``transform.stages.STAGES``; the log
-    ``stages`` (when given) takes each one's conclusions where they are made.
+def _run(src: SourceFile, options: AnnotateOptions, detail: bool, jobs: int, defer: bool,
+         keep: frozenset[str], stages: Sequence[Stage]) -> tuple[Module, RootSet, ModuleAnalysis, Run]:
+    """Parse ``src``, find its roots and run ``stages`` on it (twice when integers loaded
+    from memory turn out to be addresses: only the second run's results stand)."""
+    mod, bodies = parse_module_deferred(src) if defer else (parse_module(src), None)
+    roots = find_roots(mod, options)
+    ma = ModuleAnalysis(mod, roots)
+    run = run_stages(Run(mod, ma, roots, options, detail, jobs, bodies, keep), stages)
+    if ma.settle():
+        # Some store writes an address: integers loaded from memory are not plain values,
+        # and everything that assumed they were is done again.
+        run = run_stages(Run(mod, ma, roots, options, detail, jobs, bodies, keep), stages)
+    return mod, roots, ma, run
 
-    Functions are analysed one at a time and their parsed operands and provenance are
-    released afterwards, so memory holds one function's analysis at a time. With
-    ``jobs`` > 1, groups of functions go to worker processes (``workers``); the result is
-    the same."""
-    p = Plan()
-    editor = Editor(mod.source)
-    writer = MetadataWriter(mod, editor)
-    args = ArgumentsResult()
-    fp = FunctionPass(mod, ma, roots, options, detail, p, editor, writer, args, bodies, stages)
+
+def run_until(text: str, stage: str, options: AnnotateOptions | None = None, path: str = "<stdin>") -> Result:
+    """Run the pipeline on a module's text up to ``stage`` and return that stage's result
+    (``llnoalias --stop-after STAGE``): the stages before it run, none after it does, no
+    output is made; in this process, with reasons explained. Raises ``LLNoaliasError`` on
+    bad input, ``ValueError`` for a name not in ``stages.STAGE_NAMES``."""
+    stage = parse_stage_name(stage)
+    n = next(i for i, s in enumerate(PIPELINE) if s.name == stage)
+    _, _, _, run = _run(SourceFile(path, text), options or AnnotateOptions(), True, 1, False,
+                        frozenset((stage,)), PIPELINE[:n + 1])
+    return run.results[stage]
+
+
+class Run:
+    """What the stages of one run share: the module and its analysis, the options, the
+    plan the stages conclude into, the editor and metadata writer, the argument edits, the
+    LDS-DMA warnings, and the results kept (those of the stages named in ``keep``).
+
+    ``detail``: reasons are explained (for a report). ``jobs``: how many processes may run
+    the per-function stages. ``bodies``: the reader of a deferred parse."""
+
+    def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                 detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None,
+                 keep: frozenset[str] = frozenset()) -> None:
+        self.mod = mod
+        self.ma = ma
+        self.roots = roots
+        self.options = options
+        self.detail = detail
+        self.jobs = jobs
+        self.bodies = bodies
+        self.keep = keep
+        self.plan = Plan()
+        self.editor = Editor(mod.source)
+        self.writer = MetadataWriter(mod, self.editor)
+        self.args = ArgumentsResult()
+        self.guarded = Guarded()
+        #: the kept stages' results, by name
+        self.results: dict[str, Result] = {}
+
+
+def run_stages(run: Run, stages: Sequence[Stage]) -> Run:
+    """Run ``stages`` (a prefix of :data:`PIPELINE`) in order on ``run``, keeping the
+    results ``run.keep`` names.
+
+    The per-function stages at the head of the tuple run fused, one function at a time
+    (``_run_functions``): their results for the module are made when the first of them is
+    reached. Each module stage runs once, on what the stages before it concluded."""
+    per_function: dict[str, Result] = {}
+    for n, stage in enumerate(stages):
+        if stage.unit == "function":
+            if n == 0:
+                group = [s for s in stages if s.unit == "function"]
+                assert tuple(stages[:len(group)]) == tuple(group), "the per-function stages come first"
+                per_function = _run_functions(run, group)  # type: ignore[arg-type]
+            result = per_function.get(stage.name)
+        else:
+            result = stage.run(run)
+        if result is not None and stage.name in run.keep:
+            run.results[stage.name] = result
+    return run
+
+
+def _run_functions(run: Run, stages: Sequence[ProvenanceStage | RangesStage]) -> dict[str, Result]:
+    """The per-function stages, over every function: one at a time, its parsed operands and
+    provenance released afterwards, so memory holds one function's analysis at a time.
+    With ``run.jobs`` > 1, groups of functions go to worker processes (``workers``); the
+    result is the same."""
+    mod, jobs = run.mod, run.jobs
+    fp = FunctionPass(mod, run.ma, run.roots, run.options, run.detail, run.plan, run.editor, run.writer,
+                      run.args, run.bodies, stages, run.keep)
     groups = workers.split(fp.weights(), jobs) if jobs > 1 else []
     if len(groups) > 1 and workers.can_fork():
         replies = workers.fork_map(groups, fp.ship, fp.run_all)
@@ -172,34 +256,94 @@ def _analyse(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateO
                 fp.run_all(group)  # the worker failed: do its share here
     else:
         fp.run_all(range(len(mod.functions)))
-    if bodies is not None:
-        bodies.check()  # the rest of the parse, before anything is written
-    if options.regions:
-        merge_regions(p)
-    if stages is not None:
-        stages.regions(p, options.regions)
-        stages.before_dma(p)
-    # scopes the code generator can live with around LDS-DMA (SPEC 4b): before the
-    # domains are counted, so that a claim withdrawn here can leave a domain empty
-    guarded = guarded if guarded is not None else Guarded()
-    lowered(mod, p, guarded)
-    unsafe_in = guard(p, dynamic_lds(mod))
-    if stages is not None:
-        stages.dma_step(p)
-    finish(p)
-    if stages is not None:
-        stages.after_finish(p)
-    rescue(p, unsafe_in, guarded)
-    residual(p, guarded)
-    scope_dmas(mod, p, _noalias_kernels(mod, args) - guarded.lowered)
-    static_lds(mod, p, guarded)
-    if stages is not None:
-        stages.dma_step(p, last=True)
-    _write_scopes(p, writer)
-    writer.flush()
-    if stages is not None:
-        stages.scopes(p)
-    return p, editor, args
+    if run.bodies is not None:
+        run.bodies.check()  # the rest of the parse, before anything is written
+    return dict(fp.module_results())
+
+
+class RegionsStage(Stage):
+    """Each LDS root's regions, from the byte ranges of all its accesses (``--regions``)."""
+
+    name = "regions"
+    runs, concludes = ABOUT["regions"]
+
+    def run(self, run: Run) -> RegionsResult:
+        if run.options.regions:
+            merge_regions(run.plan)
+        return RegionsResult(run.plan.decisions, run.options.regions)
+
+
+class DmaSafetyStage(Stage):
+    """Scopes the code generator can live with around LDS-DMA (``dma_safety``, SPEC 4b):
+    before the domains are counted, so that a claim withdrawn here can leave a domain
+    empty. Between the rules that withdraw claims (``lowered``, ``guard``) and those that
+    scope DMAs left without (``rescue``, ``scope_dmas``) the scopes stage counts the
+    domains (:meth:`ScopesStage.count`); what that withdraws is the scopes stage's, not in
+    this stage's result."""
+
+    name = "dma-safety"
+    runs, concludes = ABOUT["dma-safety"]
+
+    def run(self, run: Run) -> Changes:
+        mod, p, guarded = run.mod, run.plan, run.guarded
+        # the plan's decisions before ``scope_dmas`` adds the DMAs' own domains (new
+        # decisions, not rewritten ones)
+        ds = p.decisions
+        claims = Rewrites()
+        lowered(mod, p, guarded, claims)
+        unsafe_in = guard(p, claims, dynamic_lds(mod))
+        SCOPES.count(p)
+        rescue(p, unsafe_in, guarded, claims)
+        residual(p, guarded, claims)
+        scope_dmas(mod, p, _noalias_kernels(mod, run.args) - guarded.lowered, claims)
+        static_lds(mod, p, guarded)
+        return Changes(claims.written(ds))
+
+
+class ScopesStage(Stage):
+    """Each domain's scopes, and each access's lists as written."""
+
+    name = "scopes"
+    runs, concludes = ABOUT["scopes"]
+
+    def count(self, p: Plan) -> None:
+        """Collect each domain's scopes and withdraw the claims of a domain with fewer than
+        two (``scopes.finish``); run by the dma-safety stage, between its rules."""
+        finish(p)
+
+    def run(self, run: Run) -> ScopesResult:
+        _write_scopes(run.plan, run.writer)
+        return ScopesResult(run.plan.decisions, run.plan.domain_keys)
+
+
+class Written(Result):
+    """The write stage's result: the editor that holds the rewritten module."""
+
+    __slots__ = ("editor",)
+    stage = "write"
+
+    def __init__(self, editor: Editor) -> None:
+        self.editor = editor
+
+    def text(self) -> str:
+        return self.editor.render()
+
+
+class WriteStage(Stage):
+    """The metadata nodes the scopes need, written at the module's end."""
+
+    name = "write"
+    runs, concludes = ABOUT["write"]
+
+    def run(self, run: Run) -> Written:
+        run.writer.flush()
+        return Written(run.editor)
+
+
+SCOPES = ScopesStage()
+
+#: The stages of one annotation run, in the order they run (:func:`run_stages`).
+PIPELINE: tuple[Stage, ...] = (*FUNCTION_STAGES, RegionsStage(), DmaSafetyStage(), SCOPES, WriteStage())
 
 
 def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:

@@ -28,7 +28,7 @@ from ..analysis.ranges.solver import FunctionRanges, Off
 from ..ir.datalayout import layout_of
 from ..ir.model import Function, Module
 from .cover import coarsen, cover_distinct
-from .scopes import Decision, Plan, Region, ScopeKey
+from .scopes import Decision, Plan, Region, Rewrites, ScopeKey
 
 
 class RegionSplitter:
@@ -122,9 +122,12 @@ class RegionSplitter:
             sys.setrecursionlimit(old)
 
 
-def merge_regions(plan: Plan) -> None:
+def merge_regions(plan: Plan, claims: Rewrites | None = None) -> None:
     """Form each root's regions from the measured ranges of all its accesses (``cover``);
-    a root with one region keeps its own scope."""
+    a root with one region keeps its own scope. Each access of a root with regions claims
+    its region(s) instead of the root (through ``claims``)."""
+    if claims is None:
+        claims = Rewrites(record=False)
     per_root: dict[int, tuple[Root, list[Decision]]] = {}
     for d in plan.decisions:
         if d.byte_range is None or not d.keys:
@@ -144,7 +147,7 @@ def merge_regions(plan: Plan) -> None:
             got = lists.get(own)
             if got is None:
                 got = lists[own] = [keys[i] for i in own]
-            d.keys = got
+            claims.rebind(d, got)
 
 
 def range_note(d: Decision) -> str:

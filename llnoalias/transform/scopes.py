@@ -128,6 +128,50 @@ class Plan:
         return (d for d in self.decisions if d.keys)
 
 
+class Rewrites:
+    """The one way a module stage rewrites a claim the provenance stage made (the regions
+    stage's ``merge_regions``, the LDS-DMA rules of ``dma_safety``, ``finish``): each
+    write is made on the plan's decision, and, with ``record``, remembered, so that the
+    stage's result is what it wrote (:meth:`written`), not a comparison of the plan before
+    and after. Key lists are rebound, never changed in place."""
+
+    __slots__ = ("_written", "record")
+
+    def __init__(self, record: bool = True) -> None:
+        self.record = record
+        #: the decisions rewritten, by id (few: only around LDS-DMA)
+        self._written: dict[int, Decision] = {}
+
+    def withdraw(self, d: Decision, reason: str, blocker: str) -> None:
+        """``d`` claims nothing, for ``reason`` at ``blocker``."""
+        d.keys = []
+        d.reason = reason
+        d.blocker = blocker
+        if self.record:
+            self._written[id(d)] = d
+
+    def scope(self, d: Decision, keys: Sequence[ScopeKey]) -> None:
+        """``d``, which claimed nothing, claims ``keys``."""
+        d.keys = keys
+        d.reason = d.blocker = ""
+        if self.record:
+            self._written[id(d)] = d
+
+    def rebind(self, d: Decision, keys: Sequence[ScopeKey]) -> None:
+        """``d`` claims ``keys`` instead of the keys it claims (its root's regions)."""
+        d.keys = keys
+        if self.record:
+            self._written[id(d)] = d
+
+    def written(self, decisions: Sequence[Decision]) -> list[tuple[Decision, Sequence[ScopeKey], str, str]]:
+        """The rewritten decisions of ``decisions`` (the plan's, in its order), each with
+        its keys, reason and blocker as they stand now."""
+        got = self._written
+        if not got:
+            return []
+        return [(d, d.keys, d.reason, d.blocker) for d in decisions if id(d) in got]
+
+
 def _operand_reason(fa: FunctionAnalysis, v: Value, value: object, domain: str, brief: bool) -> tuple[str, str]:
     """Why an operand keeps its access untagged, and where (see ``Decision.blocker``)."""
     if value is NONE:
@@ -244,8 +288,11 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     return made
 
 
-def finish(p: Plan) -> None:
-    """Collect each domain's scopes and withdraw the claims of domains with fewer than two."""
+def finish(p: Plan, claims: Rewrites | None = None) -> None:
+    """Collect each domain's scopes and withdraw the claims of domains with fewer than two
+    (through ``claims``, when the caller keeps what was rewritten)."""
+    if claims is None:
+        claims = Rewrites(record=False)
     keys: dict[str, list[ScopeKey]] = {}
     # Decisions share their key lists (one per root set, one per set of regions: never
     # changed in place, only rebound), so a list already read for a domain adds nothing:
@@ -266,15 +313,17 @@ def finish(p: Plan) -> None:
                 lst.append(k)
     lonely = {domain for domain, lst in keys.items() if len(lst) < 2}
     if lonely:
+        # the reason and blocker of each lonely domain, made once (not once per access)
+        why = {domain: (reasons.SINGLE_SCOPE.format(root=keys[domain][0].name if keys[domain] else "nothing"),
+                        f"domain {domain}") for domain in lonely}
+        withdraw = claims.withdraw
         # one pass over the decisions (a module has a domain per kernel: one pass per
         # domain would be quadratic)
         for d in p.decisions:
-            if d.keys and d.domain in lonely:
-                lst = keys[d.domain]
-                only = lst[0].name if lst else "nothing"
-                d.keys = []
-                d.reason = reasons.SINGLE_SCOPE.format(root=only)
-                d.blocker = f"domain {d.domain}"
+            if d.keys:
+                got = why.get(d.domain)
+                if got is not None:
+                    withdraw(d, *got)
         for domain in lonely:
             del keys[domain]
     p.domain_keys = keys
@@ -285,5 +334,5 @@ def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
     return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
 
 
-__all__ = ["Decision", "Plan", "Region", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
+__all__ = ["Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
            "noalias_keys", "plan_function", "root_of"]

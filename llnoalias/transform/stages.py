@@ -1,11 +1,29 @@
-"""The annotate pipeline's named stages, in the order they run, and the text of what each
-concluded (``llnoalias --print-after STAGE``, in the manner of LLVM's ``-print-after``).
+"""The annotate pipeline as a tuple of stages, and what each one concluded.
 
-The pipeline (``pipeline._analyse``) stays the call chain it is; at each point where a
-stage's conclusions exist, it hands them to a :class:`StageLog` when one was asked for,
-which turns them into lines at once (later stages rebind keys and rewrite reasons, so the
-text is made where the conclusion is still the stage's own). Nothing here prints: the
-command line writes :meth:`StageLog.text` to stderr.
+A run of ``llnoalias annotate`` is the tuple ``pipeline.PIPELINE``, run in order by one
+loop (``pipeline.run_stages``), in the manner of xDSL's ``ModulePass`` list or LLVM's pass
+pipeline::
+
+    provenance -> ranges -> regions -> dma-safety -> scopes -> write
+
+Each stage is a :class:`Stage`: a ``name``, what it concludes about (``unit``: each
+``function``, or the ``module``), and ``run``, which returns the stage's own result. A
+result is immutable: later stages rebind keys and rewrite reasons on the plan's decisions,
+never on a result, which holds as columns the claims (keys, reason, blocker) that a later
+stage may rewrite, and reads from the decisions the facts that none does (access, domain,
+roots, byte range). The LDS-DMA rules write the claims they change through one object,
+``scopes.Rewrites``, and their stage's result is what it recorded. A result prints
+itself: ``text()`` is what ``llnoalias --print-after STAGE`` writes on stderr, and what
+``--stop-after STAGE`` (or ``pipeline.run_until`` from Python) writes after running the stages
+up to that one alone.
+
+The two per-function stages (provenance, ranges) run one function at a time, fused into
+one walk over the module (``function_pass.FunctionPass``, as LLVM's function-pass adaptor
+runs a function pipeline), so that a function's analysis is released once both are done;
+worker processes run them for groups of functions and ship their results back as plain
+per-function data (``FunctionPass.ship`` / ``land``). Their result for the module is the
+list of per-function results (:class:`PerFunction`). The module stages each run once,
+over the whole plan.
 
 A block per stage and function, ``*** after STAGE: @fn ***``, then one line per access and
 domain, in the order of the module's text::
@@ -25,61 +43,79 @@ from .. import reasons
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir.lexer import split_comment
-from ..ir.model import Function
-from ..plain import Record
-from .scopes import Decision, Plan, Region, ScopeKey, noalias_keys
+from .scopes import Decision, Region, ScopeKey, may_overlap
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 
 #: how the range notes begin (``reasons.NO_RANGE``), and what the printout says for none
 _NO_RANGE = reasons.NO_RANGE.text
 
-
-class Stage(Record):
-    """One named stage: what runs it, whether it concludes per function or over the
-    module, and what it concludes."""
-
-    _FIELDS = ("name", "runs", "unit", "concludes")
-
-    def __init__(self, name: str, runs: str, unit: str, concludes: str) -> None:
-        self.name = name
-        self.runs = runs
-        self.unit = unit
-        self.concludes = concludes
+#: one printed block: the stage, the function (or ``module``) and its lines
+Block = tuple[str, str, list[str]]
 
 
-#: The stages of one annotation run, in the order they run (``pipeline._analyse``).
-STAGES: tuple[Stage, ...] = (
-    Stage("provenance", "scopes.plan_function", "function",
-          "each access's root(s) in each domain it concerns, or why its pointer is unknown"),
-    Stage("ranges", "regions.RegionSplitter.measure", "function",
-          "each LDS access with one root: the bytes [lo, hi) of the root it can touch, or why none "
-          "(with --regions)"),
-    Stage("regions", "regions.merge_regions", "module",
-          "each LDS root's regions, and the scope(s) each of its accesses holds (with --regions)"),
-    Stage("dma-safety", "dma_safety.lowered/guard/rescue/residual/static_lds", "module",
-          "the claims the LDS-DMA rules withdrew or changed, with the reason"),
-    Stage("scopes", "scopes.finish, pipeline._write_scopes", "module",
-          "each domain's scopes; each access's !alias.scope and !noalias as written, or why none"),
-)
+class Result:
+    """What one stage concluded, immutable, and its printout (``--print-after``)."""
 
-STAGE_NAMES: tuple[str, ...] = tuple(s.name for s in STAGES)
+    __slots__ = ()
+    #: the stage that made it
+    stage = ""
+
+    def blocks(self) -> list[Block]:
+        """The printed blocks, in the order of the module's text."""
+        return []
+
+    def text(self) -> str:
+        """The blocks as ``--print-after`` writes them."""
+        return _text(self.blocks())
 
 
-def parse_stage_names(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The stages named by ``--print-after`` values (each a name, a comma list, or ``all``),
-    in pipeline order. ``ValueError`` naming the stages for an unknown name."""
-    wanted: set[str] = set()
-    for value in values:
-        for name in value.split(","):
-            name = name.strip()
-            if name == "all":
-                wanted.update(STAGE_NAMES)
-            elif name in STAGE_NAMES:
-                wanted.add(name)
-            else:
-                raise ValueError(f"unknown stage {name!r}; the stages are {', '.join(STAGE_NAMES)} (or all)")
-    return tuple(n for n in STAGE_NAMES if n in wanted)
+#: what runs each stage of ``pipeline.PIPELINE`` and what it concludes (each stage's ``runs``
+#: and ``concludes``; docs/internals.md has them as a table)
+ABOUT: dict[str, tuple[str, str]] = {
+    "provenance": ("scopes.plan_function",
+                   "each access's root(s) in each domain it concerns, or why its pointer is unknown"),
+    "ranges": ("regions.RegionSplitter.measure",
+               "each LDS access with one root: the bytes [lo, hi) of the root it can touch, or why none "
+               "(with --regions)"),
+    "regions": ("regions.merge_regions",
+                "each LDS root's regions, and the scope(s) each of its accesses holds (with --regions)"),
+    "dma-safety": ("dma_safety.lowered/guard/rescue/residual/scope_dmas/static_lds",
+                   "the claims the LDS-DMA rules withdrew or changed, with the reason"),
+    "scopes": ("scopes.finish (between the LDS-DMA rules), pipeline._write_scopes",
+               "each domain's scopes; each access's !alias.scope and !noalias as written, or why none"),
+    "write": ("metadata.MetadataWriter.flush", "the annotated module"),
+}
 
 
+class Stage:
+    """One stage of the pipeline: its ``name``, what ``runs`` it (the functions that do the
+    work), its ``unit`` (``function`` or ``module``), what it ``concludes``, and ``run``.
+
+    A module stage's ``run(run)`` takes the run's state (``pipeline.Run``: the module, its
+    analysis, the options, and the plan the stages before it concluded into) and returns
+    its :class:`Result`. A
+    function stage's ``run(fp, fn, previous)`` takes the function pass, one function and
+    the function's result of the stage before it (None for the first) and returns its
+    result for that function."""
+
+    name = ""
+    runs = ""
+    unit = "module"
+    concludes = ""
+
+    def run(self, *args: Any, **kwargs: Any) -> Result:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<stage {self.name}>"
+
+
+# ------------------------------------------------------------------ how a line reads
 def _domain(domain: str) -> str:
     if domain == LDS_DOMAIN:
         return "lds"
@@ -110,56 +146,82 @@ def _head(d: Decision) -> str:
     return f"line {d.access.inst.line}: {_code(d)} [{_domain(d.domain)}]"
 
 
-def _why(d: Decision) -> str:
-    return f"[{d.reason}]" + (f" ({d.blocker})" if d.blocker else "")
+def _why(reason: str, blocker: str) -> str:
+    return f"[{reason}]" + (f" ({blocker})" if blocker else "")
 
 
-class StageLog:
-    """Collects the text of the stages asked for, as the pipeline reaches them."""
+def _text(blocks: list[Block]) -> str:
+    out: list[str] = []
+    for stage, where, lines in blocks:
+        out.append(f"*** after {stage}: {where} ***")
+        out.extend(lines)
+    return "\n".join(out) + "\n" if out else ""
 
-    def __init__(self, names: tuple[str, ...] | list[str]) -> None:
-        self.names = parse_stage_names(list(names))
-        self._wanted = frozenset(self.names)
-        #: (stage, function or "module", lines), in the order they were concluded
-        self.blocks: list[tuple[str, str, list[str]]] = []
-        #: the key lists of the decisions before a module stage that changes them
-        self._before: dict[int, tuple[ScopeKey, ...]] = {}
-        #: the decisions the LDS-DMA rules changed (``dma_step``)
-        self._changed: set[int] = set()
 
-    def wants(self, name: str) -> bool:
-        return name in self._wanted
+def _fn_name(d: Decision) -> str:
+    return d.access.inst.function.name
 
-    def restart(self) -> None:
-        """The analysis runs again (integers loaded from memory turned out to be addresses,
-        ``ModuleAnalysis.settle``): only the second run's conclusions stand."""
-        self.blocks.clear()
-        self._before.clear()
-        self._changed.clear()
 
-    def _block(self, stage: str, where: str, lines: list[str], always: bool = False) -> None:
-        if lines or always:
-            self.blocks.append((stage, where, lines or ["(nothing)"]))
+# ------------------------------------------------------------------ per function
+class FunctionResult(Result):
+    """A per-function stage's result for one function: its decisions (the access and domain
+    of each, which no stage changes) and the stage's columns, one item per decision."""
 
-    # ------------------------------------------------ per function (FunctionPass)
-    def provenance(self, fn: Function, made: list[Decision]) -> None:
-        """After ``plan_function``: each decision's roots, or why it has none."""
-        if not self.wants("provenance"):
-            return
+    __slots__ = ("function", "decisions")
+
+    def __init__(self, function: str, decisions: Sequence[Decision]) -> None:
+        self.function = function
+        self.decisions = decisions
+
+    def lines(self) -> list[str]:
+        return []
+
+    def blocks(self) -> list[Block]:
+        lines = self.lines()
+        return [(self.stage, self.function, lines)] if lines else []
+
+
+class Facts(FunctionResult):
+    """The provenance stage's result for one function: each decision's roots (which no
+    later stage rebinds), and why an untraced access has none (``reason``, ``blocker``: a
+    snapshot, as later stages rewrite them)."""
+
+    __slots__ = ("reason", "blocker")
+    stage = "provenance"
+
+    def __init__(self, function: str, decisions: Sequence[Decision]) -> None:
+        super().__init__(function, decisions)
+        self.reason = tuple([d.reason for d in decisions])
+        self.blocker = tuple([d.blocker for d in decisions])
+
+    def lines(self) -> list[str]:
         lines = []
-        for d in made:
+        for d, reason, blocker in zip(self.decisions, self.reason, self.blocker, strict=True):
             if d.roots:
                 lines.append(f"{_head(d)} -> {', '.join(_root(r) for r in d.roots)}")
             else:
-                lines.append(f"{_head(d)} -> unknown {_why(d)}")
-        self._block("provenance", fn.name, lines)
+                lines.append(f"{_head(d)} -> unknown {_why(reason, blocker)}")
+        return lines
 
-    def ranges(self, fn: Function, made: list[Decision]) -> None:
-        """After ``RegionSplitter.measure``: each LDS decision's byte range or why none."""
-        if not self.wants("ranges"):
-            return
+
+class ByteRanges(FunctionResult):
+    """The ranges stage's result for one function: each decision's byte range and range
+    note (``Decision.byte_range``, ``range_note``: written by this stage only); with
+    ``--no-regions`` none (``measured`` false)."""
+
+    __slots__ = ("measured",)
+    stage = "ranges"
+
+    def __init__(self, function: str, decisions: Sequence[Decision], measured: bool) -> None:
+        super().__init__(function, decisions)
+        self.measured = measured
+
+    def lines(self) -> list[str]:
+        if not self.measured:
+            return (["(not measured: --no-regions)"] if any(d.domain == LDS_DOMAIN for d in self.decisions)
+                    else [])
         lines = []
-        for d in made:
+        for d in self.decisions:
             if d.domain != LDS_DOMAIN:
                 continue
             if not d.roots:
@@ -170,43 +232,77 @@ class StageLog:
             else:
                 note = d.range_note.removeprefix(f"{_NO_RANGE}: ") or "not measured"
                 lines.append(f"{_head(d)} -> {_NO_RANGE} [{note}]")
-        self._block("ranges", fn.name, lines)
+        return lines
 
-    def no_ranges(self, fn: Function, made: list[Decision]) -> None:
-        """``--no-regions``: nothing is measured."""
-        if self.wants("ranges") and any(d.domain == LDS_DOMAIN for d in made):
-            self._block("ranges", fn.name, ["(not measured: --no-regions)"])
 
-    # ------------------------------------------------ over the module (pipeline)
-    def regions(self, p: Plan, ran: bool) -> None:
-        """After ``merge_regions``: each root's regions, each ranged access's scopes."""
-        if not self.wants("regions"):
-            return
-        if not ran:
-            self._block("regions", "module", ["(not run: --no-regions)"])
-            return
+class PerFunction(Result):
+    """A per-function stage's result for the module: its result for each function that
+    has decisions, in the module's order."""
+
+    __slots__ = ("stage", "functions")
+
+    def __init__(self, stage: str, functions: Sequence[FunctionResult]) -> None:
+        self.stage = stage
+        self.functions = tuple(functions)
+
+    def blocks(self) -> list[Block]:
+        return [b for r in self.functions for b in r.blocks()]
+
+
+# ------------------------------------------------------------------ over the module
+class Claims(Result):
+    """Every decision's claim after a module stage: the scope keys each holds (``keys``),
+    and the reason and blocker of one without. The fields of a decision that no stage
+    rewrites after the one that concluded them (access, domain, roots, byte range) are read
+    from the decision; ``keys`` is a snapshot (key lists are rebound, never changed in
+    place, so it holds them as they are), ``reason`` and ``blocker`` too where a later
+    stage may rewrite them (``columns``)."""
+
+    __slots__ = ("decisions", "keys", "reason", "blocker")
+
+    def __init__(self, decisions: Sequence[Decision], columns: tuple[str, ...] = ("keys", "reason", "blocker")) -> None:
+        self.decisions = tuple(decisions)
+        self.keys = tuple([d.keys for d in decisions]) if "keys" in columns else ()
+        self.reason = tuple([d.reason for d in decisions]) if "reason" in columns else ()
+        self.blocker = tuple([d.blocker for d in decisions]) if "blocker" in columns else ()
+
+
+class RegionsResult(Claims):
+    """The regions stage's result: every decision's keys once each root's regions are
+    formed (``ran`` false with ``--no-regions``)."""
+
+    __slots__ = ("ran",)
+    stage = "regions"
+
+    def __init__(self, decisions: Sequence[Decision], ran: bool) -> None:
+        super().__init__(decisions if ran else (), ("keys",))  # its printout reads no reason
+        self.ran = ran
+
+    def blocks(self) -> list[Block]:
+        if not self.ran:
+            return [(self.stage, "module", ["(not run: --no-regions)"])]
         per_root: dict[int, tuple[Root, list[Region]]] = {}
         by_fn: dict[str, list[str]] = {}
-        for d in p.decisions:
-            if d.domain != LDS_DOMAIN or not d.keys:
+        for d, keys in zip(self.decisions, self.keys, strict=True):
+            if d.domain != LDS_DOMAIN or not keys:
                 continue
             if len(d.roots) != 1:
-                line = f"{_head(d)} -> {', '.join(_key(k) for k in d.keys)} (several roots: no region)"
-                by_fn.setdefault(d.access.inst.function.name, []).append(line)
+                line = f"{_head(d)} -> {', '.join(_key(k) for k in keys)} (several roots: no region)"
+                by_fn.setdefault(_fn_name(d), []).append(line)
                 continue
             root = d.roots[0]
             entry = per_root.setdefault(id(root), (root, []))
-            regions = [k for k in d.keys if isinstance(k, Region)]
+            regions = [k for k in keys if isinstance(k, Region)]
             for k in regions:
                 if k not in entry[1]:
                     entry[1].append(k)
             if regions:
-                what = ", ".join(_key(k) for k in d.keys)
+                what = ", ".join(_key(k) for k in keys)
             elif d.byte_range is not None:
                 what = f"{_root(root)} (the root's only region)"
             else:
                 what = f"{_root(root)} ({_NO_RANGE}: the root's own scope)"
-            by_fn.setdefault(d.access.inst.function.name, []).append(f"{_head(d)} -> {what}")
+            by_fn.setdefault(_fn_name(d), []).append(f"{_head(d)} -> {what}")
         summary = []
         for root, regions in per_root.values():
             plain = sorted((k for k in regions if not k.spanning), key=lambda k: (k.lo, k.hi))
@@ -218,75 +314,111 @@ class StageLog:
             if span:
                 text += "; spanning " + " ".join(f"[{k.lo},{k.hi})" for k in span)
             summary.append(text)
-        self._block("regions", "module", summary, always=True)
-        for fn, lines in by_fn.items():
-            self._block("regions", fn, lines)
+        out: list[Block] = [(self.stage, "module", summary or ["(nothing)"])]
+        out.extend((self.stage, fn, lines) for fn, lines in by_fn.items())
+        return out
 
-    def before_dma(self, p: Plan) -> None:
-        """Before the LDS-DMA rules: the keys each decision holds."""
-        if self.wants("dma-safety"):
-            self._before = {id(d): tuple(d.keys) for d in p.decisions}
 
-    def dma_step(self, p: Plan, last: bool = False) -> None:
-        """After some of the LDS-DMA rules: which decisions they changed since
-        ``before_dma`` (or ``after_finish``). They run around ``finish``, which withdraws
-        the claims of lonely domains and is the ``scopes`` stage's, so its changes are
-        left out; after the ``last`` rule the changes are written."""
-        if not self.wants("dma-safety"):
-            return
-        for d in p.decisions:
-            old = self._before.get(id(d))
-            if old is not None and old != tuple(d.keys):
-                self._changed.add(id(d))
-        if not last:
-            return
+class Changes(Result):
+    """The dma-safety stage's result: the claims the LDS-DMA rules withdrew or changed,
+    each as the decision and its keys, reason and blocker once the rules are done, in the
+    plan's order. ``finish``'s withdrawals (a domain left with one scope), made between
+    the rules on the scopes stage's behalf, are not among them."""
+
+    __slots__ = ("changed",)
+    stage = "dma-safety"
+
+    def __init__(self, changed: Sequence[tuple[Decision, Sequence[ScopeKey], str, str]]) -> None:
+        self.changed = tuple(changed)
+
+    def blocks(self) -> list[Block]:
         by_fn: dict[str, list[str]] = {}
-        for d in p.decisions:
-            if id(d) not in self._changed:
-                continue
-            if d.keys:
-                line = f"{_head(d)} -> changed to {', '.join(_key(k) for k in d.keys)}"
+        for d, keys, reason, blocker in self.changed:
+            if keys:
+                line = f"{_head(d)} -> changed to {', '.join(_key(k) for k in keys)}"
             else:
-                line = f"{_head(d)} -> withdrawn {_why(d)}"
-            by_fn.setdefault(d.access.inst.function.name, []).append(line)
-        self._changed.clear()
+                line = f"{_head(d)} -> withdrawn {_why(reason, blocker)}"
+            by_fn.setdefault(_fn_name(d), []).append(line)
         if not by_fn:
-            self._block("dma-safety", "module", ["(no claim changed)"])
-        for fn, lines in by_fn.items():
-            self._block("dma-safety", fn, lines)
+            return [(self.stage, "module", ["(no claim changed)"])]
+        return [(self.stage, fn, lines) for fn, lines in by_fn.items()]
 
-    def after_finish(self, p: Plan) -> None:
-        """Right after ``finish``: the keys the LDS-DMA rules after it are compared with."""
-        if self.wants("dma-safety"):
-            self._before = {id(d): tuple(d.keys) for d in p.decisions}
 
-    def scopes(self, p: Plan) -> None:
-        """After the scopes are written: each domain's scopes, each access's lists."""
-        if not self.wants("scopes"):
-            return
-        summary = [f"domain {dom}: " + ", ".join(_key(k) for k in keys) for dom, keys in p.domain_keys.items()]
-        self._block("scopes", "module", summary, always=True)
+class ScopesResult(Claims):
+    """The scopes stage's result: each domain's scopes (``domain_keys``), and every
+    decision's claim as written (an access whose own metadata could not take the lists is
+    withdrawn: ``pipeline._write_scopes``)."""
+
+    __slots__ = ("domain_keys",)
+    stage = "scopes"
+
+    def __init__(self, decisions: Sequence[Decision], domain_keys: dict[str, list[ScopeKey]]) -> None:
+        super().__init__(decisions)
+        self.domain_keys = {dom: tuple(keys) for dom, keys in domain_keys.items()}
+
+    def blocks(self) -> list[Block]:
+        summary = [f"domain {dom}: " + ", ".join(_key(k) for k in keys) for dom, keys in self.domain_keys.items()]
+        out: list[Block] = [(self.stage, "module", summary or ["(nothing)"])]
         by_fn: dict[str, list[str]] = {}
-        for d in p.decisions:
-            if d.keys:
-                na = noalias_keys(d, p.domain_keys.get(d.domain, []))
-                line = (f"{_head(d)} -> scope {', '.join(_key(k) for k in d.keys)}; "
+        for d, keys, reason, blocker in zip(self.decisions, self.keys, self.reason, self.blocker, strict=True):
+            if keys:
+                na = [k for k in self.domain_keys.get(d.domain, ()) if not any(may_overlap(k, own) for own in keys)]
+                line = (f"{_head(d)} -> scope {', '.join(_key(k) for k in keys)}; "
                         f"noalias {', '.join(_key(k) for k in na) or '(none)'}")
             else:
-                line = f"{_head(d)} -> none {_why(d)}"
-            by_fn.setdefault(d.access.inst.function.name, []).append(line)
-        for fn, lines in by_fn.items():
-            self._block("scopes", fn, lines)
+                line = f"{_head(d)} -> none {_why(reason, blocker)}"
+            by_fn.setdefault(_fn_name(d), []).append(line)
+        out.extend((self.stage, fn, lines) for fn, lines in by_fn.items())
+        return out
+
+
+# ------------------------------------------------------------------ names, the printer
+#: the stages whose results ``--print-after`` and ``--stop-after`` print, in pipeline order
+#: (the last stage, ``write``, makes the output itself)
+STAGE_NAMES: tuple[str, ...] = ("provenance", "ranges", "regions", "dma-safety", "scopes")
+
+
+def parse_stage_names(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The stages named by ``--print-after`` values (each a name, a comma list, or ``all``),
+    in pipeline order. ``ValueError`` naming the stages for an unknown name."""
+    wanted: set[str] = set()
+    for value in values:
+        for name in value.split(","):
+            name = name.strip()
+            if name == "all":
+                wanted.update(STAGE_NAMES)
+            elif name in STAGE_NAMES:
+                wanted.add(name)
+            else:
+                raise ValueError(f"unknown stage {name!r}; the stages are {', '.join(STAGE_NAMES)} (or all)")
+    return tuple(n for n in STAGE_NAMES if n in wanted)
+
+
+def parse_stage_name(value: str) -> str:
+    """The one stage ``--stop-after`` names. ``ValueError`` naming the stages otherwise."""
+    name = value.strip()
+    if name not in STAGE_NAMES:
+        raise ValueError(f"unknown stage {name!r}; the stages are {', '.join(STAGE_NAMES)}")
+    return name
+
+
+class StageLog:
+    """The results of the stages asked for (``--print-after``), kept as the pipeline's loop
+    makes them (``pipeline.run_stages``); ``text()`` prints them."""
+
+    def __init__(self, names: tuple[str, ...] | list[str]) -> None:
+        self.names = parse_stage_names(list(names))
+        #: stage name -> its result, in pipeline order once the run is done
+        self.results: dict[str, Result] = {}
+
+    def wants(self, name: str) -> bool:
+        return name in self.names
 
     def text(self) -> str:
-        """Every block, the stages in pipeline order, each stage's blocks in the order
-        they were concluded (the module's function order)."""
-        order = {n: i for i, n in enumerate(STAGE_NAMES)}
-        out: list[str] = []
-        for stage, where, lines in sorted(self.blocks, key=lambda b: order[b[0]]):
-            out.append(f"*** after {stage}: {where} ***")
-            out.extend(lines)
-        return "\n".join(out) + "\n" if out else ""
+        """Every asked-for stage's result, in pipeline order."""
+        return "".join(self.results[n].text() for n in self.names if n in self.results)
 
 
-__all__ = ["STAGES", "STAGE_NAMES", "Stage", "StageLog", "parse_stage_names"]
+__all__ = ["ABOUT", "STAGE_NAMES", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult", "PerFunction",
+           "RegionsResult", "Result", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
+           "parse_stage_names"]
