@@ -11,14 +11,14 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, run_cli
 
 from llnoalias import reasons, reasons_doc
 from llnoalias.options import AnnotateOptions
 from llnoalias.reasons import REASONS, Reason, code_of, find
 from llnoalias.transform.pipeline import annotate_text
+from tests.support.files import FIXTURES, ROOT
+from tests.support.run import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "llnoalias"
 OR_SUB_XOR = os.path.join(FIXTURES, "lds", "or_sub_xor.ll")
 
@@ -308,10 +308,9 @@ def test_arguments_and_remarks_carry_codes(tmp_path: Path) -> None:
 
 def test_every_untagged_access_of_the_fixtures_has_a_code() -> None:
     """The reasons the analysis gives on real input are all read back to a code."""
-    from conftest import all_fixtures
-
     from llnoalias.diagnostics import LLNoaliasError
     from llnoalias.fileio import read_input
+    from tests.support.files import all_fixtures
 
     seen: set[str] = set()
     for path in all_fixtures():
