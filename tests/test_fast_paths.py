@@ -18,15 +18,11 @@ def _read(path: str) -> str:
 
 
 def _cases() -> list[object]:
+    """Every row on every fixture it applies to (``make check`` runs each on the first
+    fixture of each folder: tests/conftest.py)."""
     texts = {p: _read(p) for p in all_fixtures()}
-    out: list[object] = []
-    for fast in FAST_PATHS:
-        for path, text in texts.items():
-            if fast.applies(text):
-                # the corpus (real producers' modules, some of 100,000 lines) is the slow part
-                marks = [pytest.mark.slow] if fixture_id(path).startswith("corpus") else []
-                out.append(pytest.param(fast, path, id=f"{fast.name}-{fixture_id(path)}", marks=marks))
-    return out
+    return [pytest.param(fast, path, id=f"{fast.name}-{fixture_id(path)}")
+            for fast in FAST_PATHS for path, text in texts.items() if fast.applies(text)]
 
 
 @pytest.mark.parametrize("fast, path", _cases())

@@ -127,6 +127,7 @@ def _sources() -> list[Path]:
     return [p for p in sorted(PACKAGE.rglob("*.py")) if p.name not in ("reasons.py", "reasons_doc.py")]
 
 
+@pytest.mark.slow
 def test_every_reason_is_given_somewhere() -> None:
     """Each registered reason is used by the code that gives it (by its name: ``reasons.NAME``,
     or handed to the range solver's C twin by name in ``CRANGE_NAMES``)."""
@@ -195,6 +196,7 @@ NOT_REASONS = {
 _WORDS = re.compile(r"[A-Za-z'!-]+ [A-Za-z'!-]+ [A-Za-z'!-]+")
 
 
+@pytest.mark.slow
 def test_no_reason_is_written_outside_the_registry() -> None:
     """In analysis/ and transform/ (where reasons are made), no string of three words or more
     but in the places listed as not giving reasons; and nowhere in the package a string that
@@ -215,6 +217,7 @@ def _pieces(r: Reason, short: bool = True) -> list[str]:
     return [p for p in re.split(r"\{\w+\}", r.text) if len(p.strip()) >= 10 or (short and p == r.text and " " in p)]
 
 
+@pytest.mark.slow
 def test_no_message_is_retyped_anywhere() -> None:
     """No string literal in Python, nor any C string, holds a registered message's words (a
     message of two words: in analysis/ and transform/, where reasons are made; the command
@@ -306,6 +309,7 @@ def test_arguments_and_remarks_carry_codes(tmp_path: Path) -> None:
     assert missed and all(re.search(r"- Code: +'?[a-z]+(-[a-z]+)*'?\n", doc) for doc in missed)
 
 
+@pytest.mark.slow
 def test_every_untagged_access_of_the_fixtures_has_a_code() -> None:
     """The reasons the analysis gives on real input are all read back to a code."""
     from llnoalias.diagnostics import LLNoaliasError

@@ -230,6 +230,7 @@ def direct(events: list[str | int], generation: int) -> list[dict[int, int]]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(EVENTS, st.sampled_from([9, 10]))
 def test_straight_line_fixpoint_is_the_in_order_simulation(events: list[str | int], generation: int) -> None:

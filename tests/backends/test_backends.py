@@ -23,6 +23,8 @@ from llnoalias.backends import (
 )
 from llnoalias.diagnostics import LLNoaliasError
 
+pytestmark = pytest.mark.slow
+
 AMD_KERNEL = """\
 target triple = "amdgcn-amd-amdhsa"
 

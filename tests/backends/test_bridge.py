@@ -69,6 +69,7 @@ def test_every_rewrite_has_a_fixture_and_says_why() -> None:
         assert (FIXTURES / f"{row['name']}.ll").exists(), f"no fixture for {row['name']}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [r.name for r in REWRITES])
 def test_rewrite_fixture(name: str) -> None:
     text = _read(FIXTURES / f"{name}.ll")
@@ -81,6 +82,7 @@ def test_rewrite_fixture(name: str) -> None:
     assert name in res.rewrites
 
 
+@pytest.mark.slow
 def test_rewrites_that_llvm22_needs() -> None:
     # Without the bridge LLVM 22 rejects these fixtures (the triple one it reads anyway).
     for name in ("amdgcn-make-buffer-rsrc-i64", "amdgcn-async-lds-load", "float-bits-literal",
@@ -225,6 +227,7 @@ def test_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     assert bridge(text)[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", sorted(CORPUS_REWRITES))
 def test_corpus_rewrites(rel: str) -> None:
     text = _read(CORPUS / rel)
@@ -244,6 +247,7 @@ def test_every_other_corpus_file_needs_nothing() -> None:
             assert bridge(_read(path), active=True)[1] == [], rel
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rel", ["clang19/hip_lds_dma_O3_g.ll", "triton/amd_attn_gfx950_async.ll",
                                  "triton39/attn_fwd_gfx950.ll", "iree/softmax_f32_64x1024_hip.ll",
                                  "iree/softmax_f32_64x1024_cuda.ll"])
@@ -290,6 +294,7 @@ def test_newer_syntax_that_llvm22_reads_needs_no_rewrite() -> None:
     assert res.input_verified, res.input_message
 
 
+@pytest.mark.slow
 def test_stats_says_the_rewrites_with_verbose_only() -> None:
     src = str(FIXTURES / "amdgcn-async-lds-load.ll")
     quiet = CliRunner().invoke(cli, ["stats", "--json", src], catch_exceptions=False)

@@ -22,6 +22,8 @@ from click.testing import CliRunner
 from llnoalias.cli.main import cli
 from tests.support.files import ROOT
 
+pytestmark = pytest.mark.slow
+
 CORPUS = ROOT / "fixtures" / "corpus"
 PRODUCERS = ("clang19", "triton39", "iree", "flydsl")
 MAX_BYTES = 300 * 1024

@@ -154,6 +154,7 @@ def test_codegen_uses_the_inferred_gpu_and_says_why() -> None:
     assert "v_mfma_f32_16x16x32_f16" in ptx and any("gfx950" in n for n in notes)
 
 
+@pytest.mark.slow
 def test_cli_stats_on_a_real_hopper_module(tmp_path: Path) -> None:
     src = TRITON / "matmul_128x128x64_w8s2_sm90.ll"
     res = CliRunner().invoke(cli, ["stats", "--json", str(src)], catch_exceptions=False)

@@ -62,6 +62,7 @@ def test_unchanged_output_starts_no_check(tmp_path: Path, monkeypatch: pytest.Mo
     assert started and started[0].proc is None and not os.path.exists(started[0].workdir)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["hip_gemm_O3.ll", "cuda_gemm_O3.ll"])
 def test_direct_calls_say_what_llvmlite_binding_says(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = ROOT / "fixtures" / "corpus" / "clang19" / name

@@ -40,6 +40,7 @@ def _totals(path: Path) -> dict[str, int]:
     return dict(asmstats.collect(path.read_text(), str(path)).total)
 
 
+@pytest.mark.slow
 def test_best_on_the_spilling_gemm_is_never_worse_than_the_input(tmp_path: Path) -> None:
     pytest.importorskip("llvmlite")
     src = tmp_path / "gemm.ll"
@@ -70,6 +71,7 @@ def test_best_keeps_the_input_where_the_claims_race() -> None:
     assert chosen.text.splitlines()[:len(original.splitlines())] == original.splitlines()
 
 
+@pytest.mark.slow
 def test_annotate_only_best_goes_to_click_and_says_what_it_kept(tmp_path: Path) -> None:
     """``llnoalias --best IN -o OUT``: the fast entry point hands it to click; it compiles to
     decide, writes the chosen IR and says per function what it kept."""

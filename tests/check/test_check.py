@@ -27,6 +27,8 @@ from llnoalias.ir.source import SourceFile  # noqa: E402
 from tests.support.files import ROOT
 from tests.support.lds_dma import call_args
 
+pytestmark = pytest.mark.slow
+
 CHECK = ROOT / "fixtures" / "check"
 DMA = ROOT / "fixtures" / "dma"
 

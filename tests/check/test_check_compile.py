@@ -19,6 +19,8 @@ from llnoalias.ir.source import SourceFile  # noqa: E402
 from tests.support.check import racing_pair
 from tests.support.files import ROOT
 
+pytestmark = pytest.mark.slow
+
 CHECK = ROOT / "fixtures" / "check"
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from tests.support.run import load_script
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("llvmlite", reason="llvmlite's LLVM generates the code the check reads")
 if os.environ.get("LLNOALIAS_PURE"):
     pytest.skip("the check's code has no C twin; the corpus run is the compiled suite's (minutes of codegen)",

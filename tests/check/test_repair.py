@@ -13,6 +13,8 @@ from llnoalias.check.checker import check_text
 from llnoalias.check.repair import repair
 from tests.support.files import ROOT
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("llvmlite")
 
 TBAA = ROOT / "fixtures" / "check" / "tbaa_unscoped_dma_races.ll"

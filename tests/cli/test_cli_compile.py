@@ -11,6 +11,8 @@ from click.testing import CliRunner, Result
 from llnoalias.cli.compile import compile_command, emit_for_output
 from tests.support.files import ROOT
 
+pytestmark = pytest.mark.slow
+
 AMD_KERNEL = """\
 target triple = "amdgcn-amd-amdhsa"
 

@@ -289,6 +289,7 @@ def test_stats_ll_without_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 # ------------------------------------------------------------------ stats on .ll (real backends)
 
 
+@pytest.mark.slow
 def test_stats_two_ll_files_with_real_codegen(tmp_path: Path) -> None:
     a = tmp_path / "a.ll"
     b = tmp_path / "b.ll"
@@ -306,6 +307,7 @@ def test_stats_two_ll_files_with_real_codegen(tmp_path: Path) -> None:
     assert all(v["delta"] == 0 for v in doc["diff"]["total"].values())
 
 
+@pytest.mark.slow
 def test_stats_ll_with_real_codegen_and_annotation(tmp_path: Path) -> None:
     src = tmp_path / "dma.ll"
     shutil.copy(DATA / "src" / "gfx950_dma.ll", src)

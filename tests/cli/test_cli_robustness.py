@@ -19,6 +19,8 @@ from tests.support.files import FIXTURES
 from tests.support.preserve import assert_preserved
 from tests.support.run import load_script
 
+pytestmark = pytest.mark.slow
+
 CMD = [sys.executable, "-m", "llnoalias.cli"]
 BAD = b"define void @k() {\n  %x = add i32 %nope, 1\n  ret void\n}\n"
 GOOD = os.path.join(FIXTURES, "lds", "two_bases_int.ll")

@@ -15,6 +15,8 @@ import pytest
 
 from tests.support.files import ROOT
 
+pytestmark = pytest.mark.slow
+
 # ------------------------------------------------------------------ packaging
 
 

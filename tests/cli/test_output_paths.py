@@ -17,6 +17,8 @@ import pytest
 
 from tests.support.files import FIXTURES
 
+pytestmark = pytest.mark.slow
+
 CMD = [sys.executable, "-m", "llnoalias.cli"]
 GOOD = os.path.join(FIXTURES, "lds", "two_bases_int.ll")
 BAD = b"define void @k() {\n  %x = add i32 %nope, 1\n  ret void\n}\n"

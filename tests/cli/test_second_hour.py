@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 CMD = [sys.executable, "-m", "llnoalias.cli"]
 
 KERNEL = """target triple = "amdgcn-amd-amdhsa"

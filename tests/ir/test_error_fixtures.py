@@ -116,6 +116,7 @@ def test_cli_error_at_the_marker_exit_2_output_untouched(path: Path, tmp_path: P
     assert head_block(res.stderr, str(src)) == block
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pure", ["", "1"], ids=["compiled", "pure"])
 @pytest.mark.parametrize("seed", ["1", "2", "3", "4"])
 def test_batch_in_a_fresh_process_under_several_hash_seeds(tmp_path: Path, pure: str, seed: str) -> None:

@@ -164,6 +164,7 @@ def test_a_width_in_the_data_layout_is_the_data_layout_readers_error() -> None:
 
 # ------------------------------------------------------------------ nesting
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pure", MODES)
 @pytest.mark.parametrize("depth", [500, 3000])
 def test_deep_constant_expressions_are_read(tmp_path: Path, pure: str, depth: int) -> None:
@@ -280,6 +281,7 @@ def test_unnamed_values_and_blocks_are_numbered_as_llvm_numbers_them() -> None:
                                      None, "%11", "%20", "%21", "%22", None, None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pure", MODES)
 def test_numbering_with_gaps_old_labels_and_numbered_arguments(tmp_path: Path, pure: str) -> None:
     # an old-style '; <label>:3:' block is unnamed: it takes its number; an unnamed
@@ -296,6 +298,7 @@ def test_numbering_with_gaps_old_labels_and_numbered_arguments(tmp_path: Path, p
                                                     ("%13", "mul"), (None, "ret")])]), got.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line, value", [
     ("call void @f()", False), ("tail call fastcc void @f()", False), ("call void (ptr, ...) @f(ptr null)", False),
     ("call nnan void @f()", False), ("call addrspace(4) void @f()", False), ("call cc 10 void @f()", False),
@@ -351,6 +354,7 @@ def _hostile_numbers() -> list[tuple[str, str, int, int, str]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _hostile_numbers(), ids=lambda c: c[0])
 def test_out_of_range_numbers_are_located_errors_alike_in_both_modes(tmp_path: Path, case: tuple) -> None:
     """The issue's hostile numbers: an OverflowError in the compiled range solver, a negative

@@ -105,6 +105,7 @@ def test_pure_mode_loads_no_extension() -> None:
 _NAME_CHARS = "ab.-$_09\u00e9"
 
 
+@pytest.mark.slow
 @needs_cscan
 @given(names=st.lists(st.text(alphabet=_NAME_CHARS, min_size=1, max_size=4), max_size=60),
        defined_idx=st.lists(st.integers(0, 59), max_size=60),

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.files import DATA, ROOT
 
 DATA = DATA / "asm"
@@ -36,6 +38,7 @@ def _hooks() -> list[dict[str, object]]:
     return hooks
 
 
+@pytest.mark.slow
 def test_the_gate_hook_runs_the_gate_as_pre_commit_would(tmp_path: Path) -> None:
     (hook,) = _hooks()
     assert hook["id"] == "llnoalias-gate" and hook["language"] == "python"

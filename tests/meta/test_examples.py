@@ -15,7 +15,8 @@ import pytest
 from tests.support.files import ROOT
 
 CLANG = shutil.which("clang-19")
-pytestmark = pytest.mark.skipif(CLANG is None, reason="clang-19 is not installed (apt-get install clang-19)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CLANG is None, reason="clang-19 is not installed (apt-get install clang-19)")]
 CMD = [sys.executable, "-m", "llnoalias.cli"]
 EXAMPLES = Path(ROOT) / "examples"
 #: the README's flags; --cuda-path/--rocm-path pointing nowhere stand for a machine without

@@ -112,6 +112,7 @@ def test_no_arguments_is_a_filter_only_on_a_pipe() -> None:
     assert parse_fast([], stdin_is_pipe=False) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["--no-verify", "--lds", "all", str(FIXTURE)],
     ["--no-verify", "--may-alias", "0,1", "--args", "noalias", str(FIXTURE)],

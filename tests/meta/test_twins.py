@@ -97,6 +97,7 @@ def test_setup_builds_the_registry() -> None:
     assert seen == [(t.module, [t.source]) for t in TWINS]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("twin", TWINS, ids=lambda t: t.key)
 def test_attribute_names_c_reads_are_declared_and_exist(twin: Twin) -> None:
     attrs, words = _c_names(twin)

@@ -105,6 +105,7 @@ def test_remarks_quoting() -> None:
     assert function_name('@"\\01foo"') == "foo"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(REMARKUTIL is None, reason="llvm-remarkutil is not installed (apt-get install llvm-19)")
 @pytest.mark.parametrize("name", ["clang19/hip_smem_O3_g.ll", "odd/quoted_names.ll", "triton/amd_attn_gfx950_async.ll",
                                   "odd/crlf_latin1.ll"])

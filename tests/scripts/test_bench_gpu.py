@@ -15,6 +15,7 @@ from tests.support.run import load_script
 SCRIPT = ROOT / "scripts" / "bench_gpu.py"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("clang-19") is None, reason="clang-19 is not installed (apt-get install clang-19)")
 def test_variants_differ_where_noalias_matters(tmp_path: Path) -> None:
     bench = load_script("bench_gpu")
@@ -26,6 +27,7 @@ def test_variants_differ_where_noalias_matters(tmp_path: Path) -> None:
     assert accum["plain"]["ld.global.nc"] == 0
 
 
+@pytest.mark.slow
 def test_script_runs_and_says_why_it_did_not_time() -> None:
     proc = subprocess.run([sys.executable, str(SCRIPT), "--repeat", "1", "--n", "1024", "--k", "4"],
                           capture_output=True, text=True, timeout=300)

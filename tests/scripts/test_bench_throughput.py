@@ -89,6 +89,7 @@ def _annotate(cmd: list[str]) -> bytes:
     return Path(cmd[cmd.index("-o") + 1]).read_bytes()
 
 
+@pytest.mark.slow
 def test_llnoalias_reads_the_module_not_the_reference_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = bench.replicate(str(MATMUL), 1).text
     with_copy = bench.write_module(text, str(tmp_path), "a")

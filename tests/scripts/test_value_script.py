@@ -15,6 +15,7 @@ SMALL = ["fixtures/corpus/triton/amd_matmul_gfx942.ll", "fixtures/corpus/flydsl/
          "fixtures/check/tbaa_unscoped_dma_races.ll"]
 
 
+@pytest.mark.slow
 def test_value_table(tmp_path: Path) -> None:
     value = load_script("value")
     rows = [r for p in SMALL for r in value.run_one(str(ROOT / p), "llvmlite")]

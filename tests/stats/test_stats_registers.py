@@ -59,6 +59,7 @@ def spilling_gemm() -> str:
     return codegen.generate(text, emit="asm").decode()
 
 
+@pytest.mark.slow
 def test_real_gemm_registers_are_the_metadata(spilling_gemm: str) -> None:
     s = asmstats.collect(spilling_gemm, "gemm.s")
     meta = metadata(spilling_gemm)

@@ -26,6 +26,8 @@ from llnoalias.options import AnnotateOptions
 from llnoalias.transform.pipeline import annotate_text
 from tests.support.dma_ir import DMA_RE, DS_RE, LOWERED, VMEM_RE, WAIT_RE, dma, kernel, read
 
+pytestmark = pytest.mark.slow
+
 _LABEL_OP = re.compile(r"^s_(c?branch)\w*\s+(\S+)")
 
 

@@ -125,6 +125,7 @@ def _outcome(text: str, opts: AnnotateOptions) -> tuple[str, list[object], list[
     return res.text, recs, list(res.report.warnings)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_same_outcome_as_summarising_everything(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """On generated DMA kernels (every shape of dma_kernels, producers' metadata, static

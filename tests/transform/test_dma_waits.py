@@ -37,6 +37,8 @@ from tests.support.dma_ir import (
 )
 from tests.support.run import run_cli
 
+pytestmark = pytest.mark.slow
+
 
 def lost_waits(asm: str, only: str = "") -> list[str]:
     """The LDS accesses (those matching ``only``, when given) that may run while a DMA of

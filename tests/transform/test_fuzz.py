@@ -37,6 +37,8 @@ from tests.support import fuzz_gen
 from tests.support.files import FUZZ_CORPUS, all_fixtures, fixture_id
 from tests.support.preserve import assert_preserved
 
+pytestmark = pytest.mark.slow
+
 CORPUS = sorted(glob.glob(os.path.join(FUZZ_CORPUS, "*.ll")))
 WATCHDOG_S = 20.0
 

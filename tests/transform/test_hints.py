@@ -17,6 +17,8 @@ import pytest
 import llnoalias
 from tests.support.files import FIXTURES
 
+pytestmark = pytest.mark.slow
+
 CMD = [sys.executable, "-m", "llnoalias.cli"]
 #: clang-19 CUDA, sm_80, four kernels and ten pointer arguments, none of them __restrict__
 PLAIN = os.path.join(FIXTURES, "corpus", "restrict", "kernels_plain.ll")

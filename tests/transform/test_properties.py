@@ -38,6 +38,7 @@ def results() -> dict[tuple[str, str], tuple[bytes, str, str]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opt", list(OPTIONS))
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_bytes_preserved_and_idempotent(path: str, opt: str, results) -> None:
@@ -48,6 +49,7 @@ def test_bytes_preserved_and_idempotent(path: str, opt: str, results) -> None:
     assert again == out, "a second run changed the output"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_line_endings_bom_and_bytes(path: str, results) -> None:
     data, text, out = results[(path, "all-noalias")]
@@ -72,6 +74,7 @@ def test_crlf_latin1_fixtures_exist() -> None:
     assert not [n for n in names if "bom" in n]  # LLVM refuses a BOM: an error fixture
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_output_verifies_where_input_did(path: str, results) -> None:
     from llnoalias.backends.llvmlite_backend import check_module

@@ -4,6 +4,7 @@ brute force, no two accesses whose bytes can overlap are claimed noalias."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from llnoalias.analysis.provenance.lattice import Root
@@ -144,6 +145,7 @@ def _access_line(prog: Program, j: int) -> str:
     return f"%l{j} = load {acc.size}, ptr addrspace(3) %p{j}, align 1"
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(max_ops=5, max_accesses=4))
 def test_overlapping_accesses_are_never_claimed_noalias(prog: Program) -> None:
@@ -164,6 +166,7 @@ def check_no_overlap_claimed(prog: Program) -> None:
                 assert not claimed_noalias(a, b), (j, k, text, out)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(swizzle_programs(max_ops=6, max_accesses=4))
 def test_swizzled_accesses_that_overlap_are_never_claimed_noalias(prog: Program) -> None:

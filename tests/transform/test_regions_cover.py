@@ -144,6 +144,7 @@ def check(smem: list[Interval], other: list[Interval], unranged: int) -> tuple[i
     return len(claimed), len(chain)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(intervals, st.lists(st.tuples(st.integers(0, 64), st.integers(1, 16)).map(lambda t: (t[0], t[0] + t[1])),
                            max_size=3), st.integers(0, 2))
@@ -177,6 +178,7 @@ def model_claims(ivs: list[Interval], limit: int | None = None,
             if llvm_noalias(lists[i], lists[j], domain_of)}
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 60)).map(lambda t: (t[0], t[0] + t[1])),
                 min_size=1, max_size=24))
@@ -188,6 +190,7 @@ def test_the_plan_never_claims_two_intervals_that_share_a_byte(ivs: list[Interva
     assert chain_claims(ivs) == len(_chain_claimed(ivs))
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 30)).map(lambda t: (t[0], t[0] + t[1])),
                 min_size=1, max_size=24), st.integers(2, 6))
@@ -301,6 +304,7 @@ def test_llvm_aa_eval_on_the_tiles_fixture() -> None:
     assert verdicts[frozenset(("%pb", "%pe"))] == "MayAlias"
 
 
+@pytest.mark.slow
 @needs_opt
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(intervals, st.integers(0, 1))
@@ -332,6 +336,7 @@ def test_reports_name_the_spanning_access() -> None:
     assert notes[0] == "bytes [0, 8192) in region global_smem[0,8192)"
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 12)).map(lambda t: (t[0], t[0] + t[1])),
                 min_size=1, max_size=10))
@@ -359,6 +364,7 @@ def _components_reference(ivs: list[tuple[int, int]], idx: list[int]) -> list[tu
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(ivs=st.lists(st.tuples(st.integers(0, 40), st.integers(1, 12)).map(lambda t: (t[0], t[0] + t[1])),
                     max_size=25),
@@ -369,6 +375,7 @@ def test_components_match_the_reference(ivs: list[tuple[int, int]], data: st.Dat
     assert components(ivs, idx) == _components_reference(ivs, idx)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(distinct=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 24)).map(lambda t: (t[0], t[0] + t[1])),
                          min_size=1, max_size=8),
@@ -407,6 +414,7 @@ repeated = st.lists(st.tuples(st.integers(0, 120), st.integers(1, 40)).map(lambd
                                                                          max_size=20))
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(repeated)
 def test_the_weighted_cover_never_claims_repeats_or_intervals_that_share_a_byte(ivs: list[Interval]) -> None:

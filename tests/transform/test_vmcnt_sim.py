@@ -204,6 +204,7 @@ def _pick(outcomes: list, backend: str, variant: str) -> dict[str, Any]:
     return {o.kernel.name: o for o in outcomes if o.backend == backend and o.variant == variant}
 
 
+@pytest.mark.slow
 def test_every_generated_kernel_compiles_and_maps_one_to_one(outcomes: list) -> None:
     rows = [o for o in outcomes if o.backend == "llvmlite"]
     assert rows
@@ -213,6 +214,7 @@ def test_every_generated_kernel_compiles_and_maps_one_to_one(outcomes: list) -> 
     assert not approx, approx
 
 
+@pytest.mark.slow
 def test_kernels_without_any_scope_lose_no_wait(outcomes: list) -> None:
     """The check against LLVM where LLVM has nothing to go wrong with: no producer scopes and
     no static LDS (whose lowering adds scopes), compiled as they are, keep every wait."""
@@ -226,6 +228,7 @@ def test_kernels_without_any_scope_lose_no_wait(outcomes: list) -> None:
 BACKENDS = ["llvmlite", "llc-19"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["defaults", "all"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_llnoalias_loses_no_wait(outcomes: list, backend: str, variant: str) -> None:
@@ -274,6 +277,7 @@ attributes #0 = { nounwind "amdgpu-flat-work-group-size"="64,64" }
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scoped", [True, False], ids=["read-scoped", "untagged"])
 def test_the_issue_example_through_llvm_22(tmp_path, scoped: bool) -> None:
     """End to end on the smallest unsafe case of SPEC section 4b, compiled as it is with llvmlite's LLVM 22.1:

@@ -13,6 +13,8 @@ from llnoalias import reasons
 from llnoalias.options import AnnotateOptions
 from tests.support.run import load_script, run_cli
 
+pytestmark = pytest.mark.slow
+
 bench = load_script("bench_waitcnt")
 
 CASES = [(n, shape) for shape in bench.SHAPES for n in (2, 4, 6)]

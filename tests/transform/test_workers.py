@@ -21,6 +21,8 @@ from llnoalias.transform.function_pass import FunctionPass
 from tests.support.files import DATA, FIXTURES
 from tests.support.run import run_cli
 
+pytestmark = pytest.mark.slow
+
 
 class Counts:
     def __init__(self) -> None:

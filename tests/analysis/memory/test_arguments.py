@@ -179,6 +179,7 @@ def kernels(draw: st.DrawFn) -> tuple[str, set[int], set[int]]:
     return text, written, escaped
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(kernels())
 def test_written_or_escaped_argument_is_never_readonly(case: tuple[str, set[int], set[int]]) -> None:
@@ -208,6 +209,7 @@ def _nc(text: str) -> int:
     return generate(text, emit="asm", mcpu="sm_80").decode().count("ld.global.nc")
 
 
+@pytest.mark.slow
 def test_integer_round_trip_reaches_ld_global_nc_only_with_llnoalias() -> None:
     text = open(os.path.join(FIXTURES, "args", "int_roundtrip_invariant.ll")).read()
     assert _nc(text) == 0
@@ -225,6 +227,7 @@ def test_noalias_never_loses_ld_global_nc(path: str) -> None:
     assert after >= before
 
 
+@pytest.mark.slow
 def test_args_noalias_matches_restrict_build() -> None:
     """The judge's comparison: clang-19 CUDA kernels without __restrict__ plus
     --args noalias give at least the ld.global.nc of the __restrict__ build, per kernel."""

@@ -10,6 +10,7 @@ miscompile; the test also asks that the claims the oracle does guarantee are mad
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +79,7 @@ def _tagged(text: str, needle: str) -> bool:
     return "!alias.scope" in next(line for line in text.splitlines() if needle in line)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(steps=st.lists(STEP, min_size=1, max_size=5), start_address=st.booleans())
 def test_lane_intrinsics_claim_only_what_every_lane_holds(steps: list[tuple[str, bool, bool, bool]],

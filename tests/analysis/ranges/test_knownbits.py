@@ -190,6 +190,7 @@ def test_interval_ends_match_the_bit_by_bit_search_on_every_small_fact() -> None
         assert kb.min_ge(v, k, w) == _min_ge_by_bits(v, k, w), (z, o, v)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.sampled_from([8, 16, 32, 64, 128]), st.data())
 def test_interval_ends_match_the_bit_by_bit_search_on_wide_facts(w: int, data: st.DataObject) -> None:
@@ -202,6 +203,7 @@ def test_interval_ends_match_the_bit_by_bit_search_on_wide_facts(w: int, data: s
     assert kb.min_ge(v, k, w) == _min_ge_by_bits(v, k, w)
 
 
+@pytest.mark.slow
 @settings(max_examples=800, deadline=None)
 @given(st.sampled_from([1, 3, 8, 16, 32, 64]), st.data())
 def test_with_known_leaves_its_own_output_as_it_is(w: int, data: st.DataObject) -> None:

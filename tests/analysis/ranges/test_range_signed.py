@@ -100,6 +100,7 @@ def test_signed_division_by_every_constant_is_sound(op: str, w: int) -> None:
     assert claims > 0
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.integers(6, 12), st.data())
 def test_signed_division_on_wider_values(w: int, data: st.DataObject) -> None:

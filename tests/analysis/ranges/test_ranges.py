@@ -3,6 +3,7 @@ property test that brute-forces every thread id and loop value of random offset 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from llnoalias.analysis.ranges.solver import (
@@ -221,6 +222,7 @@ def _analyse_program(prog: Program) -> tuple[FunctionRanges, int]:
     return fr, prog.n_base()
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_brute_force_values_land_in_their_ranges(prog: Program) -> None:
@@ -254,6 +256,7 @@ def check_values(prog: Program, ranges: list[object], offs: list[object], vals: 
             assert addr & off.zero & m == 0 and addr & off.one & m == off.one & m, (acc, off, addr, prog.text())
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(swizzle_programs())
 def test_brute_force_swizzles_land_in_their_ranges_and_bits(prog: Program) -> None:

@@ -19,6 +19,8 @@ from llnoalias.ir.source import SourceFile
 from tests.support.files import ROOT
 from tests.support.real_oracle import check_ranges
 
+pytestmark = pytest.mark.slow
+
 CORPUS = ROOT / "fixtures" / "corpus" / "triton39"
 KERNELS = ["matmul_64x64x32_gfx942.ll", "matmul_128x128x64_w8s2_gfx942.ll", "attn_fwd_gfx942.ll",
            "attn_fwd_gfx950.ll"]

@@ -124,6 +124,7 @@ def _limits(budget: int, depth: int) -> Iterator[None]:
 CORPUS = sorted(ROOT.glob("fixtures/corpus/**/*.ll"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("budget,depth", [(3, 2000), (40, 2000), (50_000, 3), (25, 6)])
 def test_queries_agree_when_the_budget_or_depth_runs_out(budget: int, depth: int) -> None:
     assert CORPUS

@@ -149,6 +149,7 @@ def _llvm22(text: str, triple: str, cpu: str) -> str:
     return emit(text, triple, cpu, "asm", use_bridge=False).decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,attrs,tail", AMD_CASES, ids=[c[0] for c in AMD_CASES])
 def test_amdgpu_bound_is_never_below_what_llvm_reads(name: str, attrs: str, tail: str, tmp_path) -> None:
     text = _module(AMD, attrs, tail)
@@ -191,6 +192,7 @@ def _ptx_bound(ptx: str) -> int:
     return bound
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,attrs,tail", NV_CASES, ids=[c[0] for c in NV_CASES])
 def test_nvptx_bound_is_the_largest_directive_a_version_writes(name: str, attrs: str, tail: str,
                                                               tmp_path) -> None:
