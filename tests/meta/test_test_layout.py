@@ -44,3 +44,12 @@ def test_no_test_imports_another_test() -> None:
 
 def test_support_holds_no_tests() -> None:
     assert not list((TESTS / "support").rglob("test_*.py"))
+
+
+def test_paths_come_from_support_files() -> None:
+    """A path built from a test's own place breaks when the test moves: ``ROOT``,
+    ``FIXTURES`` and ``DATA`` come from ``tests/support/files.py``, the one file that may."""
+    users = [p.relative_to(ROOT).as_posix() for p in sorted(TESTS.rglob("*.py"))
+             if p != TESTS / "support" / "files.py"
+             and any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(ast.parse(p.read_text())))]
+    assert not users, users
