@@ -337,6 +337,7 @@ def generated() -> list:
     return dk.generate_many(31, 16)
 
 
+@pytest.mark.slow
 def test_agrees_with_the_straight_line_simulator(generated: list, tmp_path) -> None:
     compared = 0
     for k in generated:

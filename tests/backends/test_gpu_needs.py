@@ -142,6 +142,7 @@ def test_infer_reports_each_family() -> None:
 # --- through the code generator and the CLI --------------------------------------------
 
 
+@pytest.mark.slow
 def test_codegen_uses_the_inferred_gpu_and_says_why() -> None:
     notes: list[str] = []
     ptx = codegen.generate(WGMMA, notes=notes, fallback=False).decode()

@@ -159,6 +159,7 @@ def _codegen_family(text: str) -> str:
         return "other"
 
 
+@pytest.mark.slow
 def test_the_code_generator_reads_every_fixture_as_the_analysis_does() -> None:
     """``module_family`` (what the regions and address summaries assume) and the triple
     ``compile`` uses agree on every fixture and corpus file, those without a triple

@@ -56,6 +56,7 @@ def test_best_on_the_spilling_gemm_is_never_worse_than_the_input(tmp_path: Path)
     assert b["vmcnt"] <= a["vmcnt"]
 
 
+@pytest.mark.slow
 def test_best_keeps_the_input_where_the_claims_race() -> None:
     """The scopes of loop_refill_scoped_races.ll race (the loop refill LLVM loses); taken as the
     "annotated" form of the same module without them, --best gives the function its input lines."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 import re
 
+import pytest
+
 from llnoalias.analysis.memory.accesses import module_family
 from llnoalias.analysis.ranges.workgroup import work_group
 from llnoalias.backends import target
@@ -60,6 +62,7 @@ def test_a_module_without_a_triple_takes_its_codes_family() -> None:
     assert nv.facts.family == facts.NVPTX == target.NVPTX
 
 
+@pytest.mark.slow
 def test_no_part_caches_a_fact_on_the_module() -> None:
     bad = []
     for p in sorted(PKG.rglob("*.py")):

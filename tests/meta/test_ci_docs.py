@@ -64,6 +64,7 @@ def _help_options(words: list[str]) -> set[str]:
     return set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", out))
 
 
+@pytest.mark.slow
 def test_every_command_line_in_docs_ci_takes_its_options() -> None:
     text = (ROOT / "docs" / "ci.md").read_text()
     lines = [ln for ln in re.findall(r"llnoalias (?:compile|gate|stats|explain|\"\$ll\")[^\n]*", text)]

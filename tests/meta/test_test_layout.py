@@ -5,6 +5,7 @@ it shares from ``tests/support/``, never from another test."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.support.files import ROOT
@@ -30,10 +31,16 @@ def test_each_folder_mirrors_a_package_folder() -> None:
             assert (ROOT / "llnoalias" / rel / "__init__.py").is_file(), f"tests/{rel} names no llnoalias/{rel}"
 
 
+@functools.cache
+def _trees() -> list[tuple[Path, list[ast.AST]]]:
+    """Every module of tests/ with the nodes of its syntax tree."""
+    return [(p, list(ast.walk(ast.parse(p.read_text())))) for p in sorted(TESTS.rglob("*.py"))]
+
+
 def test_no_test_imports_another_test() -> None:
     bad = []
-    for path in sorted(TESTS.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path, nodes in _trees():
+        for node in nodes:
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             for name in names:
@@ -49,7 +56,6 @@ def test_support_holds_no_tests() -> None:
 def test_paths_come_from_support_files() -> None:
     """A path built from a test's own place breaks when the test moves: ``ROOT``,
     ``FIXTURES`` and ``DATA`` come from ``tests/support/files.py``, the one file that may."""
-    users = [p.relative_to(ROOT).as_posix() for p in sorted(TESTS.rglob("*.py"))
-             if p != TESTS / "support" / "files.py"
-             and any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(ast.parse(p.read_text())))]
+    users = [p.relative_to(ROOT).as_posix() for p, nodes in _trees()
+             if p != TESTS / "support" / "files.py" and any(isinstance(n, ast.Name) and n.id == "__file__" for n in nodes)]
     assert not users, users

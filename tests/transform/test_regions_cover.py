@@ -427,6 +427,7 @@ def test_the_weighted_cover_never_claims_repeats_or_intervals_that_share_a_byte(
     assert model_claims(ivs, None, cover_distinct) == model_claims(ivs)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(intervals, st.integers(1, 3), st.integers(0, 2))
 def test_repeated_accesses_through_the_pipeline_are_never_claimed_noalias(smem: list[Interval], copies: int,

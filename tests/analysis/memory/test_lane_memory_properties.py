@@ -116,6 +116,7 @@ def test_lane_intrinsics_claim_only_what_every_lane_holds(steps: list[tuple[str,
 SLOT_USE = st.sampled_from(["none", "store_address", "store_tid", "escape_store", "escape_call", "gep_store_address"])
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(uses=st.lists(SLOT_USE, min_size=1, max_size=4), read_slot=st.integers(0, 3), read_buf=st.booleans(),
        as_pointer=st.booleans())

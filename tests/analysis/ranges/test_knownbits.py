@@ -73,6 +73,7 @@ def test_binary_transfers_on_every_3_bit_fact(name: str) -> None:
             assert got == exact(results, w), (name, a, b, got, exact(results, w))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(BINARY)), st.integers(0, 63), st.integers(0, 63), st.integers(0, 63),
        st.integers(0, 63))
@@ -114,6 +115,7 @@ def test_shifts_and_casts_on_every_4_bit_fact() -> None:
         assert kb.of_interval(min(vals), max(vals), w).zero & a.one == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 63), st.integers(0, 63), st.integers(0, 63), st.integers(0, 63))
 def test_tighten_gives_the_extreme_values_the_bits_allow(lo: int, hi: int, z: int, o: int) -> None:
