@@ -15,6 +15,7 @@ The compiled twins of ``llnoalias.compiled.TWINS`` are rows too (their own tests
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import json
 import os
@@ -198,12 +199,15 @@ def _cli(text: str, path: str) -> object:
         out, rep = os.path.join(d, "out.ll"), os.path.join(d, "report.json")
         argv = [path, "-o", out, "--lds", "all", "--args", "noalias", "--no-verify", "--report", rep]
         err = io.StringIO()
+        threshold = gc.get_threshold()  # the entry sets the collector's for a process of its own
         with contextlib.redirect_stderr(err):
             try:
                 entry.main(argv)
                 code: object = 0
             except SystemExit as done:
                 code = done.code
+            finally:
+                gc.set_threshold(*threshold)
         files = []
         for p in (out, rep):
             if os.path.exists(p):
