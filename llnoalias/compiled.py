@@ -17,7 +17,7 @@ which is how one part's worth is measured.
 
 This module imports only the standard library (``setup.py`` runs it before the package is
 installed), and the names each C file reads from Python objects are declared here
-(``reads``), so that renaming one in Python fails ``tests/test_twins.py`` rather than the C
+(``reads``), so that renaming one in Python fails ``tests/meta/test_twins.py`` rather than the C
 code at run time.
 """
 
@@ -64,7 +64,7 @@ TWINS: tuple[Twin, ...] = (
         key="body_reader",
         module="llnoalias.ir._body_reader",
         references=("llnoalias.ir.body_reader", "llnoalias.ir.lines", "llnoalias.ir.limits", "llnoalias.ir.editor"),
-        test="tests/test_twin_body_reader.py",
+        test="tests/ir/test_twin_body_reader.py",
         depends=(),
         reads={f"{_MODEL}.Instruction": ("name", "opcode", "start", "_len", "_op", "ops", "function")},
         words=(),
@@ -73,7 +73,7 @@ TWINS: tuple[Twin, ...] = (
         key="fixpoint",
         module="llnoalias.analysis.provenance._fixpoint",
         references=("llnoalias.analysis.provenance.fixpoint", "llnoalias.analysis.provenance.solver"),
-        test="tests/test_twin_fixpoint.py",
+        test="tests/analysis/provenance/test_twin_fixpoint.py",
         depends=(),
         reads={
             f"{_MODEL}.Instruction": ("ops",),
@@ -88,7 +88,7 @@ TWINS: tuple[Twin, ...] = (
         key="range_solver",
         module="llnoalias.analysis.ranges._solver",
         references=("llnoalias.analysis.ranges.solver", "llnoalias.analysis.ranges.transfer"),
-        test="tests/test_twin_range_solver.py",
+        test="tests/analysis/ranges/test_twin_range_solver.py",
         depends=("_int128.h", "_kbits.h"),
         reads={
             "llnoalias.analysis.ranges.solver.FunctionRanges": (

@@ -37,11 +37,11 @@ import llnoalias
 import llnoalias.triton as hook
 from llnoalias.stats import counters
 
-# The matmul is the one the hook's tests compile (tests/_triton_kernels.py), loaded from its file:
+# The matmul is the one the hook's tests compile (tests/support/_triton_kernels.py), loaded from its file:
 # triton.jit reads a kernel's source, so it must live at a module's top level.
 _spec = importlib.util.spec_from_file_location(
     "_triton_kernels", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
-                                    "_triton_kernels.py"))
+                                    "support", "_triton_kernels.py"))
 assert _spec is not None and _spec.loader is not None
 _kernels = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_kernels)

@@ -4,7 +4,7 @@ and after llnoalias with the defaults and with ``--lds all --args noalias``.
 
 Prints one row per module and variant (producer, races, LDS-DMA instructions, vmcnt waits by
 cause) and, per module, the races llnoalias's output has that its input has not. ``--json``
-writes the rows. The test suite runs it (``tests/test_check_corpus.py``); its figures go into
+writes the rows. The test suite runs it (``tests/check/test_check_corpus.py``); its figures go into
 the issue notes (races found in real inputs, with the producer).
 
     .venv/bin/python scripts/check_corpus.py [-j 2] [--json rows.json] [PATH...]

@@ -16,7 +16,7 @@ barrier or a plain global load between DMA and reads. Every LDS access and DMA i
 stored to the global output.
 
 Beside the IR each kernel has a side table (the bytes the k-th DMA's wave writes, the bytes
-the k-th LDS access may touch); ``tests/vmcnt_sim.py`` replays the in-order vmcnt queue over
+the k-th LDS access may touch); ``tests/support/vmcnt_sim.py`` replays the in-order vmcnt queue over
 the compiled assembly and reports every LDS access that touches bytes of a DMA still in flight.
 
 Variants, each compiled with ``llnoalias compile`` (llvmlite's LLVM 22.1) and, for gfx942,
@@ -44,9 +44,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, ROOT)
 
-from vmcnt_sim import ANY, Access, AsmError, Bytes, Dma, LostWait, Result, check_asm  # noqa: E402
+from tests.support.vmcnt_sim import ANY, Access, AsmError, Bytes, Dma, LostWait, Result, check_asm  # noqa: E402
 
 #: the window of the dynamic LDS block each ``[0 x i8]`` buffer is used in
 WINDOW = 4096

@@ -104,7 +104,7 @@ DERIVED: dict[str, tuple[str, str]] = {
 }
 #: written gzip-compressed (``STEM.ll.gz``, no name or time in the gzip header): the GEMMs
 #: (280 KB at K=512, 770 KB at K=4096) would otherwise join every ``fixtures/**/*.ll`` check of
-#: the suite, and tests/test_twin_range_solver.py's compiled-vs-Python comparison alone takes 2-3 minutes
+#: the suite, and tests/analysis/ranges/test_twin_range_solver.py's compiled-vs-Python comparison alone takes 2-3 minutes
 #: on each K=512 GEMM (measured). Tests that want them decompress them (``gzip.decompress``).
 GZIPPED = {stem for stem in [*JOBS, *DERIVED] if stem.startswith("fp8_gemm")}
 

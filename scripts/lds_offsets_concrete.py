@@ -11,7 +11,7 @@ two base addresses. An execution with undefined behaviour (division by zero, an 
 shift) is skipped. What it cannot evaluate (a loaded value, a phi) is left out, so the
 check covers the addresses it could compute; it says how many.
 
-With ``--asm FILE...`` it also replays the vmcnt queue (``tests/vmcnt_sim.py``) over the
+With ``--asm FILE...`` it also replays the vmcnt queue (``tests/support/vmcnt_sim.py``) over the
 compiled assembly with the per-wave bytes of every LDS-DMA and LDS read, computed the same
 way (one work-group id and argument set); straight-line assembly only.
 
@@ -29,7 +29,6 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
 from llnoalias.analysis.provenance.solver import ModuleAnalysis  # noqa: E402
 from llnoalias.analysis.ranges.solver import FunctionRanges, Off  # noqa: E402
@@ -224,7 +223,7 @@ def check_offsets(k: Kernel, trials: int) -> None:
 
 
 def replay(k: Kernel, asm_files: list[str]) -> None:
-    from vmcnt_sim import Access, Bytes, Dma, check_asm
+    from tests.support.vmcnt_sim import Access, Bytes, Dma, check_asm
 
     k.base = 0
     envs = [k.run(t, 3, [1024, 4096, 1, 2, 4, 16]) for t in range(k.threads)]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import llnoalias
 from llnoalias.transform.pipeline import annotate_text
+from tests.support.files import ROOT
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "lds" / "two_bases_int.ll"
+FIXTURE = ROOT / "fixtures" / "lds" / "two_bases_int.ll"
 
 
 def test_annotate_matches_the_pipeline() -> None:

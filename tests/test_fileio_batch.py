@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ TEXT = st.text(alphabet=st.one_of(st.characters(blacklist_categories=("Cs",)),
                                   st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF)))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(chunks=st.lists(TEXT, max_size=30), batch=st.integers(1, 40))
 def test_batched_chunks_are_the_chunks_bytes(chunks: list[str], batch: int) -> None:

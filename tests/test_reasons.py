@@ -12,14 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, run_cli
 
 from llnoalias import reasons, reasons_doc
 from llnoalias.options import AnnotateOptions
 from llnoalias.reasons import REASONS, Reason, Said, carried_code
 from llnoalias.transform.pipeline import annotate_text
+from tests.support.files import FIXTURES, ROOT
+from tests.support.run import run_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "llnoalias"
 OR_SUB_XOR = os.path.join(FIXTURES, "lds", "or_sub_xor.ll")
 
@@ -151,6 +151,7 @@ def _sources() -> list[Path]:
     return [p for p in sorted(PACKAGE.rglob("*.py")) if p.name not in ("reasons.py", "reasons_doc.py")]
 
 
+@pytest.mark.slow
 def test_every_reason_is_given_somewhere() -> None:
     """Each registered reason is used by the code that gives it (by its name: ``reasons.NAME``,
     or handed to the range solver's C twin by name in ``CRANGE_NAMES``)."""
@@ -218,6 +219,7 @@ NOT_REASONS = {
 _WORDS = re.compile(r"[A-Za-z'!-]+ [A-Za-z'!-]+ [A-Za-z'!-]+")
 
 
+@pytest.mark.slow
 def test_no_reason_is_written_outside_the_registry() -> None:
     """In analysis/ and transform/ (where reasons are made), no string of three words or more
     but in the places listed as not giving reasons; and nowhere in the package a string that
@@ -238,6 +240,7 @@ def _pieces(r: Reason, short: bool = True) -> list[str]:
     return [p for p in re.split(r"\{\w+\}", r.text) if len(p.strip()) >= 10 or (short and p == r.text and " " in p)]
 
 
+@pytest.mark.slow
 def test_no_message_is_retyped_anywhere() -> None:
     """No string literal in Python, nor any C string, holds a registered message's words (a
     message of two words: in analysis/ and transform/, where reasons are made; the command
@@ -329,12 +332,12 @@ def test_arguments_and_remarks_carry_codes(tmp_path: Path) -> None:
     assert missed and all(re.search(r"- Code: +'?[a-z]+(-[a-z]+)*'?\n", doc) for doc in missed)
 
 
+@pytest.mark.slow
 def test_every_untagged_access_of_the_fixtures_has_a_code() -> None:
     """The reasons the analysis gives on real input all carry a code to the report."""
-    from conftest import all_fixtures
-
     from llnoalias.diagnostics import LLNoaliasError
     from llnoalias.fileio import read_input
+    from tests.support.files import all_fixtures
 
     seen: set[str] = set()
     for path in all_fixtures():

@@ -20,8 +20,10 @@ import pytest
 
 import llnoalias
 import llnoalias.triton as hook
+from tests.support.check import racing_pair
+from tests.support.files import ROOT
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "lds" / "two_bases_int.ll"
+FIXTURE = ROOT / "fixtures" / "lds" / "two_bases_int.ll"
 BAD_IR = "define void @k() {\n  %a = add i32 %nope, 1\n  ret void\n}\n"
 
 
@@ -240,7 +242,7 @@ def real_triton(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
 
 
 def compile_matmul(triton: Any, target: Any) -> Any:
-    from _triton_kernels import MATMUL_CONSTEXPRS, MATMUL_SIGNATURE, matmul
+    from tests.support._triton_kernels import MATMUL_CONSTEXPRS, MATMUL_SIGNATURE, matmul
 
     src = triton.compiler.ASTSource(fn=matmul, signature=MATMUL_SIGNATURE,
                                     constexprs=MATMUL_CONSTEXPRS)
@@ -308,14 +310,13 @@ def test_check_keeps_the_unannotated_function_where_tritons_llvm_races(fake_trit
     fixtures/check/tbaa_unscoped_dma_races.ll (an unscoped DMA beside it: no wait)."""
     if not TRITON_INSTALLED:
         pytest.skip("Triton (its LLVM 24, which the check compiles with) is not installed")
-    from test_check_compile import _pair
 
     from llnoalias.backends import triton_backend
 
     # the fake `triton` module stands in the parent only: the code generator's child imports
     # the real one
     monkeypatch.setattr(triton_backend, "available", lambda: True)
-    racing, original = _pair()
+    racing, original = racing_pair()
     monkeypatch.setattr(hook._Hook, "annotate", lambda self, text, md: racing)
     hook.enable(check=True)
     stages: dict[str, Any] = {"llir": lambda src, md: original}

@@ -28,7 +28,7 @@ _NOT_VMEM = ("buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "b
 #: the mnemonics of the LDS-DMAs the code generator waits for with ``vmcnt`` (a buffer load
 #: with the ``lds`` operand is one too): the ``mnemonics`` of those rows of
 #: ``analysis.memory.intrinsics.LDS_DMA``, which this layer cannot import
-#: (``tests/test_lds_dma_table.py`` holds the two equal)
+#: (``tests/analysis/memory/test_lds_dma_table.py`` holds the two equal)
 DMA_MNEMONICS = ("global_load_lds", "buffer_load_lds")
 _NOT_LDS = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_nop", "ds_gws", "ds_append", "ds_consume")
 #: modifiers that make an atomic return the old value (gfx9/10/11 ``glc``, gfx940 ``sc0``, gfx12 ``th:``)

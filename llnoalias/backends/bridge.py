@@ -10,7 +10,7 @@ of a verification, so a module llnoalias broke still fails.
 
 Much of newer LLVMs' syntax needs nothing: LLVM 22.1 reads ``captures(...)``,
 ``nocreateundeforpoison``, ``samesign``, ``nusw``/``nuw`` GEP flags, ``splat(...)`` and
-``ptrtoaddr`` (``tests/test_bridge.py`` holds it to that), and clang-19's
+``ptrtoaddr`` (``tests/backends/test_bridge.py`` holds it to that), and clang-19's
 ``raw.ptr.buffer.load.lds`` / ``global.load.lds`` calls verify as they are; what it
 lacks is below.
 

@@ -9,7 +9,7 @@
  * line_starts() is the line index; splice() writes an ASCII module's edits into its text
  * (Editor.encoded).
  *
- * The pure-Python reader is the reference: tests/test_twin_body_reader.py compares the two on every
+ * The pure-Python reader is the reference: tests/ir/test_twin_body_reader.py compares the two on every
  * fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN

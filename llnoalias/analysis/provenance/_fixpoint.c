@@ -18,7 +18,7 @@
  * vals is the function's solved values (read for a name env lacks, as _const reads them),
  * lds the module's LDS roots by name (a GlobalRef's value).
  *
- * fixpoint.fixpoint and fixpoint.one_pass are the reference: tests/test_twin_fixpoint.py compares
+ * fixpoint.fixpoint and fixpoint.one_pass are the reference: tests/analysis/provenance/test_twin_fixpoint.py compares
  * both on every function of every fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN

@@ -1,5 +1,5 @@
 """The provenance solver's worklist over one backward slice, in Python: the reference the
-compiled one (``_fixpoint.c``) is held to (tests/test_twin_fixpoint.py). ``provenance.FunctionAnalysis.solve``
+compiled one (``_fixpoint.c``) is held to (tests/analysis/provenance/test_twin_fixpoint.py). ``provenance.FunctionAnalysis.solve``
 walks the slice and calls one of these with its transfer function."""
 
 from __future__ import annotations

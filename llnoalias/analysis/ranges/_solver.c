@@ -12,7 +12,7 @@
  * handles it (_int_ops, _off_inst, _int_other, _off_other, _arg_range, _before_query), which
  * asks its operands through fr.int_range/fr.offset, this again.
  *
- * The Python methods are the reference: tests/test_twin_range_solver.py compares the two on every
+ * The Python methods are the reference: tests/analysis/ranges/test_twin_range_solver.py compares the two on every
  * function of every fixture and corpus file.
  */
 #define PY_SSIZE_T_CLEAN

@@ -5,7 +5,7 @@ A bound that is too small is a miscompile (a thread id past it lands in a region
 claims not to hold it), so where the LLVM versions that may compile the module read the
 attributes differently, the larger reading is the one used, and in doubt the target's
 maximum. What each version reads, checked in LLVM's source and by compiling probes with
-llc-19 and llvmlite 0.50's LLVM 22.1 (``tests/test_workgroup.py``):
+llc-19 and llvmlite 0.50's LLVM 22.1 (``tests/analysis/ranges/test_workgroup.py``):
 
 - AMDGPU (LLVM 19 and 22 alike; ``AMDGPUSubtarget::getMaxWorkitemID``): a
   ``!reqd_work_group_size`` node of three integers gives each dimension's size (0 gives no

@@ -1,0 +1,95 @@
+"""The checking child that starts before the texts exist: it is ended when no
+check is needed, contains what goes wrong in it, and its direct calls into llvmlite's
+library say what llvmlite.binding says."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from llnoalias.backends import pending_check
+from llnoalias.backends.llvmlite_backend import PendingCheck, check_module
+from llnoalias.cli.run import run_annotate
+from llnoalias.options import AnnotateOptions
+from tests.support.files import ROOT
+
+GEMM = (ROOT / "fixtures" / "corpus" / "clang19" / "hip_gemm_O3.ll").read_text()
+
+
+def test_cancel_ends_the_child_and_removes_its_files() -> None:
+    pending = PendingCheck.start()
+    proc, workdir = pending.proc, pending.workdir
+    pending.send_input(GEMM)
+    pending.cancel()
+    assert proc is not None and proc.returncode is not None
+    assert not os.path.exists(workdir)
+
+
+def test_finish_after_the_input_is_checked() -> None:
+    pending = PendingCheck.start()
+    pending.send_input(GEMM)
+    res = pending.finish(GEMM.replace("ret void", "ret i32 0", 1))
+    assert res.input_verified and not res.output_ok and res.regression
+    assert "doesn't match function result type" in res.message
+    assert not os.path.exists(pending.workdir)
+
+
+def test_a_child_that_dies_before_the_input_is_contained(monkeypatch: pytest.MonkeyPatch) -> None:
+    code = "import resource, os; resource.setrlimit(resource.RLIMIT_CORE, (0, 0)); os.abort()"
+    monkeypatch.setattr(pending_check, "_child_command", lambda: [sys.executable, "-c", code])
+    pending = PendingCheck.start()
+    pending.send_input(GEMM)
+    res = pending.finish(GEMM)
+    assert res.crashed and not res.verified and not res.regression and res.death == "SIGABRT"
+
+
+def test_unchanged_output_starts_no_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "plain.ll"
+    path.write_text("define void @f() {\n  ret void\n}\n")
+    started: list[PendingCheck] = []
+    real_start = PendingCheck.start
+
+    def spy() -> PendingCheck:
+        started.append(real_start())
+        return started[-1]
+
+    monkeypatch.setattr(PendingCheck, "start", staticmethod(spy))
+    _, result = run_annotate(str(path), AnnotateOptions())
+    assert not result.changed
+    assert started and started[0].proc is None and not os.path.exists(started[0].workdir)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["hip_gemm_O3.ll", "cuda_gemm_O3.ll"])
+def test_direct_calls_say_what_llvmlite_binding_says(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = ROOT / "fixtures" / "corpus" / "clang19" / name
+    if not path.exists():
+        pytest.skip(f"no {name}")
+    text = path.read_text()
+    cases = [(text, text), (text, text.replace("ret void", "ret i32 0", 1)), ("junk\n", "junk\n"),
+             (text, text.replace("define", "defne", 1))]
+    seen = []
+    for binding in ("", "1"):
+        monkeypatch.setenv("LLNOALIAS_CHILD_BINDING", binding)
+        seen.append([(r.input_readable, r.input_verified, r.output_ok, r.message, r.input_message, r.crashed)
+                     for r in (check_module(a, b) for a, b in cases)])
+    assert seen[0] == seen[1]
+    assert seen[0][0][:3] == (True, True, True)
+
+
+@pytest.mark.parametrize("result", [
+    {"op": "check", "stage": "done", "input_readable": True, "output_ok": False, "message": ""},
+    {"message": 'error: expected \'"\' \\ here\n\tnext line \x01 \u00e9 \u2603 \U0001F600', "n": 3, "x": None},
+    {"nested": ["not", "flat"], "stage": "emit"},  # not flat: the json module writes it
+])
+def test_the_childs_result_writer_is_json(result: dict[str, object]) -> None:
+    """The child writes its result without importing json (it costs its start ~10 ms);
+    what it writes must read back as the same dict."""
+    import json
+
+    from llnoalias.backends._llvmlite_child import _dumps
+
+    assert json.loads(_dumps(result)) == result  # type: ignore[arg-type]

@@ -1,0 +1,58 @@
+"""Every module of ``fixtures/`` with an LDS-DMA through ``llnoalias check`` (design section 4b):
+as given and after llnoalias (defaults; ``--lds all --args noalias``), with llvmlite's LLVM.
+
+What it holds: every module compiles and is judged; the races real inputs have are the ones
+listed here (each one read in the assembly when it was added: a change of the check's verdict on
+real output shows here first); and llnoalias's output has no race its input has not."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.support.run import load_script
+
+pytestmark = pytest.mark.slow
+
+pytest.importorskip("llvmlite", reason="llvmlite's LLVM generates the code the check reads")
+if os.environ.get("LLNOALIAS_PURE"):
+    pytest.skip("the check's code has no C twin; the corpus run is the compiled suite's (minutes of codegen)",
+                allow_module_level=True)
+
+#: module -> races of the input, compiled by LLVM 22 as given. The Triton modules race through
+#: Triton's own metadata: its LDS reads carry `!noalias` of the DMAs' scope and its explicit
+#: waits wait for lgkmcnt only (triton/amd_matmul_gfx942.ll reads the buffer its DMA fills in the
+#: same iteration); Triton 3.9's gfx950 modules wait with asyncmark, which LLVM 22 does not have.
+INPUT_RACES = {
+    "fixtures/check/loop_refill_scoped_races.ll": 1,
+    "fixtures/check/tbaa_unscoped_dma_races.ll": 1,
+    "fixtures/dma/input_unsafe_rescued.ll": 1,
+    "fixtures/corpus/triton/amd_matmul_gfx942.ll": 4,
+    "fixtures/corpus/triton39/attn_fwd_gfx950.ll": 48,
+    "fixtures/corpus/triton39/matmul_128x128x64_w8s2_gfx950.ll": 34,
+}
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict[str, object]]:
+    cc = load_script("check_corpus")
+    paths = cc.modules()
+    assert len(paths) >= 40, "the corpus has its LDS-DMA modules"
+    return cc.run(paths, jobs=2)
+
+
+def test_every_module_is_compiled_and_judged(rows: list[dict[str, object]]) -> None:
+    errors = [f"{r['module']} ({r['variant']}): {r['error']}" for r in rows if "error" in r]
+    assert not errors, "\n".join(errors)
+    assert sum(int(r["dmas"]) for r in rows if r["variant"] == "input") >= 1500  # type: ignore[call-overload]
+
+
+def test_the_races_of_real_inputs_are_the_known_ones(rows: list[dict[str, object]]) -> None:
+    got = {str(r["module"]): r["races"] for r in rows if r["variant"] == "input" and r["races"]}
+    assert got == INPUT_RACES
+
+
+def test_llnoalias_output_has_no_race_its_input_has_not(rows: list[dict[str, object]]) -> None:
+    cc = load_script("check_corpus")
+    assert cc.new_races(rows) == []

@@ -1,0 +1,212 @@
+"""Shortcuts for the fixed cost of a small function must give what the long way gives:
+headers read from the memo of texts seen before (``header_reader._PARAMS_SEEN`` ...)
+against a fresh reading and the tokenizer; the scope writer's shortcuts against the
+general rule, output text for output text, on every fixture."""
+
+from __future__ import annotations
+
+import pytest
+
+import llnoalias
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.fileio import decode
+from llnoalias.ir import header_reader
+from llnoalias.transform import pipeline
+from llnoalias.transform.metadata import MetadataWriter
+from tests.support.files import all_fixtures, fixture_id
+from tests.support.headers import header_shape as _header_shape
+from tests.support.headers import parse_headers as _parse_headers
+
+PATHS = all_fixtures()
+
+
+def _forget() -> None:
+    header_reader._PARAMS_SEEN.clear()
+    header_reader._PRE_SEEN.clear()
+    header_reader._TAIL_SEEN.clear()
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[fixture_id(p) for p in PATHS])
+def test_remembered_headers_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = decode(open(path, "rb").read())
+    _forget()
+    fresh = _parse_headers(text, True, monkeypatch)
+    warm = _parse_headers(text, True, monkeypatch)  # every text from the memo
+    slow = _parse_headers(text, False, monkeypatch)
+    assert fresh == warm == slow
+
+
+def test_one_signature_many_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same parameter text at other offsets, after other names and before other
+    attributes: the remembered reading is placed where each one is."""
+    heads = [
+        "define amdgpu_kernel void @k{n}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b)",
+        "define void @longer_name_{n}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) #0",
+        "define   amdgpu_kernel void @k{n}x(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) #1 align 4",
+        "define internal fastcc void @k{n}y(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b)",
+        "define void @e{n}()",
+    ]
+    text = 'target triple = "amdgcn-amd-amdhsa"\n'
+    for n in range(3):
+        for h in heads:
+            text += h.format(n=n) + " {\n  ret void\n}\n"
+    _forget()
+    fast = _parse_headers(text, True, monkeypatch)
+    slow = _parse_headers(text, False, monkeypatch)
+    assert isinstance(fast, list) and fast == slow
+    # one reading, placed at each: the same arguments, each at its own offset
+    first, again = fast[0][-1], fast[5][-1]  # type: ignore[index]
+    assert [a[:4] for a in first] == [a[:4] for a in again]
+    assert [a[4] for a in first] != [a[4] for a in again]
+
+
+def test_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(header_reader, "_SEEN_LIMIT", 4)
+    _forget()
+    text = 'target triple = "amdgcn-amd-amdhsa"\n' + "".join(
+        f"define void @k{n}(ptr %p{n}) #{n} {{\n  ret void\n}}\n" for n in range(10))
+    fast = _parse_headers(text, True, monkeypatch)
+    slow = _parse_headers(text, False, monkeypatch)
+    assert fast == slow
+    assert len(header_reader._PARAMS_SEEN) <= 4 and len(header_reader._TAIL_SEEN) <= 4
+    assert _header_shape  # the shape compared is the scanner test's
+
+
+CONFIGS = [{}, {"lds": "all", "args": "noalias"}, {"lds": "all", "args": "noalias", "regions": False}]
+
+
+def _annotated(path: str, options: dict[str, object]) -> str:
+    text = decode(open(path, "rb").read())
+    try:
+        return llnoalias.annotate(text, path="in.ll", **options).text  # type: ignore[arg-type]
+    except LLNoaliasError as e:
+        return "error: " + e.format()
+
+
+def _attach_one_by_one(self: MetadataWriter, attachments: list[tuple[object, tuple[int, ...], tuple[int, ...]]]
+                       ) -> list[object]:
+    """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
+    return [inst for inst, scopes, noalias in attachments
+            if not self.attach_scopes(inst, scopes, noalias)]  # type: ignore[arg-type]
+
+
+SCOPED = [p for p in PATHS if "define" in decode(open(p, "rb").read())]
+
+
+@pytest.mark.parametrize("path", SCOPED, ids=[fixture_id(p) for p in SCOPED])
+def test_scope_writing_shortcuts_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_write_scopes``'s !noalias lists of domains of distinct buffers and
+    ``attach_all_scopes``'s pieces give the text that ``noalias_keys`` and
+    ``attach_scopes`` give."""
+    fast = [_annotated(path, o) for o in CONFIGS]
+    with monkeypatch.context() as m:
+        # every key reads as a region: no domain takes the shortcut
+        m.setattr(pipeline, "Region", object)
+        m.setattr(pipeline, "_report", lambda mod, p, roots, ma: pipeline.Report(mod.source.path))
+        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+        slow = [_annotated(path, o) for o in CONFIGS]
+    assert fast == slow
+
+
+def _records_the_long_way(mod: object, p: object) -> list[object]:
+    """``_report``'s access records as it made them before it shared an instruction's
+    reading between its decisions and counted lines on: one reading per decision."""
+    from llnoalias.ir.lexer import split_comment
+    from llnoalias.report.record import AccessRecord
+    from llnoalias.transform.regions import range_note
+
+    out: list[object] = []
+    text = mod.text  # type: ignore[attr-defined]
+    for d in p.decisions:  # type: ignore[attr-defined]
+        inst = d.access.inst
+        line_text = text[inst.start:inst.end]
+        code = split_comment(line_text).strip()
+        col = len(line_text) - len(line_text.lstrip()) + 1
+        m = pipeline._DBG_RE.search(line_text)
+        out.append(AccessRecord(
+            inst.function.name, inst.line, col, d.access.intrinsic or d.access.kind,
+            code if len(code) <= 160 else code[:157] + "...",
+            d.domain, bool(d.keys), [k.name for k in d.keys],
+            "" if d.keys else (f"{d.reason} ({d.blocker})" if d.blocker else d.reason),
+            int(m.group(1)) if m else None, range_note(d),
+            rule="" if d.keys else d.reason, blocker="" if d.keys else d.blocker))
+    return out
+
+
+@pytest.mark.parametrize("path", SCOPED, ids=[fixture_id(p) for p in SCOPED])
+def test_report_records_agree(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_report``'s records, made once per instruction with lines counted on, are the
+    records made one decision at a time with ``Instruction.line``."""
+    real = pipeline._report
+    seen: list[tuple[list[object], list[object]]] = []
+
+    def spy(mod, p, roots, ma):  # type: ignore[no-untyped-def]
+        rep = real(mod, p, roots, ma)
+        seen.append((list(rep.accesses), _records_the_long_way(mod, p)))
+        return rep
+
+    monkeypatch.setattr(pipeline, "_report", spy)
+    for options in CONFIGS:
+        _annotated(path, options)
+    for fast, slow in seen:
+        assert fast == slow
+
+
+def test_many_kernels_past_the_memo_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More kernels than the scope writer's memos and batches hold (4096): each access
+    still gets its own kernel's scopes, each list is written once, and the long way
+    writes the same text."""
+    import re
+    import sys
+
+    sys.path.insert(0, "scripts")
+    from bench_throughput import build_small
+
+    n = 2100  # 4200 accesses and keys, past the bounds of 4096
+    text = build_small(n)
+    out = llnoalias.annotate(text).text
+    nodes = dict(re.findall(r"^!(\d+) = (.*)$", out, re.M))
+    scope_of = {sid: (m.group(1), m.group(2)) for sid, body in nodes.items()
+                if (m := re.fullmatch(r'distinct !\{!\d+, !(\d+), !"(\w+)"\}', body))}
+    domain_of = {did: m.group(1) for did, body in nodes.items()
+                 if (m := re.fullmatch(r'distinct !\{!\d+, !"([\w.]+)"\}', body))}
+    lists = [body for body in nodes.values() if re.fullmatch(r"!\{(!\d+(, !\d+)*)?\}", body)]
+    assert len(lists) == len(set(lists))
+
+    def names(lid: str) -> list[tuple[str, str]]:
+        ids = re.findall(r"!(\d+)", nodes[lid])
+        return [(domain_of[scope_of[i][0]], scope_of[i][1]) for i in ids]
+
+    kernels = re.findall(r"define [^@]*@(k\d+)\(.*\n(.*)\n(.*)\n", out)
+    assert len(kernels) == n
+    for name, load, store in kernels:
+        lm = re.search(r"!alias.scope !(\d+), !noalias !(\d+)", load)
+        sm = re.search(r"!alias.scope !(\d+), !noalias !(\d+)", store)
+        assert lm and sm
+        domain = f"llnoalias.args.{name}"
+        assert names(lm.group(1)) == [(domain, "a")] and names(lm.group(2)) == [(domain, "b")]
+        assert names(sm.group(1)) == [(domain, "b")] and names(sm.group(2)) == [(domain, "a")]
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "Region", object)
+        m.setattr(pipeline, "_report", lambda mod, p, roots, ma: pipeline.Report(mod.source.path))
+        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+        assert llnoalias.annotate(text).text == out
+
+
+@pytest.mark.parametrize("path", SCOPED, ids=[fixture_id(p) for p in SCOPED])
+def test_effects_line_shortcut_agrees(path: str) -> None:
+    """``analyse_effects`` finds an instruction's line with one bisect of the source's
+    line starts: that is ``Instruction.line``, for every instruction of every fixture."""
+    from bisect import bisect_right
+
+    from llnoalias.ir.parser import parse_module
+    from llnoalias.ir.source import SourceFile
+
+    try:
+        mod = parse_module(SourceFile("in.ll", decode(open(path, "rb").read())))
+    except LLNoaliasError:
+        return
+    for fn in mod.functions:
+        assert fn.source is not None
+        starts = fn.source.line_starts
+        assert [bisect_right(starts, i.start) for i in fn.instrs] == [i.line for i in fn.instrs]

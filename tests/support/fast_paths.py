@@ -1,0 +1,295 @@
+"""Every shortcut llnoalias takes to skip work, in one list: where it is, how to switch it off,
+and what it must equal. ``tests/test_fast_paths.py`` runs each one and its reference on every
+fixture and requires the same result; a new shortcut gets a row here.
+
+A row's ``switch(monkeypatch, fast)`` sets the run up: ``fast=True`` takes the shortcut
+wherever it applies (forcing it where a small fixture would not reach it, as the worker
+processes' size limits), ``fast=False`` runs the reference. ``observe(text, path)`` is what
+is compared: by default the annotated bytes as the command line writes them and the report,
+or the error, under ``--lds all --args noalias`` (the options that claim the most).
+
+The compiled twins of ``llnoalias.compiled.TWINS`` are rows too (their own tests,
+``tests/*/test_twin_*.py``, compare them further: every value, cause and cache).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+import llnoalias
+from llnoalias import compiled
+from llnoalias.diagnostics import LLNoaliasError
+from llnoalias.fileio import encode
+from llnoalias.ir.model import Module
+from llnoalias.ir.parser import parse_module
+from llnoalias.ir.source import SourceFile
+
+from .provenance import reference_solve
+
+#: the options every row is compared under (the most claims, so the most to differ)
+OPTIONS: dict[str, Any] = {"lds": "all", "args": "noalias"}
+#: what the rows that use worker processes ask for
+JOBS = 3
+
+
+def outcome(text: str, path: str) -> object:
+    """What a run gives: the output's bytes (made as the command line makes them: the
+    compiled splice where it can, else the chunks) and the report, or the error."""
+    try:
+        res = llnoalias.annotate(text, path=path, jobs=JOBS, **OPTIONS)
+    except LLNoaliasError as e:
+        return ("error", e.format())
+    data = res.encoded()
+    if data is None:
+        data = b"".join(encode(c) for c in res.chunks())
+    return data, json.dumps(res.report.as_dict(), sort_keys=True, default=str)
+
+
+def output_only(text: str, path: str, report: bool = True) -> object:
+    """The output's text alone (for a shortcut that leaves the report out)."""
+    try:
+        return llnoalias.annotate(text, path=path, report=report, **OPTIONS).text
+    except LLNoaliasError as e:
+        return ("error", e.format())
+
+
+def model(text: str, path: str) -> object:
+    """The module as the reader leaves it: each function's header, blocks and every
+    instruction's span, name, opcode and operand start; then the run's outcome."""
+    try:
+        mod: Module = parse_module(SourceFile(path, text))
+    except LLNoaliasError as e:
+        return ("error", e.format())
+    shape = [(fn.name, fn.is_kernel, [(a.name, str(a.type), a.attrs) for a in fn.args], fn.blocks,
+              fn.block_offsets, [(i.name, i.opcode, i.start, i.end, i.opstart) for i in fn.instrs])
+             for fn in mod.functions]
+    return shape, outcome(text, path)
+
+
+def always(text: str) -> bool:
+    return True
+
+
+def several_functions(text: str) -> bool:
+    """Worker processes split a module by functions: one of a single function has nothing to split."""
+    return text.count("\ndefine ") >= 2
+
+
+@dataclass(frozen=True)
+class FastPath:
+    #: a short name (the test's id)
+    name: str
+    #: the code that takes the shortcut
+    where: str
+    #: how a user or a test switches it off
+    off: str
+    #: what it must equal
+    equals: str
+    #: sets the run up: ``fast`` True takes the shortcut, False the reference
+    switch: Callable[[pytest.MonkeyPatch, bool], None]
+    observe: Callable[[str, str], object] = outcome
+    #: the fixtures it is compared on (those where it can apply)
+    applies: Callable[[str], bool] = always
+    #: why it cannot run here (a twin that is not built), or None
+    unavailable: Callable[[], str | None] = field(default=lambda: None)
+
+
+def _twin_off(key: str) -> Callable[[pytest.MonkeyPatch, bool], None]:
+    """Every reference the package holds to the compiled module ``key`` set to None, as
+    ``LLNOALIAS_PURE=KEY`` leaves it, without a fresh interpreter."""
+
+    def switch(m: pytest.MonkeyPatch, fast: bool) -> None:
+        if fast:
+            return
+        ext = compiled.load(key)
+        for name, mod in list(sys.modules.items()):
+            if name.startswith("llnoalias.") and mod is not None:
+                for attr, value in list(vars(mod).items()):
+                    if value is ext:
+                        m.setattr(mod, attr, None)
+        if key == "range_solver":  # its methods were put on the class when it loaded
+            from llnoalias.analysis.ranges import solver
+
+            m.setattr(solver.FunctionRanges, "offset", solver.PY_OFFSET)
+            m.setattr(solver.FunctionRanges, "int_range", solver.PY_INT_RANGE)
+
+    return switch
+
+
+def _unbuilt(key: str) -> Callable[[], str | None]:
+    return lambda: None if compiled.load(key) is not None else f"the compiled {key} is not built here"
+
+
+def _header_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir.header_reader import HeaderReader
+
+        m.setattr(HeaderReader, "_header_fast", lambda self, code, start, lineno, off: None)
+
+
+def _body_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import parser
+
+        m.setattr(parser._ModuleParser, "_body_fast", lambda self, fn, i, def_off: None)
+
+
+def _operands_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import operands
+
+        m.setattr(operands, "read_fast", lambda mod, inst: None)
+
+
+def _solver_shortcuts(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.analysis.provenance.solver import FunctionAnalysis
+
+        m.setattr(FunctionAnalysis, "solve", reference_solve)
+
+
+def _encoded(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir.editor import Editor
+
+        m.setattr(Editor, "encoded", lambda self: None)
+
+
+def _workers(defer: bool) -> Callable[[pytest.MonkeyPatch, bool], None]:
+    def switch(m: pytest.MonkeyPatch, fast: bool) -> None:
+        from llnoalias.transform import pipeline, workers
+
+        if defer:
+            # workers in both runs; the bodies read by the process that analyses them, or all at once
+            m.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
+            m.setattr(pipeline, "DEFER_CHARS", 0 if fast else 1 << 62)
+        else:
+            # a worker per function, or one process (one group)
+            m.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1 if fast else 1 << 62)
+            m.setattr(pipeline, "DEFER_CHARS", 1 << 62)
+
+    return switch
+
+
+class _Report:
+    #: whether the run makes the report (the reference) or leaves it out (the shortcut)
+    make = True
+
+
+def _no_report(m: pytest.MonkeyPatch, fast: bool) -> None:
+    m.setattr(_Report, "make", not fast)
+
+
+def _cli(text: str, path: str) -> object:
+    """The console entry, in this process: status, output file, report file, stderr."""
+    from llnoalias.cli import entry
+
+    with tempfile.TemporaryDirectory() as d:
+        out, rep = os.path.join(d, "out.ll"), os.path.join(d, "report.json")
+        argv = [path, "-o", out, "--lds", "all", "--args", "noalias", "--no-verify", "--report", rep]
+        err = io.StringIO()
+        threshold = gc.get_threshold()  # the entry sets the collector's for a process of its own
+        with contextlib.redirect_stderr(err):
+            try:
+                entry.main(argv)
+                code: object = 0
+            except SystemExit as done:
+                code = done.code
+            finally:
+                gc.set_threshold(*threshold)
+        files = []
+        for p in (out, rep):
+            if os.path.exists(p):
+                with open(p, "rb") as fh:
+                    files.append(fh.read())
+            else:
+                files.append(None)
+        return code, files, err.getvalue().replace(d, "DIR")
+
+
+def _fast_cli(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if fast:
+        m.delenv("LLNOALIAS_NO_FAST_CLI", raising=False)
+    else:
+        m.setenv("LLNOALIAS_NO_FAST_CLI", "1")
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A memo that keeps nothing: every text is read the long way."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+def _header_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.ir import header_reader
+
+    for name in ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN"):
+        m.setattr(header_reader, name, {} if fast else _Forgetful())
+
+
+def _attach_one_by_one(self: Any, attachments: list[tuple[Any, tuple[int, ...], tuple[int, ...]]]) -> list[Any]:
+    """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
+    return [inst for inst, scopes, noalias in attachments if not self.attach_scopes(inst, scopes, noalias)]
+
+
+def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import pipeline
+        from llnoalias.transform.metadata import MetadataWriter
+
+        m.setattr(pipeline, "Region", object)  # every key reads as a region: no domain takes the shortcut
+        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+
+
+#: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
+TWIN_ROWS = [
+    FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
+             _twin_off(t.key), observe=model if t.key == "body_reader" else outcome,
+             unavailable=_unbuilt(t.key))
+    for t in compiled.TWINS
+]
+
+FAST_PATHS: list[FastPath] = [
+    *TWIN_ROWS,
+    FastPath("header-fast", "ir.header_reader.HeaderReader._header_fast",
+             "HeaderReader._header_fast returning None",
+             "the tokenizing header reader (HeaderReader._header)", _header_fast, observe=model),
+    FastPath("body-fast", "ir.body_reader.BodyReader._body_fast (one findall over a body)",
+             "_body_fast returning None", "the line-by-line body scanner", _body_fast, observe=model),
+    FastPath("operands-fast", "ir.operands_fast.read_fast (one regex per plain shape)",
+             "operands.read_fast returning None", "the tokenizing operand parser (operands._parse)",
+             _operands_fast),
+    FastPath("solver-shortcuts", "analysis.provenance.solver.FunctionAnalysis.solve (no worklist "
+             "without a loop)", "FunctionAnalysis.solve replaced by tests/support/provenance.py",
+             "one optimistic worklist over the whole slice", _solver_shortcuts),
+    FastPath("encoded", "ir.editor.Editor.encoded (the output spliced in one compiled pass)",
+             "Editor.encoded returning None", "Editor.chunks, encoded", _encoded),
+    FastPath("workers", "transform.workers (-j: groups of functions in worker processes)",
+             "-j 1", "one process", _workers(defer=False), applies=several_functions),
+    FastPath("deferred-bodies", "ir.parser.parse_module_deferred (each body read by the worker "
+             "that analyses it)", "bodies read before the fork", "parse_module: every body read at once",
+             _workers(defer=True), applies=several_functions),
+    FastPath("no-report", "annotate(report=False): the reasons' walk back through the slice skipped",
+             "report=True (--stats, --report)", "the output of a run that makes the report",
+             _no_report, observe=lambda text, path: output_only(text, path, report=_Report.make)),
+    FastPath("fast-cli", "cli.entry.parse_fast (the plain command line read without click)",
+             "LLNOALIAS_NO_FAST_CLI=1", "the click command line (cli.main)", _fast_cli, observe=_cli),
+    FastPath("header-memo", "ir.header_reader: each distinct parameter, prefix and tail text read once",
+             "memos that keep nothing", "every header's texts read", _header_memo, observe=model),
+    FastPath("scope-writer", "transform.pipeline._write_scopes (!noalias of distinct buffers without "
+             "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
+             "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
+             observe=lambda text, path: output_only(text, path, report=False)),
+]
