@@ -1,4 +1,4 @@
-"""The public Python API (SPEC section 9): what a DSL compiler calls in its own process, and
+"""The public Python API (design section 9): what a DSL compiler calls in its own process, and
 what the command line calls for every file.
 
     >>> import llnoalias
@@ -35,7 +35,7 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
       (every kernel pointer argument, IREE's bindings rule), ``"off"``;
     - ``may_alias``: groups of argument indices that may share a buffer, as ``"0,2"`` or
       ``(0, 2)``: they get no ``noalias`` and share one scope;
-    - ``regions``: split one LDS buffer into byte-range regions (SPEC section 2b);
+    - ``regions``: split one LDS buffer into byte-range regions (design section 2b);
     - ``path``: the name diagnostics and the report use for this text;
     - ``options``: an :class:`AnnotateOptions` instead of the four keywords above;
     - ``report``: ``False`` keeps only the report's summary and frees the parsed module

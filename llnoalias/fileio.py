@@ -2,7 +2,7 @@
 
 Text is decoded as UTF-8 with ``surrogateescape`` so that any byte that is not UTF-8
 (a Latin-1 comment, a stray byte in a string constant) survives the round trip byte for
-byte. Outputs are written the way LLVM's tools write them (SPEC section 6), and only once
+byte. Outputs are written the way LLVM's tools write them (design section 6), and only once
 the whole run has succeeded: a regular file (or a new one) through a temporary file in its
 directory renamed over it; ``-`` to stdout; a device (``/dev/null``), FIFO or socket, and
 the descriptors of ``/dev/stdout``, ``/dev/fd/N`` and ``/proc``, written through, never
@@ -175,7 +175,7 @@ def _write_through(path: str, data: Data) -> None:
 
 
 def write_atomic(path: str, data: Data) -> None:
-    """Write ``data`` to the file ``path`` as LLVM's tools write an output (SPEC section 6).
+    """Write ``data`` to the file ``path`` as LLVM's tools write an output (design section 6).
 
     A regular file, or a new one, is replaced atomically (:func:`_replace_atomically`).
     A symlink is followed: its final target is replaced (a dangling link's target is

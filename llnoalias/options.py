@@ -126,7 +126,7 @@ class AnnotateOptions(ValueRecord):
     args: str
     #: Groups of argument indices that may share a buffer (``--may-alias 0,2``).
     may_alias: tuple[tuple[int, ...], ...]
-    #: Split one root into byte-range regions (SPEC section 2b).
+    #: Split one root into byte-range regions (design section 2b).
     regions: bool
 
     def __init__(self, lds: str = LDS.default, args: str = ARGS.default,

@@ -1,4 +1,4 @@
-"""The Triton compile hook (SPEC section 9): annotate the ``llir`` stage before code generation.
+"""The Triton compile hook (design section 9): annotate the ``llir`` stage before code generation.
 
     >>> import llnoalias.triton
     >>> llnoalias.triton.enable(lds="all")      # every later triton compile is annotated

@@ -20,7 +20,7 @@ it reports
 - ``asm``: of ``vmcnt``, those the kernel wrote itself as inline asm (between ``;;#ASMSTART``
   and ``;;#ASMEND``; FlyDSL's GEMM writes ``s_waitcnt vmcnt(N)`` before its barriers), so
   ``vmcnt - asm`` is what the code generator inserted;
-- ``unsafe``: functions in the unsafe state of SPEC section 4b, checked here on the annotated text,
+- ``unsafe``: functions in the unsafe state of design section 4b, checked here on the annotated text,
   independently of llnoalias's own analysis: an LDS access (a ``load``/``store``/
   ``atomicrmw``/``cmpxchg`` through a ``ptr addrspace(3)``, or a call with one that is not
   an LDS-DMA) carrying ``!alias.scope`` while an LDS-DMA call in the same function carries

@@ -441,7 +441,7 @@ def run_all(kernels: Sequence[Kernel], variants: Sequence[str], workdir: str, jo
 def blamed(input_: Outcome, output: Outcome) -> list[LostWait]:
     """Lost waits of llnoalias's output that it must not have: every pair the input did not
     lose, and every pair of a traceable DMA the producer left unscoped (llnoalias is to scope
-    such a DMA, SPEC section 4b), unless the access itself carries the producer's scopes:
+    such a DMA, design section 4b), unless the access itself carries the producer's scopes:
     llnoalias adds metadata and never removes it, so a producer-scoped access that alias
     analysis tells apart from the DMA's one-lane window loses its wait whatever llnoalias
     does, and where it says so on stderr the loss is not its own (the compiled input may

@@ -51,7 +51,7 @@ _k1024[.DERIVED]``                                     K=1024, 512 threads; from
                                                        (``CUTS``, ``cut_module``)
 =====================================================  =========================================
 
-K=4096 gives the counts of the GEMM measured for SPEC section 4b: 512 ``raw.ptr.buffer.load.lds`` and 1024 LDS reads
+K=4096 gives the counts of the GEMM measured for design section 4b: 512 ``raw.ptr.buffer.load.lds`` and 1024 LDS reads
 (the K loop is unrolled at trace time: 32 + 16 * (K/128 - 2) DMAs; K=512: 64 and 128).
 
 Reproducible: each module compiles in a fresh child process with ``FLYDSL_*``, ``COMPILE_*``

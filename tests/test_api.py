@@ -1,4 +1,4 @@
-"""The public Python API (SPEC section 9): ``llnoalias.annotate`` in a DSL's process."""
+"""The public Python API (design section 9): ``llnoalias.annotate`` in a DSL's process."""
 
 from __future__ import annotations
 

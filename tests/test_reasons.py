@@ -55,7 +55,7 @@ def test_codes_are_stable_kebab_case_documented_and_bound_once() -> None:
 
 
 def test_every_reason_says_what_to_do() -> None:
-    """SPEC section 8: every reason says what to do about it (a flag, a change to the kernel,
+    """design section 8: every reason says what to do about it (a flag, a change to the kernel,
     or that nothing can be done and why), in a sentence or two, and docs/reasons.md shows it."""
     missing = [code for code, r in REASONS.items() if not r.todo.strip()]
     assert not missing, f"{len(missing)} reasons say nothing about what to do: {', '.join(missing)}"

@@ -1,4 +1,4 @@
-"""``llnoalias.triton``: the Triton compile hook (SPEC section 9).
+"""``llnoalias.triton``: the Triton compile hook (design section 9).
 
 The first half runs against a small stand-in for ``triton`` put into ``sys.modules``, so the
 hook's protocol is tested everywhere; the second half compiles real kernels ahead of time with

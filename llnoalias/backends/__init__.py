@@ -6,7 +6,7 @@
 - :mod:`.ptxas`: NVIDIA's ``ptxas``, PTX to cubin.
 
 An external tool that fails raises :class:`ExternalToolError`, which carries the tool's
-own stderr and exit status so that the CLI can hand both back unchanged (SPEC 6).
+own stderr and exit status so that the CLI can hand both back unchanged (design section 6).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The version bridge: a copy of a module that llvmlite's LLVM (22.1) can read (SPEC 7).
+"""The version bridge: a copy of a module that llvmlite's LLVM (22.1) can read (design section 7).
 
 Producers write IR for other LLVM versions than the one inside llvmlite: clang-19 calls
 intrinsics with LLVM 19's signatures, Triton 3.9 and IREE 3.13 write LLVM 24's. :func:`bridge`
 rewrites the text *handed to llvmlite's LLVM* (verification of annotated output,
 ``compile``, ``stats X.ll``) so that LLVM 22 parses, verifies and generates code for
 it. It is never applied to what llnoalias writes: the annotated output stays
-byte-preserving (SPEC 5), and the same rewrites are applied to the input and the output
+byte-preserving (design section 5), and the same rewrites are applied to the input and the output
 of a verification, so a module llnoalias broke still fails.
 
 Much of newer LLVMs' syntax needs nothing: LLVM 22.1 reads ``captures(...)``,

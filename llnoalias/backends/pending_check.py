@@ -193,7 +193,7 @@ class Child:
 
 def _not_started(exc: OSError) -> Exception:
     """The child that runs llvmlite's LLVM could not be started (its folder, or the
-    process): one error (SPEC section 6), which says how annotating goes on without it."""
+    process): one error (design section 6), which says how annotating goes on without it."""
     from ..diagnostics import LLNoaliasError
 
     what = f"'{exc.filename}': " if exc.filename else ""

@@ -1,4 +1,4 @@
-"""``llnoalias compile IN -o OUT``: annotate, then generate code (SPEC section 7)."""
+"""``llnoalias compile IN -o OUT``: annotate, then generate code (design section 7)."""
 
 from __future__ import annotations
 

@@ -201,7 +201,7 @@ def _closed_stdout() -> None:
 
 def _io_failed(exc: OSError) -> None:
     """A write to stdout that failed other than by a closed pipe: one error line, exit 2
-    (SPEC section 6), and nothing more written to stdout at exit."""
+    (design section 6), and nothing more written to stdout at exit."""
     from ..fileio import stdout_failure
 
     _silence_stdout()

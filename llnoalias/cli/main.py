@@ -57,7 +57,7 @@ class DefaultGroup(click.Group):
 
     def _refuse_misspelled_command(self, ctx: click.Context, word: str) -> None:
         """``llnoalias complie x.ll -o y.s``: a first word that is no file and is close to a
-        subcommand's name is a mistyped subcommand (SPEC section 8), not an input. The names
+        subcommand's name is a mistyped subcommand (design section 8), not an input. The names
         come from the group, so a command added later is offered too."""
         import difflib
         import os

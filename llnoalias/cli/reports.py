@@ -1,4 +1,4 @@
-"""``llnoalias stats`` and ``llnoalias gate`` (SPEC section 7).
+"""``llnoalias stats`` and ``llnoalias gate`` (design section 7).
 
 The lead registers them with ``cli.add_command(stats_command)`` and
 ``cli.add_command(gate_command)``. Tables go to stdout through rich; ``--json`` prints

@@ -35,7 +35,7 @@ def note_missed(result: AnnotateResult, name: str) -> None:
 
 
 def check_verdict(res: CheckResult, path: str) -> None:
-    """What the CLI makes of llvmlite's verdict on the output (SPEC section 6)."""
+    """What the CLI makes of llvmlite's verdict on the output (design section 6)."""
     if res.regression:
         raise LLNoaliasError(
             f"{path}: the annotated module does not verify with llvmlite's LLVM although the input does "
@@ -45,7 +45,7 @@ def check_verdict(res: CheckResult, path: str) -> None:
 
 
 def verify_output(source_text: str, output_text: str, path: str, timeout: float = 120.0) -> None:
-    """Check the output with llvmlite's LLVM in a child process (SPEC section 6)."""
+    """Check the output with llvmlite's LLVM in a child process (design section 6)."""
     from ..backends.llvmlite_backend import check_module
 
     check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
@@ -60,7 +60,7 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
     lines = text.splitlines()
     for line, col, message in warnings:
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        head, rest = split_message(message)  # one line, and the rest as notes (SPEC section 8)
+        head, rest = split_message(message)  # one line, and the rest as notes (design section 8)
         warn(head, Location(name, line, col, src))
         for more in rest:
             note(more)

@@ -48,7 +48,7 @@ def _bad_align(field: str) -> bool:
 
 def layout_error(text: str) -> tuple[int, str] | None:
     """The first number of a data layout string that every LLVM refuses and that the type
-    sizes here would otherwise compute with (SPEC section 6): its offset in ``text`` and the
+    sizes here would otherwise compute with (design section 6): its offset in ``text`` and the
     message, or None. Pointer specs ``p[N]:SIZE:ABI[:PREF[:IDX]]``: an address space past
     24 bits, a pointer or index size of 0 or past 32 bits (LLVM 19 reads up to 2**32 - 1,
     LLVM 22 up to 2**24 - 1), an ABI or preferred alignment of 0 or not a power of two bytes;

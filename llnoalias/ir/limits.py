@@ -1,4 +1,4 @@
-"""The bounds that keep the reader's work bounded on any input (SPEC section 6).
+"""The bounds that keep the reader's work bounded on any input (design section 6).
 
 - ``MAX_INT_BITS``: an integer type is ``i1`` to ``i8388608``, as LLVM's
   ``IntegerType::MAX_INT_BITS`` allows; ``i0`` or a wider one is a located error, as in

@@ -1,5 +1,5 @@
 """``llnoalias explain``: every access of every function, with the scopes it got or the
-reason it got none (SPEC section 8). A rich table per function on a terminal, plain
+reason it got none (design section 8). A rich table per function on a terminal, plain
 text otherwise, JSON for machines. Built only from the run's ``Report`` (plus the module
 for ``!dbg`` source locations and which functions are kernels)."""
 

@@ -99,7 +99,7 @@ class Report(Record):
         #: command line's note when a run changed nothing, ``explain``'s when nothing was tagged
         self.hints: list[str] = [] if hints is None else hints
         #: what the user must hear about the input: ``(line, col, message)`` (an LDS-DMA the
-        #: code generator will not wait for, SPEC section 4b); the CLI prints them on stderr
+        #: code generator will not wait for, design section 4b); the CLI prints them on stderr
         self.warnings: list[tuple[int, int, str]] = [] if warnings is None else warnings
 
     @property

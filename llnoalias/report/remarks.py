@@ -1,4 +1,4 @@
-"""LLVM optimization remarks (YAML) for every access a run looked at (SPEC section 8).
+"""LLVM optimization remarks (YAML) for every access a run looked at (design section 8).
 
 The format is the one ``opt -pass-remarks-output=FILE`` writes, so LLVM's own tools
 (``llvm-remarkutil``, ``opt-viewer``) read it::

@@ -8,7 +8,7 @@ This module is pure text processing: no click, no rich, no LLVM. It reads
   ``0000000000001234: BF8C0F70  s_waitcnt vmcnt(0)``),
 * NVPTX PTX,
 
-splits it per function and counts, per function and in total (SPEC section 7). An AMDGPU
+splits it per function and counts, per function and in total (design section 7). An AMDGPU
 line of code is read by the assembly reader ``check`` uses (``asm.reader``:
 ``split_instruction`` for its mnemonic and operands, ``named_counters`` and
 ``wait_counters`` for what a wait names); what is here is the listing formats and which
@@ -68,7 +68,7 @@ PTX:
 ``ld.local`` ``st.local``
     ``ld`` / ``st`` with ``.local``: the thread's stack, mostly register spills.
 
-Registers (SPEC section 7), per function, from what LLVM (or ``ptxas -v``) states about it;
+Registers (design section 7), per function, from what LLVM (or ``ptxas -v``) states about it;
 a key is absent when nothing states it:
 
 ``vgpr`` ``agpr`` ``sgpr``

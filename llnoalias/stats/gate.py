@@ -226,7 +226,7 @@ def default_gated(keys: Collection[str] = asmstats.KNOWN_KEYS) -> list[str]:
 
 
 def check_counters(names: Collection[str], present: Collection[str] = ()) -> None:
-    """Refuse a ``--counter`` name llnoalias never counts (SPEC section 7): an
+    """Refuse a ``--counter`` name llnoalias never counts (design section 7): an
     ``LLNoaliasError`` (exit 2) with the nearest known names. ``present``: the counter names
     the inputs and the baseline have (an unusual ``s_wait_*cnt`` counts under its own name)."""
     known = set(asmstats.KNOWN_KEYS) | set(present)
@@ -350,5 +350,5 @@ def load_baseline(path: str) -> list[FileStats]:
 
 
 def update_baseline(path: str, stats: Sequence[FileStats]) -> None:
-    """Write ``stats`` as the new baseline (a regular file atomically, SPEC section 6)."""
+    """Write ``stats`` as the new baseline (a regular file atomically, design section 6)."""
     write_atomic(path, asmstats.to_json(list(stats)))

@@ -1,4 +1,4 @@
-"""Registers, spills, scratch and occupancy per function (SPEC section 7): what LLVM states in
+"""Registers, spills, scratch and occupancy per function (design section 7): what LLVM states in
 the assembly's metadata (read by :mod:`llnoalias.asm.reader`, the one reader of those lines), and
 what ``ptxas -v`` says about PTX. The keys are described in :mod:`.counters`."""
 

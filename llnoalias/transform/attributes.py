@@ -1,4 +1,4 @@
-"""Kernel argument attributes (SPEC section 1): ``noalias`` from ``--args noalias``,
+"""Kernel argument attributes (design section 1): ``noalias`` from ``--args noalias``,
 ``readonly``/``writeonly`` where :mod:`llnoalias.analysis.effects` proves them, and
 ``!invariant.load`` on loads traced to a read-only ``noalias`` argument (what lets NVPTX
 emit ``ld.global.nc``)."""
@@ -43,7 +43,7 @@ class KernelEdits:
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                  fn: Function, lowered: bool = False) -> KernelEdits | None:
     """The argument pass's decisions for one kernel (None for other functions). With
-    ``lowered`` (the kernel has an LDS-DMA that SPEC section 4b's rule (c) leaves unscoped:
+    ``lowered`` (the kernel has an LDS-DMA that design section 4b's rule (c) leaves unscoped:
     ``dma_safety.has_lowered_dma``) ``--args noalias`` adds no ``noalias``: LLVM 24's
     kernel-argument lowering would give the kernel's LDS accesses ``!noalias``, which are
     then checked only against scoped DMAs."""

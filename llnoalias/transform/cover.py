@@ -1,4 +1,4 @@
-"""Covering regions (SPEC section 2b, refined): how the byte ranges of one root's accesses
+"""Covering regions (design section 2b, refined): how the byte ranges of one root's accesses
 are split into scopes.
 
 The chain rule (one region per group of ranges that overlap directly or through a chain)

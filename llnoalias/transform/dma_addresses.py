@@ -1,4 +1,4 @@
-"""The address summaries of the LDS-DMA rules (SPEC section 4b), and the questions the rules
+"""The address summaries of the LDS-DMA rules (design section 4b), and the questions the rules
 ask of two of them.
 
 ``summarise`` gives each decision its summary (plain data a worker can send) from two

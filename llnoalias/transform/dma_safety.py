@@ -1,4 +1,4 @@
-"""Scopes the code generator can live with around LDS-DMA (SPEC section 4b).
+"""Scopes the code generator can live with around LDS-DMA (design section 4b).
 
 LLVM 21 and later (measured: llvmlite 0.50's LLVM 22.1) decide the ``vmcnt`` wait between an
 LDS-DMA write (``buffer_load ... lds``, ``global_load_lds_*``) and a later LDS access in

@@ -160,7 +160,7 @@ class FunctionPass:
             if kept is not None and result.decisions:
                 kept.append(result)
         made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
-        # rule (c) of SPEC 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
+        # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
         lowered = self.options.args == "noalias" and has_lowered_dma(mod, made)
         edits = arguments_of(mod, ma, self.roots, self.options, fn, lowered)
         for d in made:

@@ -1,4 +1,4 @@
-"""The metadata writer (SPEC section 4).
+"""The metadata writer (design section 4).
 
 Domains and scopes are ``distinct`` self-referential nodes; each distinct list of scopes is
 written once; new ids start above the highest id in the file. An access that already has

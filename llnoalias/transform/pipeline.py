@@ -274,7 +274,7 @@ class RegionsStage(Stage):
 
 
 class DmaSafetyStage(Stage):
-    """Scopes the code generator can live with around LDS-DMA (``dma_safety``, SPEC 4b):
+    """Scopes the code generator can live with around LDS-DMA (``dma_safety``, design section 4b):
     before the domains are counted, so that a claim withdrawn here can leave a domain
     empty. Between the rules that withdraw claims (``lowered``, ``guard``) and those that
     scope DMAs left without (``rescue``, ``scope_dmas``) the scopes stage counts the

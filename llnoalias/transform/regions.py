@@ -1,4 +1,4 @@
-"""Regions (SPEC section 2b): one LDS root split by byte ranges.
+"""Regions (design section 2b): one LDS root split by byte ranges.
 
 For every tagged access of an LDS root, the bytes it can touch, relative to the root's
 start, are computed from its address (``ranges.FunctionRanges.offset``) widened by what

@@ -1,4 +1,4 @@
-"""Roots (SPEC section 1): the buffers that get scopes.
+"""Roots (design section 1): the buffers that get scopes.
 
 LDS roots are ``addrspace(3)`` globals chosen by ``--lds``; argument roots are kernel
 pointer arguments chosen by ``--args``, with ``--may-alias`` groups sharing one root.

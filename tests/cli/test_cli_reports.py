@@ -391,7 +391,7 @@ def test_gate_tolerance_and_counters(build: Path) -> None:
 
 
 def test_gate_unknown_counter_is_an_error(build: Path) -> None:
-    """A misspelled --counter must not disarm the gate (SPEC section 7): exit 2, did you mean."""
+    """A misspelled --counter must not disarm the gate (design section 7): exit 2, did you mean."""
     assert run("gate", "--baseline", "base.json", "--update", "out/pipeline.s").exit_code == 0
     shutil.copy(DATA / "gate_plain.s", build / "out" / "pipeline.s")
     for typo, meant in (("vmcnts", "vmcnt"), ("vmcnt_zeros", "vmcnt_zero"), ("ld.gobal", "ld.global"),

@@ -1,4 +1,4 @@
-"""Output paths as LLVM's tools treat them (SPEC section 6), through the real
+"""Output paths as LLVM's tools treat them (design section 6), through the real
 command line: a device or FIFO is written through and never replaced, a symlink is
 followed (its target replaced, the link kept), ``-`` is stdout for ``-o``, ``--report`` and
 ``--remarks``, ``--out-dir`` is created; a failed run leaves each of them as it was."""

@@ -1,4 +1,4 @@
-"""Bounded work on any input (SPEC section 6): brackets nested past the reader's limit are
+"""Bounded work on any input (design section 6): brackets nested past the reader's limit are
 located errors (exit 2, within a second, in the compiled and the pure-Python reader alike);
 legal but extreme inputs (i8388608, a few thousand nested constant expressions) are read and
 annotated; unnamed values are read as LLVM's parser reads them.
@@ -326,7 +326,7 @@ def test_which_unnamed_instructions_take_a_number(line: str, value: bool) -> Non
         assert pure.stdout.strip() == str(_names(text)), pure.stderr
 
 
-# ------------------------------------------------------------------ out-of-range numbers (SPEC section 6)
+# ------------------------------------------------------------------ out-of-range numbers (design section 6)
 
 BIG = "7" * 4301
 

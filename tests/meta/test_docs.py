@@ -19,8 +19,8 @@ README_LIMIT = 20_000
 
 #: a Markdown link's target: [text](target)
 LINK_RE = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
-#: "SPEC section 2b", "SPEC 4b", "SPEC sections 3 and 4", "SPEC, section 6"
-SPEC_RE = re.compile(r"\bSPEC\b,?\s+(?:sections?\s+|§\s*)?(\d+b?)((?:\s*(?:,|and|&)\s*\d+b?\b)*)")
+#: "design section 2b", "design sections 3 and 4", "design, section 6" (and the old "SPEC 4b")
+SPEC_RE = re.compile(r"\b(?:SPEC|design)\b,?\s+(?:sections?\s+|§\s*)?(\d+b?)((?:\s*(?:,|and|&)\s*\d+b?\b)*)")
 #: "SPEC: loaded integer": a phrase of the design, named instead of numbered
 SPEC_PHRASE_RE = re.compile(r"\bSPEC: ([a-z][a-z -]*[a-z])")
 #: the design's numbered sections: "## 2b. One buffer split by offsets: regions"
@@ -143,7 +143,7 @@ def test_named_spec_phrases_are_in_the_design() -> None:
 
 
 def test_the_citation_scan_reads_every_form() -> None:
-    text = "SPEC section 2b; SPEC 4b, SPEC sections 3 and 4; see SPEC, section 6 and SPEC 7."
+    text = "design section 2b; SPEC 4b, design sections 3 and 4; see design, section 6 and SPEC 7."
     found = [m.group(1) + m.group(2) for m in SPEC_RE.finditer(text)]
     assert found == ["2b", "4b", "3 and 4", "6", "7"]
 
@@ -161,3 +161,13 @@ def test_code_cites_documents_not_issue_numbers() -> None:
                 if cited.search(line) and path.name != "test_docs.py":
                     found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_the_code_cites_the_design_by_one_name() -> None:
+    """The code cites docs/design.md as "design section N", never as "SPEC N" (the contract's
+    sections have the same numbers, but the design is what the code answers to)."""
+    cited = re.compile(r"SPEC (?:section )?\d")
+    found = [f"{p.relative_to(ROOT)}:{n}" for top in ("llnoalias", "tests", "scripts")
+             for p in sorted(Path(ROOT, top).rglob("*")) if p.suffix in (".py", ".c") and p.name != "test_docs.py"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if cited.search(line)]
+    assert not found, f"cite the design as 'design section N': {found[:10]}"

@@ -1,7 +1,7 @@
 """The FlyDSL corpus (fixtures/corpus/flydsl/) and its scripts: the checked-in modules are what
 the recipe says, the named-base rewrite names each sub-buffer as FlyDSL itself does, the cuts
 are reproducible, and bench_flydsl's independent unsafe-state check. No FlyDSL needed: the
-modules are checked in. Nothing here asserts what llnoalias tags (the rules of SPEC section 4b decide that)."""
+modules are checked in. Nothing here asserts what llnoalias tags (the rules of design section 4b decide that)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ define amdgpu_kernel void @other(ptr addrspace(1) %o) {
 
 
 def test_unsafe_state_check() -> None:
-    """The smallest unsafe case of SPEC section 4b is one unsafe function; scoping its DMA, or dropping the
+    """The smallest unsafe case of design section 4b is one unsafe function; scoping its DMA, or dropping the
     read's scope, makes it safe; a function without DMAs never counts."""
     assert bench.unsafe_state(UNSAFE.replace("DMA_MD", "")) == (1, 1, 1)
     assert bench.unsafe_state(UNSAFE.replace("DMA_MD", ", !alias.scope !3, !noalias !4")) == (0, 0, 0)

@@ -1,4 +1,4 @@
-"""Registers, spills, scratch and occupancy in ``stats`` and the gate (SPEC section 7), checked
+"""Registers, spills, scratch and occupancy in ``stats`` and the gate (design section 7), checked
 against the assembly's own metadata: the ``.vgpr_count`` ... lines LLVM writes for each kernel."""
 
 from __future__ import annotations

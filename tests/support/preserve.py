@@ -1,4 +1,4 @@
-"""The byte-preservation property (SPEC section 5), as a function the tests share.
+"""The byte-preservation property (design section 5), as a function the tests share.
 
 ``strip_additions(inp, out)`` removes from ``out`` exactly what llnoalias may add to
 ``inp`` and returns the rest, which must equal ``inp``:

@@ -168,7 +168,7 @@ define amdgpu_kernel void @k(ptr addrspace(8) %rsrc) {
   store i32 0, ptr addrspace(3) @lds_b, align 4
   ret void
 }
-; a volatile LDS-DMA stays untagged, and so (SPEC 4b) would every LDS access of its function:
+; a volatile LDS-DMA stays untagged, and so (design section 4b) would every LDS access of its function:
 ; it has a kernel of its own here
 define amdgpu_kernel void @k2(ptr addrspace(8) %rsrc) {
   call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %rsrc, ptr addrspace(3) @lds_a, i32 4, i32 0, i32 0, i32 0, i32 -2147483648)

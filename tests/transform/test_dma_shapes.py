@@ -1,4 +1,4 @@
-"""SPEC section 4b, the four shapes where a rule that predicts the code generator broke:
+"""design section 4b, the four shapes where a rule that predicts the code generator broke:
 a scoped DMA on one arm of a branch, a DMA that refills its buffer before a loop
 back edge, two equal integer chains the code generator merges, and an assembly comment taken
 for a wait. Each is compiled as given and after llnoalias (defaults and ``--lds all --args

@@ -1,4 +1,4 @@
-"""SPEC section 4b in the compiled code: after llnoalias, every LDS access that reads or writes
+"""design section 4b in the compiled code: after llnoalias, every LDS access that reads or writes
 bytes of an LDS-DMA still in flight is preceded by a ``vmcnt`` wait that retires it.
 
 The kernels are compiled with the embedded LLVM (llvmlite 0.50, LLVM 22.1: its
@@ -133,7 +133,7 @@ def test_llvm22_loses_the_wait_of_an_unscoped_dma(read_md: str) -> None:
     """The bug the rules answer, measured: LLVM 22.1 gives a read that carries any alias
     metadata no wait for a DMA without !alias.scope; llc-19 waits."""
     text = kernel(dma() + read("x", "@A", read_md))
-    assert lost_waits(llvmlite_asm(text)), "LLVM 22 no longer loses this wait: revisit SPEC 4b"
+    assert lost_waits(llvmlite_asm(text)), "LLVM 22 no longer loses this wait: revisit design section 4b"
     assert lost_waits(llc19_asm(text)) == []
 
 
@@ -209,7 +209,7 @@ def test_waits_for_lanes_offsets_and_writes(compiler: str, shape: str, opts: dic
                                    "inttoptr_and_zero", "inttoptr_sub_self"])
 def test_without_the_rule_the_wait_is_lost(shape: str) -> None:
     """The rule matters: the same kernels with every access given its buffer's scope (what
-    llnoalias wrote before SPEC 4b) lose the wait in LLVM 22."""
+    llnoalias wrote before design section 4b) lose the wait in LLVM 22."""
     import llnoalias.transform.pipeline as pl
 
     text = kernel(_with_b(SHAPES[shape]))
@@ -398,7 +398,7 @@ _SCOPE_OF = re.compile(r"!alias\.scope (![0-9]+)")
 
 def unsafe_functions(text: str) -> list[str]:
     """Functions of an output that have an LDS-DMA with no !alias.scope while an LDS access
-    carries llnoalias's LDS metadata (rule (a) of SPEC 4b, read off the text)."""
+    carries llnoalias's LDS metadata (rule (a) of design section 4b, read off the text)."""
     lds_ids = set()
     dom = re.search(r'^!(\d+) = distinct !\{!\d+, !"llnoalias\.lds"\}', text, re.M)
     if dom:
@@ -611,7 +611,7 @@ def generated_kernel(rng) -> str:
 def test_generated_kernels_lose_no_wait() -> None:
     """The issue's adversary in small: generated DMA kernels compiled after llnoalias
     (defaults and --lds all --args noalias) lose no wait; the same kernels with the scopes
-    llnoalias wrote before SPEC 4b lose some (the test can fail)."""
+    llnoalias wrote before design section 4b lose some (the test can fail)."""
     import random
 
     import llnoalias.transform.pipeline as pl

@@ -1,4 +1,4 @@
-"""Properties every fixture must keep (SPEC section 5): the output minus llnoalias's
+"""Properties every fixture must keep (design section 5): the output minus llnoalias's
 additions is the input byte for byte, a second run changes nothing, CRLF stays CRLF,
 Latin-1 bytes are kept, and the output verifies wherever the input did. (A UTF-8 BOM, which
 LLVM refuses, is an error: fixtures/errors/utf8_bom_crlf_latin1.ll.)"""

@@ -1,4 +1,4 @@
-"""Regions (SPEC section 2b): one root split by byte ranges. Unit tests of the scope
+"""Regions (design section 2b): one root split by byte ranges. Unit tests of the scope
 rules, and a property test: on random offset programs whose every address is computed by
 brute force, no two accesses whose bytes can overlap are claimed noalias."""
 

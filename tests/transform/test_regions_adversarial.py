@@ -1,4 +1,4 @@
-"""Regions (SPEC section 2b) under attack: IR shaped to make a too-small byte range, so
+"""Regions (design section 2b) under attack: IR shaped to make a too-small byte range, so
 that two accesses whose bytes can overlap would be claimed noalias. Each test names the
 two overlapping accesses and checks that no claim is made between them; the last ones
 keep attacks that llnoalias already withstood."""

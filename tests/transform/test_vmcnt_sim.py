@@ -1,10 +1,10 @@
-"""An independent check of SPEC section 4b: replay the in-order vmcnt queue over the compiled assembly of
+"""An independent check of design section 4b: replay the in-order vmcnt queue over the compiled assembly of
 generated straight-line LDS-DMA kernels (``scripts/dma_kernels.py``) and require that every
 LDS access touching bytes of a DMA is preceded by a wait that retires that DMA
 (``tests/support/vmcnt_sim.py``). First the simulator on hand-written assembly, then the property on
 generated kernels: the input compiled as it is, then llnoalias's output under its defaults and
 under ``--lds all --args noalias``, which must lose no wait the input kept, nor keep a lost wait
-of a DMA llnoalias can trace and the producer left unscoped (SPEC section 4b)."""
+of a DMA llnoalias can trace and the producer left unscoped (design section 4b)."""
 
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ attributes #0 = { nounwind "amdgpu-flat-work-group-size"="64,64" }
 @pytest.mark.slow
 @pytest.mark.parametrize("scoped", [True, False], ids=["read-scoped", "untagged"])
 def test_the_issue_example_through_llvm_22(tmp_path, scoped: bool) -> None:
-    """End to end on the smallest unsafe case of SPEC section 4b, compiled as it is with llvmlite's LLVM 22.1:
+    """End to end on the smallest unsafe case of design section 4b, compiled as it is with llvmlite's LLVM 22.1:
     the scoped read of lane 0's bytes after an unscoped DMA has no wait (LLVM's bug, which the
     check must see), and the same read without the scope has one."""
     pytest.importorskip("llvmlite", reason="llvmlite (LLVM 22.1) generates the code checked here")

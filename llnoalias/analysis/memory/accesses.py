@@ -1,4 +1,4 @@
-"""Memory accesses (SPEC section 3): which instructions can be tagged, their pointer
+"""Memory accesses (design section 3): which instructions can be tagged, their pointer
 operands, and the address-space rules that say which memory a pointer can reach."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Argument effects (SPEC section 1): what a kernel does through each pointer argument.
+"""Argument effects (design section 1): what a kernel does through each pointer argument.
 The attributes and ``!invariant.load`` that follow are written by
 :mod:`llnoalias.transform.attributes`.
 

@@ -14,7 +14,7 @@ and immediate offset operands, whether the LDS address is per lane, which counte
 generator waits on. ``MEMORY_INTRINSICS`` takes its LDS-DMA rows from it, and the regions,
 the DMA address summaries and the code-generator safety rules (design section 4b) read it.
 
-``PASS_THROUGH``: calls whose result carries one operand's provenance (SPEC section 2).
+``PASS_THROUGH``: calls whose result carries one operand's provenance (design section 2).
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def may_store_operands(name: str) -> bool:
 
 
 class LaneIntrinsic:
-    """A lane intrinsic (SPEC section 2): each lane gets another lane's copy of the data
+    """A lane intrinsic (design section 2): each lane gets another lane's copy of the data
     operands. ``data``: the operands whose copies the result is, when ``safe`` holds
     (when it does not, every operand counts, as for any other intrinsic). ``safe``: when the intrinsic cannot
     hand back a value that no lane held, as a condition on constant operands: ``always``,

@@ -1,4 +1,4 @@
-"""What a load can read (SPEC section 2, the "loaded integer" row).
+"""What a load can read (design section 2, the "loaded integer" row).
 
 An integer loaded from memory is ``none`` unless the memory the load can read may hold an
 address. Three refinements of "some store in the module writes an address, or some

@@ -1,4 +1,4 @@
-"""The waits of one function as the LDS-DMA rules see them (SPEC section 4b): which calls
+"""The waits of one function as the LDS-DMA rules see them (design section 4b): which calls
 wait for every vector-memory operation (``asm_waits`` reads inline assembly as the AMDGPU
 assembler does: a comment is no wait), which blocks a DMA's path reaches before such a wait
 (also after a loop back edge), and the dominator tree, over the control-flow graph the IR

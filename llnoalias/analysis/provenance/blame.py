@@ -1,4 +1,4 @@
-"""Why a value is unknown (SPEC section 8): the rule and the instruction where it applied.
+"""Why a value is unknown (design section 8): the rule and the instruction where it applied.
 
 ``FunctionAnalysis`` records, for each value that became ``unknown`` by itself (not
 because an operand already was), the rule that made it so; ``Blame.blame`` walks back

@@ -1,4 +1,4 @@
-"""The provenance lattice of SPEC section 2.
+"""The provenance lattice of design section 2.
 
 ``BOTTOM`` (nothing known yet, or ``undef``) < ``NONE`` (no address) and ``Root`` (exactly
 one buffer) < ``UNKNOWN`` (may point anywhere). Aggregates carry one value per field

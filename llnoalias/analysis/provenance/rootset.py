@@ -1,4 +1,4 @@
-"""The set of roots (SPEC section 1) as the analysis reads it: LDS roots by global name,
+"""The set of roots (design section 1) as the analysis reads it: LDS roots by global name,
 argument roots by kernel. Which buffers become roots is decided in
 :mod:`llnoalias.transform.roots`."""
 

@@ -1,4 +1,4 @@
-"""The provenance solver (SPEC section 2).
+"""The provenance solver (design section 2).
 
 For each function, the values that feed memory accesses are solved to a fixpoint by an
 optimistic worklist: every value starts at ``BOTTOM`` and only climbs, so a pointer that a
@@ -469,7 +469,7 @@ class FunctionAnalysis(Blame):
             return self._lane(name, lane, ops, args)
         if name and args and _RSRC_RE.fullmatch(name):
             # a buffer resource addresses memory from its base pointer only: stride,
-            # num_records and flags are not addresses (SPEC section 2)
+            # num_records and flags are not addresses (design section 2)
             return args[0], ""
         if name and pass_through(name) and args:
             rest = self._generic(args[1:])

@@ -1,4 +1,4 @@
-"""Addresses as the code generator will see them, for the LDS-DMA rules (SPEC section 4b):
+"""Addresses as the code generator will see them, for the LDS-DMA rules (design section 4b):
 ``dma_operands`` (which operand of an LDS-DMA intrinsic is its LDS pointer and which its
 size), ``Walker`` (an address decomposed to a base and constant and variable terms, the same
 ``getelementptr`` step as the range solver's (``gep.gep_step``), and the object BasicAA's

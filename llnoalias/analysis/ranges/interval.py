@@ -1,4 +1,4 @@
-"""The abstract domain of the range analysis: intervals of ``iW`` values (SPEC section 2b).
+"""The abstract domain of the range analysis: intervals of ``iW`` values (design section 2b).
 
 A ``Range(lo, hi)`` (inclusive) of an ``iW`` value means: the value, read in at least one
 of its two interpretations, lies in ``[lo, hi]``, and the interval fits that

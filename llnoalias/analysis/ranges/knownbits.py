@@ -1,4 +1,4 @@
-"""Known bits of ``iW`` values, beside the intervals (SPEC section 2b), after LLVM's
+"""Known bits of ``iW`` values, beside the intervals (design section 2b), after LLVM's
 ``KnownBits`` (``llvm/lib/Support/KnownBits.cpp``, ``ValueTracking``'s ``computeKnownBits``).
 
 A fact is a pair of masks over the value's ``W``-bit pattern: ``zero`` (bits known to be

@@ -1,4 +1,4 @@
-"""Integer range analysis over the values that feed LDS addresses (SPEC section 2b).
+"""Integer range analysis over the values that feed LDS addresses (design section 2b).
 
 Ranges are sound or absent. The pieces, one idea per module:
 

@@ -1,4 +1,4 @@
-"""Transfer functions of the range analysis (SPEC section 2b): integer operations.
+"""Transfer functions of the range analysis (design section 2b): integer operations.
 
 Every operation is computed on unbounded integers and its result must fit one window
 again, or it is absent (a possible wrap). ``nuw``/``nsw`` flags are ignored: they promise

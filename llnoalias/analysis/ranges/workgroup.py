@@ -1,5 +1,5 @@
 """How many threads a work-group holds: the bound of ``tid.x/y/z`` for one function, read
-as the code generators that may compile the module read it (SPEC section 2b).
+as the code generators that may compile the module read it (design section 2b).
 
 A bound that is too small is a miscompile (a thread id past it lands in a region that
 claims not to hold it), so where the LLVM versions that may compile the module read the

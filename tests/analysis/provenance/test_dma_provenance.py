@@ -1,4 +1,4 @@
-"""DMAs scoped by their LDS operand (SPEC section 3): the provenance rules that kept
+"""DMAs scoped by their LDS operand (design section 3): the provenance rules that kept
 FlyDSL's LDS-DMAs untagged, each with the twin where the answer must stay "no claim".
 
 - ``make.buffer.rsrc`` has its base pointer's provenance; stride, num_records and flags

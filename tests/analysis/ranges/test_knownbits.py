@@ -1,4 +1,4 @@
-"""Known bits (SPEC section 2b, ``llnoalias.analysis.knownbits``) against brute force:
+"""Known bits (design section 2b, ``llnoalias.analysis.knownbits``) against brute force:
 every transfer function, on every fact of a small width and every value each fact allows,
 gives a fact that every concrete result satisfies; the exact ones (``and``/``or``/``xor``,
 shifts, casts, LLVM's ``computeForAddSub``) give exactly what brute force knows; tightening

@@ -1,5 +1,5 @@
 """Signed division, signed remainder, comparisons the ranges decide, and the selects they
-pick (SPEC section 2b; FlyDSL 0.4.2's fp8 GEMM computes its LDS addresses through
+pick (design section 2b; FlyDSL 0.4.2's fp8 GEMM computes its LDS addresses through
 ``sdiv``/``srem`` and a ``select``-based floor division of the thread id).
 
 Each rule is checked against brute force on small bit widths, every interval and constant,

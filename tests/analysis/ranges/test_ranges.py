@@ -1,4 +1,4 @@
-"""The integer range analysis and the data layout (SPEC section 2b): unit tests, and a
+"""The integer range analysis and the data layout (design section 2b): unit tests, and a
 property test that brute-forces every thread id and loop value of random offset programs."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Work-group bounds as the code generators read them (SPEC section 2b).
+"""Work-group bounds as the code generators read them (design section 2b).
 
 The unit tests pin the readings (LLVM's integer parsing, which of two attribute values the
 IR parser keeps, the AMDGPU and NVPTX rules); the codegen tests compile probes with llc-19
