@@ -128,7 +128,14 @@ def _twin_off(key: str) -> Callable[[pytest.MonkeyPatch, bool], None]:
 
 
 def _unbuilt(key: str) -> Callable[[], str | None]:
-    return lambda: None if compiled.load(key) is not None else f"the compiled {key} is not built here"
+    def why() -> str | None:
+        if compiled.load(key) is not None:
+            return None
+        if os.environ.get("LLNOALIAS_PURE"):
+            return f"LLNOALIAS_PURE selects the pure-Python {key}"
+        return f"the compiled {key} is not built here"
+
+    return why
 
 
 def _header_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
