@@ -189,12 +189,16 @@ class Instruction:
 
 # The classes below were dataclasses; :class:`..plain.Record` gives them the dataclass's
 # equality and repr by ``_FIELDS`` (decorating a dataclass costs every start about 1 ms).
+# Those made per function or per global have ``__slots__`` (no ``__dict__``: a module of
+# many small kernels has one Function and a few Arguments each), so nothing can hang an
+# attribute of its own on them: a fact about a function belongs in a field here.
 
 
 class Argument(Record):
     """One parameter of a ``define``."""
 
     _FIELDS = ("name", "index", "type", "attrs", "insert_at", "named")
+    __slots__ = _FIELDS
 
     def __init__(self, name: str, index: int, type: Type, attrs: set[str], insert_at: int,
                  named: bool = True) -> None:
@@ -214,6 +218,11 @@ class Function(Record):
     _FIELDS = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
                "instrs", "by_name", "blocks", "is_kernel", "header_text", "own_attrs_text", "source",
                "block_offsets")
+    # the body's fields are properties over the slots (``_instrs``...): reading one reads
+    # a deferred body first
+    __slots__ = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
+                 "_pending", "deferred_lines", "_instrs", "_by_name", "_blocks", "is_kernel", "header_text",
+                 "own_attrs_text", "source", "_block_offsets", "_cfg")
 
     def __init__(self, name: str, line: int, start: int, cc: str, args: list[Argument], header_end: int,
                  fn_attr_groups: tuple[str, ...] = (), fn_attrs_inline: tuple[str, ...] = (),
@@ -396,6 +405,7 @@ class Global(Record):
 
     _FIELDS = ("name", "line", "start", "addrspace", "type", "linkage", "has_initializer", "is_constant",
                "initializer_refs_globals", "kind")
+    __slots__ = _FIELDS
 
     def __init__(self, name: str, line: int, start: int, addrspace: int, type: Type | None, linkage: str,
                  has_initializer: bool, is_constant: bool, initializer_refs_globals: bool = False,
@@ -424,6 +434,7 @@ class Declaration(Record):
     """One ``declare``."""
 
     _FIELDS = ("name", "line", "ret")
+    __slots__ = _FIELDS
 
     def __init__(self, name: str, line: int, ret: Type | None) -> None:
         self.name = name
@@ -435,6 +446,7 @@ class MetadataNode(Record):
     """A numbered metadata definition ``!N = [distinct] !{...}`` (see ``Module.metadata``)."""
 
     _FIELDS = ("id", "start", "end")
+    __slots__ = _FIELDS
 
     def __init__(self, id: int, start: int, end: int) -> None:
         self.id = id
