@@ -8,7 +8,7 @@ module of a million lines costs one scan plus the instructions that matter.
 
 from __future__ import annotations
 
-import bisect
+from bisect import bisect_right
 from collections.abc import Callable
 
 from ..plain import Record
@@ -175,8 +175,13 @@ class Instruction:
 
     @property
     def line(self) -> int:
-        """1-based line of the instruction's first line."""
-        return self.function.line_of(self.start)
+        """1-based line of the instruction's first line (``SourceFile.line_of``, inlined:
+        one bisect of the line starts, asked for per decision and per reason)."""
+        src = self.function.source
+        if src is None:
+            return 0
+        starts = src._line_starts
+        return bisect_right(src.line_starts if starts is None else starts, self.start)
 
     def __repr__(self) -> str:
         return f"<{self.opcode} {self.name or ''} @{self.line}>"
@@ -184,12 +189,16 @@ class Instruction:
 
 # The classes below were dataclasses; :class:`..plain.Record` gives them the dataclass's
 # equality and repr by ``_FIELDS`` (decorating a dataclass costs every start about 1 ms).
+# Those made per function or per global have ``__slots__`` (no ``__dict__``: a module of
+# many small kernels has one Function and a few Arguments each), so nothing can hang an
+# attribute of its own on them: a fact about a function belongs in a field here.
 
 
 class Argument(Record):
     """One parameter of a ``define``."""
 
     _FIELDS = ("name", "index", "type", "attrs", "insert_at", "named")
+    __slots__ = _FIELDS
 
     def __init__(self, name: str, index: int, type: Type, attrs: set[str], insert_at: int,
                  named: bool = True) -> None:
@@ -209,6 +218,11 @@ class Function(Record):
     _FIELDS = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
                "instrs", "by_name", "blocks", "is_kernel", "header_text", "own_attrs_text", "source",
                "block_offsets")
+    # the body's fields are properties over the slots (``_instrs``...): reading one reads
+    # a deferred body first
+    __slots__ = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
+                 "_pending", "deferred_lines", "_instrs", "_by_name", "_blocks", "is_kernel", "header_text",
+                 "own_attrs_text", "source", "_block_offsets", "_cfg")
 
     def __init__(self, name: str, line: int, start: int, cc: str, args: list[Argument], header_end: int,
                  fn_attr_groups: tuple[str, ...] = (), fn_attrs_inline: tuple[str, ...] = (),
@@ -329,10 +343,10 @@ class Function(Record):
         return got
 
     def block_at(self, offset: int) -> int:
-        return max(bisect.bisect_right(self.block_offsets, offset) - 1, 0)
+        return max(bisect_right(self.block_offsets, offset) - 1, 0)
 
     def line_of(self, offset: int) -> int:
-        return self.source.line_col(offset)[0] if self.source is not None else 0
+        return self.source.line_of(offset) if self.source is not None else 0
 
     def arg_by_name(self, name: str) -> Argument | None:
         for a in self.args:
@@ -391,6 +405,7 @@ class Global(Record):
 
     _FIELDS = ("name", "line", "start", "addrspace", "type", "linkage", "has_initializer", "is_constant",
                "initializer_refs_globals", "kind")
+    __slots__ = _FIELDS
 
     def __init__(self, name: str, line: int, start: int, addrspace: int, type: Type | None, linkage: str,
                  has_initializer: bool, is_constant: bool, initializer_refs_globals: bool = False,
@@ -419,6 +434,7 @@ class Declaration(Record):
     """One ``declare``."""
 
     _FIELDS = ("name", "line", "ret")
+    __slots__ = _FIELDS
 
     def __init__(self, name: str, line: int, ret: Type | None) -> None:
         self.name = name
@@ -430,6 +446,7 @@ class MetadataNode(Record):
     """A numbered metadata definition ``!N = [distinct] !{...}`` (see ``Module.metadata``)."""
 
     _FIELDS = ("id", "start", "end")
+    __slots__ = _FIELDS
 
     def __init__(self, id: int, start: int, end: int) -> None:
         self.id = id

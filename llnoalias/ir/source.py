@@ -6,7 +6,7 @@ them into 1-based line and column numbers for diagnostics.
 
 from __future__ import annotations
 
-import bisect
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..diagnostics import Location
@@ -41,9 +41,16 @@ class SourceFile:
             self._line_starts = starts
         return self._line_starts
 
+    def line_of(self, offset: int) -> int:
+        """The 1-based line that holds ``offset`` (``line_col``'s line, without its column)."""
+        starts = self._line_starts
+        return bisect_right(self.line_starts if starts is None else starts, offset)
+
     def line_col(self, offset: int) -> tuple[int, int]:
-        starts = self.line_starts
-        idx = bisect.bisect_right(starts, offset) - 1
+        starts = self._line_starts
+        if starts is None:
+            starts = self.line_starts
+        idx = bisect_right(starts, offset) - 1
         return idx + 1, offset - starts[idx] + 1
 
     def line_text(self, line: int) -> str:
