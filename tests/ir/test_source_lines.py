@@ -7,13 +7,13 @@ from __future__ import annotations
 from array import array
 
 import pytest
-from conftest import all_fixtures, fixture_id
 
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.fileio import decode
 from llnoalias.ir.lines import Lines
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
+from tests.support.files import all_fixtures, fixture_id
 
 PATHS = all_fixtures()
 
