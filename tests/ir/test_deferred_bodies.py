@@ -71,6 +71,7 @@ def test_a_body_read_later_is_the_body_read_at_once(path: str) -> None:
 def split_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker per function, and every body read where it is used."""
     monkeypatch.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
+    monkeypatch.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0)
     monkeypatch.setattr(pipeline, "DEFER_CHARS", 0)
 
 

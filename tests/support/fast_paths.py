@@ -180,10 +180,12 @@ def _workers(defer: bool) -> Callable[[pytest.MonkeyPatch, bool], None]:
         if defer:
             # workers in both runs; the bodies read by the process that analyses them, or all at once
             m.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
+            m.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0)
             m.setattr(pipeline, "DEFER_CHARS", 0 if fast else 1 << 62)
         else:
             # a worker per function, or one process (one group)
             m.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1 if fast else 1 << 62)
+            m.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0 if fast else 1 << 62)
             m.setattr(pipeline, "DEFER_CHARS", 1 << 62)
 
     return switch

@@ -181,6 +181,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Workers for every function (no least size, bodies read where analysed), forks counted."""
     counted: list[int] = []
     monkeypatch.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
+    monkeypatch.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0)
     monkeypatch.setattr(pipeline, "DEFER_CHARS", 0)
     fork_map = workers.fork_map
 

@@ -37,6 +37,7 @@ def counts(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> C
     or all read before the fork."""
     c = Counts()
     monkeypatch.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
+    monkeypatch.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0)
     monkeypatch.setattr(pipeline, "DEFER_CHARS", 0 if request.param == "deferred" else 1 << 62)
     fork_map = workers.fork_map
     land = FunctionPass.land
@@ -227,10 +228,20 @@ def test_split_cuts_in_order_into_at_most_parts(weights: list[int], parts: int, 
 
 
 def test_split_balances_even_work() -> None:
-    assert workers.split([10] * 8, 2, 1) == [range(0, 4), range(4, 8)]
-    assert workers.split([10] * 9, 3, 1) == [range(0, 3), range(3, 6), range(6, 9)]
+    assert workers.split([10] * 8, 2, 1, 0) == [range(0, 4), range(4, 8)]
+    assert workers.split([10] * 9, 3, 1, 0) == [range(0, 3), range(3, 6), range(6, 9)]
     # one heavy function is a group of its own
-    assert workers.split([1, 100, 1, 1], 3, 1)[0] in (range(0, 1), range(0, 2))
+    assert workers.split([1, 100, 1, 1], 3, 1, 0)[0] in (range(0, 1), range(0, 2))
+
+
+def test_many_tiny_functions_stay_in_one_process() -> None:
+    """Functions of a few instructions cost more to ship than to analyse: one group,
+    however many there are; functions without work do not count toward the average."""
+    tiny = workers.MIN_AVERAGE_INSTRUCTIONS - 1
+    assert workers.split([tiny] * 100_000, 8) == [range(0, 100_000)]
+    big = workers.MIN_AVERAGE_INSTRUCTIONS * 100
+    assert len(workers.split([big, 0, 0, 0] * 1000, 2)) == 2
+    assert len(workers.split([tiny] * 1000, 2, 1, 0)) == 2
 
 
 def test_jobs_must_not_be_negative() -> None:
