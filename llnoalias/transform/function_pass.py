@@ -31,11 +31,11 @@ from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
 from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
 from .dma_addresses import summarise
-from .dma_safety import has_lowered_dma
+from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
-from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Stage
+from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Result, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -70,9 +70,10 @@ class ProvenanceStage(Stage):
     runs, concludes = ABOUT["provenance"]
 
     def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> Facts:
-        made = plan_function(fp.mod, fp.ma, fp.roots, fn, fp.plan, brief=not fp.detail)
+        run = fp.state
+        made = plan_function(run.mod, run.ma, run.roots, fn, run.plan, brief=not run.detail)
         facts = Facts(fn.name, made)
-        summarise(fp.mod, fn, made)
+        summarise(run.mod, fn, made)
         return facts
 
 
@@ -95,6 +96,34 @@ class RangesStage(Stage):
         return ByteRanges(fn.name, made, measured=True)
 
 
+class Run:
+    """What the stages of one run share: the module and its analysis, the options, the
+    plan the stages conclude into, the editor and metadata writer, the argument edits, the
+    LDS-DMA warnings, and the results kept (those of the stages named in ``keep``).
+
+    ``detail``: reasons are explained (for a report). ``jobs``: how many processes may run
+    the per-function stages. ``bodies``: the reader of a deferred parse."""
+
+    def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
+                 detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None,
+                 keep: frozenset[str] = frozenset()) -> None:
+        self.mod = mod
+        self.ma = ma
+        self.roots = roots
+        self.options = options
+        self.detail = detail
+        self.jobs = jobs
+        self.bodies = bodies
+        self.keep = keep
+        self.plan = Plan()
+        self.editor = Editor(mod.source)
+        self.writer = MetadataWriter(mod, self.editor)
+        self.args = ArgumentsResult()
+        self.guarded = Guarded()
+        #: the kept stages' results, by name
+        self.results: dict[str, Result] = {}
+
+
 #: the pipeline's per-function stages, in order (``pipeline.PIPELINE`` begins with them)
 FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage, ...] = (ProvenanceStage(), RangesStage())
 
@@ -105,45 +134,32 @@ class FunctionPass:
 
     name = "function"
 
-    def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 detail: bool, plan: Plan, editor: Editor, writer: MetadataWriter,
-                 args: ArgumentsResult, bodies: DeferredBodies | None = None,
-                 stages: Sequence[ProvenanceStage | RangesStage] = FUNCTION_STAGES,
-                 keep: frozenset[str] = frozenset()) -> None:
-        self.mod = mod
-        self.ma = ma
-        self.roots = roots
-        self.options = options
-        self.detail = detail
-        self.plan = plan
-        self.editor = editor
-        self.writer = writer
-        self.args = args
-        #: the reader of a deferred parse: the bodies not read yet are read where used
-        self.bodies = bodies
-        self.splitter = RegionSplitter(mod, keep_notes=detail) if options.regions else None
+    def __init__(self, run: Run, stages: Sequence[ProvenanceStage | RangesStage] = FUNCTION_STAGES) -> None:
+        #: the run's state (module, analysis, roots, options, plan, editor, writer, argument
+        #: edits, the reader of a deferred parse, and ``keep``: the stages whose per-function
+        #: results are kept, those asked for by ``--print-after`` or ``--stop-after``; the
+        #: run then stays in one process)
+        self.state = run
+        self.splitter = RegionSplitter(run.mod, keep_notes=run.detail) if run.options.regions else None
         #: the per-function stages to run, in order (the first is the provenance stage)
         self.stages = tuple(stages)
-        #: the stages whose per-function results are kept (``results``): those asked for
-        #: by ``--print-after`` or ``--stop-after``; the run then stays in one process
-        self.keep = keep
-        self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in keep}
+        self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in run.keep}
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
         workers: its instructions when some domain concerns it, else none (``plan_function``
         passes it over in a moment); for a body not read yet, its lines."""
-        domains_of = self.roots.domains_of
+        domains_of = self.state.roots.domains_of
         return [(fn.deferred_lines if fn.body_pending else len(fn.instrs)) if domains_of(fn) else 0
-                for fn in self.mod.functions]
+                for fn in self.state.mod.functions]
 
     def run(self, fn: Function) -> None:
         """Analyse ``fn`` and write what it decided."""
         _, edits = self._analyse(fn)
-        apply_arguments(edits, self.editor, self.writer, self.args)
+        apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
 
     def run_all(self, indices: range) -> None:
-        fns = self.mod.functions
+        fns = self.state.mod.functions
         for i in indices:
             self.run(fns[i])
 
@@ -152,7 +168,7 @@ class FunctionPass:
         return {name: PerFunction(name, got) for name, got in self.results.items()}
 
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
-        mod, ma = self.mod, self.ma
+        mod, ma = self.state.mod, self.state.ma
         result: FunctionResult | None = None
         for stage in self.stages:
             result = stage.run(self, fn, result)
@@ -161,8 +177,8 @@ class FunctionPass:
                 kept.append(result)
         made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
         # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
-        lowered = self.options.args == "noalias" and has_lowered_dma(mod, made)
-        edits = arguments_of(mod, ma, self.roots, self.options, fn, lowered)
+        lowered = self.state.options.args == "noalias" and has_lowered_dma(mod, made)
+        edits = arguments_of(mod, ma, self.state.roots, self.state.options, fn, lowered)
         for d in made:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
@@ -174,7 +190,7 @@ class FunctionPass:
     def ship(self, indices: range) -> Reply:
         """In a worker: analyse the functions ``indices`` and return them as plain data:
         per function, its decisions as flat columns (``Columns``)."""
-        fns = self.mod.functions
+        fns = self.state.mod.functions
         for i in indices:
             fns[i].instrs  # noqa: B018 - read the group's bodies first: a bad one ends the worker
         out: list[tuple[Columns, list[ShippedInst], KernelEdits | None]] = []
@@ -193,7 +209,7 @@ class FunctionPass:
                              bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
             columns: Columns = tuple(zip(*rows, strict=True)) if rows else ()
             out.append((columns, list(insts.values()), edits))
-        return out, self.ma.loaded_int_used, None if self.bodies is None else self.bodies.refs()
+        return out, self.state.ma.loaded_int_used, None if self.state.bodies is None else self.state.bodies.refs()
 
     def land(self, indices: range, reply: object) -> bool:
         """In the parent: take a worker's reply for ``indices``, as ``run`` would have left
@@ -208,7 +224,7 @@ class FunctionPass:
             #: the roots of one tuple of ids, one list for all its decisions (as a decision's
             #: roots and keys share one: never changed in place, only rebound)
             root_lists: dict[tuple[int, ...], list[Root]] = {}
-            fns = self.mod.functions
+            fns = self.state.mod.functions
             rebuilt: list[tuple[list[Decision], KernelEdits | None]] = []
             for i, (columns, shipped_insts, edits) in zip(indices, per_fn, strict=True):
                 if columns and len(columns) != 11:
@@ -243,20 +259,20 @@ class FunctionPass:
                 rebuilt.append((made, edits))
         except (KeyError, IndexError, TypeError, ValueError):
             return False
-        if self.bodies is not None:
+        if self.state.bodies is not None:
             if refs is None:
                 return False
-            self.bodies.add_refs(refs)
-            self.bodies.read_elsewhere.update(fns[i].name for i in indices)
+            self.state.bodies.add_refs(refs)
+            self.state.bodies.read_elsewhere.update(fns[i].name for i in indices)
         for made, edits in rebuilt:
-            self.plan.decisions.extend(made)
-            apply_arguments(edits, self.editor, self.writer, self.args)
+            self.state.plan.decisions.extend(made)
+            apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
         if loaded_int_used:
-            self.ma.loaded_int_used = True
+            self.state.ma.loaded_int_used = True
         return True
 
     def _roots_by_id(self) -> dict[int, Root]:
-        return {id(r): r for r in self.roots.all_roots()}
+        return {id(r): r for r in self.state.roots.all_roots()}
 
 
 __all__ = ["FunctionPass"]

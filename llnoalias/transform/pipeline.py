@@ -24,14 +24,13 @@ from ..ir.editor import Editor
 from ..ir.lazyre import lazy
 from ..ir.lexer import split_comment
 from ..ir.model import Instruction, Module
-from ..ir.parser import BodyMismatch, DeferredBodies, parse_module, parse_module_deferred
+from ..ir.parser import BodyMismatch, parse_module, parse_module_deferred
 from ..ir.source import SourceFile
 from ..options import AnnotateOptions
 from ..report.record import AccessRecord, Report, RootRecord
 from . import workers
 from .attributes import ArgumentsResult
 from .dma_safety import (
-    Guarded,
     dynamic_lds,
     guard,
     lowered,
@@ -40,7 +39,7 @@ from .dma_safety import (
     scope_dmas,
     static_lds,
 )
-from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage
+from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage, Run
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
@@ -190,34 +189,6 @@ def run_until(text: str, stage: str, options: AnnotateOptions | None = None, pat
     return run.results[stage]
 
 
-class Run:
-    """What the stages of one run share: the module and its analysis, the options, the
-    plan the stages conclude into, the editor and metadata writer, the argument edits, the
-    LDS-DMA warnings, and the results kept (those of the stages named in ``keep``).
-
-    ``detail``: reasons are explained (for a report). ``jobs``: how many processes may run
-    the per-function stages. ``bodies``: the reader of a deferred parse."""
-
-    def __init__(self, mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 detail: bool = True, jobs: int = 1, bodies: DeferredBodies | None = None,
-                 keep: frozenset[str] = frozenset()) -> None:
-        self.mod = mod
-        self.ma = ma
-        self.roots = roots
-        self.options = options
-        self.detail = detail
-        self.jobs = jobs
-        self.bodies = bodies
-        self.keep = keep
-        self.plan = Plan()
-        self.editor = Editor(mod.source)
-        self.writer = MetadataWriter(mod, self.editor)
-        self.args = ArgumentsResult()
-        self.guarded = Guarded()
-        #: the kept stages' results, by name
-        self.results: dict[str, Result] = {}
-
-
 def run_stages(run: Run, stages: Sequence[Stage]) -> Run:
     """Run ``stages`` (a prefix of :data:`PIPELINE`) in order on ``run``, keeping the
     results ``run.keep`` names.
@@ -246,8 +217,7 @@ def _run_functions(run: Run, stages: Sequence[ProvenanceStage | RangesStage]) ->
     With ``run.jobs`` > 1, groups of functions go to worker processes (``workers``); the
     result is the same."""
     mod, jobs = run.mod, run.jobs
-    fp = FunctionPass(mod, run.ma, run.roots, run.options, run.detail, run.plan, run.editor, run.writer,
-                      run.args, run.bodies, stages, run.keep)
+    fp = FunctionPass(run, stages)
     groups = workers.split(fp.weights(), jobs) if jobs > 1 else []
     if len(groups) > 1 and workers.can_fork():
         replies = workers.fork_map(groups, fp.ship, fp.run_all)

@@ -96,7 +96,7 @@ class Stage:
     """One stage of the pipeline: its ``name``, what ``runs`` it (the functions that do the
     work), its ``unit`` (``function`` or ``module``), what it ``concludes``, and ``run``.
 
-    A module stage's ``run(run)`` takes the run's state (``pipeline.Run``: the module, its
+    A module stage's ``run(run)`` takes the run's state (``function_pass.Run``: the module, its
     analysis, the options, and the plan the stages before it concluded into) and returns
     its :class:`Result`. A
     function stage's ``run(fp, fn, previous)`` takes the function pass, one function and
