@@ -13,6 +13,7 @@ from llnoalias.fileio import decode
 from llnoalias.ir import header_reader
 from llnoalias.transform import pipeline
 from llnoalias.transform.metadata import MetadataWriter
+from tests.support.fast_paths import attach_one_by_one as _attach_one_by_one
 from tests.support.files import all_fixtures, fixture_id
 from tests.support.headers import header_shape as _header_shape
 from tests.support.headers import parse_headers as _parse_headers
@@ -81,13 +82,6 @@ def _annotated(path: str, options: dict[str, object]) -> str:
         return llnoalias.annotate(text, path="in.ll", **options).text  # type: ignore[arg-type]
     except LLNoaliasError as e:
         return "error: " + e.format()
-
-
-def _attach_one_by_one(self: MetadataWriter, attachments: list[tuple[object, tuple[int, ...], tuple[int, ...]]]
-                       ) -> list[object]:
-    """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
-    return [inst for inst, scopes, noalias in attachments
-            if not self.attach_scopes(inst, scopes, noalias)]  # type: ignore[arg-type]
 
 
 SCOPED = [p for p in PATHS if "define" in decode(open(p, "rb").read())]

@@ -248,7 +248,7 @@ def _header_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(header_reader, name, {} if fast else _Forgetful())
 
 
-def _attach_one_by_one(self: Any, attachments: list[tuple[Any, tuple[int, ...], tuple[int, ...]]]) -> list[Any]:
+def attach_one_by_one(self: Any, attachments: list[tuple[Any, tuple[int, ...], tuple[int, ...]]]) -> list[Any]:
     """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
     return [inst for inst, scopes, noalias in attachments if not self.attach_scopes(inst, scopes, noalias)]
 
@@ -259,7 +259,7 @@ def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.transform.metadata import MetadataWriter
 
         m.setattr(pipeline, "Region", object)  # every key reads as a region: no domain takes the shortcut
-        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+        m.setattr(MetadataWriter, "attach_all_scopes", attach_one_by_one)
 
 
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
