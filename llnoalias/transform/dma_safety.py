@@ -259,8 +259,17 @@ def same_bytes(d: Decision, m: Decision, dynamic: frozenset[str]) -> bool:
     writes? Every dynamic LDS variable starts at the start of dynamic LDS, so a byte range of
     one (an offset from its start: ``byte_range``) is a byte range of the others; without a
     range, or with several roots, they may."""
-    mine = [r for r in d.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
-    theirs = [r for r in m.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
+    return _shares(d, _dynamic_roots(d, dynamic), m, _dynamic_roots(m, dynamic))
+
+
+def _dynamic_roots(d: Decision, dynamic: frozenset[str]) -> list[Root]:
+    """The roots of ``d`` that are (or hold) a dynamic LDS variable of ``dynamic``."""
+    return [r for r in d.roots if r.kind == "lds" and not dynamic.isdisjoint(r.members)]
+
+
+def _shares(d: Decision, mine: list[Root], m: Decision, theirs: list[Root]) -> bool:
+    """``same_bytes`` of ``d`` and ``m`` given their dynamic roots (``_dynamic_roots``),
+    found once per decision by ``guard``."""
     if not mine or not theirs:
         return False
     if len(d.roots) == 1 and len(m.roots) == 1 and mine[0] is theirs[0]:
@@ -293,12 +302,22 @@ def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> l
         if dynamic:
             # shared bytes: the byte ranges say it, no address walk is made for it; an
             # access without a summary of its own counts as reached by the DMA in flight
-            for d in ds:
+            # (``same_bytes``, with each decision's dynamic roots found once, and each
+            # DMA's line written once)
+            theirs = [(m, t) for m in dmas if (t := _dynamic_roots(m, dynamic))]
+            shorts: dict[int, str] = {}
+            for d in ds if theirs else ():
                 if d.keys and d.dma is not None and not d.dma[0]:
-                    other = next((m for m in dmas if same_bytes(d, m, dynamic)
+                    mine = _dynamic_roots(d, dynamic)
+                    if not mine:
+                        continue
+                    other = next((m for m, t in theirs if _shares(d, mine, m, t)
                                   and m.dma is not None and in_flight(d.dma, m.dma)), None)
                     if other is not None:
-                        claims.withdraw(d, SAME_BYTES, _short(other))
+                        said = shorts.get(id(other))
+                        if said is None:
+                            said = shorts[id(other)] = _short(other)
+                        claims.withdraw(d, SAME_BYTES, said)
         if quiet:
             continue
         # DMAs with equal scopes share one slot, and SIInsertWaitcnts asks alias analysis
