@@ -262,6 +262,12 @@ def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(MetadataWriter, "attach_all_scopes", attach_one_by_one)
 
 
+def _access_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.analysis.memory import accesses
+
+    m.setattr(accesses, "_SEEN", {} if fast else _Forgetful())
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -301,4 +307,7 @@ FAST_PATHS: list[FastPath] = [
              "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
              "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
              observe=lambda text, path: output_only(text, path, report=False)),
+    FastPath("access-memo", "analysis.memory.accesses.find_accesses (the access of an instruction "
+             "whose parsed operands were met before, copied)", "a memo that keeps nothing",
+             "_memory_access / _intrinsic_access for every instruction", _access_memo),
 ]

@@ -102,10 +102,12 @@ def callee_name(mod: Module, inst: Instruction) -> str | None:
 
 def find_accesses(mod: Module, fn: Function) -> list[Access]:
     out: list[Access] = []
+    parse = opparse.parse
     for inst in fn.instrs:
         op = inst.opcode
+        entry: MemIntrinsic | None = None
         if op == "load" or op == "store" or op == "atomicrmw" or op == "cmpxchg":
-            out.append(_memory_access(mod, inst))
+            name: str | None = None
         elif op == "call":
             name = callee_name(mod, inst)
             if name is None:
@@ -113,10 +115,38 @@ def find_accesses(mod: Module, fn: Function) -> list[Access]:
             entry = memory_intrinsic(name)
             if entry is None:
                 continue
-            acc = _intrinsic_access(mod, inst, entry, name)
+        else:
+            continue
+        ops = inst.ops
+        if ops is None:
+            ops = parse(mod, inst)
+        # an instruction spelled as one seen before shares its parsed operands (``parse``'s
+        # cache by text): its access is that one's, but for the instruction
+        got = _SEEN.get(id(ops))
+        if got is None or got[0] is not ops or got[1] != op or got[2] != name:
+            acc = (_memory_access(mod, inst) if entry is None or name is None
+                   else _intrinsic_access(mod, inst, entry, name))
+            if len(_SEEN) >= SEEN_LIMIT:
+                _SEEN.clear()
+            got = _SEEN[id(ops)] = (ops, op, name, acc if acc is None else
+                                    (acc.kind, tuple(acc.pointers), tuple(acc.opaque), acc.blocked))
             if acc is not None:
                 out.append(acc)
+            continue
+        shape = got[3]
+        if shape is not None:
+            out.append(Access(inst, shape[0], list(shape[1]), list(shape[2]), name, shape[3]))
     return out
+
+
+#: the most shapes ``_SEEN`` holds before it starts again
+SEEN_LIMIT = 1 << 14
+#: the accesses made from one parsed ``Ops`` (``find_accesses``), by its ``id()``: the Ops
+#: itself (kept alive, so the id is not reused while the entry stands), the opcode and
+#: callee it was made for, and the access's kind, pointer operands (never changed once
+#: made, so shared), opaque operands and why it is blocked; None where the call is no access
+_SEEN: dict[int, tuple[object, str, str | None, tuple[str, tuple[PointerOperand, ...], tuple[Value, ...],
+                                                       str | None] | None]] = {}
 
 
 def _memory_access(mod: Module, inst: Instruction) -> Access:
