@@ -28,7 +28,7 @@ static PyObject *BOTTOM, *NONE, *UNKNOWN, *join_py, *keep_casts;
 static PyTypeObject *LocalT, *PlainT, *UndefT, *GlobalT, *AggT;
 static PyObject *s_kind, *s_operands, *s_incoming, *s_flags, *s_name, *s_ops, *s_is_pointer;
 static PyObject *k_gep, *k_cast, *k_binop, *k_cmp, *k_phi, *k_select, *k_freeze, *w_add, *w_or, *w_disjoint,
-    *w_bitcast;
+    *w_bitcast, *w_load;
 
 /* what fast_transfer returns for a value it hands to Python: not an error, not a value
  * (an address no object has; never given to Python) */
@@ -496,6 +496,209 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ the walk */
+
+/* The names a value reads (solver._walk's common case): the LocalRefs of ``seq`` (items
+ * themselves, or the second of (type, value) pairs with ``pairs``) whose name is not in
+ * vals, last first; or reads(iops) when one is a constant expression or aggregate value
+ * (of ``special``, a tuple of types). A new list, or NULL. */
+static PyObject *walk_deps(PyObject *seq, int pairs, PyObject *vals, PyObject *special, PyObject *reads,
+                           PyObject *iops) {
+    PyObject *fast = PySequence_Fast(seq, "operands are not a sequence");
+    if (fast == NULL) return NULL;
+    PyObject *deps = PyList_New(0);
+    if (deps == NULL) goto fail;
+    for (Py_ssize_t k = PySequence_Fast_GET_SIZE(fast) - 1; k >= 0; k--) {
+        PyObject *v = PySequence_Fast_GET_ITEM(fast, k);
+        if (pairs) {
+            if (!PyTuple_Check(v) || PyTuple_GET_SIZE(v) != 2) {
+                PyErr_SetString(PyExc_ValueError, "an operand is not a (type, value) pair");
+                goto fail;
+            }
+            v = PyTuple_GET_ITEM(v, 1);
+        }
+        if (Py_TYPE(v) == LocalT) {
+            PyObject *name = PyObject_GetAttr(v, s_name);
+            if (name == NULL) goto fail;
+            int in = PyDict_Contains(vals, name);
+            if (in == 0 && PyList_Append(deps, name) < 0) in = -1;
+            Py_DECREF(name);
+            if (in < 0) goto fail;
+        } else {
+            int sp = PyObject_IsInstance(v, special);
+            if (sp < 0) goto fail;
+            if (sp) {
+                Py_DECREF(deps);
+                Py_DECREF(fast);
+                return PyObject_CallOneArg(reads, iops);
+            }
+        }
+    }
+    Py_DECREF(fast);
+    return deps;
+fail:
+    Py_XDECREF(deps);
+    Py_DECREF(fast);
+    return NULL;
+}
+
+typedef struct {
+    PyObject *name; /* borrowed from slice (its key) */
+    PyObject *deps; /* borrowed from deps_of */
+    Py_ssize_t next;
+} Frame;
+
+/* walk(todo, by_name, vals, mod, parse, reads, no_deps, special) -> (slice, deps_of, order, back):
+ * solver._walk step for step (the Python function is the reference); ``reads(iops)`` is its
+ * ``_reads`` for the function, ``special`` the tuple (ConstExpr, AggregateConst). */
+static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "walk takes 8 arguments");
+        return NULL;
+    }
+    PyObject *todo = args[0], *by_name = args[1], *vals = args[2], *mod = args[3], *parse = args[4],
+             *reads = args[5], *no_deps = args[6], *special = args[7];
+    PyObject *slice = PyDict_New(), *deps_of = PyDict_New(), *order = PyList_New(0), *back = PyList_New(0),
+             *onstack = PyDict_New(), *todo_fast = NULL, *out = NULL;
+    Frame *stack = NULL;
+    Py_ssize_t depth = 0, cap = 0;
+    if (slice == NULL || deps_of == NULL || order == NULL || back == NULL || onstack == NULL) goto done;
+    if (!PyDict_Check(by_name) || !PyDict_Check(vals)) {
+        PyErr_SetString(PyExc_TypeError, "by_name and vals must be dicts");
+        goto done;
+    }
+    todo_fast = PySequence_Fast(todo, "todo is not a sequence");
+    if (todo_fast == NULL) goto done;
+    for (Py_ssize_t t = 0; t < PySequence_Fast_GET_SIZE(todo_fast); t++) {
+        PyObject *n = PySequence_Fast_GET_ITEM(todo_fast, t);
+        int seen = PyDict_Contains(slice, n);
+        if (seen < 0) goto done;
+        if (seen) continue;
+        for (;;) {
+            /* enter n: note what it reads */
+            PyObject *inst = PyDict_GetItemWithError(by_name, n);
+            if (inst == NULL) {
+                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, n);
+                goto done;
+            }
+            PyObject *place = PyLong_FromSsize_t(PyDict_GET_SIZE(slice));
+            if (place == NULL) goto done;
+            int e = PyDict_SetItem(onstack, n, place);
+            Py_DECREF(place);
+            if (e < 0 || PyDict_SetItem(slice, n, inst) < 0) goto done;
+            PyObject *iops = PyObject_GetAttr(inst, s_ops);
+            if (iops == NULL) goto done;
+            if (iops == Py_None) {
+                Py_DECREF(iops);
+                iops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
+                if (iops == NULL) goto done;
+            }
+            PyObject *kind = PyObject_GetAttr(iops, s_kind), *deps = NULL;
+            if (kind == NULL) {
+                Py_DECREF(iops);
+                goto done;
+            }
+            if (same_str(kind, k_phi)) {
+                PyObject *inc = PyObject_GetAttr(iops, s_incoming);
+                if (inc != NULL) {
+                    deps = walk_deps(inc, 0, vals, special, reads, iops);
+                    Py_DECREF(inc);
+                }
+            } else {
+                int nd = PySequence_Contains(no_deps, kind);
+                if (nd == 0) {
+                    PyObject *opl = PyObject_GetAttr(iops, s_operands);
+                    if (opl != NULL) {
+                        deps = walk_deps(opl, 1, vals, special, reads, iops);
+                        Py_DECREF(opl);
+                    }
+                } else if (nd > 0) {
+                    deps = same_str(kind, w_load) ? PyObject_CallOneArg(reads, iops) : PyList_New(0);
+                }
+            }
+            Py_DECREF(kind);
+            Py_DECREF(iops);
+            if (deps == NULL) goto done;
+            if (!PyList_Check(deps)) {
+                PyObject *l = PySequence_List(deps);
+                Py_DECREF(deps);
+                if (l == NULL) goto done;
+                deps = l;
+            }
+            e = PyDict_SetItem(deps_of, n, deps);
+            Py_DECREF(deps); /* deps_of holds it */
+            if (e < 0) goto done;
+            /* n is a key of slice: the frame borrows it (and deps from deps_of) */
+            if (depth == cap) {
+                Py_ssize_t ncap = cap ? cap * 2 : 64;
+                Frame *ns = PyMem_Realloc(stack, (size_t)ncap * sizeof(Frame));
+                if (ns == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                stack = ns;
+                cap = ncap;
+            }
+            /* the frame of n on top (popped again when it is left) */
+            stack[depth].name = n;
+            stack[depth].deps = deps;
+            stack[depth].next = 0;
+            depth++;
+            /* go down to the first value it reads not entered yet, or leave it and go on
+             * with the value that read it */
+            PyObject *down = NULL;
+            while (depth > 0) {
+                Frame *f = &stack[depth - 1];
+                while (f->next < PyList_GET_SIZE(f->deps)) {
+                    PyObject *dep = PyList_GET_ITEM(f->deps, f->next);
+                    f->next++;
+                    int in_slice = PyDict_Contains(slice, dep);
+                    if (in_slice < 0) goto done;
+                    if (!in_slice) {
+                        int named = PyDict_Contains(by_name, dep);
+                        if (named < 0) goto done;
+                        if (named) {
+                            down = dep;
+                            break;
+                        }
+                    } else {
+                        PyObject *at = PyDict_GetItemWithError(onstack, dep);
+                        if (at == NULL && PyErr_Occurred()) goto done;
+                        if (at != NULL) {
+                            PyObject *me = PyDict_GetItemWithError(onstack, f->name);
+                            if (me == NULL) {
+                                if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, f->name);
+                                goto done;
+                            }
+                            PyObject *edge = PyTuple_Pack(3, me, f->name, dep);
+                            if (edge == NULL) goto done;
+                            e = PyList_Append(back, edge);
+                            Py_DECREF(edge);
+                            if (e < 0) goto done;
+                        }
+                    }
+                }
+                if (down != NULL) break;
+                /* every value it reads entered: leave it */
+                if (PyDict_DelItem(onstack, f->name) < 0 || PyList_Append(order, f->name) < 0) goto done;
+                depth--;
+            }
+            if (down == NULL) break; /* the stack is empty: this top is done */
+            n = down;
+        }
+    }
+    out = PyTuple_Pack(4, slice, deps_of, order, back);
+done:
+    PyMem_Free(stack);
+    Py_XDECREF(todo_fast);
+    Py_XDECREF(slice);
+    Py_XDECREF(deps_of);
+    Py_XDECREF(order);
+    Py_XDECREF(back);
+    Py_XDECREF(onstack);
+    return out;
+}
+
 /* init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg) */
 static PyObject *init(PyObject *self, PyObject *args) {
     PyObject *b, *n, *u, *j, *kc, *lt, *pt, *ut, *gt, *at;
@@ -520,6 +723,8 @@ static PyMethodDef methods[] = {
      "fixpoint(transfer, slice, deps_of, order, back, vals, lds) -> env (fixpoint.fixpoint)"},
     {"one_pass", (PyCFunction)(void (*)(void))one_pass, METH_FASTCALL,
      "one_pass(transfer, slice, order, vals, lds) -> env (a loop-free slice in one pass)"},
+    {"walk", (PyCFunction)(void (*)(void))walk, METH_FASTCALL,
+     "walk(todo, by_name, vals, mod, parse, reads, no_deps, special) -> (slice, deps_of, order, back) (solver._walk)"},
     {"init", init, METH_VARARGS,
      "init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg)"},
     {NULL, NULL, 0, NULL},
@@ -539,7 +744,7 @@ PyMODINIT_FUNC PyInit__fixpoint(void) {
         intern(&s_is_pointer, "is_pointer") || intern(&k_gep, "gep") || intern(&k_cast, "cast") ||
         intern(&k_binop, "binop") || intern(&k_cmp, "cmp") || intern(&k_phi, "phi") || intern(&k_select, "select") ||
         intern(&k_freeze, "freeze") || intern(&w_add, "add") || intern(&w_or, "or") ||
-        intern(&w_disjoint, "disjoint") || intern(&w_bitcast, "bitcast"))
+        intern(&w_disjoint, "disjoint") || intern(&w_bitcast, "bitcast") || intern(&w_load, "load"))
         return NULL;
     return PyModule_Create(&module);
 }

@@ -57,6 +57,10 @@ KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", 
 _cfix = load("fixpoint")
 if _cfix is not None:
     _cfix.init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg)
+#: whether the compiled module has ``walk``: ``_walk`` step for step (else the Python function)
+_CWALK = hasattr(_cfix, "walk")
+#: the operands ``_walk`` hands to ``_reads`` (the general case)
+_SPECIAL = (ConstExpr, AggregateConst)
 #: how many times a function's stores are looked at again as stack slots fill with
 #: addresses (a chain of slots longer than this makes every loaded integer unknown)
 MAX_SLOT_ROUNDS = 16
@@ -523,7 +527,11 @@ class FunctionAnalysis(Blame):
         todo = [n for n in names if n not in vals and n in by_name]
         if not todo:
             return
-        slice_, deps_of, order, back = _walk(self, todo)
+        if _cfix is not None and _CWALK:
+            slice_, deps_of, order, back = _cfix.walk(todo, by_name, vals, self.mod, opparse.parse,
+                                                      lambda iops: _reads(self, iops), NO_DEPS, _SPECIAL)
+        else:
+            slice_, deps_of, order, back = _walk(self, todo)
         transfer = self.transfer
         env: dict[str, Lat]
         if _cfix is not None:
