@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
 SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+#: what every match of ``AA_MD`` begins with (``tbaa.struct`` begins with ``!tbaa``)
+AA_WORDS = ("!alias.scope", "!noalias", "!tbaa")
 
 #: One access's address, summarised while its function's operands are alive (plain data,
 #: shipped by workers): whether it is an LDS-DMA; the semantic decomposition (base,
@@ -87,14 +89,19 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     if _has_static_lds(mod):
         return [True] * len(lds)
     dma_roots = {id(r) for d, m in zip(lds, is_dma, strict=True) if m for r in d.roots}
-    search = AA_MD.search
     text = mod.text
+    # one look over the text the decisions span for the words ``AA_MD`` begins with: a match
+    # inside an instruction has one of them inside it, so without any no instruction matches
+    lo = min(d.access.inst.start for d in lds)
+    hi = max(d.access.inst.end for d in lds)
+    search = AA_MD.search if any(text.find(w, lo, hi) >= 0 for w in AA_WORDS) else None
     need = [False] * len(lds)
     for n, d in enumerate(lds):
         if is_dma[n]:
             continue
         inst = d.access.inst
-        if (d.roots and not dma_roots.isdisjoint(map(id, d.roots))) or search(text, inst.start, inst.end):
+        if ((d.roots and not dma_roots.isdisjoint(map(id, d.roots)))
+                or (search is not None and search(text, inst.start, inst.end))):
             need[n] = True
     if any(need):
         for n, m in enumerate(is_dma):

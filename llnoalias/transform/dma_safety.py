@@ -311,8 +311,11 @@ def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> l
                     mine = _dynamic_roots(d, dynamic)
                     if not mine:
                         continue
-                    other = next((m for m, t in theirs if _shares(d, mine, m, t)
-                                  and m.dma is not None and in_flight(d.dma, m.dma)), None)
+                    other = None
+                    for m, t in theirs:
+                        if _shares(d, mine, m, t) and m.dma is not None and in_flight(d.dma, m.dma):
+                            other = m
+                            break
                     if other is not None:
                         said = shorts.get(id(other))
                         if said is None:
