@@ -28,7 +28,7 @@ static PyObject *BOTTOM, *NONE, *UNKNOWN, *join_py, *keep_casts;
 static PyTypeObject *LocalT, *PlainT, *UndefT, *GlobalT, *AggT;
 static PyObject *s_kind, *s_operands, *s_incoming, *s_flags, *s_name, *s_ops, *s_is_pointer;
 static PyObject *k_gep, *k_cast, *k_binop, *k_cmp, *k_phi, *k_select, *k_freeze, *w_add, *w_or, *w_disjoint,
-    *w_bitcast, *w_load;
+    *w_bitcast;
 
 /* what fast_transfer returns for a value it hands to Python: not an error, not a value
  * (an address no object has; never given to Python) */
@@ -550,7 +550,8 @@ typedef struct {
 
 /* walk(todo, by_name, vals, mod, parse, reads, no_deps, special) -> (slice, deps_of, order, back):
  * solver._walk step for step (the Python function is the reference); ``reads(iops)`` is its
- * ``_reads`` for the function, ``special`` the tuple (ConstExpr, AggregateConst). */
+ * ``_reads`` for the function, ``no_deps`` blame.NO_DEPS as a dict (kind -> whether its
+ * reads are ``reads``'s: a load), ``special`` the tuple (ConstExpr, AggregateConst). */
 static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError, "walk takes 8 arguments");
@@ -563,8 +564,8 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Frame *stack = NULL;
     Py_ssize_t depth = 0, cap = 0;
     if (slice == NULL || deps_of == NULL || order == NULL || back == NULL || onstack == NULL) goto done;
-    if (!PyDict_Check(by_name) || !PyDict_Check(vals)) {
-        PyErr_SetString(PyExc_TypeError, "by_name and vals must be dicts");
+    if (!PyDict_Check(by_name) || !PyDict_Check(vals) || !PyDict_Check(no_deps)) {
+        PyErr_SetString(PyExc_TypeError, "by_name, vals and no_deps must be dicts");
         goto done;
     }
     todo_fast = PySequence_Fast(todo, "todo is not a sequence");
@@ -605,15 +606,18 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
                     Py_DECREF(inc);
                 }
             } else {
-                int nd = PySequence_Contains(no_deps, kind);
-                if (nd == 0) {
+                /* no_deps: the kinds that read no operand, each with whether it reads what
+                 * ``reads`` says (a load of a forwarded stack slot) */
+                PyObject *nd = PyDict_GetItemWithError(no_deps, kind);
+                if (nd == NULL && !PyErr_Occurred()) {
                     PyObject *opl = PyObject_GetAttr(iops, s_operands);
                     if (opl != NULL) {
                         deps = walk_deps(opl, 1, vals, special, reads, iops);
                         Py_DECREF(opl);
                     }
-                } else if (nd > 0) {
-                    deps = same_str(kind, w_load) ? PyObject_CallOneArg(reads, iops) : PyList_New(0);
+                } else if (nd != NULL) {
+                    int r = PyObject_IsTrue(nd);
+                    deps = r < 0 ? NULL : r ? PyObject_CallOneArg(reads, iops) : PyList_New(0);
                 }
             }
             Py_DECREF(kind);
@@ -744,7 +748,7 @@ PyMODINIT_FUNC PyInit__fixpoint(void) {
         intern(&s_is_pointer, "is_pointer") || intern(&k_gep, "gep") || intern(&k_cast, "cast") ||
         intern(&k_binop, "binop") || intern(&k_cmp, "cmp") || intern(&k_phi, "phi") || intern(&k_select, "select") ||
         intern(&k_freeze, "freeze") || intern(&w_add, "add") || intern(&w_or, "or") ||
-        intern(&w_disjoint, "disjoint") || intern(&w_bitcast, "bitcast") || intern(&w_load, "load"))
+        intern(&w_disjoint, "disjoint") || intern(&w_bitcast, "bitcast"))
         return NULL;
     return PyModule_Create(&module);
 }

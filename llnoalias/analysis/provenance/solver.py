@@ -61,6 +61,8 @@ if _cfix is not None:
 _CWALK = hasattr(_cfix, "walk")
 #: the operands ``_walk`` hands to ``_reads`` (the general case)
 _SPECIAL = (ConstExpr, AggregateConst)
+#: ``NO_DEPS`` for the compiled walk: each kind, with whether ``_walk`` asks ``_reads`` what it reads
+_NO_DEPS_READS = {kind: kind == "load" for kind in NO_DEPS}
 #: how many times a function's stores are looked at again as stack slots fill with
 #: addresses (a chain of slots longer than this makes every loaded integer unknown)
 MAX_SLOT_ROUNDS = 16
@@ -529,7 +531,7 @@ class FunctionAnalysis(Blame):
             return
         if _cfix is not None and _CWALK:
             slice_, deps_of, order, back = _cfix.walk(todo, by_name, vals, self.mod, opparse.parse,
-                                                      lambda iops: _reads(self, iops), NO_DEPS, _SPECIAL)
+                                                      lambda iops: _reads(self, iops), _NO_DEPS_READS, _SPECIAL)
         else:
             slice_, deps_of, order, back = _walk(self, todo)
         transfer = self.transfer
