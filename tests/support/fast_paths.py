@@ -268,6 +268,12 @@ def _access_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     m.setattr(accesses, "_SEEN", {} if fast else _Forgetful())
 
 
+def _phi_labels_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.analysis.ranges import loops
+
+    m.setattr(loops, "_LABELS_SEEN", {} if fast else _Forgetful())
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -310,4 +316,6 @@ FAST_PATHS: list[FastPath] = [
     FastPath("access-memo", "analysis.memory.accesses.find_accesses (the access of an instruction "
              "whose parsed operands were met before, copied)", "a memo that keeps nothing",
              "_memory_access / _intrinsic_access for every instruction", _access_memo),
+    FastPath("phi-labels-memo", "analysis.ranges.loops.LoopRanges._phi_labels (each distinct phi text "
+             "tokenized once)", "a memo that keeps nothing", "every phi's text tokenized", _phi_labels_memo),
 ]

@@ -197,24 +197,17 @@ class LoopRanges(IntTransfer):
         return reasons.UNBOUNDED_LOOP_PHI.format(line=inst.line)
 
     def _phi_labels(self, inst: Instruction) -> list[str] | None:
-        toks = tokenize(self.mod.text[inst.start:inst.end])
-        labels: list[str] = []
-        depth = 0
-        last_local: str | None = None
-        for t in toks:
-            if t.text == "[":
-                depth += 1
-                last_local = None
-            elif t.text == "]":
-                depth -= 1
-                if last_local is None:
-                    return None
-                labels.append(canon_name(last_local))
-            elif depth == 1 and t.kind == "local":
-                last_local = t.text
-            elif t.kind == "metadata" and depth == 0:
-                break
-        return labels
+        """The incoming blocks' labels of phi ``inst``, in order, or None when one is not
+        read; each distinct text read once (``_LABELS_SEEN``: a phi spelled alike, as in
+        functions made from one template, has the same labels)."""
+        text = self.mod.text[inst.start:inst.end]
+        if text in _LABELS_SEEN:
+            got = _LABELS_SEEN[text]
+        else:
+            if len(_LABELS_SEEN) >= LABELS_SEEN_LIMIT:
+                _LABELS_SEEN.clear()
+            got = _LABELS_SEEN[text] = _read_phi_labels(text)
+        return None if got is None else list(got)
 
     def _terminator(self, label: str) -> Instruction | None:
         """The last instruction of block ``label`` (instructions are in text order)."""
@@ -362,6 +355,34 @@ class LoopRanges(IntTransfer):
             pred = _NEGATE.get(pred, "")
         return pred, ops.operands[0][1], ops.operands[1][1]
 
+
+
+#: the labels ``_read_phi_labels`` found in a phi's text (None: not read), by the text
+_LABELS_SEEN: dict[str, tuple[str, ...] | None] = {}
+#: the most texts ``_LABELS_SEEN`` holds before it starts again
+LABELS_SEEN_LIMIT = 1 << 12
+
+
+def _read_phi_labels(text: str) -> tuple[str, ...] | None:
+    """The incoming labels of a phi's text, in order, or None when one is not a plain local."""
+    toks = tokenize(text)
+    labels: list[str] = []
+    depth = 0
+    last_local: str | None = None
+    for t in toks:
+        if t.text == "[":
+            depth += 1
+            last_local = None
+        elif t.text == "]":
+            depth -= 1
+            if last_local is None:
+                return None
+            labels.append(canon_name(last_local))
+        elif depth == 1 and t.kind == "local":
+            last_local = t.text
+        elif t.kind == "metadata" and depth == 0:
+            break
+    return tuple(labels)
 
 
 def _same(a: Value, b: Value) -> bool:
