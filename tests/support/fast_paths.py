@@ -262,6 +262,13 @@ def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(MetadataWriter, "attach_all_scopes", attach_one_by_one)
 
 
+def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import function_pass
+
+        m.setattr(function_pass, "LEAN", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -301,4 +308,7 @@ FAST_PATHS: list[FastPath] = [
              "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
              "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
              observe=lambda text, path: output_only(text, path, report=False)),
+    FastPath("trivial-kernel", "transform.scopes.plan_trivial (a kernel of plain loads and stores through "
+             "its rooted arguments: no provenance, no effects scan)", "function_pass.LEAN = False",
+             "plan_function, analyse_effects and _invariant_loads", _trivial_kernel),
 ]
