@@ -40,6 +40,10 @@ class KernelEdits:
         self.invariant_at: list[int] = []
 
 
+#: the effects of an argument nothing is known to touch (read only)
+_NO_EFFECTS = Effects()
+
+
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
                  fn: Function, lowered: bool = False,
                  through: list[tuple[Instruction, int]] | None = None) -> KernelEdits | None:
@@ -91,7 +95,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         if not rec.rooted:
             continue
         root = ka.roots[arg.index]
-        e = effects.get(arg.index, Effects())
+        e = effects.get(arg.index) or _NO_EFFECTS
         attrs = arg.attrs
         add: list[str] = []
         grouped = arg.index in ka.grouped
@@ -100,7 +104,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             add.append("noalias")
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
-        if "readonly" in attrs or "readnone" in attrs:
+        if readonly:
             rec.readonly = reasons.ALREADY.text
         elif e.escape:
             rec.readonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)

@@ -243,7 +243,8 @@ class RegionsStage(Stage):
     def run(self, run: Run) -> RegionsResult:
         if run.options.regions:
             merge_regions(run.plan)
-        return RegionsResult(run.plan.decisions, run.options.regions)
+        # the snapshot of every decision's keys only where it is kept (``run_stages``)
+        return RegionsResult(run.plan.decisions if self.name in run.keep else (), run.options.regions)
 
 
 class DmaSafetyStage(Stage):
@@ -286,6 +287,8 @@ class ScopesStage(Stage):
 
     def run(self, run: Run) -> ScopesResult:
         _write_scopes(run.plan, run.writer)
+        if self.name not in run.keep:
+            return ScopesResult((), {})  # not kept (``run_stages``): no snapshot of the plan
         return ScopesResult(run.plan.decisions, run.plan.domain_keys)
 
 
@@ -341,6 +344,8 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: for a small plain domain (a module of many small kernels has one per kernel)
     made: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
     domain_scopes = writer.domain_scopes
+    #: a key in two domains (its id in ``ids`` is the later one's): then no list is made early
+    twice = False
     for domain, keys in p.domain_keys.items():
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
@@ -352,18 +357,19 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         sids = domain_scopes(domain, names)
         region = False
         for key, sid in zip(keys, sids, strict=True):
+            if id(key) in ids:
+                twice = True
             ids[id(key)] = sid
             if isinstance(key, Region):
                 region = True
         if not region and len({id(key) for key in keys}) == len(keys):
             plain[domain] = keys
-    for domain, keys in plain.items():
-        if len(keys) <= SMALL_DOMAIN:
-            sids = [ids[id(key)] for key in keys]
-            if len(set(sids)) == len(sids):
+            if len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids):
                 for key, sid in zip(keys, sids, strict=True):
                     # what the loop below makes for an access of one key of a plain domain
                     made[(domain, id(key))] = ((sid,), tuple([s for s in sids if s != sid]))
+    if twice:
+        made.clear()
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     #: (domain, id of its one key) -> its scopes and noalias lists: most accesses have one

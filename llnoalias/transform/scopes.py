@@ -312,7 +312,7 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
     family = module_family(mod)
     parse = opparse.parse
     through: list[tuple[Instruction, int]] = []
-    keys: list[Sequence[Root] | None] = []
+    made: list[Decision] = []
     #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
     shared: dict[int, Sequence[Root]] = {}
     for inst in fn.instrs:
@@ -340,22 +340,17 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
             through.append((inst, index))
             space = ty.addrspace
             if space >= 0 and not reaches_global(family, space):
-                keys.append(None)  # ``decide``: no operand concerns the domain
-                continue
-            got = shared.get(id(root))
-            if got is None:
-                got = shared[id(root)] = [root]
-            keys.append(got)
+                continue  # ``decide``: no operand concerns the domain
+            rs = shared.get(id(root))
+            if rs is None:
+                rs = shared[id(root)] = [root]
+            made.append(Decision(Access(inst, op, RELEASED, RELEASED), None, domain, rs, rs))
         elif op == "ret":
             ops = parse(mod, inst)
             if ops.kind != "other" or ops.operands:
                 return None
         else:
             return None
-    made: list[Decision] = []
-    for (inst, _), rs in zip(through, keys, strict=True):
-        if rs is not None:
-            made.append(Decision(Access(inst, inst.opcode, RELEASED, RELEASED), None, domain, rs, rs))
     out.decisions.extend(made)
     return made, through
 
