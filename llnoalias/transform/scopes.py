@@ -290,6 +290,10 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     return made
 
 
+#: the opcodes of a trivial kernel (``plan_trivial``)
+_TRIVIAL_OPCODES = frozenset(("load", "store", "ret"))
+
+
 def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
                  ) -> tuple[list[Decision], list[tuple[Instruction, int]]] | None:
     """``plan_function`` for a kernel with argument roots whose every instruction is a
@@ -304,8 +308,9 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
     access's instruction and the index of the argument it goes through, in order (what
     ``effects.plain_effects`` and the argument pass read instead of a scan of their own).
     The accesses' operands are released already (``Access.release``)."""
-    if not fn.is_kernel:
-        return None
+    instrs = fn.instrs
+    if not fn.is_kernel or (instrs and instrs[0].opcode not in _TRIVIAL_OPCODES):
+        return None  # (most kernels that are not trivial begin with something else)
     args = {a.name: a.index for a in fn.args}
     kroots = ka.roots
     domain = ka.domain
@@ -315,7 +320,7 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
     made: list[Decision] = []
     #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
     shared: dict[int, Sequence[Root]] = {}
-    for inst in fn.instrs:
+    for inst in instrs:
         op = inst.opcode
         if op == "load" or op == "store":
             ops = parse(mod, inst)
