@@ -164,7 +164,10 @@ class MetadataWriter:
             lid = self.next_id
             self.next_id = lid + 1
             self.lists[ids] = lid
-            self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
+            if len(ids) == 1:  # (most lists: one scope)
+                self.editor.append_line(f"!{lid} = !{{!{ids[0]}}}")
+            else:
+                self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
         return lid
 
     # ---------------------------------------------------------- attach

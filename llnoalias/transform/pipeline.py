@@ -356,13 +356,16 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             names = _distinct_names(keys)
         sids = domain_scopes(domain, names)
         region = False
+        before = len(ids)
         for key, sid in zip(keys, sids, strict=True):
-            if id(key) in ids:
-                twice = True
             ids[id(key)] = sid
             if isinstance(key, Region):
                 region = True
-        if not region and len({id(key) for key in keys}) == len(keys):
+        # every key new to ``ids``: distinct, and in no domain before this one
+        fresh = len(ids) - before == len(keys)
+        if not fresh:
+            twice = True
+        if not region and (fresh or len({id(key) for key in keys}) == len(keys)):
             plain[domain] = keys
             if len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids):
                 for key, sid in zip(keys, sids, strict=True):
