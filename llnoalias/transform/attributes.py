@@ -6,7 +6,7 @@ emit ``ld.global.nc``)."""
 from __future__ import annotations
 
 from .. import reasons
-from ..analysis.memory.effects import Effects, analyse_effects
+from ..analysis.memory.effects import Effects, analyse_effects, plain_effects
 from ..analysis.memory.loads import plain_load_address
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import KernelArgs, RootSet
@@ -40,18 +40,27 @@ class KernelEdits:
         self.invariant_at: list[int] = []
 
 
+#: the effects of an argument nothing is known to touch (read only)
+_NO_EFFECTS = Effects()
+
+
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 fn: Function, lowered: bool = False) -> KernelEdits | None:
+                 fn: Function, lowered: bool = False,
+                 through: list[tuple[Instruction, int]] | None = None) -> KernelEdits | None:
     """The argument pass's decisions for one kernel (None for other functions). With
     ``lowered`` (the kernel has an LDS-DMA that design section 4b's rule (c) leaves unscoped:
     ``dma_safety.has_lowered_dma``) ``--args noalias`` adds no ``noalias``: LLVM 24's
     kernel-argument lowering would give the kernel's LDS accesses ``!noalias``, which are
-    then checked only against scoped DMAs."""
+    then checked only against scoped DMAs.
+
+    ``through``: for a kernel ``scopes.plan_trivial`` planned, its accesses and the
+    argument each goes through: the effects and the invariant loads are read from them
+    (``effects.plain_effects``), not from a scan of the kernel and its provenance."""
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
     out = KernelEdits()
-    _kernel(mod, ma, fn, ka, options, out, lowered)
+    _kernel(mod, ma, fn, ka, options, out, lowered, through)
     return out
 
 
@@ -72,8 +81,11 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
 
 
 def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-            out: KernelEdits, lowered: bool = False) -> None:
-    effects = analyse_effects(mod, fn) if ka.roots else {}
+            out: KernelEdits, lowered: bool = False, through: list[tuple[Instruction, int]] | None = None) -> None:
+    if through is not None:
+        effects = plain_effects(fn, through)
+    else:
+        effects = analyse_effects(mod, fn) if ka.roots else {}
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
     for arg in fn.args:
         if not arg.type.is_pointer:
@@ -83,7 +95,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         if not rec.rooted:
             continue
         root = ka.roots[arg.index]
-        e = effects.get(arg.index, Effects())
+        e = effects.get(arg.index) or _NO_EFFECTS
         attrs = arg.attrs
         add: list[str] = []
         grouped = arg.index in ka.grouped
@@ -92,7 +104,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             add.append("noalias")
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
-        if "readonly" in attrs or "readnone" in attrs:
+        if readonly:
             rec.readonly = reasons.ALREADY.text
         elif e.escape:
             rec.readonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
@@ -122,7 +134,14 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         if has_noalias and readonly and not grouped and len(root.members) == 1:
             invariant_roots.add(id(root))
     if invariant_roots:
-        out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
+        if through is not None:
+            # each load's address is its argument, whose value is the argument's root
+            text = mod.text
+            out.invariant_at = [inst.end for inst, i in through if inst.opcode == "load"
+                                and id(ka.roots[i]) in invariant_roots
+                                and "!invariant.load" not in text[inst.start:inst.end]]
+        else:
+            out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
 
 
 def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int]) -> list[int]:

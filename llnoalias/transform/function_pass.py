@@ -34,7 +34,7 @@ from .dma_addresses import summarise
 from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
-from .scopes import Decision, Plan, plan_function
+from .scopes import Decision, Plan, plan_function, plan_trivial
 from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Result, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
@@ -127,6 +127,10 @@ class Run:
 #: the pipeline's per-function stages, in order (``pipeline.PIPELINE`` begins with them)
 FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage, ...] = (ProvenanceStage(), RangesStage())
 
+#: take the lean way through a trivial kernel (``scopes.plan_trivial``) where it applies;
+#: off, every function takes the stages (tests/support/fast_paths.py, "trivial-kernel")
+LEAN = True
+
 
 class FunctionPass:
     """Runs the per-function stages over one function at a time into one plan, editor and
@@ -144,6 +148,10 @@ class FunctionPass:
         #: the per-function stages to run, in order (the first is the provenance stage)
         self.stages = tuple(stages)
         self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in run.keep}
+        #: a trivial kernel may skip the stages: no stage's result is kept, and the stages
+        #: are the pipeline's (on its decisions, none in the LDS domain, the ranges stage
+        #: measures nothing and ``summarise`` reads nothing)
+        self.lean = LEAN and not self.results and self.stages == FUNCTION_STAGES[:len(self.stages)]
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
@@ -169,6 +177,12 @@ class FunctionPass:
 
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         mod, ma = self.state.mod, self.state.ma
+        if self.lean:
+            ka = self.state.roots.kernels.get(fn.name)
+            if ka is not None and ka.roots:
+                got = plan_trivial(mod, fn, ka, self.state.plan)
+                if got is not None:
+                    return self._trivial(fn, *got)
         result: FunctionResult | None = None
         for stage in self.stages:
             result = stage.run(self, fn, result)
@@ -183,6 +197,20 @@ class FunctionPass:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
             d.access.release()
+        ma.release(fn)
+        return made, edits
+
+    def _trivial(self, fn: Function, made: list[Decision], through: list[tuple[Instruction, int]]
+                 ) -> tuple[list[Decision], KernelEdits | None]:
+        """``_analyse`` of a kernel ``plan_trivial`` planned: its argument edits, from its
+        accesses, and its analysis released (its decisions hold none)."""
+        run = self.state
+        mod, ma = run.mod, run.ma
+        # rule (c) of design section 4b, as in ``_analyse``
+        lowered = run.options.args == "noalias" and has_lowered_dma(mod, made)
+        edits = arguments_of(mod, ma, run.roots, run.options, fn, lowered, through)
+        if self.splitter is not None:
+            self.splitter.release(fn)
         ma.release(fn)
         return made, edits
 

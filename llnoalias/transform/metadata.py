@@ -133,7 +133,12 @@ class MetadataWriter:
             sid = scopes.get(key)
             if sid is None:
                 if did is None:
-                    did = self.domain(domain)
+                    # ``domain(domain)``, its name escaped once
+                    did = self.domains.get(dkey)
+                    if did is None:
+                        did = self.domains[dkey] = self.next_id
+                        self.next_id = did + 1
+                        append(f'!{did} = distinct !{{!{did}, !"{dkey}"}}')
                 sid = self.next_id
                 self.next_id = sid + 1
                 scopes[key] = sid
@@ -159,7 +164,10 @@ class MetadataWriter:
             lid = self.next_id
             self.next_id = lid + 1
             self.lists[ids] = lid
-            self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
+            if len(ids) == 1:  # (most lists: one scope)
+                self.editor.append_line(f"!{lid} = !{{!{ids[0]}}}")
+            else:
+                self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
         return lid
 
     # ---------------------------------------------------------- attach
@@ -187,23 +195,30 @@ class MetadataWriter:
         pieces = self._scope_pieces
         insert = self.editor.insert
         failed: list[Instruction] = []
+        lists = self.lists
         list_node = self.list_node
         for inst, scopes, noalias in attachments:
-            start, end = inst.start, inst.end
+            start = inst.start
+            end = start + inst._len  # ``inst.end`` without the property (one per access)
             # no scope lists of its own (most accesses have none, or only ``!tbaa`` and the
             # like: clang's have): the text made once per pair of lists, as attach_scopes
             # would give it, without a copy of the instruction's code per access
             if find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0 and find("!noalias", start, end) < 0):
                 piece = pieces.get((scopes, noalias))
                 if piece is None:
-                    # attach_scopes's piece (the lists' nodes made in the same order)
+                    # attach_scopes's piece (the lists' nodes made in the same order; a list
+                    # of one id is its own ``dict.fromkeys``, a node made already is looked up)
                     if len(pieces) >= 4096:
                         pieces.clear()  # a memo, bounded: many small kernels each have their own
                     piece = ""
                     if scopes:
-                        piece = f", !alias.scope !{list_node(tuple(dict.fromkeys(scopes)))}"
+                        ids = scopes if len(scopes) == 1 else tuple(dict.fromkeys(scopes))
+                        lid = lists.get(ids)
+                        piece = f", !alias.scope !{list_node(ids) if lid is None else lid}"
                     if noalias:
-                        piece += f", !noalias !{list_node(tuple(dict.fromkeys(noalias)))}"
+                        ids = noalias if len(noalias) == 1 else tuple(dict.fromkeys(noalias))
+                        lid = lists.get(ids)
+                        piece += f", !noalias !{list_node(ids) if lid is None else lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
                     insert(end, piece)

@@ -60,6 +60,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
+#: the most keys a plain domain has for its accesses' lists to be made with its scopes
+#: (``_write_scopes``; a larger one makes each key's when an access first holds it)
+SMALL_DOMAIN = 8
 
 
 class AnnotateResult:
@@ -240,7 +243,8 @@ class RegionsStage(Stage):
     def run(self, run: Run) -> RegionsResult:
         if run.options.regions:
             merge_regions(run.plan)
-        return RegionsResult(run.plan.decisions, run.options.regions)
+        # the snapshot of every decision's keys only where it is kept (``run_stages``)
+        return RegionsResult(run.plan.decisions if self.name in run.keep else (), run.options.regions)
 
 
 class DmaSafetyStage(Stage):
@@ -283,6 +287,8 @@ class ScopesStage(Stage):
 
     def run(self, run: Run) -> ScopesResult:
         _write_scopes(run.plan, run.writer)
+        if self.name not in run.keep:
+            return ScopesResult((), {})  # not kept (``run_stages``): no snapshot of the plan
         return ScopesResult(run.plan.decisions, run.plan.domain_keys)
 
 
@@ -334,27 +340,39 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: domain -> its keys, where they are distinct buffers (no region: two keys overlap
     #: only when they are one): an access's !noalias list is then every other key
     plain: dict[str, list] = {}
+    #: (domain, id of a key) -> its scopes and noalias lists, made with the domain's scopes
+    #: for a small plain domain (a module of many small kernels has one per kernel)
+    made: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    domain_scopes = writer.domain_scopes
+    #: a key in two domains (its id in ``ids`` is the later one's): then no list is made early
+    twice = False
     for domain, keys in p.domain_keys.items():
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
         # scope in its !noalias list.
-        used: set[str] = set()
-        names: list[str] = []
-        for key in keys:
-            name = key.name
-            escaped = md_escape(name)
-            n = 1
-            while escaped in used:
-                n += 1
-                name = f"{key.name}#{n}"
-                escaped = md_escape(name)
-            used.add(escaped)
-            names.append(escaped)
-        for key, sid in zip(keys, writer.domain_scopes(domain, names), strict=True):
+        names = [md_escape(key.name) for key in keys]
+        if len(set(names)) != len(names):
+            names = _distinct_names(keys)
+        sids = domain_scopes(domain, names)
+        region = False
+        before = len(ids)
+        for key, sid in zip(keys, sids, strict=True):
             ids[id(key)] = sid
-        if not any(isinstance(key, Region) for key in keys) and len({id(key) for key in keys}) == len(keys):
+            if isinstance(key, Region):
+                region = True
+        # every key new to ``ids``: distinct, and in no domain before this one
+        fresh = len(ids) - before == len(keys)
+        if not fresh:
+            twice = True
+        if not region and (fresh or len({id(key) for key in keys}) == len(keys)):
             plain[domain] = keys
+            if len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids):
+                for key, sid in zip(keys, sids, strict=True):
+                    # what the loop below makes for an access of one key of a plain domain
+                    made[(domain, id(key))] = ((sid,), tuple([s for s in sids if s != sid]))
+    if twice:
+        made.clear()
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     #: (domain, id of its one key) -> its scopes and noalias lists: most accesses have one
@@ -371,7 +389,9 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             continue
         if len(dkeys) == 1:
             k0 = dkeys[0]
-            got = one_key.get((d.domain, id(k0)))
+            got = made.get((d.domain, id(k0))) if made else None
+            if got is None:
+                got = one_key.get((d.domain, id(k0)))
             if got is None:
                 own = (ids[id(k0)],)
                 dom = plain.get(d.domain)
@@ -415,6 +435,23 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 d.keys = []
                 d.reason = reasons.METADATA_NOT_PLAIN.text
                 d.blocker = f"line {inst.line}: the access's own metadata"
+
+
+def _distinct_names(keys: list) -> list[str]:
+    """The keys' escaped names, each made distinct from those before it (``#2``, ``#3``...)."""
+    used: set[str] = set()
+    names: list[str] = []
+    for key in keys:
+        name = key.name
+        escaped = md_escape(name)
+        n = 1
+        while escaped in used:
+            n += 1
+            name = f"{key.name}#{n}"
+            escaped = md_escape(name)
+        used.add(escaped)
+        names.append(escaped)
+    return names
 
 
 def _noalias_ids(d: Decision, own: tuple[int, ...], p: Plan, ids: dict[int, int],

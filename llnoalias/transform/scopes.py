@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from .. import reasons
 from ..analysis.memory.accesses import (
+    RELEASED,
     Access,
     find_accesses,
     module_family,
@@ -25,9 +26,10 @@ from ..analysis.memory.accesses import (
     reaches_lds,
 )
 from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
-from ..analysis.provenance.rootset import LDS_DOMAIN, RootSet
+from ..analysis.provenance.rootset import LDS_DOMAIN, KernelArgs, RootSet
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
-from ..ir.model import Function, LocalRef, Module, Value
+from ..ir import operands as opparse
+from ..ir.model import Function, Instruction, LocalRef, Module, Value
 from ..plain import ValueRecord
 
 # Plain classes, not dataclasses: the ``dataclasses`` module and the code it generates
@@ -288,6 +290,76 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     return made
 
 
+#: the opcodes of a trivial kernel (``plan_trivial``)
+_TRIVIAL_OPCODES = frozenset(("load", "store", "ret"))
+
+
+def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
+                 ) -> tuple[list[Decision], list[tuple[Instruction, int]]] | None:
+    """``plan_function`` for a kernel with argument roots whose every instruction is a
+    plain load or store (neither volatile nor atomic) through a rooted pointer argument,
+    storing no argument, or a ``ret void``; None (and nothing planned) for any other.
+
+    Such a kernel's decisions need no provenance solved: each pointer operand is an
+    argument, whose value is its root (``FunctionAnalysis``'s arguments), of the kind
+    ``arg`` and the kernel's domain, so ``decide`` tags each access that can reach global
+    memory with that root in the kernel's domain (design section 3) and none in the LDS
+    domain (an argument's root does not concern it). Returned with the decisions: each
+    access's instruction and the index of the argument it goes through, in order (what
+    ``effects.plain_effects`` and the argument pass read instead of a scan of their own).
+    The accesses' operands are released already (``Access.release``)."""
+    instrs = fn.instrs
+    if not fn.is_kernel or (instrs and instrs[0].opcode not in _TRIVIAL_OPCODES):
+        return None  # (most kernels that are not trivial begin with something else)
+    args = {a.name: a.index for a in fn.args}
+    kroots = ka.roots
+    domain = ka.domain
+    family = module_family(mod)
+    parse = opparse.parse
+    through: list[tuple[Instruction, int]] = []
+    made: list[Decision] = []
+    #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
+    shared: dict[int, Sequence[Root]] = {}
+    for inst in instrs:
+        op = inst.opcode
+        if op == "load" or op == "store":
+            ops = parse(mod, inst)
+            if ops.kind != op or ops.volatile or ops.ordering is not None:
+                return None
+            operands = ops.operands
+            if op == "load":
+                ty, v = operands[0]
+            else:
+                ty, v = operands[1]
+                stored = operands[0][1]
+                if isinstance(stored, LocalRef) and stored.name in args:
+                    return None  # an argument stored to memory escapes (``analyse_effects``)
+            if not isinstance(v, LocalRef):
+                return None
+            index = args.get(v.name)
+            if index is None:
+                return None
+            root = kroots.get(index)
+            if root is None or root.kind != "arg" or root.domain != domain:
+                return None
+            through.append((inst, index))
+            space = ty.addrspace
+            if space >= 0 and not reaches_global(family, space):
+                continue  # ``decide``: no operand concerns the domain
+            rs = shared.get(id(root))
+            if rs is None:
+                rs = shared[id(root)] = [root]
+            made.append(Decision(Access(inst, op, RELEASED, RELEASED), None, domain, rs, rs))
+        elif op == "ret":
+            ops = parse(mod, inst)
+            if ops.kind != "other" or ops.operands:
+                return None
+        else:
+            return None
+    out.decisions.extend(made)
+    return made, through
+
+
 def finish(p: Plan, claims: Rewrites | None = None) -> None:
     """Collect each domain's scopes and withdraw the claims of domains with fewer than two
     (through ``claims``, when the caller keeps what was rewritten)."""
@@ -335,4 +407,4 @@ def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
 
 
 __all__ = ["Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
-           "noalias_keys", "plan_function", "root_of"]
+           "noalias_keys", "plan_function", "plan_trivial", "root_of"]

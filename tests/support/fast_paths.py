@@ -274,6 +274,13 @@ def _phi_labels_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     m.setattr(loops, "_LABELS_SEEN", {} if fast else _Forgetful())
 
 
+def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import function_pass
+
+        m.setattr(function_pass, "LEAN", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -318,4 +325,7 @@ FAST_PATHS: list[FastPath] = [
              "_memory_access / _intrinsic_access for every instruction", _access_memo),
     FastPath("phi-labels-memo", "analysis.ranges.loops.LoopRanges._phi_labels (each distinct phi text "
              "tokenized once)", "a memo that keeps nothing", "every phi's text tokenized", _phi_labels_memo),
+    FastPath("trivial-kernel", "transform.scopes.plan_trivial (a kernel of plain loads and stores through "
+             "its rooted arguments: no provenance, no effects scan)", "function_pass.LEAN = False",
+             "plan_function, analyse_effects and _invariant_loads", _trivial_kernel),
 ]
