@@ -146,11 +146,12 @@ class HeaderReader(LineReader):
             _PARAMS_SEEN[params] = got
         if got is None:
             return None
-        base = start + m.start("args")
+        args_at, close_at = m.span("args")
+        base = start + args_at
         # the attribute sets of one parameter text are shared, as its names and types are
         # (never changed in place: an argument's attributes are read, and edits go to the text)
         args = [Argument(name, idx, aty, attrs, base + at) for idx, (name, aty, attrs, at) in enumerate(got)]
-        close = start + m.end("args") + 1  # just after the ')'
+        close = start + close_at + 1  # just after the ')'
         pre_text = m.group("pre")
         cc = _PRE_SEEN.get(pre_text)
         if cc is None:
@@ -161,7 +162,7 @@ class HeaderReader(LineReader):
             if len(_PRE_SEEN) >= _SEEN_LIMIT:
                 _PRE_SEEN.clear()
             _PRE_SEEN[pre_text] = cc
-        tail_text = code[m.end("args") + 1:]
+        tail_text = code[close_at + 1:]
         attrs_of = _TAIL_SEEN.get(tail_text)
         if attrs_of is None:
             attrs_of = _tail(tail_text)
@@ -169,12 +170,8 @@ class HeaderReader(LineReader):
                 _TAIL_SEEN.clear()
             _TAIL_SEEN[tail_text] = attrs_of
         groups, inline = attrs_of
-        fn = Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline)
-        fn.header_text = code
-        fn.own_attrs_text = code[close - start:]
-        fn.is_kernel = cc in KERNEL_CCS
-        fn.source = self.src
-        return fn
+        return Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline, None, None, None,
+                        cc in KERNEL_CCS, code, tail_text, self.src)
 
 
 #: one entry per distinct text a header was read from (``HeaderReader._header_fast``);

@@ -262,6 +262,15 @@ def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(MetadataWriter, "attach_all_scopes", attach_one_by_one)
 
 
+def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import parser
+        from llnoalias.ir.toplevel_reader import TopLevelReader
+
+        m.setattr(parser, "_AFTER_DEFINE", frozenset())
+        m.setattr(TopLevelReader, "_function", TopLevelReader._function_lines)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -301,4 +310,8 @@ FAST_PATHS: list[FastPath] = [
              "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
              "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
              observe=lambda text, path: output_only(text, path, report=False)),
+    FastPath("define-line", "ir.parser._ModuleParser.run (a line that starts with 'define' to "
+             "_function) and TopLevelReader._function (a one-line header)", "both through "
+             "_top_level and _function_lines", "_top_level and the header's lines joined",
+             _define_line, observe=model),
 ]
