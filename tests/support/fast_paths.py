@@ -271,6 +271,13 @@ def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(TopLevelReader, "_function", TopLevelReader._function_lines)
 
 
+def _roots_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import roots
+
+        m.setattr(roots, "_Memo", _Forgetful)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -314,4 +321,6 @@ FAST_PATHS: list[FastPath] = [
              "_function) and TopLevelReader._function (a one-line header)", "both through "
              "_top_level and _function_lines", "_top_level and the header's lines joined",
              _define_line, observe=model),
+    FastPath("roots-memo", "transform.roots.find_roots (each distinct argument type and attribute "
+             "set read once)", "a memo that keeps nothing", "every argument read", _roots_memo),
 ]
