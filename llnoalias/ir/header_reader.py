@@ -56,6 +56,10 @@ class HeaderReader(LineReader):
         fast = self._header_fast(code, start, lineno, off)
         if fast is not None:
             return fast
+        return self._header_tokens(code, start, lineno, off)
+
+    def _header_tokens(self, code: str, start: int, lineno: int, off: int) -> Function:
+        """``_header`` by the tokenizer: any header."""
         toks = tokenize(code, start)
         name_idx = -1
         for k, t in enumerate(toks):

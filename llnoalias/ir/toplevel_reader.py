@@ -221,7 +221,8 @@ class TopLevelReader(HeaderReader, BodyReader):
         if code.endswith("{") and ";" not in raw and bracket_balance(code) >= 1:
             # the common header: on one line, with no comment or string, and the '{' that
             # opens the body at its end (the loop below reads the same, one line)
-            fn = self._header(code[:-1], start, i + 1, off)
+            code = code[:-1]
+            fn = self._header_fast(code, start, i + 1, off) or self._header_tokens(code, start, i + 1, off)
             return self._add_function(fn, i + 1, off)
         return self._function_lines(i, raw, start, off)
 
@@ -261,7 +262,8 @@ class TopLevelReader(HeaderReader, BodyReader):
         mod.functions_by_name[fn.name] = fn
         if self.defer:
             return self._defer_body(fn, i, off)
-        return self._body(fn, i, off)
+        done = self._body_fast(fn, i, off)  # (``_body``)
+        return done if done is not None else self._body_lines(fn, i, off)
 
     def _defer_body(self, fn: Function, i: int, def_off: int) -> int:
         """Leave the body from line ``i`` to be read when first asked for; returns the line
