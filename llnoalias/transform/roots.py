@@ -18,7 +18,7 @@ from ..analysis.provenance.rootset import (
 from ..diagnostics import LLNoaliasError
 from ..ir.facts import LDS_ADDRSPACE, PRIVATE_ADDRSPACE
 from ..ir.lexer import unquote_name
-from ..ir.model import Argument, Module
+from ..ir.model import Argument, Function, Module
 from ..options import AnnotateOptions
 
 
@@ -137,7 +137,7 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
             continue
         ka = KernelArgs(fn, args_domain(fn))
         rs.kernels[fn.name] = ka
-        chosen: dict[int, Argument] = {}
+        chosen: list[Argument] = []  # (in the order of their indices, as ``fn.args``)
         not_rooted = ka.not_rooted
         for arg in fn.args:
             key = (id(arg.type), id(arg.attrs))
@@ -146,28 +146,15 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
             else:
                 why = why_of[key] = _why_not(arg, args_mode)
             if why is None:
-                chosen[arg.index] = arg
+                chosen.append(arg)
             elif why is not _NOT_A_POINTER:
                 not_rooted[arg.index] = why
-        if not chosen and not may_alias:
-            continue
-        grouped: dict[int, int] = {}
-        for gi, group in enumerate(may_alias):
-            for idx in group:
-                if idx < len(fn.args):
-                    grouped.setdefault(idx, gi)
-                    ka.grouped.add(idx)
-        made: dict[int, Root] = {}
-        for idx, arg in sorted(chosen.items()):
-            group_of = grouped.get(idx)
-            if group_of is None:
-                ka.roots[idx] = Root(ka.domain, _arg_label(arg), "arg", (arg.name,), idx)
-                continue
-            if group_of not in made:
-                members = [a for i, a in sorted(chosen.items()) if grouped.get(i) == group_of]
-                label = "+".join(_arg_label(a) for a in members)
-                made[group_of] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
-            ka.roots[idx] = made[group_of]
+        if may_alias:
+            _group_roots(ka, fn, chosen, may_alias)
+        elif chosen:
+            domain, roots = ka.domain, ka.roots
+            for arg in chosen:
+                roots[arg.index] = Root(domain, _arg_label(arg), "arg", (arg.name,), arg.index)
     return rs
 
 
@@ -190,6 +177,30 @@ def _why_not(arg: Argument, args_mode: str) -> str | None:
     if args_mode == "auto" and "noalias" not in arg.attrs:
         return NOT_NOALIAS_REASON
     return None
+
+
+def _group_roots(ka: KernelArgs, fn: Function, chosen: list[Argument],
+                 may_alias: tuple[tuple[int, ...], ...]) -> None:
+    """The roots of a kernel's ``chosen`` arguments under ``--may-alias``: the members of a
+    group share one."""
+    grouped: dict[int, int] = {}
+    for gi, group in enumerate(may_alias):
+        for idx in group:
+            if idx < len(fn.args):
+                grouped.setdefault(idx, gi)
+                ka.grouped.add(idx)
+    made: dict[int, Root] = {}
+    for arg in chosen:
+        idx = arg.index
+        group_of = grouped.get(idx)
+        if group_of is None:
+            ka.roots[idx] = Root(ka.domain, _arg_label(arg), "arg", (arg.name,), idx)
+            continue
+        if group_of not in made:
+            members = [a for a in chosen if grouped.get(a.index) == group_of]
+            label = "+".join(_arg_label(a) for a in members)
+            made[group_of] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
+        ka.roots[idx] = made[group_of]
 
 
 def _arg_label(arg: Argument) -> str:
