@@ -278,6 +278,13 @@ def _roots_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(roots, "_Memo", _Forgetful)
 
 
+def _header_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.ir import header_reader
+
+    for name in ("_SHAPES_SEEN", "_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN"):
+        m.setattr(header_reader, name, {} if fast else _Forgetful())
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -323,4 +330,7 @@ FAST_PATHS: list[FastPath] = [
              _define_line, observe=model),
     FastPath("roots-memo", "transform.roots.find_roots (each distinct argument type and attribute "
              "set read once)", "a memo that keeps nothing", "every argument read", _roots_memo),
+    FastPath("header-shapes", "ir.header_reader._header_fast (a header's text but for its name read "
+             "once: _SHAPES_SEEN)", "memos that keep nothing", "every header matched and its texts read",
+             _header_shapes, observe=model),
 ]
