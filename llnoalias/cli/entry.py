@@ -30,6 +30,8 @@ TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every 
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..transform.pipeline import AnnotateResult
+
 #: flags: spelling -> (field, value) (``--regions``/``--no-regions`` both set one field)
 _FLAGS = {**{f: (o.name, True) for o in PLAIN_RUN if o.kind in ("flag", "switch") for f in o.flags},
           **{f: (o.name, False) for o in PLAIN_RUN for f in o.off}}
@@ -58,6 +60,8 @@ class FastRun(Record):
     no_verify: bool
     werror: bool
     quiet: bool
+    #: the run's result, once ``run`` is done
+    result: AnnotateResult | None
 
     def __init__(self, path: str = "-", **given: Any) -> None:
         self.path = path
@@ -73,10 +77,12 @@ class FastRun(Record):
     def run(self) -> None:
         from .run import annotate_file
 
-        annotate_file(self.path, self.output, self.options(), verify=not self.no_verify,
-                      show_stats=self.show_stats, report_path=self.report_path,
-                      remarks_path=self.remarks_path, jobs=JOBS_ONE_INPUT if self.jobs is None else self.jobs,
-                      quiet=self.quiet, werror=self.werror)
+        # (the result is kept until the process ends: ``main`` ends a plain run with
+        # ``os._exit``, and freeing the module first would only cost time)
+        self.result = annotate_file(
+            self.path, self.output, self.options(), verify=not self.no_verify, show_stats=self.show_stats,
+            report_path=self.report_path, remarks_path=self.remarks_path,
+            jobs=JOBS_ONE_INPUT if self.jobs is None else self.jobs, quiet=self.quiet, werror=self.werror)
 
 
 def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:

@@ -3,6 +3,7 @@ llvmlite's LLVM. Shared by the single-file command, ``-j`` batches and ``explain
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from ..diagnostics import POLICY, LLNoaliasError, note
@@ -148,8 +149,11 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
                   show_stats: bool = STATS.default, report_path: str | None = REPORT.default,
                   remarks_path: str | None = REMARKS.default, jobs: int = JOBS_ONE_INPUT,
                   print_after: tuple[str, ...] = (), quiet: bool = QUIET.default, werror: bool = WERROR.default,
-                  compiled: tuple[str | None, str, bool, bool] | None = None, stop_after: str | None = None) -> None:
+                  compiled: tuple[str | None, str, bool, bool] | None = None,
+                  stop_after: str | None = None) -> AnnotateResult | None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
+    Returns the run's result (None with ``stop_after``): a caller that ends the process
+    next keeps it, and does not pay for freeing the module (about 0.1 s for 20,000 kernels).
 
     Shared by the click command and the fast path of :mod:`.entry` (which parses the
     plain command lines without importing click). ``jobs``: processes for a large input's
@@ -161,12 +165,43 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
     (``check.repair``, before the input is annotated). ``stop_after``: run the stages up to
     that one alone and print its result on stdout (``--stop-after``); nothing else is written."""
     from ..diagnostics import set_policy
-    from ..fileio import write_output
 
     set_policy(quiet=quiet, werror=werror)
     if stop_after is not None:
         _stop_after(path, options, stop_after)
-        return
+        return None
+    # The cyclic collector is off for the run (the API turns it off for a large input;
+    # here for every input: the process writes one module and ends). Its objects hold no
+    # cycles to wait for, and turning it back on at the end would have the next young
+    # collection scan every object the run made (0.16 s for 20,000 kernels): they are
+    # moved to the oldest generation first (``_collector_back``).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _annotate_file(path, output, options, verify, show_stats, report_path, remarks_path, jobs,
+                              print_after, compiled)
+    finally:
+        if collecting:
+            _collector_back()
+
+
+def _collector_back() -> None:
+    """Turn the cyclic collector back on without a young collection over the objects made
+    while it was off: ``freeze`` then ``unfreeze`` moves them all to the oldest generation
+    (two list splices), where a full collection finds them as it finds any old object.
+    Objects a caller froze itself stay frozen: then the young collection is left to run."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+    gc.enable()
+
+
+def _annotate_file(path: str, output: str | None, options: AnnotateOptions, verify: bool, show_stats: bool,
+                   report_path: str | None, remarks_path: str | None, jobs: int, print_after: tuple[str, ...],
+                   compiled: tuple[str | None, str, bool, bool] | None) -> AnnotateResult:
+    """``annotate_file`` with the collector off."""
+    from ..fileio import write_output
+
     try:
         _check_one_stdout(output, report_path, remarks_path)
         want_report = bool(show_stats or report_path or remarks_path)
@@ -205,3 +240,4 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
         from .render import print_stats
 
         print_stats(result.report)
+    return result

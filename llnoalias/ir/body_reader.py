@@ -199,20 +199,32 @@ class BodyReader(LineReader):
         end_line = i + text.count("\n", body_start, end_start)
         if end_line >= lines.n or starts[end_line] != end_start:
             return None
-        defined: set[str] = {a.name for a in fn.args}
-        num = Numbering(entry_number(fn))
-        row_match = _BODY_ROW_RE.match
-        pos, line = body_start, i
+        # the arguments' names, and the number an unnamed entry block takes (``entry_number``)
+        defined: set[str] = set()
+        first = 0
+        for a in fn.args:
+            aname = a.name
+            defined.add(aname)
+            if "0" <= aname[1:2] <= "9":
+                number = number_of(aname)
+                if number >= first:
+                    first = number + 1
+        # (the body's lists themselves: the properties would first read a deferred body, and
+        # this is that reading)
+        instrs, by_name, blocks, block_offsets = fn._instrs, fn._by_name, fn._blocks, fn._block_offsets
+        names = self.names
+        rows = _cscan.body_rows
+        pos, line, after = body_start, i, False
         while pos < end_start:
-            status, pos, line, num.next, after = _cscan.body_rows(
-                text, pos, end_start, line, Instruction, fn, defined, self.names, _OPCODES, fn.by_name, fn.instrs,
-                fn.blocks, fn.block_offsets, num.next, num.after_term)
-            num.after_term = bool(after)
+            status, pos, line, first, after_term = rows(
+                text, pos, end_start, line, Instruction, fn, defined, names, _OPCODES, by_name, instrs,
+                blocks, block_offsets, first, after)
+            after = bool(after_term)
             if status == 2:
                 return self._undo_fast(fn)
             if status == 0:
                 break
-            m = row_match(text, pos, end_start)
+            m = _BODY_ROW_RE.match(text, pos, end_start)
             if m is None or m.group("op") or m.group("label") or not (m.group("dbg") or m.group("other")):
                 return self._undo_fast(fn)  # not what the compiled loop leaves: read it line by line
             dbg = m.group("dbg")
@@ -223,12 +235,15 @@ class BodyReader(LineReader):
                 line += 1
                 pos = starts[line]
                 continue
+            num = Numbering(first)
+            num.after_term = after
             nxt, ended = self._scan_lines(fn, line, def_off, defined, body_start, True, num)
             if ended:
                 return nxt
+            first, after = num.next, num.after_term
             line = nxt
             pos = starts[nxt] if nxt < lines.n else len(text)
-        if not fn.blocks:
+        if not blocks:
             fn.blocks = ["entry"]
         self._check_refs(body_start, end_start, defined)
         return end_line + 1
@@ -402,6 +417,8 @@ class BodyReader(LineReader):
         plain: set[str] | None
         if _cscan is not None:
             plain = _cscan.undefined_refs(text, start, end, defined)  # None: a quoted name
+            if plain is not None and not plain:
+                return  # every name the body uses is defined in it
         elif text.find('%"', start, end) < 0 and text.find('@"', start, end) < 0:
             plain = set(_PLAIN_REF_RE.findall(text, start, end))
             plain.difference_update(defined)

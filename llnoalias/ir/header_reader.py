@@ -56,6 +56,10 @@ class HeaderReader(LineReader):
         fast = self._header_fast(code, start, lineno, off)
         if fast is not None:
             return fast
+        return self._header_tokens(code, start, lineno, off)
+
+    def _header_tokens(self, code: str, start: int, lineno: int, off: int) -> Function:
+        """``_header`` by the tokenizer: any header."""
         toks = tokenize(code, start)
         name_idx = -1
         for k, t in enumerate(toks):
@@ -132,7 +136,24 @@ class HeaderReader(LineReader):
 
         What it reads from the text before the name, the parameters and the text after
         them is kept per distinct text (``_PRE_SEEN`` ...): the kernels of a generated
-        module share a few signatures, and reading one is most of a small function's cost."""
+        module share a few signatures, and reading one is most of a small function's cost.
+        A header whose text but for its name was read before (``_SHAPES_SEEN``) is not
+        matched again: its name is checked, and the rest is what that reading found."""
+        at = code.find("@")
+        if at >= 0:
+            lp = code.find("(", at)
+            shape = _SHAPES_SEEN.get(code[:at] + code[lp:]) if lp >= 0 else None
+            if shape is not None and _NAME_RE.fullmatch(code, at + 1, lp):
+                # (the pattern's text before the name holds no '@', and the name no '(': the
+                # match would find the name at [at + 1, lp) and the same groups around it)
+                s_cc, s_params, s_groups, s_inline, close_rel = shape
+                s_base = start + lp + 1
+                s_close = lp + close_rel
+                return Function(code[at:lp], lineno, off, s_cc,
+                                [Argument(name, idx, aty, attrs, s_base + a)
+                                 for idx, (name, aty, attrs, a) in enumerate(s_params)],
+                                start + s_close + 1, s_groups, s_inline, None, None, None, s_cc in KERNEL_CCS, code,
+                                code[s_close + 1:], self.src)
         m = _HEADER_RE.match(code)
         if m is None:
             return None
@@ -146,11 +167,12 @@ class HeaderReader(LineReader):
             _PARAMS_SEEN[params] = got
         if got is None:
             return None
-        base = start + m.start("args")
+        args_at, close_at = m.span("args")
+        base = start + args_at
         # the attribute sets of one parameter text are shared, as its names and types are
         # (never changed in place: an argument's attributes are read, and edits go to the text)
         args = [Argument(name, idx, aty, attrs, base + at) for idx, (name, aty, attrs, at) in enumerate(got)]
-        close = start + m.end("args") + 1  # just after the ')'
+        close = start + close_at + 1  # just after the ')'
         pre_text = m.group("pre")
         cc = _PRE_SEEN.get(pre_text)
         if cc is None:
@@ -161,7 +183,7 @@ class HeaderReader(LineReader):
             if len(_PRE_SEEN) >= _SEEN_LIMIT:
                 _PRE_SEEN.clear()
             _PRE_SEEN[pre_text] = cc
-        tail_text = code[m.end("args") + 1:]
+        tail_text = code[close_at + 1:]
         attrs_of = _TAIL_SEEN.get(tail_text)
         if attrs_of is None:
             attrs_of = _tail(tail_text)
@@ -169,12 +191,12 @@ class HeaderReader(LineReader):
                 _TAIL_SEEN.clear()
             _TAIL_SEEN[tail_text] = attrs_of
         groups, inline = attrs_of
-        fn = Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline)
-        fn.header_text = code
-        fn.own_attrs_text = code[close - start:]
-        fn.is_kernel = cc in KERNEL_CCS
-        fn.source = self.src
-        return fn
+        name_at, name_end = m.span("name")
+        if len(_SHAPES_SEEN) >= _SEEN_LIMIT:
+            _SHAPES_SEEN.clear()
+        _SHAPES_SEEN[code[:name_at - 1] + code[name_end:]] = (cc, got, groups, inline, close_at - name_end)
+        return Function("@" + m.group("name"), lineno, off, cc, args, close, groups, inline, None, None, None,
+                        cc in KERNEL_CCS, code, tail_text, self.src)
 
 
 #: one entry per distinct text a header was read from (``HeaderReader._header_fast``);
@@ -183,6 +205,12 @@ _SEEN_LIMIT = 4096
 _PARAMS_SEEN: dict[str, list[tuple[str, Type, set[str], int]] | None] = {}
 _PRE_SEEN: dict[str, str] = {}
 _TAIL_SEEN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+#: per common header's text without its name (what is before the '@', then from the '('
+#: on), what ``_header_fast`` read from it: the calling convention, the parameters, the
+#: attribute groups, the inline attributes, and where the ')' is from the '('
+_SHAPES_SEEN: dict[str, tuple[str, list[tuple[str, Type, set[str], int]], tuple[str, ...], tuple[str, ...], int]] = {}
+#: a plain function name (``_HEADER_RE``'s ``name``)
+_NAME_RE = lazy(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
 
 
 def _params(params: str) -> list[tuple[str, Type, set[str], int]] | None:

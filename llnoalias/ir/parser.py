@@ -121,6 +121,11 @@ def _lone_cr(text: str) -> int | None:
     return None
 
 
+#: what may follow the word ``define`` for ``_top_level`` to read it as that word (its
+#: ``[a-z_]+`` does not go on)
+_AFTER_DEFINE = frozenset(" \t\r")
+
+
 class _ModuleParser(TopLevelReader):
     # ---------------------------------------------------------------- entry
     def run(self) -> Module:
@@ -145,10 +150,17 @@ class _ModuleParser(TopLevelReader):
         self.lines = lines
         self.src.adopt_line_starts(lines.starts)
         n = lines.n
+        starts = lines.starts
+        function = self._function
         i = 0
         while i < n:
-            raw = lines.line(i)
-            start = lines.starts[i]
+            start = starts[i]
+            raw = text[start:starts[i + 1] - 1] if i + 1 < n else text[start:]  # (``lines.line(i)``)
+            if raw.startswith("define") and raw[6:7] in _AFTER_DEFINE:
+                # a definition at the line's start: what ``_top_level`` finds for it (the word
+                # ``define`` alone, nothing before it to strip)
+                i = function(i, raw, start, start)
+                continue
             stripped = raw.strip()
             if not stripped or stripped[0] == ";":
                 i += 1

@@ -217,6 +217,17 @@ class TopLevelReader(HeaderReader, BodyReader):
 
     # ------------------------------------------------------------- functions
     def _function(self, i: int, raw: str, start: int, off: int) -> int:
+        code = raw.rstrip()
+        if code.endswith("{") and ";" not in raw and bracket_balance(code) >= 1:
+            # the common header: on one line, with no comment or string, and the '{' that
+            # opens the body at its end (the loop below reads the same, one line)
+            code = code[:-1]
+            fn = self._header_fast(code, start, i + 1, off) or self._header_tokens(code, start, i + 1, off)
+            return self._add_function(fn, i + 1, off)
+        return self._function_lines(i, raw, start, off)
+
+    def _function_lines(self, i: int, raw: str, start: int, off: int) -> int:
+        """``_function`` for any header: its lines are joined until the '{' that opens the body."""
         src = self.src
         lines = self.lines
         n = lines.n
@@ -239,13 +250,20 @@ class TopLevelReader(HeaderReader, BodyReader):
             code = code + "\n" + more
             bal += bracket_balance(more)
         fn = self._header(code[: code.rstrip().rfind("{")], start, i + 1, off)
-        if fn.name in self.mod.functions_by_name or fn.name in self.mod.globals:
-            raise error_at(src, off, f"redefinition of function '{fn.name}'")
-        self.mod.functions.append(fn)
-        self.mod.functions_by_name[fn.name] = fn
+        return self._add_function(fn, j + 1, off)
+
+    def _add_function(self, fn: Function, i: int, off: int) -> int:
+        """Add ``fn`` (its header read, defined at ``off``) and read its body from line ``i``;
+        returns the line after the body."""
+        mod = self.mod
+        if fn.name in mod.functions_by_name or fn.name in mod.globals:
+            raise error_at(self.src, off, f"redefinition of function '{fn.name}'")
+        mod.functions.append(fn)
+        mod.functions_by_name[fn.name] = fn
         if self.defer:
-            return self._defer_body(fn, j + 1, off)
-        return self._body(fn, j + 1, off)
+            return self._defer_body(fn, i, off)
+        done = self._body_fast(fn, i, off)  # (``_body``)
+        return done if done is not None else self._body_lines(fn, i, off)
 
     def _defer_body(self, fn: Function, i: int, def_off: int) -> int:
         """Leave the body from line ``i`` to be read when first asked for; returns the line

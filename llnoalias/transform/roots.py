@@ -18,7 +18,7 @@ from ..analysis.provenance.rootset import (
 from ..diagnostics import LLNoaliasError
 from ..ir.facts import LDS_ADDRSPACE, PRIVATE_ADDRSPACE
 from ..ir.lexer import unquote_name
-from ..ir.model import Argument, Module
+from ..ir.model import Argument, Function, Module
 from ..options import AnnotateOptions
 
 
@@ -125,42 +125,82 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
         for g in mod.globals.values():
             if g.kind == "variable" and g.addrspace == LDS_ADDRSPACE:
                 rs.lds_skipped[g.name] = reasons.LDS_OFF.text
+    # Why each argument is not a root (``_NOT_A_POINTER``: not a pointer, not listed), or
+    # None for a root, by the ids of its type and attribute set: the kernels of a module
+    # share a few of each (a header's are read once per text), and every one is alive for
+    # this call (the module holds it), so an id names one object here.
+    why_of: dict[tuple[int, int], str | None] = _Memo()
+    args_mode = options.args
+    may_alias = options.may_alias
     for fn in mod.functions:
         if not fn.is_kernel:
             continue
         ka = KernelArgs(fn, args_domain(fn))
         rs.kernels[fn.name] = ka
-        chosen: dict[int, Argument] = {}
+        chosen: list[Argument] = []  # (in the order of their indices, as ``fn.args``)
+        not_rooted = ka.not_rooted
         for arg in fn.args:
-            why = is_binding_candidate(arg)
-            if why is not None:
-                if arg.type.is_pointer:
-                    ka.not_rooted[arg.index] = why
-                continue
-            if options.args == "off":
-                ka.not_rooted[arg.index] = reasons.ARGS_OFF.text
-            elif options.args == "auto" and "noalias" not in arg.attrs:
-                ka.not_rooted[arg.index] = NOT_NOALIAS_REASON
+            key = (id(arg.type), id(arg.attrs))
+            if key in why_of:
+                why = why_of[key]
             else:
-                chosen[arg.index] = arg
-        grouped: dict[int, int] = {}
-        for gi, group in enumerate(options.may_alias):
-            for idx in group:
-                if idx < len(fn.args):
-                    grouped.setdefault(idx, gi)
-                    ka.grouped.add(idx)
-        made: dict[int, Root] = {}
-        for idx, arg in sorted(chosen.items()):
-            group_of = grouped.get(idx)
-            if group_of is None:
-                ka.roots[idx] = Root(ka.domain, _arg_label(arg), "arg", (arg.name,), idx)
-                continue
-            if group_of not in made:
-                members = [a for i, a in sorted(chosen.items()) if grouped.get(i) == group_of]
-                label = "+".join(_arg_label(a) for a in members)
-                made[group_of] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
-            ka.roots[idx] = made[group_of]
+                why = why_of[key] = _why_not(arg, args_mode)
+            if why is None:
+                chosen.append(arg)
+            elif why is not _NOT_A_POINTER:
+                not_rooted[arg.index] = why
+        if may_alias:
+            _group_roots(ka, fn, chosen, may_alias)
+        elif chosen:
+            domain, roots = ka.domain, ka.roots
+            for arg in chosen:
+                roots[arg.index] = Root(domain, _arg_label(arg), "arg", (arg.name,), arg.index)
     return rs
+
+
+#: the memo's class (tests/support/fast_paths.py gives it one that keeps nothing)
+_Memo = dict
+
+#: ``_why_not`` of an argument that is not a pointer (not listed among those not rooted)
+_NOT_A_POINTER = reasons.NOT_A_POINTER.text
+
+
+def _why_not(arg: Argument, args_mode: str) -> str | None:
+    """Why ``arg`` is not an argument root under ``--args args_mode`` (``_NOT_A_POINTER``
+    when it is no pointer), or None when it is one. It depends on the argument's type and
+    attributes alone."""
+    why = is_binding_candidate(arg)
+    if why is not None:
+        return why if arg.type.is_pointer else _NOT_A_POINTER
+    if args_mode == "off":
+        return reasons.ARGS_OFF.text
+    if args_mode == "auto" and "noalias" not in arg.attrs:
+        return NOT_NOALIAS_REASON
+    return None
+
+
+def _group_roots(ka: KernelArgs, fn: Function, chosen: list[Argument],
+                 may_alias: tuple[tuple[int, ...], ...]) -> None:
+    """The roots of a kernel's ``chosen`` arguments under ``--may-alias``: the members of a
+    group share one."""
+    grouped: dict[int, int] = {}
+    for gi, group in enumerate(may_alias):
+        for idx in group:
+            if idx < len(fn.args):
+                grouped.setdefault(idx, gi)
+                ka.grouped.add(idx)
+    made: dict[int, Root] = {}
+    for arg in chosen:
+        idx = arg.index
+        group_of = grouped.get(idx)
+        if group_of is None:
+            ka.roots[idx] = Root(ka.domain, _arg_label(arg), "arg", (arg.name,), idx)
+            continue
+        if group_of not in made:
+            members = [a for a in chosen if grouped.get(a.index) == group_of]
+            label = "+".join(_arg_label(a) for a in members)
+            made[group_of] = Root(ka.domain, label, "arg", tuple(a.name for a in members), idx)
+        ka.roots[idx] = made[group_of]
 
 
 def _arg_label(arg: Argument) -> str:

@@ -244,7 +244,7 @@ class _Forgetful(dict):  # type: ignore[type-arg]
 def _header_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     from llnoalias.ir import header_reader
 
-    for name in ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN"):
+    for name in ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN"):
         m.setattr(header_reader, name, {} if fast else _Forgetful())
 
 
@@ -279,6 +279,29 @@ def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.transform import function_pass
 
         m.setattr(function_pass, "LEAN", False)
+
+
+def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import parser
+        from llnoalias.ir.toplevel_reader import TopLevelReader
+
+        m.setattr(parser, "_AFTER_DEFINE", frozenset())
+        m.setattr(TopLevelReader, "_function", TopLevelReader._function_lines)
+
+
+def _roots_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import roots
+
+        m.setattr(roots, "_Memo", _Forgetful)
+
+
+def _header_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.ir import header_reader
+
+    for name in ("_SHAPES_SEEN", "_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN"):
+        m.setattr(header_reader, name, {} if fast else _Forgetful())
 
 
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
@@ -328,4 +351,13 @@ FAST_PATHS: list[FastPath] = [
     FastPath("trivial-kernel", "transform.scopes.plan_trivial (a kernel of plain loads and stores through "
              "its rooted arguments: no provenance, no effects scan)", "function_pass.LEAN = False",
              "plan_function, analyse_effects and _invariant_loads", _trivial_kernel),
+    FastPath("define-line", "ir.parser._ModuleParser.run (a line that starts with 'define' to "
+             "_function) and TopLevelReader._function (a one-line header)", "both through "
+             "_top_level and _function_lines", "_top_level and the header's lines joined",
+             _define_line, observe=model),
+    FastPath("roots-memo", "transform.roots.find_roots (each distinct argument type and attribute "
+             "set read once)", "a memo that keeps nothing", "every argument read", _roots_memo),
+    FastPath("header-shapes", "ir.header_reader._header_fast (a header's text but for its name read "
+             "once: _SHAPES_SEEN)", "memos that keep nothing", "every header matched and its texts read",
+             _header_shapes, observe=model),
 ]
