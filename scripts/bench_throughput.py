@@ -4,6 +4,7 @@
 
     python scripts/bench_throughput.py [--lines 240000] [--repeat 3] [--opt PATH]
                                        [--from FILE | --small N | --suite] [-j N] [--opts=OPTIONS] [--verify]
+                                       [--against CHECKOUT]
 
 With ``--from FILE`` the module is real compiler output instead: FILE's function
 definitions repeated (each copy renamed) until the module has ``--lines`` lines, e.g.
@@ -32,6 +33,10 @@ one markdown table. llnoalias runs ``--no-verify`` with its default options; ``-
 adds options (one string: ``--opts='--lds all'``), ``--verify`` checks the output as a
 plain run does (the checking child's time is then in the wall and CPU times), ``-j`` is
 its ``-j``. The bar: a 240k-line module within 2x of opt-19's verify.
+
+``--against CHECKOUT`` times another checkout's llnoalias (the code before a change: ``git
+worktree add ../before REV`` and ``make install`` there) in the same round-robin, as the
+row or column "before", so that a change is measured against what it changed in one sitting.
 """
 
 from __future__ import annotations
@@ -372,6 +377,8 @@ def find_opt(explicit: str | None) -> str | None:
 
 
 READERS = ("compiled", "pure Python")
+#: the row of ``--against``'s checkout
+BEFORE = "before"
 
 
 class Measured(NamedTuple):
@@ -397,15 +404,29 @@ def compiled_reader_built(env: dict[str, str]) -> bool:
                           capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip() == "True"
 
 
+def against_cmd(checkout: str, cmd: list[str]) -> list[str]:
+    """``cmd`` (an ``llnoalias_cmd``) run by another checkout's llnoalias: the console
+    script of its own virtual environment (``make install``), which imports that
+    checkout's code whatever the working directory."""
+    script = os.path.join(checkout, ".venv", "bin", "llnoalias")
+    if not os.path.exists(script):
+        sys.exit(f"--against {checkout}: no {script} (run `make install` there)")
+    assert cmd[1:3] == ["-m", "llnoalias"], cmd
+    return [script, *cmd[3:]]
+
+
 def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, name: str = "big",
-            jobs: int | None = None, opts: str = "", verify: bool = False) -> Measured:
+            jobs: int | None = None, opts: str = "", verify: bool = False, against: str | None = None) -> Measured:
     """llnoalias (compiled when built, and pure Python) and ``opt -passes=verify`` on
-    ``text``, round-robin, best of ``repeat``."""
+    ``text``, round-robin, best of ``repeat``; with ``against`` (another checkout), that
+    checkout's llnoalias too, as the row "before"."""
     files = write_module(text, tmp, name)
     out = os.path.join(tmp, f"{name}.out.ll")
     cmd = llnoalias_cmd(files, out, jobs, opts, verify)
     env = llnoalias_env()
     cmds: dict[str, tuple[list[str], dict[str, str] | None]] = {}
+    if against is not None:
+        cmds[BEFORE] = (against_cmd(against, llnoalias_cmd(files, out + ".before", jobs, opts, verify)), env)
     if compiled:
         cmds["compiled"] = (cmd, env)
     cmds["pure Python"] = (cmd, {**env, "LLNOALIAS_PURE": "1"})
@@ -420,6 +441,8 @@ def measure(text: str, tmp: str, repeat: int, opt: str | None, compiled: bool, n
             cmds["opt"] = ([opt, "-passes=verify", "-disable-output", files.reference], None)
     best = round_robin(cmds, repeat)
     runs: dict[str, Timing | None] = {reader: best.get(reader) for reader in READERS}
+    if against is not None:
+        runs[BEFORE] = best[BEFORE]
     with open(out, encoding="utf-8", errors="surrogateescape") as fh:
         annotated = fh.read().count("!alias.scope !")
     return Measured(text.count("\n"), len(text) / 1e6, runs, annotated, files, best.get("opt"), why)
@@ -479,7 +502,7 @@ SMALL_KERNELS = 20_000
 
 
 def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opts: str = "",
-          verify: bool = False) -> None:
+          verify: bool = False, against: str | None = None) -> None:
     """One markdown table for the SUITE modules; progress goes to stderr."""
     from llnoalias.transform.workers import usable_cpus  # what llnoalias's -j 0 counts
 
@@ -501,22 +524,27 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opt
                 notes.append(f"{label}: debug info stripped ({replica.dbg_attachments} !dbg attachments, "
                              f"{replica.dbg_records} #dbg_ records per copy; {replica.copies} copies)")
         with tempfile.TemporaryDirectory() as tmp:
-            m = measure(text, tmp, repeat, opt, compiled, jobs=jobs, opts=opts, verify=verify)
+            m = measure(text, tmp, repeat, opt, compiled, jobs=jobs, opts=opts, verify=verify, against=against)
         if m.files.rewrites:
             notes.append(f"{label}: opt read a copy in LLVM 19 syntax: {describe_rewrites(m.files.rewrites)}")
         if m.no_reference is not None:
             notes.append(f"{label}: no reference: {m.no_reference}")
         c, p = m.runs["compiled"], m.runs["pure Python"]
-        rows.append(f"| {label} | {m.lines} | {_cell(c)} | {_cell(p)} | {_cell(m.ref) if m.ref else 'no reference'} "
+        before = "" if against is None else f" {_cell(m.runs[BEFORE])} | {_ratio(m.runs[BEFORE], m.ref)} |"
+        rows.append(f"| {label} | {m.lines} |{before} {_cell(c)} | {_cell(p)} "
+                    f"| {_cell(m.ref) if m.ref else 'no reference'} "
                     f"| {_ratio(c, m.ref)} | {_ratio(p, m.ref)} | {m.annotated} |")
     print(f"best of {repeat}, round-robin; opt: {opt or 'not found'} -passes=verify -disable-output; "
           f"llnoalias: annotate {opts + ' ' if opts else ''}{'(verified)' if verify else '--no-verify'} "
           f"{_jobs_words(jobs)}; times in s (wall, cpu = user+sys, workers and checking child included); "
           f"{usable_cpus()} CPUs, load average {os.getloadavg()[0]:.2f}; "
           f"peak memory: RSS from wait4\n")
-    print("| module | lines | llnoalias, compiled (s) | llnoalias, pure Python (s) | opt (s) "
+    if against is not None:
+        print(f"before: {against}'s llnoalias, round-robin with the others\n")
+    before = "" if against is None else " before (s) | before / opt |"
+    print(f"| module | lines |{before} llnoalias, compiled (s) | llnoalias, pure Python (s) | opt (s) "
           "| compiled / opt | pure / opt | !alias.scope written |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|" + ("---:|---:|" if against is not None else "") + "---:|---:|---:|---:|---:|---:|")
     print("\n".join(rows))
     if notes:
         print()
@@ -543,12 +571,16 @@ def main() -> None:
                     help="N small kernels (one load, one store, noalias arguments) instead")
     ap.add_argument("--suite", action="store_true",
                     help="time the generated module and the SUITE corpus modules, one markdown table")
+    ap.add_argument("--against", default=None, metavar="CHECKOUT",
+                    help="another checkout of llnoalias (with its own .venv from `make install`, e.g. "
+                         "`git worktree add ../before REV`): its llnoalias runs round-robin beside this "
+                         "one's, as the row 'before'")
     args = ap.parse_args()
     opt = find_opt(args.opt)
     if args.suite:
         if args.source or args.small:
             ap.error("--suite excludes --from and --small")
-        suite(args.lines, args.repeat, opt, args.jobs, args.opts, args.verify)
+        suite(args.lines, args.repeat, opt, args.jobs, args.opts, args.verify, args.against)
         return
     if args.source and args.small:
         ap.error("--from and --small exclude each other")
@@ -565,7 +597,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         print(f"module: {text.count(chr(10))} lines, {len(text) / 1e6:.1f} MB")
         m = measure(text, tmp, args.repeat, opt, compiled_reader_built(llnoalias_env()), jobs=args.jobs,
-                    opts=args.opts, verify=args.verify)
+                    opts=args.opts, verify=args.verify, against=args.against)
         report(m, opt, args.opts, args.verify)
 
 

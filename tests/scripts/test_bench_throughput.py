@@ -123,3 +123,19 @@ def test_no_ratio_when_opt_cannot_read_even_the_copy(tmp_path: Path, capsys: pyt
 def test_suite_modules_exist() -> None:
     for source in bench.SUITE:
         assert source is None or os.path.exists(ROOT / source), source
+
+
+def test_against_runs_the_other_checkouts_llnoalias(tmp_path: Path) -> None:
+    # this checkout as its own "before": the row is timed beside the others, and its command
+    # is the other checkout's console script, given the same arguments
+    if not (ROOT / ".venv" / "bin" / "llnoalias").exists():
+        pytest.skip("no .venv in this checkout (make install): --against needs one")
+    m = bench.measure(bench.build_small(3), str(tmp_path), 1, None, compiled=False, against=str(ROOT))
+    before = m.runs[bench.BEFORE]
+    assert before is not None and before.wall > 0 and before.rss > 0
+    files = bench.Files(str(tmp_path / "big.ll"), str(tmp_path / "big.ll"), [])
+    cmd = bench.against_cmd(str(ROOT), bench.llnoalias_cmd(files, "out.ll", 1))
+    assert cmd[0] == str(ROOT / ".venv" / "bin" / "llnoalias") and cmd[1:] == [files.module, "--no-verify", "-o",
+                                                                               "out.ll", "-j", "1"]
+    with pytest.raises(SystemExit, match="make install"):
+        bench.against_cmd(str(tmp_path), cmd)
