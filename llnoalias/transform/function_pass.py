@@ -176,41 +176,35 @@ class FunctionPass:
         return {name: PerFunction(name, got) for name, got in self.results.items()}
 
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
-        mod, ma = self.state.mod, self.state.ma
-        if self.lean:
-            ka = self.state.roots.kernels.get(fn.name)
-            if ka is not None and ka.roots:
-                got = plan_trivial(mod, fn, ka, self.state.plan)
-                if got is not None:
-                    return self._trivial(fn, *got)
-        result: FunctionResult | None = None
-        for stage in self.stages:
-            result = stage.run(self, fn, result)
-            kept = self.results.get(stage.name)
-            if kept is not None and result.decisions:
-                kept.append(result)
-        made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
-        # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
-        lowered = self.state.options.args == "noalias" and has_lowered_dma(mod, made)
-        edits = arguments_of(mod, ma, self.state.roots, self.state.options, fn, lowered)
-        for d in made:
-            # what is left of a decision once its function is done: no analysis, no operands
-            d.fa = None
-            d.access.release()
-        ma.release(fn)
-        return made, edits
-
-    def _trivial(self, fn: Function, made: list[Decision], through: list[tuple[Instruction, int]]
-                 ) -> tuple[list[Decision], KernelEdits | None]:
-        """``_analyse`` of a kernel ``plan_trivial`` planned: its argument edits, from its
-        accesses, and its analysis released (its decisions hold none)."""
         run = self.state
         mod, ma = run.mod, run.ma
-        # rule (c) of design section 4b, as in ``_analyse``
+        # a kernel ``plan_trivial`` plans: its accesses and the argument each goes through,
+        # which the argument pass reads in place of a scan; its decisions hold no analysis
+        through: list[tuple[Instruction, int]] | None = None
+        if self.lean:
+            ka = run.roots.kernels.get(fn.name)
+            if ka is not None and ka.roots:
+                got = plan_trivial(mod, fn, ka, run.plan)
+                if got is not None:
+                    made, through = got
+                    if self.splitter is not None:
+                        self.splitter.release(fn)  # (as the ranges stage, not run, would)
+        if through is None:
+            result: FunctionResult | None = None
+            for stage in self.stages:
+                result = stage.run(self, fn, result)
+                kept = self.results.get(stage.name)
+                if kept is not None and result.decisions:
+                    kept.append(result)
+            made = result.decisions if result is not None else []  # type: ignore[assignment]
+        # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
         lowered = run.options.args == "noalias" and has_lowered_dma(mod, made)
         edits = arguments_of(mod, ma, run.roots, run.options, fn, lowered, through)
-        if self.splitter is not None:
-            self.splitter.release(fn)
+        if through is None:
+            for d in made:
+                # what is left of a decision once its function is done: no analysis, no operands
+                d.fa = None
+                d.access.release()
         ma.release(fn)
         return made, edits
 
