@@ -101,7 +101,10 @@ class MetadataWriter:
 
     def domain(self, name: str) -> int:
         # Keyed by the escaped spelling: that is what _find_existing reads back from the text.
-        key = md_escape(name)
+        return self._domain(md_escape(name))
+
+    def _domain(self, key: str) -> int:
+        """``domain`` of a name given escaped (``key``)."""
         did = self.domains.get(key)
         if did is None:
             did = self._new_id()
@@ -133,12 +136,7 @@ class MetadataWriter:
             sid = scopes.get(key)
             if sid is None:
                 if did is None:
-                    # ``domain(domain)``, its name escaped once
-                    did = self.domains.get(dkey)
-                    if did is None:
-                        did = self.domains[dkey] = self.next_id
-                        self.next_id = did + 1
-                        append(f'!{did} = distinct !{{!{did}, !"{dkey}"}}')
+                    did = self._domain(dkey)  # (its name escaped once)
                 sid = self.next_id
                 self.next_id = sid + 1
                 scopes[key] = sid
