@@ -199,16 +199,8 @@ class BodyReader(LineReader):
         end_line = i + text.count("\n", body_start, end_start)
         if end_line >= lines.n or starts[end_line] != end_start:
             return None
-        # the arguments' names, and the number an unnamed entry block takes (``entry_number``)
-        defined: set[str] = set()
-        first = 0
-        for a in fn.args:
-            aname = a.name
-            defined.add(aname)
-            if "0" <= aname[1:2] <= "9":
-                number = number_of(aname)
-                if number >= first:
-                    first = number + 1
+        defined: set[str] = {a.name for a in fn.args}
+        first = entry_number(fn)  # the number an unnamed entry block takes
         # (the body's lists themselves: the properties would first read a deferred body, and
         # this is that reading)
         instrs, by_name, blocks, block_offsets = fn._instrs, fn._by_name, fn._blocks, fn._block_offsets

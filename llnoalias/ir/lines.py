@@ -66,9 +66,11 @@ def entry_number(fn: Function) -> int:
     """The number an unnamed entry block takes: the next after the numbered arguments."""
     nxt = 0
     for a in fn.args:
-        number = number_of(a.name)
-        if number >= nxt:
-            nxt = number + 1
+        name = a.name
+        if "0" <= name[1:2] <= "9":  # (a name that is no number is passed over at once)
+            number = number_of(name)
+            if number >= nxt:
+                nxt = number + 1
     return nxt
 
 
