@@ -136,10 +136,8 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
     if invariant_roots:
         if through is not None:
             # each load's address is its argument, whose value is the argument's root
-            text = mod.text
             out.invariant_at = [inst.end for inst, i in through if inst.opcode == "load"
-                                and id(ka.roots[i]) in invariant_roots
-                                and "!invariant.load" not in text[inst.start:inst.end]]
+                                and id(ka.roots[i]) in invariant_roots and not _tagged(mod, inst)]
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
 
@@ -160,7 +158,12 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
         value = fa.value(ptr)
         if not (isinstance(value, Root) and id(value) in roots):
             continue
-        if "!invariant.load" in mod.text[inst.start:inst.end]:
+        if _tagged(mod, inst):
             continue
         at.append(inst.end)
     return at
+
+
+def _tagged(mod: Module, inst: Instruction) -> bool:
+    """Does the load carry ``!invariant.load`` in the input already?"""
+    return "!invariant.load" in mod.text[inst.start:inst.end]
