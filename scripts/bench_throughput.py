@@ -20,7 +20,10 @@ copy, its first error line is, and no ratio.
 
 With ``--small N`` the module is N small kernels instead, each one load and one store
 through two ``noalias`` arguments (6 lines a kernel): what a fixed cost per function
-costs. The bar: 20,000 of them within 3x opt-19's time and 2x its peak memory.
+costs. The bar: 20,000 of them within 3x opt-19's time and 2x its peak memory. With
+``--varied`` as well, no two neighbouring kernels are spelled alike (types, names, two to
+four arguments, one or two loads vary): what memos of spellings seen before gain on the
+identical ones, they do not gain there.
 
 Prints the wall time of each (best of --repeat runs, with its CPU time and its peak
 resident memory, the largest ``ru_maxrss`` that ``wait4`` reports for the process and the
@@ -117,8 +120,38 @@ define amdgpu_kernel void @k{k}(ptr addrspace(1) noalias %a, ptr addrspace(1) no
 """
 
 
-def build_small(kernels: int) -> str:
-    """``kernels`` kernels of one load and one store through two noalias arguments."""
+#: the element types of ``--varied`` small kernels, with their alignment
+VARIED_TYPES = (("i32", 4), ("float", 4), ("i64", 8), ("half", 2), ("<4 x float>", 16), ("i8", 1), ("double", 8))
+#: the argument names of ``--varied`` small kernels
+VARIED_NAMES = ("a", "src", "in", "x", "p", "dst", "out", "y", "q", "buf")
+
+
+def varied_kernel(k: int) -> str:
+    """Small kernel ``k`` of ``--varied``: like ``SMALL_KERNEL`` (loads from one ``noalias``
+    argument, stored to the others; nothing but loads, stores and ``ret``), but no two
+    neighbours spelled alike: the element type and alignment, the argument names, the number
+    of arguments (two to four), the number of loads and the kernel's name all vary with
+    ``k``, so that a memo of spellings (a header, a body, an instruction seen before)
+    gains only what real modules of distinct small kernels would give it."""
+    ty, align = VARIED_TYPES[k % len(VARIED_TYPES)]
+    nargs = 2 + k % 3
+    names = [f"{VARIED_NAMES[(k // 3 + i) % len(VARIED_NAMES)]}{i}" for i in range(nargs)]
+    params = ", ".join(f"ptr addrspace(1) noalias %{n}" for n in names)
+    body = []
+    loads = 1 + k % 2
+    for j in range(loads):
+        body.append(f"  %v{j} = load {ty}, ptr addrspace(1) %{names[0]}, align {align}")
+    for i, n in enumerate(names[1:]):
+        body.append(f"  store {ty} %v{i % loads}, ptr addrspace(1) %{n}, align {align}")
+    return (f"\ndefine amdgpu_kernel void @{VARIED_NAMES[k % len(VARIED_NAMES)]}_kernel_{k}({params}) {{\n"
+            + "\n".join(body) + "\n  ret void\n}\n")
+
+
+def build_small(kernels: int, varied: bool = False) -> str:
+    """``kernels`` kernels of one load and one store through two noalias arguments; with
+    ``varied``, distinct small kernels instead (``varied_kernel``)."""
+    if varied:
+        return 'target triple = "amdgcn-amd-amdhsa"\n' + "".join(varied_kernel(k) for k in range(kernels))
     return 'target triple = "amdgcn-amd-amdhsa"\n' + "".join(SMALL_KERNEL.format(k=k) for k in range(kernels))
 
 
@@ -569,6 +602,9 @@ def main() -> None:
                     help="check the output as a plain run does (default: --no-verify)")
     ap.add_argument("--small", type=int, default=None, metavar="N",
                     help="N small kernels (one load, one store, noalias arguments) instead")
+    ap.add_argument("--varied", action="store_true",
+                    help="with --small: distinct small kernels (types, names, arguments, loads vary), "
+                         "not N copies of one")
     ap.add_argument("--suite", action="store_true",
                     help="time the generated module and the SUITE corpus modules, one markdown table")
     ap.add_argument("--against", default=None, metavar="CHECKOUT",
@@ -584,8 +620,10 @@ def main() -> None:
         return
     if args.source and args.small:
         ap.error("--from and --small exclude each other")
+    if args.varied and not args.small:
+        ap.error("--varied needs --small N")
     if args.small:
-        text = build_small(args.small)
+        text = build_small(args.small, args.varied)
     elif args.source:
         replica = replicate(args.source, args.lines)
         text = replica.text
