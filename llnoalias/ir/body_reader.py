@@ -44,6 +44,8 @@ _BODY_ROW_RE = lazy(
     r'|(?P<other>[^\n]*)\n',
 )
 _BODY_END_RE = lazy(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
+#: what may follow a '}' for ``_BODY_END_RE`` to match it alone: a line feed, the text's end
+_LINE_END = ("\n", "")
 _OPCODES: dict[str, str] = {}
 
 
@@ -77,14 +79,14 @@ class BodyReader(LineReader):
         line), which then finds (and reports) the same as it would have. A function whose
         define line was read before but for its name (``fn.arg_shape``) tries
         ``_body_plain`` first."""
-        text = self.src.text
-        lines = self.lines
-        starts = lines.starts
         shape = fn.arg_shape
         if shape is not None and _cscan is not None:
             done = _body_plain(self, fn, i, shape.names, shape.entry)
             if done is not None:
                 return done
+        text = self.src.text
+        lines = self.lines
+        starts = lines.starts
         end_start = self._body_end(i)
         if end_start is None:
             return None
@@ -468,8 +470,8 @@ def _body_plain(self: BodyReader, fn: Function, i: int, arg_names: frozenset[str
     text = self.src.text
     starts = lines.starts
     body_start = starts[i]
-    nl = text.find("\n}", body_start - 1)  # (``_body_end``)
-    if nl < 0 or not _BODY_END_RE.match(text, nl + 1):
+    nl = text.find("\n}", body_start - 1)  # (``_body_end``; a '}' alone on its line matches at once)
+    if nl < 0 or text[nl + 2:nl + 3] not in _LINE_END and not _BODY_END_RE.match(text, nl + 1):
         return None
     end_start = nl + 1
     end_line = i + text.count("\n", body_start, end_start)

@@ -82,8 +82,10 @@ def check_may_alias(mod: Module, options: AnnotateOptions) -> None:
     kernel whose arguments it names (its other indices are ignored there); only an index
     that no kernel has is an error. A module without kernels has no argument roots, and
     nothing to check."""
+    if not options.may_alias:
+        return
     kernels = [fn for fn in mod.functions if fn.is_kernel]
-    if not kernels or not options.may_alias:
+    if not kernels:
         return
     most = max(kernels, key=lambda fn: len(fn.args))
     for group in options.may_alias:
@@ -147,7 +149,8 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
         if shape is not None and not may_alias:
             plan = plans.get(id(shape))
             if plan is not None:
-                ka.not_rooted.update(plan[0])
+                if plan[0]:
+                    ka.not_rooted.update(plan[0])
                 domain, roots = ka.domain, ka.roots
                 for idx, label, members in plan[1]:
                     roots[idx] = Root(domain, label, "arg", members, idx)
