@@ -194,7 +194,7 @@ class BodyReader(LineReader):
             return None
         text = self.src.text
         nl = text.find("\n}", self.lines.starts[i] - 1)
-        if nl < 0 or not _BODY_END_RE.match(text, nl + 1):
+        if nl < 0 or text[nl + 2:nl + 3] not in _LINE_END and not _BODY_END_RE.match(text, nl + 1):
             return None
         return nl + 1
 
