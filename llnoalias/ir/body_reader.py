@@ -44,6 +44,8 @@ _BODY_ROW_RE = lazy(
     r'|(?P<other>[^\n]*)\n',
 )
 _BODY_END_RE = lazy(r"\}[ \t\r]*(?:;[^\n]*)?$", re.M)
+#: what may follow a '}' for ``_BODY_END_RE`` to match it alone: a line feed, the text's end
+_LINE_END = ("\n", "")
 _OPCODES: dict[str, str] = {}
 
 
@@ -74,7 +76,14 @@ class BodyReader(LineReader):
         continue it) goes to the line-by-line scanner. Returns the line after the
         function's '}', or None (nothing recorded) when the body needs the line-by-line
         scanner from its start (a name defined twice, an unclosed debug record, no '}'
-        line), which then finds (and reports) the same as it would have."""
+        line), which then finds (and reports) the same as it would have. A function whose
+        define line was read before but for its name (``fn.arg_shape``) tries
+        ``_body_plain`` first."""
+        shape = fn.arg_shape
+        if shape is not None and _cscan is not None:
+            done = _body_plain(self, fn, i, shape.names, shape.entry)
+            if done is not None:
+                return done
         text = self.src.text
         lines = self.lines
         starts = lines.starts
@@ -185,7 +194,7 @@ class BodyReader(LineReader):
             return None
         text = self.src.text
         nl = text.find("\n}", self.lines.starts[i] - 1)
-        if nl < 0 or not _BODY_END_RE.match(text, nl + 1):
+        if nl < 0 or text[nl + 2:nl + 3] not in _LINE_END and not _BODY_END_RE.match(text, nl + 1):
             return None
         return nl + 1
 
@@ -447,6 +456,37 @@ class BodyReader(LineReader):
             if m.group(1) == ref:
                 return m.start(1)
         return start
+
+
+def _body_plain(self: BodyReader, fn: Function, i: int, arg_names: frozenset[str], entry: int) -> int | None:
+    """``BodyReader._body_compiled`` for the common body of a function whose arguments'
+    names (``arg_names``) and entry number are known (``_body_fast``): read by one call of
+    the compiled loop when its rows are all plain, its references checked by one more. None
+    (nothing recorded) for any other body."""
+    assert _cscan is not None
+    lines = self.lines
+    if i >= lines.n:
+        return None
+    text = self.src.text
+    starts = lines.starts
+    body_start = starts[i]
+    nl = text.find("\n}", body_start - 1)  # (``_body_end``; a '}' alone on its line matches at once)
+    if nl < 0 or text[nl + 2:nl + 3] not in _LINE_END and not _BODY_END_RE.match(text, nl + 1):
+        return None
+    end_start = nl + 1
+    end_line = i + text.count("\n", body_start, end_start)
+    if end_line >= lines.n or starts[end_line] != end_start:
+        return None
+    defined = set(arg_names)
+    if _cscan.body_rows(text, body_start, end_start, i, Instruction, fn, defined, self.names, _OPCODES,
+                        fn._by_name, fn._instrs, fn._blocks, fn._block_offsets, entry, False)[0] != 0:
+        return self._undo_fast(fn)
+    if not fn._blocks:
+        fn.blocks = ["entry"]
+    refs = _cscan.undefined_refs(text, body_start, end_start, defined)
+    if refs is None or refs:
+        self._check_refs(body_start, end_start, defined)
+    return end_line + 1
 
 
 __all__ = ["BodyReader"]

@@ -9,6 +9,8 @@ from .lexer import canon_name, tokenize
 from .lines import LineReader, error_at
 from .model import Argument, Function
 from .numbering import number_of
+from .shapes import LineShape
+from .source import SourceFile
 from .types import Type, TypeParser, type_of
 
 KERNEL_CCS = {"amdgpu_kernel", "ptx_kernel", "spir_kernel"}
@@ -51,6 +53,27 @@ _DIGIT_LETTER_RE = lazy(r"[0-9][a-z_]")
 
 class HeaderReader(LineReader):
     """Reads one function header into a ``Function`` (no body yet)."""
+
+    def __init__(self, src: SourceFile) -> None:
+        super().__init__(src)
+        #: per define line's text without its name (what is before the '@', then from the
+        #: '(' on) that ``_header_fast`` read in this module, its ``LineShape``
+        #: (``_remember_line``; ``TopLevelReader._function`` reads the next such line by it)
+        self.line_shapes: dict[str, LineShape] = {}
+
+    def _remember_line(self, raw: str, at: int, lp: int, code_len: int, fn: Function) -> None:
+        """Keep the shape of ``raw``, a one-line header (its '@' at ``at``, its first '(' after
+        that at ``lp``, its code ``code_len`` long: what is before the '{') that
+        ``_header_fast`` read as ``fn``: the shape it kept for it (``_SHAPES_SEEN``), if any."""
+        shapes = self.line_shapes
+        if len(shapes) >= _SEEN_LIMIT:
+            shapes.clear()
+        seen = _SHAPES_SEEN.get(raw[:at] + raw[lp:code_len])
+        if seen is None:
+            return
+        cc, params, groups, inline, close_rel = seen
+        shapes[raw[:at] + raw[lp:]] = LineShape(cc, params, groups, inline, close_rel, code_len - lp,
+                                                fn.own_attrs_text, cc in KERNEL_CCS)
 
     def _header(self, code: str, start: int, lineno: int, off: int) -> Function:
         fast = self._header_fast(code, start, lineno, off)

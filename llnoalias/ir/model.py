@@ -16,6 +16,7 @@ from .datalayout import DataLayout
 from .facts import LDS_ADDRSPACE, OTHER, code_family, target_family
 from .lazyre import lazy
 from .lexer import split_comment
+from .shapes import LineShape
 from .source import SourceFile
 from .types import Type
 
@@ -222,7 +223,7 @@ class Function(Record):
     # a deferred body first
     __slots__ = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
                  "_pending", "deferred_lines", "_instrs", "_by_name", "_blocks", "is_kernel", "header_text",
-                 "own_attrs_text", "source", "_block_offsets", "_cfg")
+                 "own_attrs_text", "source", "_block_offsets", "_cfg", "arg_shape")
 
     def __init__(self, name: str, line: int, start: int, cc: str, args: list[Argument], header_end: int,
                  fn_attr_groups: tuple[str, ...] = (), fn_attrs_inline: tuple[str, ...] = (),
@@ -255,6 +256,12 @@ class Function(Record):
         self._block_offsets: list[int] = [] if block_offsets is None else block_offsets
         #: ``instr_blocks`` and ``successors``, made on first use (setting the body drops them)
         self._cfg: tuple[list[int], list[list[int]]] | None = None
+        #: what ``args`` were made from when the reader shares it between functions (a
+        #: define line read before but for its name: ``shapes.LineShape``), else
+        #: None: functions with the same one have arguments of the same names, types,
+        #: attributes and indices (``transform.roots`` reads each once, the body reader
+        #: takes their names from it). Whoever changes ``args`` sets it to None.
+        self.arg_shape: LineShape | None = None
 
     # The body: read on first use when its reading was deferred. Setting one of these
     # drops a pending reading (the body is being released).

@@ -9,12 +9,13 @@ import re
 
 from .body_reader import BodyReader
 from .datalayout import layout_error
-from .header_reader import HeaderReader
+from .header_reader import _NAME_RE, HeaderReader
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .limits import MAX_DIGITS, too_long
 from .lines import NAME, blank_comment, error_at
-from .model import Declaration, Function, Global
+from .model import Argument, Declaration, Function, Global
+from .shapes import LineShape
 from .types import Type, TypeParser
 
 _RESULT_RE = lazy(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
@@ -217,14 +218,49 @@ class TopLevelReader(HeaderReader, BodyReader):
 
     # ------------------------------------------------------------- functions
     def _function(self, i: int, raw: str, start: int, off: int) -> int:
+        at = raw.find("@")
+        lp = raw.find("(", at) if at >= 0 else -1
+        if lp >= 0:
+            shape = self.line_shapes.get(raw[:at] + raw[lp:])
+            if shape is not None and _NAME_RE.fullmatch(raw, at + 1, lp):
+                # a define line whose text but for its name was read before: what the lines
+                # below found for it then, with this name (a plain name holds no bracket,
+                # brace, ';' or blank: every test below reads the same)
+                return self._add_shaped(shape, raw, at, lp, start, i + 1, off)
         code = raw.rstrip()
         if code.endswith("{") and ";" not in raw and bracket_balance(code) >= 1:
             # the common header: on one line, with no comment or string, and the '{' that
             # opens the body at its end (the loop below reads the same, one line)
             code = code[:-1]
-            fn = self._header_fast(code, start, i + 1, off) or self._header_tokens(code, start, i + 1, off)
+            fn = self._header_fast(code, start, i + 1, off)
+            if fn is None:
+                fn = self._header_tokens(code, start, i + 1, off)
+            elif lp >= 0:
+                self._remember_line(raw, at, lp, len(code), fn)
             return self._add_function(fn, i + 1, off)
         return self._function_lines(i, raw, start, off)
+
+    def _add_shaped(self, shape: LineShape, raw: str, at: int, lp: int, start: int, lineno: int, off: int) -> int:
+        """``_add_function`` for a define line of a known ``shape`` (``line_shapes``),
+        its name at ``raw[at:lp]``: the function as ``_header_fast`` reads it."""
+        base = start + lp + 1
+        name = raw[at:lp]
+        args = []
+        for idx, (aname, aty, attrs, a) in enumerate(shape.params):
+            args.append(Argument(aname, idx, aty, attrs, base + a))
+        fn = Function(name, lineno, off, shape.cc, args, base + shape.close_rel, shape.groups, shape.inline, None,
+                      None, None, shape.is_kernel, raw[:shape.code_len + lp], shape.own_attrs_text, self.src)
+        fn.arg_shape = shape
+        mod = self.mod
+        by_name = mod.functions_by_name
+        if name in by_name or name in mod.globals:
+            raise error_at(self.src, off, f"redefinition of function '{name}'")
+        mod.functions.append(fn)
+        by_name[name] = fn
+        if self.defer:
+            return self._defer_body(fn, lineno, off)
+        done = self._body_fast(fn, lineno, off)  # (``_body``)
+        return done if done is not None else self._body_lines(fn, lineno, off)
 
     def _function_lines(self, i: int, raw: str, start: int, off: int) -> int:
         """``_function`` for any header: its lines are joined until the '{' that opens the body."""

@@ -82,8 +82,10 @@ def check_may_alias(mod: Module, options: AnnotateOptions) -> None:
     kernel whose arguments it names (its other indices are ignored there); only an index
     that no kernel has is an error. A module without kernels has no argument roots, and
     nothing to check."""
+    if not options.may_alias:
+        return
     kernels = [fn for fn in mod.functions if fn.is_kernel]
-    if not kernels or not options.may_alias:
+    if not kernels:
         return
     most = max(kernels, key=lambda fn: len(fn.args))
     for group in options.may_alias:
@@ -130,13 +132,29 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     # share a few of each (a header's are read once per text), and every one is alive for
     # this call (the module holds it), so an id names one object here.
     why_of: dict[tuple[int, int], str | None] = _Memo()
+    # What the loop below finds for the arguments of a kernel, by the id of the shape they
+    # were made from (``Function.arg_shape``: the same for kernels whose arguments have the
+    # same names, types, attributes and indices; alive while its functions are): why each
+    # argument is not a root, and the label and members of each root, by index.
+    plans: dict[int, tuple[dict[int, str], list[tuple[int, str, tuple[str, ...]]]]] = _Memo()
     args_mode = options.args
     may_alias = options.may_alias
+    kernels = rs.kernels
     for fn in mod.functions:
         if not fn.is_kernel:
             continue
         ka = KernelArgs(fn, args_domain(fn))
-        rs.kernels[fn.name] = ka
+        kernels[fn.name] = ka
+        shape = fn.arg_shape
+        if shape is not None and not may_alias:
+            plan = plans.get(id(shape))
+            if plan is not None:
+                if plan[0]:
+                    ka.not_rooted.update(plan[0])
+                domain, roots = ka.domain, ka.roots
+                for idx, label, members in plan[1]:
+                    roots[idx] = Root(domain, label, "arg", members, idx)
+                continue
         chosen: list[Argument] = []  # (in the order of their indices, as ``fn.args``)
         not_rooted = ka.not_rooted
         for arg in fn.args:
@@ -151,10 +169,13 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
                 not_rooted[arg.index] = why
         if may_alias:
             _group_roots(ka, fn, chosen, may_alias)
-        elif chosen:
-            domain, roots = ka.domain, ka.roots
-            for arg in chosen:
-                roots[arg.index] = Root(domain, _arg_label(arg), "arg", (arg.name,), arg.index)
+            continue
+        made: list[tuple[int, str, tuple[str, ...]]] = [(arg.index, _arg_label(arg), (arg.name,)) for arg in chosen]
+        if shape is not None:
+            plans[id(shape)] = (dict(not_rooted), made)
+        domain, roots = ka.domain, ka.roots
+        for idx, label, members in made:
+            roots[idx] = Root(domain, label, "arg", members, idx)
     return rs
 
 

@@ -304,6 +304,13 @@ def _header_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(header_reader, name, {} if fast else _Forgetful())
 
 
+def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir.header_reader import HeaderReader
+
+        m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -360,4 +367,8 @@ FAST_PATHS: list[FastPath] = [
     FastPath("header-shapes", "ir.header_reader._header_fast (a header's text but for its name read "
              "once: _SHAPES_SEEN)", "memos that keep nothing", "every header matched and its texts read",
              _header_shapes, observe=model),
+    FastPath("line-shapes", "ir.toplevel_reader.TopLevelReader._add_shaped (a define line whose text but "
+             "for its name was read before in the module: its header and body read from what that line "
+             "gave, the body by BodyReader._body_plain)", "HeaderReader._remember_line keeping nothing",
+             "every define line through _header_fast and _body_fast", _line_shapes, observe=model),
 ]

@@ -89,3 +89,35 @@ def test_shared_signature_gives_each_kernel_its_own_roots() -> None:
     assert 0 in rs.kernels["@d"].not_rooted and sorted(rs.kernels["@d"].roots) == [1, 2]
     assert [r.name for r in rs.kernels["@e"].roots.values()] == ["0", "1"]
     assert "@helper" not in rs.kernels
+
+
+_SHAPED = "".join(
+    f"define amdgpu_kernel void @{name}(ptr addrspace(1) noalias %a, ptr addrspace(1) %b, i32 %n, "
+    f"ptr addrspace(3) noalias %s) {{\n  ret void\n}}\n\n" for name in ("k0", "k1", "k.2", "k3"))
+
+
+@pytest.mark.parametrize("args", ["auto", "noalias", "off"])
+def test_kernels_of_one_shape_as_read_one_by_one(args: str) -> None:
+    # kernels read from one define line's shape share ``arg_shape``: find_roots reads their
+    # arguments once, and each must still get what reading its own arguments gives
+    mod = parse_module(SourceFile("m.ll", _SHAPED))
+    kernels = mod.functions
+    assert kernels[1].arg_shape is not None and kernels[1].arg_shape is kernels[3].arg_shape
+    options = AnnotateOptions(args=args)
+    rs = find_roots(mod, options)
+    domains = set()
+    for fn in kernels:
+        ka = rs.kernels[fn.name]
+        roots, why_not = _expected(fn, options)
+        assert sorted(ka.roots) == roots, fn.name
+        assert ka.not_rooted == why_not and list(ka.not_rooted) == list(why_not), fn.name
+        assert ka.domain == "llnoalias.args." + fn.name[1:]
+        domains.add(ka.domain)
+        for idx, root in ka.roots.items():
+            assert root.domain == ka.domain and root.members == (fn.args[idx].name,) and root.index == idx
+            assert root.name == fn.args[idx].name[1:]
+    assert len(domains) == len(kernels)
+    # each kernel's tables are its own (a change to one is no change to another)
+    first, second = rs.kernels["@k1"], rs.kernels["@k3"]
+    assert first.not_rooted is not second.not_rooted
+    assert all(first.roots[i] is not second.roots[i] for i in first.roots)

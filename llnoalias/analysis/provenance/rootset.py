@@ -16,7 +16,9 @@ NOT_A_BINDING = {"byval", "byref", "sret", "inalloca", "preallocated"}
 
 
 def args_domain(kernel: Function) -> str:
-    return f"llnoalias.args.{unquote_name(kernel.name)}"
+    name = kernel.name
+    # (a plain name's ``unquote_name`` is its text after the sigil)
+    return "llnoalias.args." + (name[1:] if name[1:2] != '"' else unquote_name(name))
 
 
 # Plain classes, not dataclasses: decorating one costs about 1 ms at every start.
