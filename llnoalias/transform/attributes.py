@@ -86,21 +86,27 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         effects = plain_effects(fn, through)
     else:
         effects = analyse_effects(mod, fn) if ka.roots else {}
+    kroots = ka.roots
+    grouped_args = ka.grouped
+    not_rooted = ka.not_rooted
+    records = out.records
+    may_add_noalias = options.args == "noalias" and not lowered
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
     for arg in fn.args:
         if not arg.type.is_pointer:
             continue
-        rec = ArgRecord(fn.name, arg.index, arg.name, arg.index in ka.roots, ka.not_rooted.get(arg.index, ""))
-        out.records.append(rec)
-        if not rec.rooted:
+        index = arg.index
+        rooted = index in kroots
+        rec = ArgRecord(fn.name, index, arg.name, rooted, not_rooted.get(index, ""))
+        records.append(rec)
+        if not rooted:
             continue
-        root = ka.roots[arg.index]
-        e = effects.get(arg.index) or _NO_EFFECTS
+        e = effects.get(index) or _NO_EFFECTS
         attrs = arg.attrs
         add: list[str] = []
-        grouped = arg.index in ka.grouped
+        grouped = index in grouped_args
         has_noalias = "noalias" in attrs
-        if options.args == "noalias" and not grouped and not has_noalias and not lowered:
+        if may_add_noalias and not grouped and not has_noalias:
             add.append("noalias")
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
@@ -109,7 +115,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         elif e.escape:
             rec.readonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
         elif e.write:
-            rec.readonly = reasons.NO_WRITTEN.format(line=e.write)
+            rec.readonly = reasons.NO_WRITTEN.one(e.write)
         elif "writeonly" in attrs:
             rec.readonly = reasons.NO_INPUT_WRITEONLY.text
         else:
@@ -121,7 +127,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
         elif e.escape:
             rec.writeonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
         elif e.read:
-            rec.writeonly = reasons.NO_READ.format(line=e.read)
+            rec.writeonly = reasons.NO_READ.one(e.read)
         elif readonly:
             rec.writeonly = reasons.NO_PROVED_READONLY.text
         else:
@@ -131,13 +137,17 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             text = " ".join(add)
             out.inserts.append((arg.insert_at, f"{text} " if arg.named else f" {text}"))
             rec.added = add
-        if has_noalias and readonly and not grouped and len(root.members) == 1:
-            invariant_roots.add(id(root))
+        if has_noalias and readonly and not grouped:
+            root = kroots[index]
+            if len(root.members) == 1:
+                invariant_roots.add(id(root))
     if invariant_roots:
         if through is not None:
             # each load's address is its argument, whose value is the argument's root
-            out.invariant_at = [inst.end for inst, i in through if inst.opcode == "load"
-                                and id(ka.roots[i]) in invariant_roots and not _tagged(mod, inst)]
+            find = mod.text.find
+            out.invariant_at = [inst.start + inst._len for inst, i in through if inst.opcode == "load"
+                                and id(kroots[i]) in invariant_roots
+                                and find(_INVARIANT, inst.start, inst.start + inst._len) < 0]
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
 
@@ -164,6 +174,10 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
     return at
 
 
+#: the attachment a load that ``_kernel`` finds invariant gets (unless it has it already)
+_INVARIANT = "!invariant.load"
+
+
 def _tagged(mod: Module, inst: Instruction) -> bool:
     """Does the load carry ``!invariant.load`` in the input already?"""
-    return "!invariant.load" in mod.text[inst.start:inst.end]
+    return mod.text.find(_INVARIANT, inst.start, inst.end) >= 0

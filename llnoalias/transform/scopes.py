@@ -125,6 +125,9 @@ class Plan:
         self.decisions: list[Decision] = []
         #: domain -> every scope key used by a tagged access, in first-use order
         self.domain_keys: dict[str, list[ScopeKey]] = {}
+        #: ``plan_trivial``'s memo: a kernel's body text and argument names -> its shape
+        #: (``_trivial_shape``); None: every kernel read (tests/support/fast_paths.py)
+        self.trivial_shapes: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, str, int, bool], ...]] | None = {}
 
     def tagged(self) -> Iterable[Decision]:
         return (d for d in self.decisions if d.keys)
@@ -307,20 +310,75 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
     domain (an argument's root does not concern it). Returned with the decisions: each
     access's instruction and the index of the argument it goes through, in order (what
     ``effects.plain_effects`` and the argument pass read instead of a scan of their own).
-    The accesses' operands are released already (``Access.release``)."""
+    The accesses' operands are released already (``Access.release``).
+
+    What the kernel's text says (``_trivial_shape``) is read once per distinct body and
+    argument names (``Plan.trivial_shapes``: a module of many small kernels spells most
+    alike); what its roots say is checked for each kernel."""
+    if not fn.is_kernel:
+        return None
     instrs = fn.instrs
-    if not fn.is_kernel or (instrs and instrs[0].opcode not in _TRIVIAL_OPCODES):
+    if not instrs:
+        return [], []
+    if instrs[0].opcode not in _TRIVIAL_OPCODES:
         return None  # (most kernels that are not trivial begin with something else)
-    args = {a.name: a.index for a in fn.args}
+    shapes = out.trivial_shapes
+    key: tuple[str, tuple[str, ...]] | None = None
+    shape: tuple[tuple[int, str, int, bool], ...] | None
+    if len(instrs) <= _SHAPE_MAX and shapes is not None:
+        last = instrs[-1]
+        key = (mod.source.text[instrs[0].start:last.start + last._len], tuple([a.name for a in fn.args]))
+        shape = shapes.get(key)
+        if shape is None:
+            shape = _trivial_shape(mod, fn, instrs)
+            if shape is None:
+                return None
+            if len(shapes) >= _SHAPES_LIMIT:
+                shapes.clear()
+            shapes[key] = shape
+    else:
+        shape = _trivial_shape(mod, fn, instrs)
+        if shape is None:
+            return None
     kroots = ka.roots
     domain = ka.domain
-    family = module_family(mod)
-    parse = opparse.parse
     through: list[tuple[Instruction, int]] = []
     made: list[Decision] = []
     #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
     shared: dict[int, Sequence[Root]] = {}
-    for inst in instrs:
+    for pos, op, index, glob in shape:
+        root = kroots.get(index)
+        if root is None or root.kind != "arg" or root.domain != domain:
+            return None
+        inst = instrs[pos]
+        through.append((inst, index))
+        if glob:
+            rs = shared.get(id(root))
+            if rs is None:
+                rs = shared[id(root)] = [root]
+            made.append(Decision(Access(inst, op, RELEASED, RELEASED), None, domain, rs, rs))
+        # (else ``decide``: no operand concerns the domain)
+    out.decisions.extend(made)
+    return made, through
+
+
+#: the longest kernel (in instructions) whose shape ``plan_trivial`` remembers, and how
+#: many shapes it keeps at most (then it forgets them all and begins again)
+_SHAPE_MAX = 64
+_SHAPES_LIMIT = 1 << 12
+
+
+def _trivial_shape(mod: Module, fn: Function, instrs: list[Instruction]
+                   ) -> tuple[tuple[int, str, int, bool], ...] | None:
+    """What ``plan_trivial`` reads from a kernel's text: for each plain load or store, its
+    place in ``instrs``, its opcode, the index of the argument it goes through, and whether
+    its pointer can reach global memory; None when some instruction is not one of a
+    trivial kernel's (the roots are not looked at: they are the caller's)."""
+    args = {a.name: a.index for a in fn.args}
+    family = module_family(mod)
+    parse = opparse.parse
+    shape: list[tuple[int, str, int, bool]] = []
+    for pos, inst in enumerate(instrs):
         op = inst.opcode
         if op == "load" or op == "store":
             ops = parse(mod, inst)
@@ -339,25 +397,15 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
             index = args.get(v.name)
             if index is None:
                 return None
-            root = kroots.get(index)
-            if root is None or root.kind != "arg" or root.domain != domain:
-                return None
-            through.append((inst, index))
             space = ty.addrspace
-            if space >= 0 and not reaches_global(family, space):
-                continue  # ``decide``: no operand concerns the domain
-            rs = shared.get(id(root))
-            if rs is None:
-                rs = shared[id(root)] = [root]
-            made.append(Decision(Access(inst, op, RELEASED, RELEASED), None, domain, rs, rs))
+            shape.append((pos, op, index, not (space >= 0 and not reaches_global(family, space))))
         elif op == "ret":
             ops = parse(mod, inst)
             if ops.kind != "other" or ops.operands:
                 return None
         else:
             return None
-    out.decisions.extend(made)
-    return made, through
+    return tuple(shape)
 
 
 def finish(p: Plan, claims: Rewrites | None = None) -> None:

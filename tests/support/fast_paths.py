@@ -281,6 +281,19 @@ def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(function_pass, "LEAN", False)
 
 
+def _trivial_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import scopes
+
+        real = scopes.Plan.__init__
+
+        def forgetful(self: scopes.Plan) -> None:
+            real(self)
+            self.trivial_shapes = None
+
+        m.setattr(scopes.Plan, "__init__", forgetful)
+
+
 def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.ir import parser
@@ -360,4 +373,7 @@ FAST_PATHS: list[FastPath] = [
     FastPath("header-shapes", "ir.header_reader._header_fast (a header's text but for its name read "
              "once: _SHAPES_SEEN)", "memos that keep nothing", "every header matched and its texts read",
              _header_shapes, observe=model),
+    FastPath("trivial-shapes", "transform.scopes.plan_trivial (what a trivial kernel's body text says "
+             "read once per distinct body and argument names: Plan.trivial_shapes)", "Plan.trivial_shapes None",
+             "_trivial_shape for every kernel", _trivial_shapes),
 ]

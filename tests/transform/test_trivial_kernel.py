@@ -153,3 +153,35 @@ def test_lean_is_taken_on_small_kernels(monkeypatch: pytest.MonkeyPatch) -> None
     assert made == []
     llnoalias.annotate(CASES["gep"][0], args="noalias")
     assert made == ["@k"] * len(made) and made
+
+
+def test_a_remembered_shape_still_asks_the_roots() -> None:
+    """``Plan.trivial_shapes`` keeps what a body's text says, not its kernel's roots: a
+    second kernel spelled the same whose argument is not a root is refused, one whose
+    arguments are named otherwise is read again, and a remembered shape gives the same
+    decisions and accesses as a fresh read."""
+    text = (HEAD + kernel(PLAIN, COPY) + "\n" + kernel("ptr addrspace(1) %a, ptr addrspace(1) noalias %b", COPY, "k2")
+            + "\n" + kernel(PLAIN, COPY, "k3") + "\n"
+            + kernel("ptr addrspace(1) noalias %b, ptr addrspace(1) noalias %a", COPY, "k4"))
+    mod = parse_module(SourceFile("t.ll", text))
+    roots = find_roots(mod, AnnotateOptions())
+    plan = Plan()
+
+    def lean(name: str, into: Plan) -> tuple[list[tuple[str, str]], list[tuple[int, int]]] | None:
+        fn = mod.functions_by_name[name]
+        got = plan_trivial(mod, fn, roots.kernels[fn.name], into)
+        if got is None:
+            return None
+        made, through = got
+        return ([(d.access.kind, d.keys[0].name) for d in made],
+                [(fn.instrs.index(inst), i) for inst, i in through])
+
+    assert lean("@k", plan) == ([("load", "a"), ("store", "b")], [(0, 0), (1, 1)])
+    assert plan.trivial_shapes is not None and len(plan.trivial_shapes) == 1
+    assert roots.kernels["@k2"].roots and lean("@k2", plan) is None  # %a is no root there
+    assert lean("@k3", plan) == lean("@k3", Plan()) == ([("load", "a"), ("store", "b")], [(0, 0), (1, 1)])
+    assert lean("@k4", plan) == ([("load", "a"), ("store", "b")], [(0, 1), (1, 0)])
+    assert len(plan.trivial_shapes) == 2
+    forgetful = Plan()
+    forgetful.trivial_shapes = None
+    assert lean("@k4", forgetful) == lean("@k4", Plan())

@@ -176,14 +176,14 @@ def plain_effects(fn: Function, through: list[tuple[Instruction, int]]) -> dict[
     access's instruction and the index of its argument, in order; see
     ``scopes.plan_trivial``). No value there is computed from an argument (a load's
     result is not), so nothing escapes: an argument is read where the first load through
-    it is, written where the first store is."""
+    it is, written where the first store is. An argument that none goes through has no
+    entry (``analyse_effects`` gives it an empty one)."""
     effects: dict[int, Effects] = {}
-    for a in fn.args:
-        if a.type.is_pointer:
-            effects[a.index] = Effects()
     starts = fn.source.line_starts if fn.source is not None else None
     for inst, i in through:
-        e = effects[i]
+        e = effects.get(i)
+        if e is None:
+            e = effects[i] = Effects()
         if inst.opcode == "load":
             if not e.read:
                 e.read = bisect_right(starts, inst.start) if starts is not None else 0
