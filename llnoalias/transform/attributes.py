@@ -6,6 +6,7 @@ emit ``ld.global.nc``)."""
 from __future__ import annotations
 
 from .. import reasons
+from ..analysis.memory.accesses import INVARIANT_LOAD, PlainShape
 from ..analysis.memory.effects import Effects, analyse_effects, plain_effects
 from ..analysis.memory.loads import plain_load_address
 from ..analysis.provenance.lattice import Root
@@ -45,22 +46,21 @@ _NO_EFFECTS = Effects()
 
 
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 fn: Function, lowered: bool = False,
-                 through: list[tuple[Instruction, int]] | None = None) -> KernelEdits | None:
+                 fn: Function, lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits | None:
     """The argument pass's decisions for one kernel (None for other functions). With
     ``lowered`` (the kernel has an LDS-DMA that design section 4b's rule (c) leaves unscoped:
     ``dma_safety.has_lowered_dma``) ``--args noalias`` adds no ``noalias``: LLVM 24's
     kernel-argument lowering would give the kernel's LDS accesses ``!noalias``, which are
     then checked only against scoped DMAs.
 
-    ``through``: for a kernel ``scopes.plan_trivial`` planned, its accesses and the
-    argument each goes through: the effects and the invariant loads are read from them
+    ``plain``: for a kernel ``scopes.plan_trivial`` planned, what its text says
+    (``accesses.plain_shape``): the effects and the invariant loads are read from it
     (``effects.plain_effects``), not from a scan of the kernel and its provenance."""
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
     out = KernelEdits()
-    _kernel(mod, ma, fn, ka, options, out, lowered, through)
+    _kernel(mod, ma, fn, ka, options, out, lowered, plain)
     return out
 
 
@@ -81,9 +81,9 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
 
 
 def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-            out: KernelEdits, lowered: bool = False, through: list[tuple[Instruction, int]] | None = None) -> None:
-    if through is not None:
-        effects = plain_effects(fn, through)
+            out: KernelEdits, lowered: bool = False, plain: PlainShape | None = None) -> None:
+    if plain is not None:
+        effects = plain_effects(fn, plain)
     else:
         effects = analyse_effects(mod, fn) if ka.roots else {}
     kroots = ka.roots
@@ -142,12 +142,10 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             if len(root.members) == 1:
                 invariant_roots.add(id(root))
     if invariant_roots:
-        if through is not None:
+        if plain is not None:
             # each load's address is its argument, whose value is the argument's root
-            find = mod.text.find
-            out.invariant_at = [inst.start + inst._len for inst, i in through if inst.opcode == "load"
-                                and id(kroots[i]) in invariant_roots
-                                and find(_INVARIANT, inst.start, inst.start + inst._len) < 0]
+            instrs = fn.instrs
+            out.invariant_at = [instrs[pos].end for i, pos in plain.loads if id(kroots[i]) in invariant_roots]
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
 
@@ -174,10 +172,6 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
     return at
 
 
-#: the attachment a load that ``_kernel`` finds invariant gets (unless it has it already)
-_INVARIANT = "!invariant.load"
-
-
 def _tagged(mod: Module, inst: Instruction) -> bool:
     """Does the load carry ``!invariant.load`` in the input already?"""
-    return mod.text.find(_INVARIANT, inst.start, inst.end) >= 0
+    return mod.text.find(INVARIANT_LOAD, inst.start, inst.end) >= 0

@@ -21,7 +21,7 @@ leave to check.
 
 from __future__ import annotations
 
-from ..analysis.memory.accesses import RELEASED, Access
+from ..analysis.memory.accesses import RELEASED, Access, PlainShape
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
@@ -178,18 +178,18 @@ class FunctionPass:
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         run = self.state
         mod, ma = run.mod, run.ma
-        # a kernel ``plan_trivial`` plans: its accesses and the argument each goes through,
+        # a kernel ``plan_trivial`` plans: what its text says (``accesses.PlainShape``),
         # which the argument pass reads in place of a scan; its decisions hold no analysis
-        through: list[tuple[Instruction, int]] | None = None
+        plain: PlainShape | None = None
         if self.lean:
             ka = run.roots.kernels.get(fn.name)
             if ka is not None and ka.roots:
                 got = plan_trivial(mod, fn, ka, run.plan)
                 if got is not None:
-                    made, through = got
+                    made, plain = got
                     if self.splitter is not None:
                         self.splitter.release(fn)  # (as the ranges stage, not run, would)
-        if through is None:
+        if plain is None:
             result: FunctionResult | None = None
             for stage in self.stages:
                 result = stage.run(self, fn, result)
@@ -199,8 +199,8 @@ class FunctionPass:
             made = result.decisions if result is not None else []  # type: ignore[assignment]
         # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
         lowered = run.options.args == "noalias" and has_lowered_dma(mod, made)
-        edits = arguments_of(mod, ma, run.roots, run.options, fn, lowered, through)
-        if through is None:
+        edits = arguments_of(mod, ma, run.roots, run.options, fn, lowered, plain)
+        if plain is None:
             for d in made:
                 # what is left of a decision once its function is done: no analysis, no operands
                 d.fa = None

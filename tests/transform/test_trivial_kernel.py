@@ -127,12 +127,13 @@ def test_decisions_and_effects() -> None:
     plan = Plan()
     got = plan_trivial(mod, fn, ka, plan)
     assert got is not None
-    made, through = got
+    made, shape = got
     assert plan.decisions == made
     assert [(d.access.kind, d.domain, [r.name for r in d.keys]) for d in made] == [
         ("load", ka.domain, ["a"]), ("store", ka.domain, ["b"])]
-    assert [i for _, i in through] == [0, 1]
-    lean = {i: (e.read, e.write, e.escape) for i, e in plain_effects(fn, through).items()}
+    assert [(pos, i) for pos, _, i, _ in shape.accesses] == [(0, 0), (1, 1)]
+    assert shape.loads == ((0, 0),)
+    lean = {i: (e.read, e.write, e.escape) for i, e in plain_effects(fn, shape).items()}
     assert lean == {0: (4, 0, 0), 1: (0, 5, 0)}
     assert lean == {i: (e.read, e.write, e.escape) for i, e in analyse_effects(mod, fn).items()}
 
@@ -172,9 +173,9 @@ def test_a_remembered_shape_still_asks_the_roots() -> None:
         got = plan_trivial(mod, fn, roots.kernels[fn.name], into)
         if got is None:
             return None
-        made, through = got
-        return ([(d.access.kind, d.keys[0].name) for d in made],
-                [(fn.instrs.index(inst), i) for inst, i in through])
+        made, shape = got
+        assert [d.access.inst for d in made] == [fn.instrs[pos] for pos, *_ in shape.accesses]
+        return [(d.access.kind, d.keys[0].name) for d in made], [(pos, i) for pos, _, i, _ in shape.accesses]
 
     assert lean("@k", plan) == ([("load", "a"), ("store", "b")], [(0, 0), (1, 1)])
     assert plan.trivial_shapes is not None and len(plan.trivial_shapes) == 1

@@ -27,6 +27,7 @@ from ...ir import operands as opparse
 from ...ir.lazyre import lazy
 from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
 from ...plain import Record
+from .accesses import PlainShape
 from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
 
 #: intrinsics that neither read nor write memory through their pointer operands
@@ -170,25 +171,29 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
     return effects
 
 
-def plain_effects(fn: Function, through: list[tuple[Instruction, int]]) -> dict[int, Effects]:
+def plain_effects(fn: Function, shape: PlainShape) -> dict[int, Effects]:
     """``analyse_effects`` for a kernel whose only instructions are plain loads and stores
-    through pointer arguments, storing no argument, and a ``ret void`` (``through``: each
-    access's instruction and the index of its argument, in order; see
-    ``scopes.plan_trivial``). No value there is computed from an argument (a load's
-    result is not), so nothing escapes: an argument is read where the first load through
-    it is, written where the first store is. An argument that none goes through has no
-    entry (``analyse_effects`` gives it an empty one)."""
+    through pointer arguments, storing no argument, and a ``ret void`` (``shape``: what its
+    text says, ``accesses.plain_shape``). No value there is computed from an argument (a
+    load's result is not), so nothing escapes: an argument is read where the first load
+    through it is, written where the first store is. An argument that none goes through
+    has no entry (``analyse_effects`` gives it an empty one)."""
     effects: dict[int, Effects] = {}
-    starts = fn.source.line_starts if fn.source is not None else None
-    for inst, i in through:
-        e = effects.get(i)
+    reads, writes = shape.reads, shape.writes
+    if not reads and not writes:
+        return effects
+    src = fn.source
+    # (a line counted from the kernel's first instruction's: the text between them is the
+    # same in every kernel of the shape)
+    first = bisect_right(src.line_starts, fn.instrs[0].start) if src is not None else 0
+    for index, line in reads.items():
+        effects[index] = Effects(first + line if first else 0)
+    for index, line in writes.items():
+        e = effects.get(index)
         if e is None:
-            e = effects[i] = Effects()
-        if inst.opcode == "load":
-            if not e.read:
-                e.read = bisect_right(starts, inst.start) if starts is not None else 0
-        elif not e.write:
-            e.write = bisect_right(starts, inst.start) if starts is not None else 0
+            effects[index] = Effects(0, first + line if first else 0)
+        else:
+            e.write = first + line if first else 0
     return effects
 
 
