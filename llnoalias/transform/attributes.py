@@ -5,9 +5,11 @@ emit ``ld.global.nc``)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .. import reasons
 from ..analysis.memory.accesses import INVARIANT_LOAD, PlainShape
-from ..analysis.memory.effects import Effects, analyse_effects, plain_effects
+from ..analysis.memory.effects import Effects, analyse_effects
 from ..analysis.memory.loads import plain_load_address
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import KernelArgs, RootSet
@@ -54,8 +56,8 @@ def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: Annot
     then checked only against scoped DMAs.
 
     ``plain``: for a kernel ``scopes.plan_trivial`` planned, what its text says
-    (``accesses.plain_shape``): the effects and the invariant loads are read from it
-    (``effects.plain_effects``), not from a scan of the kernel and its provenance."""
+    (``accesses.plain_shape``): the effects and the invariant loads are read from it, not
+    from a scan of the kernel (``effects.analyse_effects``) and its provenance."""
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
@@ -82,26 +84,43 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
 
 def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
             out: KernelEdits, lowered: bool = False, plain: PlainShape | None = None) -> None:
-    if plain is not None:
-        effects = plain_effects(fn, plain)
-    else:
-        effects = analyse_effects(mod, fn) if ka.roots else {}
     kroots = ka.roots
+    effects: dict[int, Effects] = {}
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    first = 0
+    if plain is not None:
+        # what ``effects.analyse_effects`` finds in a kernel of plain accesses: no value
+        # there is computed from an argument (a load's result is not), so nothing escapes;
+        # an argument is read (written) on the line of its first load (store)
+        reads, writes = plain.reads, plain.writes
+        src = fn.source
+        if (reads or writes) and src is not None:
+            first = bisect_right(src.line_starts, fn.instrs[0].start)
+    elif kroots:
+        effects = analyse_effects(mod, fn)
     grouped_args = ka.grouped
     not_rooted = ka.not_rooted
     records = out.records
+    kernel = fn.name
     may_add_noalias = options.args == "noalias" and not lowered
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
     for arg in fn.args:
         if not arg.type.is_pointer:
             continue
         index = arg.index
-        rooted = index in kroots
-        rec = ArgRecord(fn.name, index, arg.name, rooted, not_rooted.get(index, ""))
-        records.append(rec)
-        if not rooted:
+        if index not in kroots:
+            records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, "")))
             continue
-        e = effects.get(index) or _NO_EFFECTS
+        if plain is not None:
+            escape, how = 0, ""
+            read = reads.get(index)
+            read = first + read if read is not None and first else 0
+            write = writes.get(index)
+            write = first + write if write is not None and first else 0
+        else:
+            e = effects.get(index) or _NO_EFFECTS
+            read, write, escape, how = e.read, e.write, e.escape, e.escape_how
         attrs = arg.attrs
         add: list[str] = []
         grouped = index in grouped_args
@@ -111,32 +130,32 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
         if readonly:
-            rec.readonly = reasons.ALREADY.text
-        elif e.escape:
-            rec.readonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
-        elif e.write:
-            rec.readonly = reasons.NO_WRITTEN.one(e.write)
+            ro: str = reasons.ALREADY.text
+        elif escape:
+            ro = reasons.NO_ESCAPES.format(line=escape, how=how)
+        elif write:
+            ro = reasons.NO_WRITTEN.one(write)
         elif "writeonly" in attrs:
-            rec.readonly = reasons.NO_INPUT_WRITEONLY.text
+            ro = reasons.NO_INPUT_WRITEONLY.text
         else:
-            rec.readonly = "proved"
+            ro = "proved"
             add.append("readonly")
             readonly = True
         if "writeonly" in attrs or "readnone" in attrs:
-            rec.writeonly = reasons.ALREADY.text
-        elif e.escape:
-            rec.writeonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
-        elif e.read:
-            rec.writeonly = reasons.NO_READ.one(e.read)
+            wo: str = reasons.ALREADY.text
+        elif escape:
+            wo = reasons.NO_ESCAPES.format(line=escape, how=how)
+        elif read:
+            wo = reasons.NO_READ.one(read)
         elif readonly:
-            rec.writeonly = reasons.NO_PROVED_READONLY.text
+            wo = reasons.NO_PROVED_READONLY.text
         else:
-            rec.writeonly = "proved"
+            wo = "proved"
             add.append("writeonly")
         if add:
             text = " ".join(add)
             out.inserts.append((arg.insert_at, f"{text} " if arg.named else f" {text}"))
-            rec.added = add
+        records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, add or None))
         if has_noalias and readonly and not grouped:
             root = kroots[index]
             if len(root.members) == 1:

@@ -309,8 +309,8 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
     memory with that root in the kernel's domain (design section 3) and none in the LDS
     domain (an argument's root does not concern it). Returned with the decisions: the
     kernel's ``accesses.PlainShape`` (each access's instruction and the argument it goes
-    through: what ``effects.plain_effects`` and the argument pass read instead of a scan
-    of their own). The accesses hold no operands (``Access.release``).
+    through, its first reads and writes, its loads: what the argument pass reads instead
+    of a scan of its own). The accesses hold no operands (``Access.release``).
 
     What the kernel's text says (``accesses.plain_shape``) is read once per distinct body
     and argument names (``Plan.trivial_shapes``: a module of many small kernels spells

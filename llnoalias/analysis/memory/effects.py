@@ -27,7 +27,6 @@ from ...ir import operands as opparse
 from ...ir.lazyre import lazy
 from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
 from ...plain import Record
-from .accesses import PlainShape
 from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
 
 #: intrinsics that neither read nor write memory through their pointer operands
@@ -168,32 +167,6 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
         for e in effects.values():
             e.escape = e.escape or fn.line
             e.escape_how = e.escape_how or reasons.ESCAPE_NOT_CONVERGED.text
-    return effects
-
-
-def plain_effects(fn: Function, shape: PlainShape) -> dict[int, Effects]:
-    """``analyse_effects`` for a kernel whose only instructions are plain loads and stores
-    through pointer arguments, storing no argument, and a ``ret void`` (``shape``: what its
-    text says, ``accesses.plain_shape``). No value there is computed from an argument (a
-    load's result is not), so nothing escapes: an argument is read where the first load
-    through it is, written where the first store is. An argument that none goes through
-    has no entry (``analyse_effects`` gives it an empty one)."""
-    effects: dict[int, Effects] = {}
-    reads, writes = shape.reads, shape.writes
-    if not reads and not writes:
-        return effects
-    src = fn.source
-    # (a line counted from the kernel's first instruction's: the text between them is the
-    # same in every kernel of the shape)
-    first = bisect_right(src.line_starts, fn.instrs[0].start) if src is not None else 0
-    for index, line in reads.items():
-        effects[index] = Effects(first + line if first else 0)
-    for index, line in writes.items():
-        e = effects.get(index)
-        if e is None:
-            effects[index] = Effects(0, first + line if first else 0)
-        else:
-            e.write = first + line if first else 0
     return effects
 
 
