@@ -61,6 +61,12 @@ def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: Annot
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
+    return kernel_edits(mod, ma, fn, ka, options, lowered, plain)
+
+
+def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
+                 lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits:
+    """``arguments_of`` for a kernel whose arguments ``ka`` are at hand."""
     out = KernelEdits()
     _kernel(mod, ma, fn, ka, options, out, lowered, plain)
     return out
