@@ -64,14 +64,6 @@ def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: Annot
     return kernel_edits(mod, ma, fn, ka, options, lowered, plain)
 
 
-def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-                 lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits:
-    """``arguments_of`` for a kernel whose arguments ``ka`` are at hand."""
-    out = KernelEdits()
-    _kernel(mod, ma, fn, ka, options, out, lowered, plain)
-    return out
-
-
 def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataWriter,
                     out: ArgumentsResult) -> None:
     """Write one kernel's argument decisions (``arguments_of``)."""
@@ -88,8 +80,10 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
         out.invariant_loads += len(edits.invariant_at)
 
 
-def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-            out: KernelEdits, lowered: bool = False, plain: PlainShape | None = None) -> None:
+def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
+                 lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits:
+    """``arguments_of`` for a kernel whose arguments ``ka`` are at hand."""
+    out = KernelEdits()
     kroots = ka.roots
     effects: dict[int, Effects] = {}
     reads: dict[int, int] = {}
@@ -173,6 +167,7 @@ def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, optio
             out.invariant_at = [instrs[pos].end for i, pos in plain.loads if id(kroots[i]) in invariant_roots]
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
+    return out
 
 
 def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int]) -> list[int]:
