@@ -62,6 +62,10 @@ CASES: dict[str, tuple[str, bool]] = {
               "define ptx_kernel void @k(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) {\n"
               + COPY + "\n}\n", True),
     "several-kernels": (HEAD + kernel(PLAIN, COPY) + "\n" + kernel(PLAIN, COPY, "k2"), True),
+    # one shape, two kernels: the lines of the second's reads and writes counted from its own
+    # first instruction, across a comment and a blank line
+    "spaced-twice": (HEAD + kernel(PLAIN, COPY.replace("\n", "\n  ; between\n\n", 1)) + "\n\n"
+                     + kernel(PLAIN, COPY.replace("\n", "\n  ; between\n\n", 1), "k2"), True),
     "not-noalias": (HEAD + kernel("ptr addrspace(1) %a, ptr addrspace(1) noalias %b", COPY), False),
     "stores-an-argument": (HEAD + kernel("ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b",
                                          "  store ptr addrspace(1) %a, ptr addrspace(1) %b, align 8\n"
