@@ -55,6 +55,10 @@ class Said(str):
         return (Said, (str(self), self.code))
 
 
+#: ``str.__new__``: a :class:`Said` made without its ``__new__`` called (``Reason.one``)
+_new_str = str.__new__
+
+
 def carried_code(text: str) -> str:
     """The code ``text`` carries when it is a :class:`Said` (a reason's message), else ""
     (no code is read back from the words)."""
@@ -67,7 +71,7 @@ class Reason:
     to do), its ``group``, and ``nested``: the field that holds another reason, whose code a
     message made from this one carries (the more telling one)."""
 
-    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields", "_numbered", "_nested_at")
+    __slots__ = ("code", "text", "doc", "todo", "group", "nested", "fields", "_numbered", "_nested_at", "_around")
 
     def __init__(self, code: str, text: str, group: str, doc: str, todo: str = "", nested: str = "") -> None:
         self.code = code
@@ -81,6 +85,13 @@ class Reason:
         #: the ``nested`` field among them (-1: none)
         self._numbered = _numbered(text)
         self._nested_at = self.fields.index(nested) if nested else -1
+        #: for a template of one plain field that wraps no reason (``one``): the text
+        #: before the field and after it; else None
+        self._around: tuple[str, str] | None = None
+        pieces = _pieces(text)
+        if (len(pieces) == 2 and pieces[0][1].isidentifier() and not nested
+                and "{{" not in text and "}}" not in text):
+            self._around = (pieces[0][0], pieces[1][0])
 
     def format(self, **fields: object) -> Said:
         """The message with its fields filled in; its code is this reason's or, for one that
@@ -100,6 +111,18 @@ class Reason:
         if self._nested_at >= 0:
             code = carried_code(values[self._nested_at]) or code  # type: ignore[arg-type]
         return Said(self._numbered.format(*values), code)
+
+    def one(self, value: object) -> Said:
+        """The message of a reason whose template has one field, filled with ``value``: as
+        ``format`` with that field (the text around the field and ``value`` as ``format``
+        writes it), without the template read again; the argument pass makes two a
+        kernel (``attributes._kernel``). ValueError for another template."""
+        around = self._around
+        if around is None:
+            raise ValueError(f"{self.code}: not a template of one field")
+        said = _new_str(Said, f"{around[0]}{value}{around[1]}")
+        said.code = self.code
+        return said
 
     def matches(self, text: str) -> bool:
         """Was ``text`` made from this reason (does it carry its code)?"""

@@ -146,6 +146,21 @@ def test_format_and_call_fill_the_same_fields() -> None:
         r("add")  # every field, in order
 
 
+def test_one_fills_its_field_as_format() -> None:
+    """``Reason.one`` (the argument pass's two messages a kernel) gives ``format``'s text
+    and code for every reason of one plain field, and refuses any other template."""
+    ones = [r for r in reasons.REASONS.values() if len(r.fields) == 1 and not r.nested]
+    assert reasons.NO_WRITTEN in ones and reasons.NO_READ in ones
+    for r in ones:
+        for value in (7, 0, -1, "x", "{a}", 2.5):
+            got, want = r.one(value), r.format(**{r.fields[0]: value})
+            assert got == want and type(got) is type(want) and got.code == want.code == r.code
+    assert reasons.NO_WRITTEN.one(12) == "no: written at line 12"
+    for r in (reasons.MAY_WRAP, reasons.UNKNOWN_PROVENANCE, reasons.ALREADY):
+        with pytest.raises(ValueError):
+            r.one(1)
+
+
 def _sources() -> list[Path]:
     # the registry and the docs page it writes (which quotes two messages as examples)
     return [p for p in sorted(PACKAGE.rglob("*.py")) if p.name not in ("reasons.py", "reasons_doc.py")]

@@ -5,8 +5,11 @@ emit ``ld.global.nc``)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .. import reasons
-from ..analysis.memory.effects import Effects, analyse_effects, plain_effects
+from ..analysis.memory.accesses import INVARIANT_LOAD, PlainShape
+from ..analysis.memory.effects import Effects, analyse_effects
 from ..analysis.memory.loads import plain_load_address
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import KernelArgs, RootSet
@@ -45,23 +48,20 @@ _NO_EFFECTS = Effects()
 
 
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 fn: Function, lowered: bool = False,
-                 through: list[tuple[Instruction, int]] | None = None) -> KernelEdits | None:
+                 fn: Function, lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits | None:
     """The argument pass's decisions for one kernel (None for other functions). With
     ``lowered`` (the kernel has an LDS-DMA that design section 4b's rule (c) leaves unscoped:
     ``dma_safety.has_lowered_dma``) ``--args noalias`` adds no ``noalias``: LLVM 24's
     kernel-argument lowering would give the kernel's LDS accesses ``!noalias``, which are
     then checked only against scoped DMAs.
 
-    ``through``: for a kernel ``scopes.plan_trivial`` planned, its accesses and the
-    argument each goes through: the effects and the invariant loads are read from them
-    (``effects.plain_effects``), not from a scan of the kernel and its provenance."""
+    ``plain``: for a kernel ``scopes.plan_trivial`` planned, what its text says
+    (``accesses.plain_shape``): the effects and the invariant loads are read from it, not
+    from a scan of the kernel (``effects.analyse_effects``) and its provenance."""
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
-    out = KernelEdits()
-    _kernel(mod, ma, fn, ka, options, out, lowered, through)
-    return out
+    return kernel_edits(mod, ma, fn, ka, options, lowered, plain)
 
 
 def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataWriter,
@@ -80,66 +80,94 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
         out.invariant_loads += len(edits.invariant_at)
 
 
-def _kernel(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-            out: KernelEdits, lowered: bool = False, through: list[tuple[Instruction, int]] | None = None) -> None:
-    if through is not None:
-        effects = plain_effects(fn, through)
-    else:
-        effects = analyse_effects(mod, fn) if ka.roots else {}
+def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
+                 lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits:
+    """``arguments_of`` for a kernel whose arguments ``ka`` are at hand."""
+    out = KernelEdits()
+    kroots = ka.roots
+    effects: dict[int, Effects] = {}
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    first = 0
+    if plain is not None:
+        # what ``effects.analyse_effects`` finds in a kernel of plain accesses: no value
+        # there is computed from an argument (a load's result is not), so nothing escapes;
+        # an argument is read (written) on the line of its first load (store)
+        reads, writes = plain.reads, plain.writes
+        src = fn.source
+        if (reads or writes) and src is not None:
+            first = bisect_right(src.line_starts, fn.instrs[0].start)
+    elif kroots:
+        effects = analyse_effects(mod, fn)
+    grouped_args = ka.grouped
+    not_rooted = ka.not_rooted
+    records = out.records
+    kernel = fn.name
+    may_add_noalias = options.args == "noalias" and not lowered
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
     for arg in fn.args:
         if not arg.type.is_pointer:
             continue
-        rec = ArgRecord(fn.name, arg.index, arg.name, arg.index in ka.roots, ka.not_rooted.get(arg.index, ""))
-        out.records.append(rec)
-        if not rec.rooted:
+        index = arg.index
+        if index not in kroots:
+            records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, "")))
             continue
-        root = ka.roots[arg.index]
-        e = effects.get(arg.index) or _NO_EFFECTS
+        if plain is not None:
+            escape, how = 0, ""
+            read = reads.get(index)
+            read = first + read if read is not None and first else 0
+            write = writes.get(index)
+            write = first + write if write is not None and first else 0
+        else:
+            e = effects.get(index) or _NO_EFFECTS
+            read, write, escape, how = e.read, e.write, e.escape, e.escape_how
         attrs = arg.attrs
         add: list[str] = []
-        grouped = arg.index in ka.grouped
+        grouped = index in grouped_args
         has_noalias = "noalias" in attrs
-        if options.args == "noalias" and not grouped and not has_noalias and not lowered:
+        if may_add_noalias and not grouped and not has_noalias:
             add.append("noalias")
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
         if readonly:
-            rec.readonly = reasons.ALREADY.text
-        elif e.escape:
-            rec.readonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
-        elif e.write:
-            rec.readonly = reasons.NO_WRITTEN.format(line=e.write)
+            ro: str = reasons.ALREADY.text
+        elif escape:
+            ro = reasons.NO_ESCAPES.format(line=escape, how=how)
+        elif write:
+            ro = reasons.NO_WRITTEN.one(write)
         elif "writeonly" in attrs:
-            rec.readonly = reasons.NO_INPUT_WRITEONLY.text
+            ro = reasons.NO_INPUT_WRITEONLY.text
         else:
-            rec.readonly = "proved"
+            ro = "proved"
             add.append("readonly")
             readonly = True
         if "writeonly" in attrs or "readnone" in attrs:
-            rec.writeonly = reasons.ALREADY.text
-        elif e.escape:
-            rec.writeonly = reasons.NO_ESCAPES.format(line=e.escape, how=e.escape_how)
-        elif e.read:
-            rec.writeonly = reasons.NO_READ.format(line=e.read)
+            wo: str = reasons.ALREADY.text
+        elif escape:
+            wo = reasons.NO_ESCAPES.format(line=escape, how=how)
+        elif read:
+            wo = reasons.NO_READ.one(read)
         elif readonly:
-            rec.writeonly = reasons.NO_PROVED_READONLY.text
+            wo = reasons.NO_PROVED_READONLY.text
         else:
-            rec.writeonly = "proved"
+            wo = "proved"
             add.append("writeonly")
         if add:
             text = " ".join(add)
             out.inserts.append((arg.insert_at, f"{text} " if arg.named else f" {text}"))
-            rec.added = add
-        if has_noalias and readonly and not grouped and len(root.members) == 1:
-            invariant_roots.add(id(root))
+        records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, add or None))
+        if has_noalias and readonly and not grouped:
+            root = kroots[index]
+            if len(root.members) == 1:
+                invariant_roots.add(id(root))
     if invariant_roots:
-        if through is not None:
+        if plain is not None:
             # each load's address is its argument, whose value is the argument's root
-            out.invariant_at = [inst.end for inst, i in through if inst.opcode == "load"
-                                and id(ka.roots[i]) in invariant_roots and not _tagged(mod, inst)]
+            instrs = fn.instrs
+            out.invariant_at = [instrs[pos].end for i, pos in plain.loads if id(kroots[i]) in invariant_roots]
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
+    return out
 
 
 def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int]) -> list[int]:
@@ -166,4 +194,4 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
 
 def _tagged(mod: Module, inst: Instruction) -> bool:
     """Does the load carry ``!invariant.load`` in the input already?"""
-    return "!invariant.load" in mod.text[inst.start:inst.end]
+    return mod.text.find(INVARIANT_LOAD, inst.start, inst.end) >= 0

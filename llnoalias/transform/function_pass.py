@@ -29,7 +29,7 @@ from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
-from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of
+from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of, kernel_edits
 from .dma_addresses import summarise
 from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
@@ -178,35 +178,36 @@ class FunctionPass:
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         run = self.state
         mod, ma = run.mod, run.ma
-        # a kernel ``plan_trivial`` plans: its accesses and the argument each goes through,
-        # which the argument pass reads in place of a scan; its decisions hold no analysis
-        through: list[tuple[Instruction, int]] | None = None
         if self.lean:
             ka = run.roots.kernels.get(fn.name)
             if ka is not None and ka.roots:
+                # a kernel ``plan_trivial`` plans: what its text says (``accesses.PlainShape``),
+                # which the argument pass reads in place of a scan; its decisions hold no
+                # analysis. It has no LDS-DMA (only plain loads and stores), so rule (c) of
+                # design section 4b does not concern it (``has_lowered_dma``: False).
                 got = plan_trivial(mod, fn, ka, run.plan)
                 if got is not None:
-                    made, through = got
                     if self.splitter is not None:
                         self.splitter.release(fn)  # (as the ranges stage, not run, would)
-        if through is None:
-            result: FunctionResult | None = None
-            for stage in self.stages:
-                result = stage.run(self, fn, result)
-                kept = self.results.get(stage.name)
-                if kept is not None and result.decisions:
-                    kept.append(result)
-            made = result.decisions if result is not None else []  # type: ignore[assignment]
+                    edits = kernel_edits(mod, ma, fn, ka, run.options, False, got[1])
+                    ma.release(fn)
+                    return got[0], edits
+        result: FunctionResult | None = None
+        for stage in self.stages:
+            result = stage.run(self, fn, result)
+            kept = self.results.get(stage.name)
+            if kept is not None and result.decisions:
+                kept.append(result)
+        made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
         # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
         lowered = run.options.args == "noalias" and has_lowered_dma(mod, made)
-        edits = arguments_of(mod, ma, run.roots, run.options, fn, lowered, through)
-        if through is None:
-            for d in made:
-                # what is left of a decision once its function is done: no analysis, no operands
-                d.fa = None
-                d.access.release()
+        args = arguments_of(mod, ma, run.roots, run.options, fn, lowered)
+        for d in made:
+            # what is left of a decision once its function is done: no analysis, no operands
+            d.fa = None
+            d.access.release()
         ma.release(fn)
-        return made, edits
+        return made, args
 
     # ----------------------------------------------------------- workers
     def ship(self, indices: range) -> Reply:

@@ -20,16 +20,17 @@ from .. import reasons
 from ..analysis.memory.accesses import (
     RELEASED,
     Access,
+    PlainShape,
     find_accesses,
     module_family,
+    plain_shape,
     reaches_global,
     reaches_lds,
 )
 from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
 from ..analysis.provenance.rootset import LDS_DOMAIN, KernelArgs, RootSet
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
-from ..ir import operands as opparse
-from ..ir.model import Function, Instruction, LocalRef, Module, Value
+from ..ir.model import Function, LocalRef, Module, Value
 from ..plain import ValueRecord
 
 # Plain classes, not dataclasses: the ``dataclasses`` module and the code it generates
@@ -125,6 +126,9 @@ class Plan:
         self.decisions: list[Decision] = []
         #: domain -> every scope key used by a tagged access, in first-use order
         self.domain_keys: dict[str, list[ScopeKey]] = {}
+        #: ``plan_trivial``'s memo: a kernel's body text and argument names -> its shape
+        #: (``accesses.plain_shape``); None: every kernel read (tests/support/fast_paths.py)
+        self.trivial_shapes: dict[tuple[str, tuple[str, ...]], PlainShape] | None = {}
 
     def tagged(self) -> Iterable[Decision]:
         return (d for d in self.decisions if d.keys)
@@ -294,8 +298,7 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
 _TRIVIAL_OPCODES = frozenset(("load", "store", "ret"))
 
 
-def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
-                 ) -> tuple[list[Decision], list[tuple[Instruction, int]]] | None:
+def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[list[Decision], PlainShape] | None:
     """``plan_function`` for a kernel with argument roots whose every instruction is a
     plain load or store (neither volatile nor atomic) through a rooted pointer argument,
     storing no argument, or a ``ret void``; None (and nothing planned) for any other.
@@ -304,60 +307,59 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan
     argument, whose value is its root (``FunctionAnalysis``'s arguments), of the kind
     ``arg`` and the kernel's domain, so ``decide`` tags each access that can reach global
     memory with that root in the kernel's domain (design section 3) and none in the LDS
-    domain (an argument's root does not concern it). Returned with the decisions: each
-    access's instruction and the index of the argument it goes through, in order (what
-    ``effects.plain_effects`` and the argument pass read instead of a scan of their own).
-    The accesses' operands are released already (``Access.release``)."""
+    domain (an argument's root does not concern it). Returned with the decisions: the
+    kernel's ``accesses.PlainShape`` (each access's instruction and the argument it goes
+    through, its first reads and writes, its loads: what the argument pass reads instead
+    of a scan of its own). The accesses hold no operands (``Access.release``).
+
+    What the kernel's text says (``accesses.plain_shape``) is read once per distinct body
+    and argument names (``Plan.trivial_shapes``: a module of many small kernels spells
+    most alike); what its roots say is checked for each kernel."""
+    if not fn.is_kernel:
+        return None
     instrs = fn.instrs
-    if not fn.is_kernel or (instrs and instrs[0].opcode not in _TRIVIAL_OPCODES):
+    if instrs and instrs[0].opcode not in _TRIVIAL_OPCODES:
         return None  # (most kernels that are not trivial begin with something else)
-    args = {a.name: a.index for a in fn.args}
+    shapes = out.trivial_shapes
+    shape: PlainShape | None
+    if shapes is not None and 0 < len(instrs) <= _SHAPE_MAX:
+        last = instrs[-1]
+        key = (mod.source.text[instrs[0].start:last.start + last._len], tuple([a.name for a in fn.args]))
+        shape = shapes.get(key)
+        if shape is None:
+            shape = plain_shape(mod, fn)
+            if shape is None:
+                return None
+            if len(shapes) >= _SHAPES_LIMIT:
+                shapes.clear()
+            shapes[key] = shape
+    else:
+        shape = plain_shape(mod, fn)
+        if shape is None:
+            return None
     kroots = ka.roots
     domain = ka.domain
-    family = module_family(mod)
-    parse = opparse.parse
-    through: list[tuple[Instruction, int]] = []
     made: list[Decision] = []
     #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
     shared: dict[int, Sequence[Root]] = {}
-    for inst in instrs:
-        op = inst.opcode
-        if op == "load" or op == "store":
-            ops = parse(mod, inst)
-            if ops.kind != op or ops.volatile or ops.ordering is not None:
-                return None
-            operands = ops.operands
-            if op == "load":
-                ty, v = operands[0]
-            else:
-                ty, v = operands[1]
-                stored = operands[0][1]
-                if isinstance(stored, LocalRef) and stored.name in args:
-                    return None  # an argument stored to memory escapes (``analyse_effects``)
-            if not isinstance(v, LocalRef):
-                return None
-            index = args.get(v.name)
-            if index is None:
-                return None
-            root = kroots.get(index)
-            if root is None or root.kind != "arg" or root.domain != domain:
-                return None
-            through.append((inst, index))
-            space = ty.addrspace
-            if space >= 0 and not reaches_global(family, space):
-                continue  # ``decide``: no operand concerns the domain
+    for pos, op, index, glob in shape.accesses:
+        root = kroots.get(index)
+        if root is None or root.kind != "arg" or root.domain != domain:
+            return None
+        if glob:
             rs = shared.get(id(root))
             if rs is None:
                 rs = shared[id(root)] = [root]
-            made.append(Decision(Access(inst, op, RELEASED, RELEASED), None, domain, rs, rs))
-        elif op == "ret":
-            ops = parse(mod, inst)
-            if ops.kind != "other" or ops.operands:
-                return None
-        else:
-            return None
+            made.append(Decision(Access(instrs[pos], op, RELEASED, RELEASED), None, domain, rs, rs))
+        # (else ``decide``: no operand concerns the domain)
     out.decisions.extend(made)
-    return made, through
+    return made, shape
+
+
+#: the longest kernel (in instructions) whose shape ``plan_trivial`` remembers, and how
+#: many shapes it keeps at most (then it forgets them all and begins again)
+_SHAPE_MAX = 64
+_SHAPES_LIMIT = 1 << 12
 
 
 def finish(p: Plan, claims: Rewrites | None = None) -> None:

@@ -281,6 +281,19 @@ def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(function_pass, "LEAN", False)
 
 
+def _trivial_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import scopes
+
+        real = scopes.Plan.__init__
+
+        def forgetful(self: scopes.Plan) -> None:
+            real(self)
+            self.trivial_shapes = None
+
+        m.setattr(scopes.Plan, "__init__", forgetful)
+
+
 def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.ir import parser
@@ -371,4 +384,7 @@ FAST_PATHS: list[FastPath] = [
              "for its name was read before in the module: its header and body read from what that line "
              "gave, the body by BodyReader._body_plain)", "HeaderReader._remember_line keeping nothing",
              "every define line through _header_fast and _body_fast", _line_shapes, observe=model),
+    FastPath("trivial-shapes", "transform.scopes.plan_trivial (what a trivial kernel's body text says "
+             "read once per distinct body and argument names: Plan.trivial_shapes)", "Plan.trivial_shapes None",
+             "_trivial_shape for every kernel", _trivial_shapes),
 ]

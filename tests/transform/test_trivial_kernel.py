@@ -62,6 +62,10 @@ CASES: dict[str, tuple[str, bool]] = {
               "define ptx_kernel void @k(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) {\n"
               + COPY + "\n}\n", True),
     "several-kernels": (HEAD + kernel(PLAIN, COPY) + "\n" + kernel(PLAIN, COPY, "k2"), True),
+    # one shape, two kernels: the lines of the second's reads and writes counted from its own
+    # first instruction, across a comment and a blank line
+    "spaced-twice": (HEAD + kernel(PLAIN, COPY.replace("\n", "\n  ; between\n\n", 1)) + "\n\n"
+                     + kernel(PLAIN, COPY.replace("\n", "\n  ; between\n\n", 1), "k2"), True),
     "not-noalias": (HEAD + kernel("ptr addrspace(1) %a, ptr addrspace(1) noalias %b", COPY), False),
     "stores-an-argument": (HEAD + kernel("ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b",
                                          "  store ptr addrspace(1) %a, ptr addrspace(1) %b, align 8\n"
@@ -117,7 +121,7 @@ def test_same_as_the_stages(name: str, options: dict[str, object], monkeypatch: 
 def test_decisions_and_effects() -> None:
     """The copy kernel: one decision per access, in the kernel's domain, each with its
     argument's root; the load's argument read on its line, the store's written on its."""
-    from llnoalias.analysis.memory.effects import analyse_effects, plain_effects
+    from llnoalias.analysis.memory.effects import analyse_effects
 
     text = CASES["copy"][0]
     mod = parse_module(SourceFile("t.ll", text))
@@ -127,14 +131,16 @@ def test_decisions_and_effects() -> None:
     plan = Plan()
     got = plan_trivial(mod, fn, ka, plan)
     assert got is not None
-    made, through = got
+    made, shape = got
     assert plan.decisions == made
     assert [(d.access.kind, d.domain, [r.name for r in d.keys]) for d in made] == [
         ("load", ka.domain, ["a"]), ("store", ka.domain, ["b"])]
-    assert [i for _, i in through] == [0, 1]
-    lean = {i: (e.read, e.write, e.escape) for i, e in plain_effects(fn, through).items()}
-    assert lean == {0: (4, 0, 0), 1: (0, 5, 0)}
-    assert lean == {i: (e.read, e.write, e.escape) for i, e in analyse_effects(mod, fn).items()}
+    assert [(pos, i) for pos, _, i, _ in shape.accesses] == [(0, 0), (1, 1)]
+    assert shape.loads == ((0, 0),)
+    # the lines of the first read and write, counted from the first instruction's (line 4)
+    assert (shape.reads, shape.writes) == ({0: 0}, {1: 1})
+    long = analyse_effects(mod, fn)
+    assert {i: (e.read, e.write, e.escape) for i, e in long.items()} == {0: (4, 0, 0), 1: (0, 5, 0)}
 
 
 def test_lean_is_taken_on_small_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,3 +159,35 @@ def test_lean_is_taken_on_small_kernels(monkeypatch: pytest.MonkeyPatch) -> None
     assert made == []
     llnoalias.annotate(CASES["gep"][0], args="noalias")
     assert made == ["@k"] * len(made) and made
+
+
+def test_a_remembered_shape_still_asks_the_roots() -> None:
+    """``Plan.trivial_shapes`` keeps what a body's text says, not its kernel's roots: a
+    second kernel spelled the same whose argument is not a root is refused, one whose
+    arguments are named otherwise is read again, and a remembered shape gives the same
+    decisions and accesses as a fresh read."""
+    text = (HEAD + kernel(PLAIN, COPY) + "\n" + kernel("ptr addrspace(1) %a, ptr addrspace(1) noalias %b", COPY, "k2")
+            + "\n" + kernel(PLAIN, COPY, "k3") + "\n"
+            + kernel("ptr addrspace(1) noalias %b, ptr addrspace(1) noalias %a", COPY, "k4"))
+    mod = parse_module(SourceFile("t.ll", text))
+    roots = find_roots(mod, AnnotateOptions())
+    plan = Plan()
+
+    def lean(name: str, into: Plan) -> tuple[list[tuple[str, str]], list[tuple[int, int]]] | None:
+        fn = mod.functions_by_name[name]
+        got = plan_trivial(mod, fn, roots.kernels[fn.name], into)
+        if got is None:
+            return None
+        made, shape = got
+        assert [d.access.inst for d in made] == [fn.instrs[pos] for pos, *_ in shape.accesses]
+        return [(d.access.kind, d.keys[0].name) for d in made], [(pos, i) for pos, _, i, _ in shape.accesses]
+
+    assert lean("@k", plan) == ([("load", "a"), ("store", "b")], [(0, 0), (1, 1)])
+    assert plan.trivial_shapes is not None and len(plan.trivial_shapes) == 1
+    assert roots.kernels["@k2"].roots and lean("@k2", plan) is None  # %a is no root there
+    assert lean("@k3", plan) == lean("@k3", Plan()) == ([("load", "a"), ("store", "b")], [(0, 0), (1, 1)])
+    assert lean("@k4", plan) == ([("load", "a"), ("store", "b")], [(0, 1), (1, 0)])
+    assert len(plan.trivial_shapes) == 2
+    forgetful = Plan()
+    forgetful.trivial_shapes = None
+    assert lean("@k4", forgetful) == lean("@k4", Plan())

@@ -3,6 +3,8 @@ operands, and the address-space rules that say which memory a pointer can reach.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ... import reasons
 from ...ir import operands as opparse
 
@@ -14,7 +16,7 @@ from ...ir.facts import reaches_global as reaches_global
 from ...ir.facts import reaches_lds as reaches_lds
 from ...ir.facts import target_family as target_family
 from ...ir.lazyre import lazy
-from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
+from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, PlainConst, Value
 from ...ir.types import Type
 from ...plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
@@ -63,6 +65,82 @@ class Access(Record):
         """Drop the operands (parsed values) once the access's function is done."""
         self.pointers = RELEASED
         self.opaque = RELEASED
+
+
+class PlainShape:
+    """What the text of a kernel of plain accesses says (``plain_shape``), the same for
+    every kernel spelled alike (a plain class, made once per distinct body):
+
+    ``accesses``: each plain load or store, as its place among the kernel's instructions,
+    its opcode, the index of the argument it goes through and whether its pointer can
+    reach global memory, in order; ``reads`` and ``writes``: per argument index, the place
+    of the first load (store) through it and its line counted from the kernel's first
+    instruction's; ``loads``: the index and place of each load that does not carry
+    ``!invariant.load`` already."""
+
+    __slots__ = ("accesses", "reads", "writes", "loads")
+
+    def __init__(self, accesses: tuple[tuple[int, str, int, bool], ...], reads: dict[int, int],
+                 writes: dict[int, int], loads: tuple[tuple[int, int], ...]) -> None:
+        self.accesses = accesses
+        self.reads = reads
+        self.writes = writes
+        self.loads = loads
+
+
+#: the attachment that makes a load invariant (``PlainShape.loads``: those without it)
+INVARIANT_LOAD = "!invariant.load"
+
+
+def plain_shape(mod: Module, fn: Function) -> PlainShape | None:
+    """The shape of ``fn`` when its every instruction is a plain load or store (neither
+    volatile nor atomic) through a pointer argument, storing no argument, or a ``ret
+    void``; None for any other. Whether the arguments are roots is not looked at (it is
+    not the text's to say)."""
+    instrs = fn.instrs
+    args = {a.name: a.index for a in fn.args}
+    family = module_family(mod)
+    parse = opparse.parse
+    text = mod.source.text
+    starts = mod.source.line_starts
+    first = bisect_right(starts, instrs[0].start) if instrs else 0
+    accesses: list[tuple[int, str, int, bool]] = []
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    loads: list[tuple[int, int]] = []
+    for pos, inst in enumerate(instrs):
+        op = inst.opcode
+        if op == "load" or op == "store":
+            ops = parse(mod, inst)
+            if ops.kind != op or ops.volatile or ops.ordering is not None:
+                return None
+            operands = ops.operands
+            if op == "load":
+                ty, v = operands[0]
+            else:
+                ty, v = operands[1]
+                stored = operands[0][1]
+                if isinstance(stored, LocalRef) and stored.name in args:
+                    return None  # an argument stored to memory escapes (``effects.analyse_effects``)
+            if not isinstance(v, LocalRef):
+                return None
+            index = args.get(v.name)
+            if index is None:
+                return None
+            space = ty.addrspace
+            accesses.append((pos, op, index, not (space >= 0 and not reaches_global(family, space))))
+            seen = reads if op == "load" else writes
+            if index not in seen:
+                seen[index] = bisect_right(starts, inst.start) - first
+            if op == "load" and text.find(INVARIANT_LOAD, inst.start, inst.start + inst._len) < 0:
+                loads.append((index, pos))
+        elif op == "ret":
+            ops = parse(mod, inst)
+            if ops.kind != "other" or ops.operands:
+                return None
+        else:
+            return None
+    return PlainShape(tuple(accesses), reads, writes, tuple(loads))
 
 
 def module_family(mod: Module) -> str:

@@ -170,28 +170,6 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
     return effects
 
 
-def plain_effects(fn: Function, through: list[tuple[Instruction, int]]) -> dict[int, Effects]:
-    """``analyse_effects`` for a kernel whose only instructions are plain loads and stores
-    through pointer arguments, storing no argument, and a ``ret void`` (``through``: each
-    access's instruction and the index of its argument, in order; see
-    ``scopes.plan_trivial``). No value there is computed from an argument (a load's
-    result is not), so nothing escapes: an argument is read where the first load through
-    it is, written where the first store is."""
-    effects: dict[int, Effects] = {}
-    for a in fn.args:
-        if a.type.is_pointer:
-            effects[a.index] = Effects()
-    starts = fn.source.line_starts if fn.source is not None else None
-    for inst, i in through:
-        e = effects[i]
-        if inst.opcode == "load":
-            if not e.read:
-                e.read = bisect_right(starts, inst.start) if starts is not None else 0
-        elif not e.write:
-            e.write = bisect_right(starts, inst.start) if starts is not None else 0
-    return effects
-
-
 def _call_effects(ops: opparse.Ops, inst: Instruction, t, mark) -> int:  # type: ignore[no-untyped-def]
     callee = ops.callee
     name = callee.name[1:] if isinstance(callee, GlobalRef) else ""
