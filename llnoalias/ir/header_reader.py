@@ -232,6 +232,11 @@ _TAIL_SEEN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 #: on), what ``_header_fast`` read from it: the calling convention, the parameters, the
 #: attribute groups, the inline attributes, and where the ')' is from the '('
 _SHAPES_SEEN: dict[str, tuple[str, list[tuple[str, Type, set[str], int]], tuple[str, ...], tuple[str, ...], int]] = {}
+#: per simple parameter's text before its name ('%'), its type and attribute words
+#: (``_params``; the sets are shared, as ``_PARAMS_SEEN``'s are)
+_PIECES_SEEN: dict[str, tuple[Type, set[str]]] = {}
+#: what follows a simple parameter's type and attributes: its name (``_SIMPLE_PARAM_RE``'s end)
+_PARAM_NAME_RE = lazy(r"(%[-a-zA-Z$._0-9]+)[ \t\n]*")
 #: a plain function name (``_HEADER_RE``'s ``name``)
 _NAME_RE = lazy(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
 
@@ -247,14 +252,30 @@ def _params(params: str) -> list[tuple[str, Type, set[str], int]] | None:
     if sum(len(pm.group()) + 1 for pm in pieces) != len(params) + 1:
         return None  # something between the parameters that the pattern did not read
     for pm in pieces:
-        am = _SIMPLE_PARAM_RE.fullmatch(pm.group())
+        piece = pm.group()
+        # A simple parameter's one '%' begins its name (its type and attribute words hold
+        # none), so what the pattern reads before the name is the same for every name: the
+        # type and attributes of a text before a '%' seen before are looked up
+        # (``_PIECES_SEEN``), and only the name is matched.
+        cut = piece.find("%")
+        if cut > 0:
+            known = _PIECES_SEEN.get(piece[:cut])
+            if known is not None:
+                nm = _PARAM_NAME_RE.fullmatch(piece, cut)
+                if nm is not None:
+                    out.append((nm.group(1), known[0], known[1], pm.start() + cut))
+                    continue
+        am = _SIMPLE_PARAM_RE.fullmatch(piece)
         if am is None:
             return None
         attr_text = am.group("attrs")
         if _DIGIT_LETTER_RE.search(attr_text):
             return None  # '0x10', '16x': the lexer's tokens are not plain words there
-        out.append((am.group("name"), type_of(am.group("type")), set(_ATTR_WORD_RE.findall(attr_text)),
-                    pm.start() + am.start("name")))
+        ty, attrs, name_at = type_of(am.group("type")), set(_ATTR_WORD_RE.findall(attr_text)), am.start("name")
+        out.append((am.group("name"), ty, attrs, pm.start() + name_at))
+        if len(_PIECES_SEEN) >= _SEEN_LIMIT:
+            _PIECES_SEEN.clear()
+        _PIECES_SEEN[piece[:name_at]] = (ty, attrs)
     return out
 
 

@@ -25,6 +25,7 @@ def _forget() -> None:
     header_reader._PARAMS_SEEN.clear()
     header_reader._PRE_SEEN.clear()
     header_reader._TAIL_SEEN.clear()
+    header_reader._PIECES_SEEN.clear()
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[fixture_id(p) for p in PATHS])
@@ -71,6 +72,32 @@ def test_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fast == slow
     assert len(header_reader._PARAMS_SEEN) <= 4 and len(header_reader._TAIL_SEEN) <= 4
     assert _header_shape  # the shape compared is the scanner test's
+
+
+def test_parameters_seen_before_but_for_their_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each parameter's type and attributes read once per text before its name
+    (``_PIECES_SEEN``): headers of distinct parameter lists that share parameters give what
+    a fresh reading gives, each name and offset its own; a text after the name that is not a
+    plain name (a second '%', a '!') is read the long way."""
+    heads = [
+        "define amdgpu_kernel void @k{n}(ptr addrspace(1) noalias %a{n}, i32 %n{n}, float %f)",
+        "define void @g{n}(i32 %n{n}, ptr addrspace(1) noalias  %b.{n}, <4 x float> %v)",
+        "define void @h{n}(ptr addrspace(1) noalias %c{n}  , i32 %n{n} )",
+        "define void @bad{n}(ptr addrspace(1) noalias %c{n} %d)",
+        "define void @j{n}(ptr addrspace(1) noalias %$e{n}, ptr addrspace(1) noalias %-{n})",
+    ]
+    text = 'target triple = "amdgcn-amd-amdhsa"\n'
+    for n in range(3):
+        for h in heads:
+            text += h.format(n=n) + " {\n  ret void\n}\n"
+    _forget()
+    fast = _parse_headers(text, True, monkeypatch)
+    assert header_reader._PIECES_SEEN  # filled: the later headers read their parameters from it
+    slow = _parse_headers(text, False, monkeypatch)
+    assert fast == slow
+    _forget()
+    monkeypatch.setattr(header_reader, "_PIECES_SEEN", {})
+    assert _parse_headers(text, True, monkeypatch) == slow
 
 
 CONFIGS = [{}, {"lds": "all", "args": "noalias"}, {"lds": "all", "args": "noalias", "regions": False}]

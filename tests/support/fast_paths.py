@@ -244,7 +244,7 @@ class _Forgetful(dict):  # type: ignore[type-arg]
 def _header_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     from llnoalias.ir import header_reader
 
-    for name in ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN"):
+    for name in ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN", "_PIECES_SEEN"):
         m.setattr(header_reader, name, {} if fast else _Forgetful())
 
 
