@@ -304,6 +304,13 @@ def _header_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(header_reader, name, {} if fast else _Forgetful())
 
 
+def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import metadata
+
+        m.setattr(metadata, "FRESH_DOMAINS", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -360,4 +367,7 @@ FAST_PATHS: list[FastPath] = [
     FastPath("header-shapes", "ir.header_reader._header_fast (a header's text but for its name read "
              "once: _SHAPES_SEEN)", "memos that keep nothing", "every header matched and its texts read",
              _header_shapes, observe=model),
+    FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
+             "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
+             "each line appended alone", _fresh_domains),
 ]
