@@ -430,6 +430,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             if len(lists_of) >= 4096:
                 # memos, bounded: a module of many small kernels has a key list per argument
                 lists_of.clear()
+            if len(noalias_of) >= 4096:
                 noalias_of.clear()
             lists_of[id(dkeys)] = (domain, own, na)
         inst = d.access.inst
