@@ -51,6 +51,14 @@ class Editor:
             self._packed.append(self.src.newline.join(lines))
             lines.clear()
 
+    def append_lines(self, lines: list[str]) -> None:
+        """``append_line`` for each of ``lines``, in order."""
+        appended = self.appended
+        appended.extend(lines)
+        if len(appended) >= PACK:
+            self._packed.append(self.src.newline.join(appended))
+            appended.clear()
+
     @property
     def changed(self) -> bool:
         return bool(self.edits or self.appended or self._packed)

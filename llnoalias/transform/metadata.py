@@ -21,6 +21,11 @@ _LIST_RE = lazy(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
 _ID_RE = lazy(r"!(\d+)")
 
 
+#: ``domain_scopes`` writes a new domain's lines at once (False: one scope at a time, the
+#: long way; ``tests/support/fast_paths.py``)
+FRESH_DOMAINS = True
+
+
 def md_escape(name: str) -> str:
     """Escape a name for a metadata string the way LLVM prints it."""
     if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
@@ -128,9 +133,24 @@ class MetadataWriter:
         new scope's, as ``scope`` writes it."""
         dkey = md_escape(domain)
         scopes = self.scopes
+        if FRESH_DOMAINS and dkey not in self.domains and escaped and len(set(escaped)) == len(escaped):
+            # a new domain (so are its scopes: a scope is made with its domain): its
+            # line and its scopes' lines, ids in order, handed to the editor at once
+            first = self.next_id
+            self.domains[dkey] = first
+            self.next_id = first + 1 + len(escaped)
+            out = list(range(first + 1, self.next_id))
+            d = str(first)  # (each id made text once)
+            lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
+            for nid, name in zip(out, escaped, strict=True):
+                scopes[(dkey, name)] = nid
+                s = str(nid)
+                lines.append(f'!{s} = distinct !{{!{s}, !{d}, !"{name}"}}')
+            self.editor.append_lines(lines)
+            return out
         append = self.editor.append_line
         did: int | None = None
-        out: list[int] = []
+        out = []
         for name in escaped:
             key = (dkey, name)
             sid = scopes.get(key)
@@ -191,7 +211,8 @@ class MetadataWriter:
         their scopes (``attach`` returned False)."""
         find = self.mod.text.find
         pieces = self._scope_pieces
-        insert = self.editor.insert
+        # ``Editor.insert``'s edit, made here (one per access)
+        add_edit = self.editor.edits.append
         failed: list[Instruction] = []
         lists = self.lists
         list_node = self.list_node
@@ -219,7 +240,7 @@ class MetadataWriter:
                         piece += f", !noalias !{list_node(ids) if lid is None else lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
-                    insert(end, piece)
+                    add_edit((end, end, 0, piece))
             elif not self.attach_scopes(inst, scopes, noalias):
                 failed.append(inst)
         return failed

@@ -340,10 +340,13 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: domain -> its keys, where they are distinct buffers (no region: two keys overlap
     #: only when they are one): an access's !noalias list is then every other key
     plain: dict[str, list] = {}
-    #: (domain, id of a key) -> its scopes and noalias lists, made with the domain's scopes
-    #: for a small plain domain (a module of many small kernels has one per kernel)
-    made: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    #: a plain domain of at most ``SMALL_DOMAIN`` keys, scopes distinct -> its keys and
+    #: their scope ids (a module of many small kernels has one per kernel): an access's
+    #: lists are read off them
+    small: dict[str, tuple[list, list[int]]] = {}
     domain_scopes = writer.domain_scopes
+    #: each key's name escaped (``md_escape``), a memo: kernels share argument names
+    escaped: dict[str, str] = {}
     #: a key in two domains (its id in ``ids`` is the later one's): then no list is made early
     twice = False
     for domain, keys in p.domain_keys.items():
@@ -351,67 +354,85 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
         # scope in its !noalias list.
-        names = [md_escape(key.name) for key in keys]
+        names = []
+        for key in keys:
+            name = escaped.get(key.name)
+            if name is None:
+                if len(escaped) >= 4096:
+                    escaped.clear()  # a memo, bounded
+                name = escaped[key.name] = md_escape(key.name)
+            names.append(name)
         if len(set(names)) != len(names):
             names = _distinct_names(keys)
         sids = domain_scopes(domain, names)
-        region = False
         before = len(ids)
-        for key, sid in zip(keys, sids, strict=True):
-            ids[id(key)] = sid
-            if isinstance(key, Region):
-                region = True
+        ids.update(zip(map(id, keys), sids, strict=True))
         # every key new to ``ids``: distinct, and in no domain before this one
         fresh = len(ids) - before == len(keys)
         if not fresh:
             twice = True
+        region = False
+        for key in keys:
+            if isinstance(key, Region):
+                region = True
+                break
         if not region and (fresh or len({id(key) for key in keys}) == len(keys)):
             plain[domain] = keys
             if len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids):
-                for key, sid in zip(keys, sids, strict=True):
-                    # what the loop below makes for an access of one key of a plain domain
-                    made[(domain, id(key))] = ((sid,), tuple([s for s in sids if s != sid]))
+                small[domain] = (keys, sids)
     if twice:
-        made.clear()
+        small.clear()
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
-    #: (domain, id of its one key) -> its scopes and noalias lists: most accesses have one
-    one_key: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    #: id of a decision's key list -> its domain and its scopes and noalias lists (the
+    #: decisions of a function share their key lists; the lists stay alive in the plan
+    #: meanwhile, so their ids are not reused)
+    lists_of: dict[int, tuple[str, tuple[int, ...], tuple[int, ...]]] = {}
+    #: the domain of the decision before and its keys and their scope ids where it is small
+    cur_domain: str | None = None
+    cur_small: tuple[list, list[int]] | None = None
     seen: set[int] = set()
     # one loop, no call per instruction but the writer's (a large module has one per access)
     attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
     failed: set[int] = set()
     cur: Instruction | None = None
     own: tuple[int, ...]
+    na: tuple[int, ...]
     for d in p.decisions:
         dkeys = d.keys
         if not dkeys:
             continue
-        if len(dkeys) == 1:
-            k0 = dkeys[0]
-            got = made.get((d.domain, id(k0))) if made else None
-            if got is None:
-                got = one_key.get((d.domain, id(k0)))
-            if got is None:
-                own = (ids[id(k0)],)
-                dom = plain.get(d.domain)
-                if dom is not None and not isinstance(k0, Region):
-                    # may_overlap(k, k0) of two buffers is k is k0: noalias_keys without it
-                    na = noalias_of.get((d.domain, own))
-                    if na is None:
-                        na = noalias_of[(d.domain, own)] = tuple([ids[id(k)] for k in dom if k is not k0])
-                    got = (own, na)
-                else:
-                    got = (own, _noalias_ids(d, own, p, ids, noalias_of))
-                if len(one_key) >= 4096:
-                    # memos, bounded: a module of many small kernels has one key per argument
-                    one_key.clear()
-                    noalias_of.clear()
-                one_key[(d.domain, id(k0))] = got
-            own, na = got
+        domain = d.domain
+        if domain is not cur_domain:
+            cur_domain = domain
+            cur_small = small.get(domain) if small else None
+        found = False
+        if cur_small is not None and len(dkeys) == 1:
+            # an access of one key of a small plain domain (most, in a module of many
+            # small kernels): may_overlap(k, k0) of two buffers is k is k0, so its
+            # !noalias list is every other key's scope (the keys are roots: ``index``
+            # finds k0 itself)
+            keys, sids = cur_small
+            try:
+                i = keys.index(dkeys[0])
+            except ValueError:
+                pass
+            else:
+                own = (sids[i],)
+                na = (*sids[:i], *sids[i + 1:])
+                found = True
+        if found:
+            pass
+        elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
+            own, na = memo[1], memo[2]
         else:
-            own = tuple([ids[id(key)] for key in dkeys])
-            na = _noalias_ids(d, own, p, ids, noalias_of)
+            own, na = _lists(d, p, ids, plain, noalias_of)
+            if len(lists_of) >= 4096:
+                # memos, bounded: a module of many small kernels has a key list per argument
+                lists_of.clear()
+            if len(noalias_of) >= 4096:
+                noalias_of.clear()
+            lists_of[id(dkeys)] = (domain, own, na)
         inst = d.access.inst
         if inst is cur:
             _, scopes, noalias = attachments[-1]
@@ -435,6 +456,24 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 d.keys = []
                 d.reason = reasons.METADATA_NOT_PLAIN.text
                 d.blocker = f"line {inst.line}: the access's own metadata"
+
+
+def _lists(d: Decision, p: Plan, ids: dict[int, int], plain: dict[str, list],
+           noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The scope ids of ``d``'s own list and of its !noalias list (``_write_scopes``)."""
+    dkeys = d.keys
+    if len(dkeys) != 1:
+        own = tuple([ids[id(key)] for key in dkeys])
+        return own, _noalias_ids(d, own, p, ids, noalias_of)
+    k0 = dkeys[0]
+    own = (ids[id(k0)],)
+    dom = plain.get(d.domain)
+    if dom is not None and not isinstance(k0, Region):
+        na = noalias_of.get((d.domain, own))
+        if na is None:
+            na = noalias_of[(d.domain, own)] = tuple([ids[id(k)] for k in dom if k is not k0])
+        return own, na
+    return own, _noalias_ids(d, own, p, ids, noalias_of)
 
 
 def _distinct_names(keys: list) -> list[str]:

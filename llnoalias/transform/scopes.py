@@ -371,17 +371,21 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
     # Decisions share their key lists (one per root set, one per set of regions: never
     # changed in place, only rebound), so a list already read for a domain adds nothing:
     # each is read once, not once per access (the lists stay alive in the plan meanwhile,
-    # so their ids are not reused).
-    read: set[tuple[str, int]] = set()
+    # so their ids are not reused). Reading a list again adds nothing either, so the
+    # memo (id of a list -> the domain it was read for) is bounded: a module of many
+    # small kernels has a list per argument.
+    read: dict[int, str] = {}
     for d in p.decisions:
         dkeys = d.keys
         if not dkeys:
             continue
-        mark = (d.domain, id(dkeys))
-        if mark in read:
+        domain = d.domain
+        if read.get(id(dkeys)) == domain:
             continue
-        read.add(mark)
-        lst = keys.setdefault(d.domain, [])
+        if len(read) >= 4096:
+            read.clear()
+        read[id(dkeys)] = domain
+        lst = keys.setdefault(domain, [])
         for k in dkeys:
             if k not in lst:
                 lst.append(k)

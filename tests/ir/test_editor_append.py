@@ -66,3 +66,25 @@ def test_non_ascii_line_takes_the_python_way() -> None:
         ed.append_line(f'!{i} = !{{!"\u00e9{i}"}}')
     assert ed.encoded() is None
     assert ed.render().count("\u00e9") == editor.PACK + 1
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("sizes", [[0], [1], [2, 1], [3], [4], [1, 5, 2], [2, 2, 2, 2], [7, 0, 3]])
+def test_append_lines_is_append_line_each(text: str, sizes: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``append_lines`` (a block at once) gives what ``append_line`` for each line gives,
+    across the packing bound."""
+    monkeypatch.setattr(editor, "PACK", 3)
+    src = SourceFile("t.ll", text)
+    blocks, n = [], 0
+    for size in sizes:
+        blocks.append([f"!{n + i} = !{{}}" for i in range(size)])
+        n += size
+    one, many = Editor(src), Editor(src)
+    for block in blocks:
+        for line in block:
+            one.append_line(line)
+        many.append_lines(block)
+    want = "".join(one.chunks())
+    assert many.render() == want == one.render()
+    assert len(many.appended) < 3 + max(sizes)  # packed as it went
+    assert many.changed == bool(n)

@@ -322,6 +322,11 @@ def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.ir.header_reader import HeaderReader
 
         m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
+def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import metadata
+
+        m.setattr(metadata, "FRESH_DOMAINS", False)
 
 
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
@@ -387,4 +392,7 @@ FAST_PATHS: list[FastPath] = [
     FastPath("trivial-shapes", "transform.scopes.plan_trivial (what a trivial kernel's body text says "
              "read once per distinct body and argument names: Plan.trivial_shapes)", "Plan.trivial_shapes None",
              "_trivial_shape for every kernel", _trivial_shapes),
+    FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
+             "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
+             "each line appended alone", _fresh_domains),
 ]
