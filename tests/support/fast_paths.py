@@ -322,6 +322,8 @@ def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.ir.header_reader import HeaderReader
 
         m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
+
+
 def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.transform import metadata
