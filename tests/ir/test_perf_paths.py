@@ -38,6 +38,12 @@ def test_remembered_headers_agree(path: str, monkeypatch: pytest.MonkeyPatch) ->
     assert fresh == warm == slow
 
 
+def _module_of(heads: list[str]) -> str:
+    """A module of each header in ``heads`` three times (``{n}``: 0, 1, 2), each with an empty body."""
+    return 'target triple = "amdgcn-amd-amdhsa"\n' + "".join(
+        h.format(n=n) + " {\n  ret void\n}\n" for n in range(3) for h in heads)
+
+
 def test_one_signature_many_times(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same parameter text at other offsets, after other names and before other
     attributes: the remembered reading is placed where each one is."""
@@ -48,10 +54,7 @@ def test_one_signature_many_times(monkeypatch: pytest.MonkeyPatch) -> None:
         "define internal fastcc void @k{n}y(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b)",
         "define void @e{n}()",
     ]
-    text = 'target triple = "amdgcn-amd-amdhsa"\n'
-    for n in range(3):
-        for h in heads:
-            text += h.format(n=n) + " {\n  ret void\n}\n"
+    text = _module_of(heads)
     _forget()
     fast = _parse_headers(text, True, monkeypatch)
     slow = _parse_headers(text, False, monkeypatch)
@@ -78,7 +81,7 @@ def test_parameters_seen_before_but_for_their_names(monkeypatch: pytest.MonkeyPa
     """Each parameter's type and attributes read once per text before its name
     (``_PIECES_SEEN``): headers of distinct parameter lists that share parameters give what
     a fresh reading gives, each name and offset its own; a text after the name that is not a
-    plain name (a second '%', a '!') is read the long way."""
+    plain name (a second '%') is read the long way."""
     heads = [
         "define amdgpu_kernel void @k{n}(ptr addrspace(1) noalias %a{n}, i32 %n{n}, float %f)",
         "define void @g{n}(i32 %n{n}, ptr addrspace(1) noalias  %b.{n}, <4 x float> %v)",
@@ -86,10 +89,7 @@ def test_parameters_seen_before_but_for_their_names(monkeypatch: pytest.MonkeyPa
         "define void @bad{n}(ptr addrspace(1) noalias %c{n} %d)",
         "define void @j{n}(ptr addrspace(1) noalias %$e{n}, ptr addrspace(1) noalias %-{n})",
     ]
-    text = 'target triple = "amdgcn-amd-amdhsa"\n'
-    for n in range(3):
-        for h in heads:
-            text += h.format(n=n) + " {\n  ret void\n}\n"
+    text = _module_of(heads)
     _forget()
     fast = _parse_headers(text, True, monkeypatch)
     assert header_reader._PIECES_SEEN  # filled: the later headers read their parameters from it
