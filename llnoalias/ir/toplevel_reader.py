@@ -251,16 +251,7 @@ class TopLevelReader(HeaderReader, BodyReader):
         fn = Function(name, lineno, off, shape.cc, args, base + shape.close_rel, shape.groups, shape.inline, None,
                       None, None, shape.is_kernel, raw[:shape.code_len + lp], shape.own_attrs_text, self.src)
         fn.arg_shape = shape
-        mod = self.mod
-        by_name = mod.functions_by_name
-        if name in by_name or name in mod.globals:
-            raise error_at(self.src, off, f"redefinition of function '{name}'")
-        mod.functions.append(fn)
-        by_name[name] = fn
-        if self.defer:
-            return self._defer_body(fn, lineno, off)
-        done = self._body_fast(fn, lineno, off)  # (``_body``)
-        return done if done is not None else self._body_lines(fn, lineno, off)
+        return self._add_function(fn, lineno, off)
 
     def _function_lines(self, i: int, raw: str, start: int, off: int) -> int:
         """``_function`` for any header: its lines are joined until the '{' that opens the body."""
