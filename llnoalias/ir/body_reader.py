@@ -464,16 +464,13 @@ def _body_plain(self: BodyReader, fn: Function, i: int, arg_names: frozenset[str
     the compiled loop when its rows are all plain, its references checked by one more. None
     (nothing recorded) for any other body."""
     assert _cscan is not None
-    lines = self.lines
-    if i >= lines.n:
+    end_start = self._body_end(i)
+    if end_start is None:
         return None
+    lines = self.lines
     text = self.src.text
     starts = lines.starts
     body_start = starts[i]
-    nl = text.find("\n}", body_start - 1)  # (``_body_end``; a '}' alone on its line matches at once)
-    if nl < 0 or text[nl + 2:nl + 3] not in _LINE_END and not _BODY_END_RE.match(text, nl + 1):
-        return None
-    end_start = nl + 1
     end_line = i + text.count("\n", body_start, end_start)
     if end_line >= lines.n or starts[end_line] != end_start:
         return None
