@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .lazyre import lazy
 from .lexer import canon_name, tokenize
-from .lines import LineReader, error_at
+from .lines import LineReader, entry_number, error_at
 from .model import Argument, Function
 from .numbering import number_of
 from .shapes import LineShape
@@ -73,7 +73,7 @@ class HeaderReader(LineReader):
             return
         cc, params, groups, inline, close_rel = seen
         shapes[raw[:at] + raw[lp:]] = LineShape(cc, params, groups, inline, close_rel, code_len - lp,
-                                                fn.own_attrs_text, cc in KERNEL_CCS)
+                                                fn.own_attrs_text, cc in KERNEL_CCS, entry_number(fn))
 
     def _header(self, code: str, start: int, lineno: int, off: int) -> Function:
         fast = self._header_fast(code, start, lineno, off)

@@ -4,7 +4,6 @@ held by each function read from it (``Function.arg_shape``)."""
 
 from __future__ import annotations
 
-from .numbering import number_of
 from .types import Type
 
 
@@ -18,7 +17,7 @@ class LineShape:
 
     def __init__(self, cc: str, params: list[tuple[str, Type, set[str], int]], groups: tuple[str, ...],
                  inline: tuple[str, ...], close_rel: int, code_len: int, own_attrs_text: str,
-                 is_kernel: bool) -> None:
+                 is_kernel: bool, entry: int) -> None:
         self.cc = cc
         self.params = params
         self.groups = groups
@@ -30,11 +29,8 @@ class LineShape:
         self.own_attrs_text = own_attrs_text
         self.is_kernel = is_kernel
         self.names = frozenset(p[0] for p in params)
-        nxt = 0
-        for name in self.names:
-            if "0" <= name[1:2] <= "9":
-                nxt = max(nxt, number_of(name) + 1)
-        self.entry = nxt
+        #: the number an unnamed entry block takes (``lines.entry_number``)
+        self.entry = entry
 
 
 __all__ = ["LineShape"]
