@@ -406,7 +406,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         if domain is not cur_domain:
             cur_domain = domain
             cur_small = small.get(domain) if small else None
-        found = False
+        i = -1
         if cur_small is not None and len(dkeys) == 1:
             # an access of one key of a small plain domain (most, in a module of many
             # small kernels): may_overlap(k, k0) of two buffers is k is k0, so its
@@ -417,12 +417,9 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 i = keys.index(dkeys[0])
             except ValueError:
                 pass
-            else:
-                own = (sids[i],)
-                na = (*sids[:i], *sids[i + 1:])
-                found = True
-        if found:
-            pass
+        if i >= 0:
+            own = (sids[i],)
+            na = (*sids[:i], *sids[i + 1:])
         elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
             own, na = memo[1], memo[2]
         else:
