@@ -506,7 +506,7 @@ def report(m: Measured, opt: str | None, opts: str = "", verify: bool = False) -
 
 #: the --suite modules: None is the generated LDS-dense module, the others are repeated
 #: (debug info stripped) up to --lines; the table has SMALL_KERNELS small kernels
-#: (``--small``) after the generated module
+#: (``--small``), alike and then distinct (``--varied``), after the generated module
 SUITE: tuple[str | None, ...] = (
     None,
     "fixtures/corpus/clang19/hip_gemm_O3.ll",
@@ -544,14 +544,15 @@ def suite(lines: int, repeat: int, opt: str | None, jobs: int | None = None, opt
     compiled = compiled_reader_built(llnoalias_env())
     rows: list[str] = []
     notes: list[str] = []
-    for source in (SUITE[0], "small", *SUITE[1:]):
+    for source in (SUITE[0], "small", "varied", *SUITE[1:]):
         label = ("generated LDS-dense" if source is None else f"{SMALL_KERNELS} small kernels" if source == "small"
+                 else f"{SMALL_KERNELS} distinct small kernels" if source == "varied"
                  else source.replace("fixtures/corpus/", ""))
         print(f"{label} ...", file=sys.stderr, flush=True)
         if source is None:
             text = build(lines)
-        elif source == "small":
-            text = build_small(SMALL_KERNELS)
+        elif source in ("small", "varied"):
+            text = build_small(SMALL_KERNELS, varied=source == "varied")
         else:
             replica = replicate(os.path.join(ROOT, source), lines)
             text = replica.text
