@@ -13,7 +13,9 @@ once over the module. Each returns its own result (``transform.stages``), which
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from operator import attrgetter
 
 from .. import reasons
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
@@ -60,9 +62,17 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
+_DOMAIN = attrgetter("domain")
+_KEYS = attrgetter("keys")
 #: the most keys a plain domain has for its accesses' lists to be made with its scopes
 #: (``_write_scopes``; a larger one makes each key's when an access first holds it)
 SMALL_DOMAIN = 8
+#: the fewest domains a plan has for ``_write_scopes`` to have the writer forget the lists
+#: of each domain whose accesses are all written (``MetadataWriter.forget``): a module of
+#: many small kernels has a domain per kernel, each with lists of its own
+FORGET_FROM = 64
+#: the most instructions ``_write_scopes`` hands the writer at once (``attach_all_scopes``)
+BATCH = 4096
 
 
 class AnnotateResult:
@@ -392,6 +402,15 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     cur_domain: str | None = None
     cur_small: tuple[list, list[int]] | None = None
     seen: set[int] = set()
+    #: domain -> how many decisions with keys it has not yet met, where the writer forgets
+    #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
+    #: decisions are one stretch or a few (those of one function are adjacent)
+    left: Counter[str] | None = None
+    if len(p.domain_keys) >= FORGET_FROM:
+        left = Counter(map(_DOMAIN, filter(_KEYS, p.decisions)))
+    #: the domains all of whose decisions are met: forgotten once their accesses are written
+    done: list[str] = []
+    met = start = 0  # decisions with keys met; those met when ``cur_domain`` became the domain
     # one loop, no call per instruction but the writer's (a large module has one per access)
     attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
     failed: set[int] = set()
@@ -404,8 +423,14 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             continue
         domain = d.domain
         if domain is not cur_domain:
+            if left is not None and cur_domain is not None:
+                n = left[cur_domain] = left[cur_domain] - (met - start)
+                if not n:
+                    done.append(cur_domain)
+            start = met
             cur_domain = domain
             cur_small = small.get(domain) if small else None
+        met += 1
         i = -1
         if cur_small is not None and len(dkeys) == 1:
             # an access of one key of a small plain domain (most, in a module of many
@@ -438,10 +463,15 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         assert id(inst) not in seen, "decisions of one instruction are not adjacent"
         seen.add(id(inst))
         cur = inst
-        if len(attachments) >= 4096:
+        if len(attachments) >= BATCH:
             # the instructions so far are complete: written in the same order, a batch at a time
             failed.update(id(i) for i in writer.attach_all_scopes(attachments))
             attachments = []
+            for dom in done:
+                writer.forget(dom)
+                small.pop(dom, None)
+                plain.pop(dom, None)
+            done.clear()
         attachments.append((inst, own, na))
     failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:
