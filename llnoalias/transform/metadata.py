@@ -288,9 +288,12 @@ class MetadataWriter:
         add_edit = self.editor.edits.append
         failed: list[Instruction] = []
         owner = self._owner
-        new_list = self._new_list
         # the lists memo of the scopes ``lo..hi`` (``_owner``), of the last list looked up
         lo, hi, memo = -1, -1, self.lists
+        # the new lists' ids and lines (``_new_list``'s, made here: one or two per access),
+        # handed to the editor together
+        nid = self.next_id
+        lines: list[str] = []
         for inst, scopes, noalias in attachments:
             start = inst.start
             end = start + inst._len  # ``inst.end`` without the property (one per access)
@@ -310,18 +313,36 @@ class MetadataWriter:
                         if not lo <= ids[0] <= hi:
                             lo, hi, memo = owner(ids[0])
                         lid = memo.get(ids)
-                        piece = f", !alias.scope !{new_list(ids, memo) if lid is None else lid}"
+                        if lid is None:
+                            lid = memo[ids] = nid
+                            nid += 1
+                            lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
+                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
+                        piece = f", !alias.scope !{lid}"
                     if noalias:
                         ids = noalias if len(noalias) == 1 else tuple(dict.fromkeys(noalias))
                         if not lo <= ids[0] <= hi:
                             lo, hi, memo = owner(ids[0])
                         lid = memo.get(ids)
-                        piece += f", !noalias !{new_list(ids, memo) if lid is None else lid}"
+                        if lid is None:
+                            lid = memo[ids] = nid
+                            nid += 1
+                            lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
+                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
+                        piece += f", !noalias !{lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
                     add_edit((end, end, 0, piece))
-            elif not self.attach_scopes(inst, scopes, noalias):
-                failed.append(inst)
+            else:
+                # the long way (its lists made by ``list_node``): the ids and lines so far first
+                self.next_id = nid
+                self.editor.append_lines(lines)
+                lines = []
+                if not self.attach_scopes(inst, scopes, noalias):
+                    failed.append(inst)
+                nid = self.next_id
+        self.next_id = nid
+        self.editor.append_lines(lines)
         return failed
 
     def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:

@@ -135,3 +135,21 @@ def test_encoded_is_chunks(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert data == "".join(ed.chunks()).encode()
     assert data is not None and data.endswith(ed.src.newline.join(f"!{i} = !{{}}" for i in range(5)).encode()
                                               + ed.src.newline.encode())
+
+
+@pytest.mark.parametrize("at", [0, 5, 30])
+def test_a_domain_holding_anothers_key(at: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small domains are kept out of ``ids`` only while every key is its own domain's: a
+    domain holding a key of another (no plan has one) gets the ids the long way gives."""
+    write = pipeline._write_scopes
+
+    def odd(p: pipeline.Plan, writer: MetadataWriter) -> None:
+        items = list(p.domain_keys.items())
+        items.insert(at, ("llnoalias.odd", [items[1][1][0], items[2][1][-1], items[-1][1][0]]))
+        p.domain_keys = dict(items)
+        write(p, writer)
+
+    monkeypatch.setattr(pipeline, "_write_scopes", odd)
+    got = _out(MANY, True, monkeypatch, lds="all")
+    assert "llnoalias.odd" in got[0]
+    assert got == _out(MANY, False, monkeypatch, lds="all")
