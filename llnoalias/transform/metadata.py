@@ -10,6 +10,7 @@ so running llnoalias on its own output changes nothing.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
@@ -51,8 +52,19 @@ class MetadataWriter:
         self.editor = editor
         self.next_id = mod.max_metadata_id + 1
         self.domains: dict[str, int] = {}
-        self.scopes: dict[tuple[str, str], int] = {}
+        #: (domain, name) -> scope id, both escaped (``scopes``: with the fresh domains')
+        self._scopes: dict[tuple[str, str], int] = {}
+        #: were fresh domains written (``domain_scopes``) since ``scopes`` last read them?
+        self._unread = False
+        #: the distinct lists made, ids -> node id (but those of ``_own_lists``)
         self.lists: dict[tuple[int, ...], int] = {}
+        #: the fresh domains, in the order made (so their ids increasing): each one's id
+        #: and its last scope's id (negated once ``forget`` dropped its lists)
+        self._firsts: list[int] = []
+        self._lasts: list[int] = []
+        #: a fresh domain's id -> the lists memo of the lists whose first id is one of its
+        #: scopes (``_owner``): dropped whole by ``forget``
+        self._own_lists: dict[int, dict[tuple[int, ...], int]] = {}
         self._existing_lists: dict[int, tuple[int, ...] | None] = {}
         self._empty: int | None = None
         #: one string object per distinct attachment text (thousands of lines share one)
@@ -81,7 +93,28 @@ class MetadataWriter:
                 continue
             m = _SCOPE_RE.match(text)
             if m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) in domain_ids:
-                self.scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
+                self._scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
+
+    @property
+    def scopes(self) -> dict[tuple[str, str], int]:
+        """(domain, name) -> scope id, both escaped: those found again in the input and
+        those made. A fresh domain's (``domain_scopes``) are not kept as they are made (a
+        module of many small kernels has one domain per kernel, each asked for once):
+        they are read back from the lines written, here, when first asked for."""
+        if self._unread:
+            self._unread = False
+            self._read_written()
+        return self._scopes
+
+    def _read_written(self) -> None:
+        """Enter the scopes of the lines written so far in ``_scopes`` (those there keep
+        their ids: they are the same)."""
+        domain_of = {did: dkey for dkey, did in self.domains.items()}
+        scopes = self._scopes
+        for line in self.editor.appended_lines():
+            m = _SCOPE_RE.match(line)
+            if m and m.group(1) == m.group(2) and int(m.group(3)) in domain_of:
+                scopes.setdefault((domain_of[int(m.group(3))], m.group(4)), int(m.group(1)))
 
     def existing_list(self, mid: int) -> tuple[int, ...] | None:
         """The scope ids of a list node ``!mid = !{!a, !b}``, or None if it is not one."""
@@ -132,22 +165,26 @@ class MetadataWriter:
         (``md_escape``): the domain is looked up once, its line written before the first
         new scope's, as ``scope`` writes it."""
         dkey = md_escape(domain)
-        scopes = self.scopes
         if FRESH_DOMAINS and dkey not in self.domains and escaped and len(set(escaped)) == len(escaped):
             # a new domain (so are its scopes: a scope is made with its domain): its
-            # line and its scopes' lines, ids in order, handed to the editor at once
+            # line and its scopes' lines, ids in order, handed to the editor at once;
+            # the scopes are entered in ``scopes`` when it is read (``_unread``)
             first = self.next_id
             self.domains[dkey] = first
-            self.next_id = first + 1 + len(escaped)
+            self.next_id = last = first + len(escaped)
+            self.next_id += 1
             out = list(range(first + 1, self.next_id))
+            self._firsts.append(first)
+            self._lasts.append(last)
+            self._unread = True
             d = str(first)  # (each id made text once)
             lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
             for nid, name in zip(out, escaped, strict=True):
-                scopes[(dkey, name)] = nid
                 s = str(nid)
                 lines.append(f'!{s} = distinct !{{!{s}, !{d}, !"{name}"}}')
             self.editor.append_lines(lines)
             return out
+        scopes = self.scopes
         append = self.editor.append_line
         did: int | None = None
         out = []
@@ -177,16 +214,52 @@ class MetadataWriter:
             self._empty_written = True
 
     def list_node(self, ids: tuple[int, ...]) -> int:
-        lid = self.lists.get(ids)
+        memo = self._owner(ids[0])[2] if ids else self.lists
+        lid = memo.get(ids)
         if lid is None:
-            lid = self.next_id
-            self.next_id = lid + 1
-            self.lists[ids] = lid
-            if len(ids) == 1:  # (most lists: one scope)
-                self.editor.append_line(f"!{lid} = !{{!{ids[0]}}}")
-            else:
-                self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
+            lid = self._new_list(ids, memo)
         return lid
+
+    def _new_list(self, ids: tuple[int, ...], memo: dict[tuple[int, ...], int]) -> int:
+        """Make the node of the list ``ids``, new to ``memo`` (``_owner``'s)."""
+        lid = self.next_id
+        self.next_id = lid + 1
+        memo[ids] = lid
+        if len(ids) == 1:  # (most lists: one scope)
+            self.editor.append_line(f"!{lid} = !{{!{ids[0]}}}")
+        else:
+            self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
+        return lid
+
+    def _owner(self, sid: int) -> tuple[int, int, dict[tuple[int, ...], int]]:
+        """The lists memo of the lists whose first id is ``sid``, and the ids ``lo..hi``
+        (``sid`` among them) whose lists it holds too: a fresh domain's scopes have a memo
+        of their own (``forget`` drops it), any other id is in ``lists``."""
+        k = bisect_right(self._firsts, sid) - 1
+        if k >= 0:
+            last = self._lasts[k]
+            if sid <= last:
+                did = self._firsts[k]
+                memo = self._own_lists.get(did)
+                if memo is None:
+                    memo = self._own_lists[did] = {}
+                return did + 1, last, memo
+            if sid <= -last:
+                raise AssertionError(f"a list of scope !{sid}, of a domain forgotten")
+        return sid, sid, self.lists
+
+    def forget(self, domain: str) -> None:
+        """Drop the lists memo of ``domain``'s scopes, when it was fresh (``domain_scopes``):
+        the caller asks for no list with any of its scopes again (a module of many small
+        kernels: the domain of a kernel whose accesses are all written). The node ids stay
+        as they are; asking for such a list raises AssertionError."""
+        did = self.domains.get(md_escape(domain))
+        if did is None:
+            return
+        k = bisect_left(self._firsts, did)
+        if k < len(self._firsts) and self._firsts[k] == did and self._lasts[k] > 0:
+            self._lasts[k] = -self._lasts[k]
+            self._own_lists.pop(did, None)
 
     # ---------------------------------------------------------- attach
     def attach_scopes(self, inst: Instruction, scopes: tuple[int, ...], noalias: tuple[int, ...]) -> bool:
@@ -214,8 +287,13 @@ class MetadataWriter:
         # ``Editor.insert``'s edit, made here (one per access)
         add_edit = self.editor.edits.append
         failed: list[Instruction] = []
-        lists = self.lists
-        list_node = self.list_node
+        owner = self._owner
+        # the lists memo of the scopes ``lo..hi`` (``_owner``), of the last list looked up
+        lo, hi, memo = -1, -1, self.lists
+        # the new lists' ids and lines (``_new_list``'s, made here: one or two per access),
+        # handed to the editor together
+        nid = self.next_id
+        lines: list[str] = []
         for inst, scopes, noalias in attachments:
             start = inst.start
             end = start + inst._len  # ``inst.end`` without the property (one per access)
@@ -232,17 +310,39 @@ class MetadataWriter:
                     piece = ""
                     if scopes:
                         ids = scopes if len(scopes) == 1 else tuple(dict.fromkeys(scopes))
-                        lid = lists.get(ids)
-                        piece = f", !alias.scope !{list_node(ids) if lid is None else lid}"
+                        if not lo <= ids[0] <= hi:
+                            lo, hi, memo = owner(ids[0])
+                        lid = memo.get(ids)
+                        if lid is None:
+                            lid = memo[ids] = nid
+                            nid += 1
+                            lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
+                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
+                        piece = f", !alias.scope !{lid}"
                     if noalias:
                         ids = noalias if len(noalias) == 1 else tuple(dict.fromkeys(noalias))
-                        lid = lists.get(ids)
-                        piece += f", !noalias !{list_node(ids) if lid is None else lid}"
+                        if not lo <= ids[0] <= hi:
+                            lo, hi, memo = owner(ids[0])
+                        lid = memo.get(ids)
+                        if lid is None:
+                            lid = memo[ids] = nid
+                            nid += 1
+                            lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
+                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
+                        piece += f", !noalias !{lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
                     add_edit((end, end, 0, piece))
-            elif not self.attach_scopes(inst, scopes, noalias):
-                failed.append(inst)
+            else:
+                # the long way (its lists made by ``list_node``): the ids and lines so far first
+                self.next_id = nid
+                self.editor.append_lines(lines)
+                lines = []
+                if not self.attach_scopes(inst, scopes, noalias):
+                    failed.append(inst)
+                nid = self.next_id
+        self.next_id = nid
+        self.editor.append_lines(lines)
         return failed
 
     def attach(self, inst: Instruction, kinds: dict[str, list[int]]) -> bool:

@@ -13,7 +13,9 @@ once over the module. Each returns its own result (``transform.stages``), which
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from operator import attrgetter
 
 from .. import reasons
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
@@ -60,9 +62,17 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
+_DOMAIN = attrgetter("domain")
+_KEYS = attrgetter("keys")
 #: the most keys a plain domain has for its accesses' lists to be made with its scopes
 #: (``_write_scopes``; a larger one makes each key's when an access first holds it)
 SMALL_DOMAIN = 8
+#: the fewest domains a plan has for ``_write_scopes`` to have the writer forget the lists
+#: of each domain whose accesses are all written (``MetadataWriter.forget``): a module of
+#: many small kernels has a domain per kernel, each with lists of its own
+FORGET_FROM = 64
+#: the most instructions ``_write_scopes`` hands the writer at once (``attach_all_scopes``)
+BATCH = 4096
 
 
 class AnnotateResult:
@@ -349,6 +359,13 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     escaped: dict[str, str] = {}
     #: a key in two domains (its id in ``ids`` is the later one's): then no list is made early
     twice = False
+    #: many domains (``FORGET_FROM``): a small domain whose keys are its own (each key's
+    #: ``domain`` is it: no other domain holds one) is kept out of ``ids`` (a module of many
+    #: small kernels: a key per argument) until a decision needs it (``_lists``), or until
+    #: a domain comes whose keys are not all its own: then ``ids`` is made up as it would
+    #: have been (``pending``: those kept out, in order)
+    lazy = len(p.domain_keys) >= FORGET_FROM
+    pending: list[str] = []
     for domain, keys in p.domain_keys.items():
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
@@ -365,22 +382,40 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         if len(set(names)) != len(names):
             names = _distinct_names(keys)
         sids = domain_scopes(domain, names)
+        region = False
+        for key in keys:
+            if isinstance(key, Region):
+                region = True
+                break
+        if lazy:
+            for key in keys:
+                if key.domain != domain:
+                    lazy = False  # (not for this one, nor after it)
+                    for dom in pending:
+                        ids.update(zip(map(id, small[dom][0]), small[dom][1], strict=True))
+                    pending.clear()
+                    break
+            else:
+                if (not region and len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids)
+                        and len(set(map(id, keys))) == len(keys)):
+                    # what the long way below gives such a domain, but its keys in ``ids``
+                    plain[domain] = keys
+                    small[domain] = (keys, sids)
+                    pending.append(domain)
+                    continue
         before = len(ids)
         ids.update(zip(map(id, keys), sids, strict=True))
         # every key new to ``ids``: distinct, and in no domain before this one
         fresh = len(ids) - before == len(keys)
         if not fresh:
             twice = True
-        region = False
-        for key in keys:
-            if isinstance(key, Region):
-                region = True
-                break
         if not region and (fresh or len({id(key) for key in keys}) == len(keys)):
             plain[domain] = keys
             if len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids):
                 small[domain] = (keys, sids)
     if twice:
+        for dom in pending:
+            ids.update(zip(map(id, small[dom][0]), small[dom][1], strict=True))
         small.clear()
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
@@ -391,7 +426,16 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: the domain of the decision before and its keys and their scope ids where it is small
     cur_domain: str | None = None
     cur_small: tuple[list, list[int]] | None = None
-    seen: set[int] = set()
+    seen: set[Instruction] = set()  # (by identity: no id's int per instruction)
+    #: domain -> how many decisions with keys it has not yet met, where the writer forgets
+    #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
+    #: decisions are one stretch or a few (those of one function are adjacent)
+    left: Counter[str] | None = None
+    if len(p.domain_keys) >= FORGET_FROM:
+        left = Counter(map(_DOMAIN, filter(_KEYS, p.decisions)))
+    #: the domains all of whose decisions are met: forgotten once their accesses are written
+    done: list[str] = []
+    met = start = 0  # decisions with keys met; those met when ``cur_domain`` became the domain
     # one loop, no call per instruction but the writer's (a large module has one per access)
     attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
     failed: set[int] = set()
@@ -404,8 +448,14 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             continue
         domain = d.domain
         if domain is not cur_domain:
+            if left is not None and cur_domain is not None:
+                n = left[cur_domain] = left[cur_domain] - (met - start)
+                if not n:
+                    done.append(cur_domain)
+            start = met
             cur_domain = domain
             cur_small = small.get(domain) if small else None
+        met += 1
         i = -1
         if cur_small is not None and len(dkeys) == 1:
             # an access of one key of a small plain domain (most, in a module of many
@@ -423,6 +473,8 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
             own, na = memo[1], memo[2]
         else:
+            if cur_small is not None:  # (its keys maybe kept out of ``ids``: ``pending``)
+                ids.update(zip(map(id, cur_small[0]), cur_small[1], strict=True))
             own, na = _lists(d, p, ids, plain, noalias_of)
             if len(lists_of) >= 4096:
                 # memos, bounded: a module of many small kernels has a key list per argument
@@ -435,13 +487,18 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             _, scopes, noalias = attachments[-1]
             attachments[-1] = (inst, scopes + own, noalias + na)
             continue
-        assert id(inst) not in seen, "decisions of one instruction are not adjacent"
-        seen.add(id(inst))
+        assert inst not in seen, "decisions of one instruction are not adjacent"
+        seen.add(inst)
         cur = inst
-        if len(attachments) >= 4096:
+        if len(attachments) >= BATCH:
             # the instructions so far are complete: written in the same order, a batch at a time
             failed.update(id(i) for i in writer.attach_all_scopes(attachments))
             attachments = []
+            for dom in done:
+                writer.forget(dom)
+                small.pop(dom, None)
+                plain.pop(dom, None)
+            done.clear()
         attachments.append((inst, own, na))
     failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:

@@ -331,6 +331,15 @@ def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(metadata, "FRESH_DOMAINS", False)
 
 
+def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.transform import pipeline
+
+    # fast: every plan's domains forgotten as soon as can be (a batch of one instruction)
+    m.setattr(pipeline, "FORGET_FROM", 0 if fast else 1 << 30)
+    if fast:
+        m.setattr(pipeline, "BATCH", 1)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -397,4 +406,7 @@ FAST_PATHS: list[FastPath] = [
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
              "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
              "each line appended alone", _fresh_domains),
+    FastPath("forget-lists", "transform.pipeline._write_scopes and MetadataWriter.forget (a fresh "
+             "domain's lists memo dropped once its accesses are written)", "pipeline.FORGET_FROM past "
+             "the plan's domains", "every list kept to the end", _forget_lists),
 ]
