@@ -110,7 +110,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             continue
         index = arg.index
         if index not in kroots:
-            records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, "")))
+            records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, ""), "", "", _ADDED[0][0]))
             continue
         if plain is not None:
             escape, how = 0, ""
@@ -122,11 +122,11 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             e = effects.get(index) or _NO_EFFECTS
             read, write, escape, how = e.read, e.write, e.escape, e.escape_how
         attrs = arg.attrs
-        add: list[str] = []
+        add = 0  # the attributes added, as bits of ``_ADDED``'s index
         grouped = index in grouped_args
         has_noalias = "noalias" in attrs
         if may_add_noalias and not grouped and not has_noalias:
-            add.append("noalias")
+            add = _NOALIAS
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
         if readonly:
@@ -139,7 +139,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             ro = reasons.NO_INPUT_WRITEONLY.text
         else:
             ro = "proved"
-            add.append("readonly")
+            add |= _READONLY
             readonly = True
         if "writeonly" in attrs or "readnone" in attrs:
             wo: str = reasons.ALREADY.text
@@ -151,11 +151,11 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             wo = reasons.NO_PROVED_READONLY.text
         else:
             wo = "proved"
-            add.append("writeonly")
+            add |= _WRITEONLY
+        added = _ADDED[add]
         if add:
-            text = " ".join(add)
-            out.inserts.append((arg.insert_at, f"{text} " if arg.named else f" {text}"))
-        records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, add or None))
+            out.inserts.append((arg.insert_at, added[1] if arg.named else added[2]))
+        records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, added[0]))
         if has_noalias and readonly and not grouped:
             root = kroots[index]
             if len(root.members) == 1:
@@ -168,6 +168,24 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
     return out
+
+
+#: the bits of the attributes ``kernel_edits`` adds to an argument, in the order written
+_NOALIAS, _READONLY, _WRITEONLY = 1, 2, 4
+
+
+def _added(bits: int) -> tuple[list[str], str, str]:
+    names = [name for bit, name in ((_NOALIAS, "noalias"), (_READONLY, "readonly"), (_WRITEONLY, "writeonly"))
+             if bits & bit]
+    text = " ".join(names)
+    return names, f"{text} ", f" {text}"
+
+
+#: per set of bits, the attributes added (``ArgRecord.added``) and the text inserted after
+#: a named argument's type and after an unnamed one's: made once, shared by every
+#: argument of a run (a module of many small kernels has thousands; the lists are never
+#: changed in place)
+_ADDED: tuple[tuple[list[str], str, str], ...] = tuple(_added(bits) for bits in range(8))
 
 
 def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int]) -> list[int]:
