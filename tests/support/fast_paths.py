@@ -331,6 +331,13 @@ def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(metadata, "FRESH_DOMAINS", False)
 
 
+def _plain_text(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.analysis.memory import accesses
+
+        m.setattr(accesses, "PLAIN_TEXT", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -397,4 +404,7 @@ FAST_PATHS: list[FastPath] = [
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
              "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
              "each line appended alone", _fresh_domains),
+    FastPath("plain-text", "analysis.memory.accesses.plain_shape (a plain load, store or ret void "
+             "read by read_fast's pattern alone)", "accesses.PLAIN_TEXT = False",
+             "operands.parse for every instruction", _plain_text),
 ]
