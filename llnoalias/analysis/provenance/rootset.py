@@ -29,6 +29,9 @@ _NONE_GROUPED: frozenset[int] = frozenset()
 
 
 class KernelArgs:
+    # (slots: a module of many small kernels has one each)
+    __slots__ = ("kernel", "domain", "roots", "not_rooted", "grouped")
+
     def __init__(self, kernel: Function, domain: str) -> None:
         self.kernel = kernel
         self.domain = domain
