@@ -66,3 +66,31 @@ def test_added_attributes_read_as_before() -> None:
     assert "ptr addrspace(1) noalias readonly %a" in res.text
     off = llnoalias.annotate(text, args="off")
     assert all(r.added == [] and not r.rooted for r in off.report.args)
+
+
+def test_a_line_record_reads_as_the_record_it_stands_for() -> None:
+    """An argument read or written on a line: its record holds the line and makes the
+    reason when read, as the ``ArgRecord`` made before (text, code, equality, pickling)."""
+    import pickle
+
+    from llnoalias import reasons
+    from llnoalias.report.record import ArgRecord
+    from llnoalias.transform.attributes import LineArgRecord
+
+    res = llnoalias.annotate(HEAD + COPY.format(name="k"), args="noalias")
+    a, b = res.report.args[:2]
+    assert type(a) is LineArgRecord and type(b) is LineArgRecord
+    assert (a.readonly, a.writeonly) == ("proved", "no: read at line 4")
+    assert (b.readonly, b.writeonly) == ("no: written at line 5", "proved")
+    assert reasons.NO_READ.matches(a.writeonly) and reasons.NO_WRITTEN.matches(b.readonly)
+    want = ArgRecord("@k", 1, "%b", True, "", reasons.NO_WRITTEN.one(5), "proved", ["writeonly"])
+    assert b.as_dict() == want.as_dict() and repr(b).replace("LineArgRecord", "ArgRecord") == repr(want)
+    back = pickle.loads(pickle.dumps(b))
+    assert type(back) is LineArgRecord and back == b and back.readonly.code == "written"  # type: ignore[attr-defined]
+    b.readonly = "changed"
+    assert b.readonly == "changed" and b != back
+    # an argument neither read nor written on a line keeps a plain ArgRecord
+    none = llnoalias.annotate(HEAD + COPY.format(name="k").replace("  %x = load i32, ptr addrspace(1) %a, align 4\n"
+                                                                     "  store i32 %x, ptr addrspace(1) %b, align 4\n",
+                                                                     ""), args="noalias")
+    assert all(type(r) is ArgRecord for r in none.report.args)
