@@ -43,6 +43,56 @@ class KernelEdits:
         self.invariant_at: list[int] = []
 
 
+#: the slots where an ``ArgRecord`` holds its readonly and writeonly reasons
+_RO_SLOT = ArgRecord.__dict__["readonly"]
+_WO_SLOT = ArgRecord.__dict__["writeonly"]
+
+
+class LineArgRecord(ArgRecord):
+    """The record of a rooted argument that is written (read) on a line: it holds the
+    line where an ``ArgRecord`` holds its ``readonly`` (``writeonly``) reason, and makes
+    the reason (``reasons.NO_WRITTEN``, ``NO_READ``: a ``Said``) when read, equal to the
+    one made before. A module of many small kernels has one or two per argument, read only
+    by a report, ``--stats`` or ``explain`` (about 100 bytes less each than the text).
+    Equal to another such record as an ``ArgRecord`` is to an ``ArgRecord``; pickled with
+    its lines."""
+
+    __slots__ = ()
+
+    def __init__(self, kernel: str, index: int, name: str, reason: str, readonly: str | int, writeonly: str | int,
+                 added: list[str]) -> None:
+        self.kernel = kernel
+        self.index = index
+        self.name = name
+        self.rooted = True
+        self.reason = reason
+        _RO_SLOT.__set__(self, readonly)
+        _WO_SLOT.__set__(self, writeonly)
+        self.added = added
+
+    @property  # (an ArgRecord's is a slot; this one's is made)
+    def readonly(self) -> str:
+        v = _RO_SLOT.__get__(self)
+        return reasons.NO_WRITTEN.one(v) if v.__class__ is int else v
+
+    @readonly.setter
+    def readonly(self, value: str) -> None:
+        _RO_SLOT.__set__(self, value)
+
+    @property
+    def writeonly(self) -> str:
+        v = _WO_SLOT.__get__(self)
+        return reasons.NO_READ.one(v) if v.__class__ is int else v
+
+    @writeonly.setter
+    def writeonly(self, value: str) -> None:
+        _WO_SLOT.__set__(self, value)
+
+    def __reduce__(self) -> tuple[type[LineArgRecord], tuple[object, ...]]:
+        return (LineArgRecord, (self.kernel, self.index, self.name, self.reason, _RO_SLOT.__get__(self),
+                                _WO_SLOT.__get__(self), self.added))
+
+
 #: the effects of an argument nothing is known to touch (read only)
 _NO_EFFECTS = Effects()
 
@@ -110,7 +160,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             continue
         index = arg.index
         if index not in kroots:
-            records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, "")))
+            records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, ""), "", "", _ADDED[0][0]))
             continue
         if plain is not None:
             escape, how = 0, ""
@@ -122,40 +172,43 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             e = effects.get(index) or _NO_EFFECTS
             read, write, escape, how = e.read, e.write, e.escape, e.escape_how
         attrs = arg.attrs
-        add: list[str] = []
+        add = 0  # the attributes added, as bits of ``_ADDED``'s index
         grouped = index in grouped_args
         has_noalias = "noalias" in attrs
         if may_add_noalias and not grouped and not has_noalias:
-            add.append("noalias")
+            add = _NOALIAS
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
         if readonly:
-            ro: str = reasons.ALREADY.text
+            ro: str | int = reasons.ALREADY.text
         elif escape:
             ro = reasons.NO_ESCAPES.format(line=escape, how=how)
         elif write:
-            ro = reasons.NO_WRITTEN.one(write)
+            ro = write  # (``LineArgRecord``: NO_WRITTEN at that line, made when read)
         elif "writeonly" in attrs:
             ro = reasons.NO_INPUT_WRITEONLY.text
         else:
             ro = "proved"
-            add.append("readonly")
+            add |= _READONLY
             readonly = True
         if "writeonly" in attrs or "readnone" in attrs:
-            wo: str = reasons.ALREADY.text
+            wo: str | int = reasons.ALREADY.text
         elif escape:
             wo = reasons.NO_ESCAPES.format(line=escape, how=how)
         elif read:
-            wo = reasons.NO_READ.one(read)
+            wo = read  # (NO_READ at that line)
         elif readonly:
             wo = reasons.NO_PROVED_READONLY.text
         else:
             wo = "proved"
-            add.append("writeonly")
+            add |= _WRITEONLY
+        added = _ADDED[add]
         if add:
-            text = " ".join(add)
-            out.inserts.append((arg.insert_at, f"{text} " if arg.named else f" {text}"))
-        records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, add or None))
+            out.inserts.append((arg.insert_at, added[1] if arg.named else added[2]))
+        if isinstance(ro, int) or isinstance(wo, int):
+            records.append(LineArgRecord(kernel, index, arg.name, not_rooted.get(index, ""), ro, wo, added[0]))
+        else:
+            records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, added[0]))
         if has_noalias and readonly and not grouped:
             root = kroots[index]
             if len(root.members) == 1:
@@ -168,6 +221,24 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
         else:
             out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
     return out
+
+
+#: the bits of the attributes ``kernel_edits`` adds to an argument, in the order written
+_NOALIAS, _READONLY, _WRITEONLY = 1, 2, 4
+
+
+def _added(bits: int) -> tuple[list[str], str, str]:
+    names = [name for bit, name in ((_NOALIAS, "noalias"), (_READONLY, "readonly"), (_WRITEONLY, "writeonly"))
+             if bits & bit]
+    text = " ".join(names)
+    return names, f"{text} ", f" {text}"
+
+
+#: per set of bits, the attributes added (``ArgRecord.added``) and the text inserted after
+#: a named argument's type and after an unnamed one's: made once, shared by every
+#: argument of a run (a module of many small kernels has thousands; the lists are never
+#: changed in place)
+_ADDED: tuple[tuple[list[str], str, str], ...] = tuple(_added(bits) for bits in range(8))
 
 
 def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[int]) -> list[int]:

@@ -34,7 +34,7 @@ from .dma_addresses import summarise
 from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
-from .scopes import Decision, Plan, plan_function, plan_trivial
+from .scopes import Decision, PlainDecision, Plan, plan_function, plan_trivial
 from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Result, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
@@ -224,11 +224,12 @@ class FunctionPass:
             insts: dict[int, ShippedInst] = {}
             rows = []
             for d in made:
-                inst = d.access.inst
+                acc = d.access  # (read once: a ``PlainDecision`` makes it at each read)
+                inst = acc.inst
                 n = index[id(inst)]
                 if n not in insts:
                     insts[n] = (n, inst.name, inst.opcode, inst.start, inst._len, inst._op)
-                rows.append((n, d.access.kind, d.access.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
+                rows.append((n, acc.kind, acc.intrinsic, d.domain, tuple([id(r) for r in d.roots]),
                              bool(d.keys), d.reason, d.blocker, d.range_note, d.byte_range, d.dma))
             columns: Columns = tuple(zip(*rows, strict=True)) if rows else ()
             out.append((columns, list(insts.values()), edits))
@@ -268,15 +269,21 @@ class FunctionPass:
                 last = -1
                 for n, kind, intrinsic, domain, rids, tagged, reason, blocker, note, brange, dma in zip(
                         *columns, strict=True):
-                    if n != last:  # the decisions of one access are adjacent (plan_function)
-                        acc = Access(insts[n], kind, RELEASED, RELEASED, intrinsic)
-                        last = n
                     rs: Sequence[Root] = ()
                     if rids:
                         got_rs = root_lists.get(rids)
                         if got_rs is None:
                             got_rs = root_lists[rids] = [roots[r] for r in rids]
                         rs = got_rs
+                    inst = insts[n]
+                    if (tagged and intrinsic is None and kind == inst.opcode and not reason and not blocker
+                            and not note and brange is None and dma is None):
+                        # all its access says is its instruction: as ``plan_trivial`` makes them
+                        made.append(PlainDecision(inst, domain, rs))
+                        continue
+                    if n != last:  # the decisions of one access are adjacent (plan_function)
+                        acc = Access(inst, kind, RELEASED, RELEASED, intrinsic)
+                        last = n
                     made.append(Decision(acc, None, domain, rs, rs if tagged else (), reason, blocker, note, brange,
                                          dma))
                 rebuilt.append((made, edits))

@@ -209,7 +209,8 @@ def _group_roots(ka: KernelArgs, fn: Function, chosen: list[Argument],
         for idx in group:
             if idx < len(fn.args):
                 grouped.setdefault(idx, gi)
-                ka.grouped.add(idx)
+    if grouped:
+        ka.grouped = set(grouped)  # (rebound: ``KernelArgs`` starts with a shared empty one)
     made: dict[int, Root] = {}
     for arg in chosen:
         idx = arg.index

@@ -30,7 +30,7 @@ from ..analysis.memory.accesses import (
 from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
 from ..analysis.provenance.rootset import LDS_DOMAIN, KernelArgs, RootSet
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
-from ..ir.model import Function, LocalRef, Module, Value
+from ..ir.model import Function, Instruction, LocalRef, Module, Value
 from ..plain import ValueRecord
 
 # Plain classes, not dataclasses: the ``dataclasses`` module and the code it generates
@@ -119,6 +119,36 @@ class Decision:
     @property
     def tagged(self) -> bool:
         return bool(self.keys)
+
+
+#: the slot where a ``Decision`` holds its access (``PlainDecision`` holds its instruction there)
+_ACCESS_SLOT = Decision.__dict__["access"]
+
+
+class PlainDecision(Decision):
+    """A decision of ``plan_trivial``: an access of a plain load or store, in the kernel's
+    domain, tagged with its argument's root. Where a ``Decision`` holds its access it holds
+    the access's instruction, and makes its ``access`` when read: an access whose
+    operands are released (``Access.release``) says nothing else but its opcode, so a
+    module of many small kernels keeps an object less per access. Every field reads as
+    that of the ``Decision`` ``plan_trivial`` made before; ``access`` itself is a new
+    ``Access`` at each read (equal, not the same object)."""
+
+    __slots__ = ()
+
+    def __init__(self, inst: Instruction, domain: str, roots: Sequence[Root]) -> None:
+        _ACCESS_SLOT.__set__(self, inst)
+        self.fa = None
+        self.domain = domain
+        self.roots = self.keys = roots
+        self.reason = self.blocker = self.range_note = ""
+        self.byte_range = None
+        self.dma = None
+
+    @property
+    def access(self) -> Access:  # type: ignore[override]  # (a Decision's is a slot; this one is made)
+        inst: Instruction = _ACCESS_SLOT.__get__(self)
+        return Access(inst, inst.opcode, RELEASED, RELEASED)
 
 
 class Plan:
@@ -342,7 +372,7 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
     made: list[Decision] = []
     #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
     shared: dict[int, Sequence[Root]] = {}
-    for pos, op, index, glob in shape.accesses:
+    for pos, _op, index, glob in shape.accesses:  # (the opcode: the instruction's)
         root = kroots.get(index)
         if root is None or root.kind != "arg" or root.domain != domain:
             return None
@@ -350,7 +380,7 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
             rs = shared.get(id(root))
             if rs is None:
                 rs = shared[id(root)] = [root]
-            made.append(Decision(Access(instrs[pos], op, RELEASED, RELEASED), None, domain, rs, rs))
+            made.append(PlainDecision(instrs[pos], domain, rs))
         # (else ``decide``: no operand concerns the domain)
     out.decisions.extend(made)
     return made, shape
@@ -412,5 +442,5 @@ def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
     return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
 
 
-__all__ = ["Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
+__all__ = ["Decision", "Plan", "PlainDecision", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
            "noalias_keys", "plan_function", "plan_trivial", "root_of"]

@@ -340,6 +340,13 @@ def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(pipeline, "BATCH", 1)
 
 
+def _plain_text(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.analysis.memory import accesses
+
+        m.setattr(accesses, "PLAIN_TEXT", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -409,4 +416,7 @@ FAST_PATHS: list[FastPath] = [
     FastPath("forget-lists", "transform.pipeline._write_scopes and MetadataWriter.forget (a fresh "
              "domain's lists memo dropped once its accesses are written)", "pipeline.FORGET_FROM past "
              "the plan's domains", "every list kept to the end", _forget_lists),
+    FastPath("plain-text", "analysis.memory.accesses.plain_shape (a plain load, store or ret void "
+             "read by read_fast's pattern alone)", "accesses.PLAIN_TEXT = False",
+             "operands.parse for every instruction", _plain_text),
 ]

@@ -7,6 +7,7 @@ from bisect import bisect_right
 
 from ... import reasons
 from ...ir import operands as opparse
+from ...ir import operands_fast as opfast
 
 # the family and address-space readings live with the module's facts (ir/facts.py); kept
 # importable from here, where the analysis always read them
@@ -17,7 +18,7 @@ from ...ir.facts import reaches_lds as reaches_lds
 from ...ir.facts import target_family as target_family
 from ...ir.lazyre import lazy
 from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, PlainConst, Value
-from ...ir.types import Type
+from ...ir.types import Type, type_of
 from ...plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
 
@@ -108,8 +109,42 @@ def plain_shape(mod: Module, fn: Function) -> PlainShape | None:
     reads: dict[int, int] = {}
     writes: dict[int, int] = {}
     loads: list[tuple[int, int]] = []
+    load_re, store_re, ret_re = _PLAIN_LOAD, _PLAIN_STORE, _PLAIN_RET
+    plain = PLAIN_TEXT
     for pos, inst in enumerate(instrs):
         op = inst.opcode
+        o = inst._op
+        if plain and o >= 0 and inst.ops is None:
+            # the plain spelling, read as ``operands_fast.read_fast`` reads it (what
+            # ``operands.parse`` gives for it: the same pattern, matched from the same place);
+            # any other through ``parse`` below
+            at = inst.start
+            if op == "load" or op == "store":
+                m = (load_re if op == "load" else store_re).match(text, at + o, at + inst._len)
+                if m is not None:
+                    if op == "load":
+                        pty, name = m.group(2, 3)
+                    else:
+                        stored, pty, name = m.group(2, 3, 4)
+                        if stored in args:
+                            return None  # (an argument's name is a local's: ``_val`` reads a LocalRef)
+                    index = args.get(name)  # (a name in ``args`` is a local's, so the value a LocalRef)
+                    if index is None:
+                        return None
+                    space = type_of(pty).addrspace
+                    accesses.append((pos, op, index, not (space >= 0 and not reaches_global(family, space))))
+                    seen = reads if op == "load" else writes
+                    if index not in seen:
+                        seen[index] = bisect_right(starts, at) - first
+                    if op == "load" and text.find(INVARIANT_LOAD, at, at + inst._len) < 0:
+                        loads.append((index, pos))
+                    continue
+            elif op == "ret":
+                m = ret_re.match(text, at + o, at + inst._len)
+                if m is not None:
+                    if m.group(1) is not None:
+                        return None  # ``ret`` of a value: not a kernel's
+                    continue
         if op == "load" or op == "store":
             ops = parse(mod, inst)
             if ops.kind != op or ops.volatile or ops.ordering is not None:
@@ -141,6 +176,17 @@ def plain_shape(mod: Module, fn: Function) -> PlainShape | None:
         else:
             return None
     return PlainShape(tuple(accesses), reads, writes, tuple(loads))
+
+
+#: ``plain_shape`` reads the plain spelling of a load, store and ``ret`` itself (False: every
+#: instruction through ``operands.parse``; tests/support/fast_paths.py)
+PLAIN_TEXT = True
+# the patterns ``operands_fast.read_fast`` reads these instructions by: an instruction they
+# match is read by it (``operands.parse`` tries it first, and its cache holds what it read
+# for the same text), so ``plain_shape`` reads the match's groups as ``read_fast`` does
+_PLAIN_LOAD = opfast._FAST_LOAD
+_PLAIN_STORE = opfast._FAST_STORE
+_PLAIN_RET = opfast._FAST_RET
 
 
 def module_family(mod: Module) -> str:

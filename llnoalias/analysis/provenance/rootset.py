@@ -4,7 +4,7 @@ argument roots by kernel. Which buffers become roots is decided in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 
 from ...ir.lexer import unquote_name
 from ...ir.model import Argument, Function
@@ -21,10 +21,17 @@ def args_domain(kernel: Function) -> str:
     return "llnoalias.args." + (name[1:] if name[1:2] != '"' else unquote_name(name))
 
 
+#: ``KernelArgs.grouped`` of a kernel that no --may-alias group concerns
+_NONE_GROUPED: frozenset[int] = frozenset()
+
+
 # Plain classes, not dataclasses: decorating one costs about 1 ms at every start.
 
 
 class KernelArgs:
+    # (slots: a module of many small kernels has one each)
+    __slots__ = ("kernel", "domain", "roots", "not_rooted", "grouped")
+
     def __init__(self, kernel: Function, domain: str) -> None:
         self.kernel = kernel
         self.domain = domain
@@ -32,8 +39,10 @@ class KernelArgs:
         self.roots: dict[int, Root] = {}
         #: argument index -> why it is not a root (for --stats and explain)
         self.not_rooted: dict[int, str] = {}
-        #: argument indices in a --may-alias group: never given noalias
-        self.grouped: set[int] = set()
+        #: argument indices in a --may-alias group: never given noalias (one shared empty
+        #: set until a group names one: a module of many kernels has one ``KernelArgs``
+        #: each, and few --may-alias; rebound, never changed in place)
+        self.grouped: Set[int] = _NONE_GROUPED
 
 
 class RootSet:
