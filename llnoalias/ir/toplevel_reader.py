@@ -237,6 +237,7 @@ class TopLevelReader(HeaderReader, BodyReader):
                 fn = self._header_tokens(code, start, i + 1, off)
             elif lp >= 0:
                 self._remember_line(raw, at, lp, len(code), fn)
+            fn.header_text = None  # (the source's text from ``start`` on: not kept twice)
             return self._add_function(fn, i + 1, off)
         return self._function_lines(i, raw, start, off)
 
@@ -249,7 +250,7 @@ class TopLevelReader(HeaderReader, BodyReader):
         for idx, (aname, aty, attrs, a) in enumerate(shape.params):
             args.append(Argument(aname, idx, aty, attrs, base + a))
         fn = Function(name, lineno, off, shape.cc, args, base + shape.close_rel, shape.groups, shape.inline, None,
-                      None, None, shape.is_kernel, raw[:shape.code_len + lp], shape.own_attrs_text, self.src)
+                      None, None, shape.is_kernel, None, shape.own_attrs_text, self.src)
         fn.arg_shape = shape
         return self._add_function(fn, lineno, off)
 
