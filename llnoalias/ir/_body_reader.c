@@ -181,7 +181,7 @@ static int read_slots(PyObject *cls) {
 /* A new Instruction with what Instruction.__init__ stores: name, opcode, start, _len =
  * end - start, _op = opstart - start, ops = None, function. */
 static PyObject *make_instruction(PyObject *cls, PyObject *name, PyObject *opcode, Py_ssize_t start,
-                                  Py_ssize_t end, Py_ssize_t opstart, PyObject *fn) {
+                                  Py_ssize_t end, Py_ssize_t opstart, PyObject *fn, PyObject *start_obj) {
     PyTypeObject *tp = (PyTypeObject *)cls;
     PyObject *obj = tp->tp_alloc(tp, 0);
     if (obj == NULL) return NULL;
@@ -190,7 +190,9 @@ static PyObject *make_instruction(PyObject *cls, PyObject *name, PyObject *opcod
     Py_INCREF(name);
     vals[S_OPCODE] = opcode;
     Py_INCREF(opcode);
-    vals[S_START] = PyLong_FromSsize_t(start);
+    /* start_obj: an int for start made already (an unnamed block's offset), or NULL */
+    Py_XINCREF(start_obj);
+    vals[S_START] = start_obj != NULL ? start_obj : PyLong_FromSsize_t(start);
     vals[S_LEN] = PyLong_FromSsize_t(end - start);
     vals[S_OP] = PyLong_FromSsize_t(opstart >= 0 ? opstart - start : -1);
     vals[S_OPS] = Py_None;
@@ -343,6 +345,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
         }
         Py_ssize_t res_s, res_e, op_s, op_e, iend, lab_s, lab_e;
         if (instruction_row(kind, data, pos, nl, &res_s, &res_e, &op_s, &op_e, &iend)) {
+            PyObject *block_off = NULL; /* the offset of the unnamed block this instruction begins */
             if (PyList_GET_SIZE(blocks) == 0 || after_term) {
                 /* an unnamed block: the entry, or one after a terminator */
                 PyObject *bname = take_number(names, &next);
@@ -362,6 +365,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                     Py_DECREF(bname);
                     return NULL;
                 }
+                block_off = off; /* (a reference the list holds; the instruction takes one of its own) */
                 Py_DECREF(off);
                 Py_DECREF(bname);
             }
@@ -408,7 +412,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
             if (word_in(kind, data, op_s, op_e, terminators)) after_term = 1;
             PyObject *inst = NULL;
             if (direct) {
-                inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn);
+                inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn, block_off);
             } else {
                 PyObject *n_start = PyLong_FromSsize_t(pos), *n_end = PyLong_FromSsize_t(iend),
                          *n_op = PyLong_FromSsize_t(op_s);
