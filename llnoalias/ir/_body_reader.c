@@ -796,11 +796,103 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* header_line(code) -> (at, lp, close, params) or None
+ *
+ * A header's code (what is before its '{') of the common shape that
+ * HeaderReader._header_fast reads by its pattern (_HEADER_RE), split where that pattern
+ * splits it: no ';' or '"' in it; at is its first '@', lp the first '(' after it, the name
+ * between them a plain name (_NAME_RE); close is the last ')', with no '(' after it; the
+ * parameters between lp and close hold no nested parenthesis and are blanks only (none),
+ * or split by the commas outside parentheses into non-empty pieces, each a text up to its
+ * first '%' (not empty), a name ('%' and one or more name characters) and blanks (' ',
+ * '\t', '\n'). params: per piece its text before the '%', its name and the '%''s offset
+ * from lp + 1. None for any other code (the caller reads it by the pattern). Whether the
+ * text before the '@', each piece's text before its name and the text after close are
+ * texts the pattern reads is the caller's to say (header_reader's _PRE_SEEN, _PIECES_SEEN
+ * and _TAIL_SEEN hold only such texts).
+ */
+static PyObject *header_line(PyObject *self, PyObject *args) {
+    PyObject *code;
+    if (!PyArg_ParseTuple(args, "U", &code)) return NULL;
+    int kind = PyUnicode_KIND(code);
+    const void *data = PyUnicode_DATA(code);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(code), at = -1, lp = -1, close = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_UCS4 c = RD(k);
+        if (c == ';' || c == '"') Py_RETURN_NONE;
+        if (c == '@' && at < 0) at = k;
+        else if (c == '(' && at >= 0 && lp < 0) lp = k;
+        else if (c == ')') close = k;
+    }
+    if (at < 0 || lp < 0 || close < lp || lp == at + 1) Py_RETURN_NONE;
+    Py_UCS4 first = RD(at + 1);
+    if (first >= '0' && first <= '9') Py_RETURN_NONE;
+    for (Py_ssize_t k = at + 1; k < lp; k++)
+        if (!is_name_char(RD(k))) Py_RETURN_NONE;
+    for (Py_ssize_t k = close + 1; k < n; k++)
+        if (RD(k) == '(') Py_RETURN_NONE;
+    PyObject *params = PyList_New(0);
+    if (params == NULL) return NULL;
+    Py_ssize_t s = lp + 1, blank = 1;
+    for (Py_ssize_t k = s; k < close; k++) {
+        Py_UCS4 c = RD(k);
+        if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c')) blank = 0;
+    }
+    if (blank) goto done; /* (str.strip() leaves nothing: no parameters) */
+    while (s <= close) {
+        /* one piece: [s, pe), up to a comma outside parentheses or close */
+        Py_ssize_t pe = s, cut = -1;
+        int depth = 0;
+        while (pe < close) {
+            Py_UCS4 c = RD(pe);
+            if (c == '(') {
+                if (depth) goto other;
+                depth = 1;
+            } else if (c == ')') {
+                if (!depth) goto other;
+                depth = 0;
+            } else if (c == ',' && !depth) {
+                break;
+            } else if (c == '%' && cut < 0) {
+                cut = pe;
+            }
+            pe++;
+        }
+        if (depth || pe == s || cut <= s || cut >= pe) goto other;
+        Py_ssize_t ne = cut + 1;
+        while (ne < pe && is_name_char(RD(ne))) ne++;
+        if (ne == cut + 1) goto other;
+        for (Py_ssize_t k = ne; k < pe; k++) {
+            Py_UCS4 c = RD(k);
+            if (!(c == ' ' || c == '\t' || c == '\n')) goto other;
+        }
+        PyObject *key = PyUnicode_Substring(code, s, cut);
+        PyObject *name = key == NULL ? NULL : PyUnicode_Substring(code, cut, ne);
+        PyObject *item = name == NULL ? NULL : Py_BuildValue("(OOn)", key, name, cut - (lp + 1));
+        Py_XDECREF(key);
+        Py_XDECREF(name);
+        if (item == NULL || PyList_Append(params, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(params);
+            return NULL;
+        }
+        Py_DECREF(item);
+        s = pe + 1;
+    }
+done:
+    return Py_BuildValue("(nnnN)", at, lp, close, params);
+other:
+    Py_DECREF(params);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"hostile", hostile, METH_VARARGS,
      "The first integer width out of range or bracket nested too deep: (offset, what) or None."},
     {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
+    {"header_line", header_line, METH_VARARGS,
+     "A common header's code split as header_reader's pattern splits it, or None."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _body_reader.c)."},
     {"undefined_refs", undefined_refs, METH_VARARGS,
      "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},

@@ -221,11 +221,15 @@ class TopLevelReader(HeaderReader, BodyReader):
         at = raw.find("@")
         lp = raw.find("(", at) if at >= 0 else -1
         if lp >= 0:
-            shape = self.line_shapes.get(raw[:at] + raw[lp:])
+            key = raw[:at] + raw[lp:]
+            shape = self.line_shapes.get(key)
             if shape is not None and _NAME_RE.fullmatch(raw, at + 1, lp):
                 # a define line whose text but for its name was read before: what the lines
                 # below found for it then, with this name (a plain name holds no bracket,
                 # brace, ';' or blank: every test below reads the same)
+                if type(shape) is tuple:
+                    shape = self._line_shape(key, shape)
+                assert isinstance(shape, LineShape)
                 return self._add_shaped(shape, raw, at, lp, start, i + 1, off)
         code = raw.rstrip()
         if code.endswith("{") and ";" not in raw and bracket_balance(code) >= 1:

@@ -331,6 +331,13 @@ def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(metadata, "FRESH_DOMAINS", False)
 
 
+def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import header_reader
+
+        m.setattr(header_reader, "_cscan", None)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -397,4 +404,8 @@ FAST_PATHS: list[FastPath] = [
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
              "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
              "each line appended alone", _fresh_domains),
+    FastPath("header-line", "ir.header_reader.HeaderReader._header_line (a header whose texts but for its "
+             "names the pattern read before: split by the compiled header_line, each part looked up)",
+             "header_reader._cscan = None", "every header through _HEADER_RE and _params", _header_line,
+             observe=model, unavailable=_unbuilt("body_reader")),
 ]
