@@ -810,10 +810,20 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
  * text before the '@', each piece's text before its name and the text after close are
  * texts the pattern reads is the caller's to say (header_reader's _PRE_SEEN, _PIECES_SEEN
  * and _TAIL_SEEN hold only such texts).
+ *
+ * header_line(code, pieces, argument, start) -> (at, lp, close, args) or None: the same, with
+ * per piece argument(name, index, *pieces[text before its name], start + the '%''s offset)
+ * (the code at start in its text: an Argument with its type and attributes), and None
+ * also when a piece's text is not among pieces.
  */
 static PyObject *header_line(PyObject *self, PyObject *args) {
-    PyObject *code;
-    if (!PyArg_ParseTuple(args, "U", &code)) return NULL;
+    PyObject *code, *pieces = NULL, *argument = NULL;
+    Py_ssize_t start = 0;
+    if (!PyArg_ParseTuple(args, "U|O!On", &code, &PyDict_Type, &pieces, &argument, &start)) return NULL;
+    if (pieces != NULL && (argument == NULL || !PyCallable_Check(argument))) {
+        PyErr_SetString(PyExc_TypeError, "header_line: pieces without an argument class");
+        return NULL;
+    }
     int kind = PyUnicode_KIND(code);
     const void *data = PyUnicode_DATA(code);
     Py_ssize_t n = PyUnicode_GET_LENGTH(code), at = -1, lp = -1, close = -1;
@@ -866,11 +876,33 @@ static PyObject *header_line(PyObject *self, PyObject *args) {
             Py_UCS4 c = RD(k);
             if (!(c == ' ' || c == '\t' || c == '\n')) goto other;
         }
-        PyObject *key = PyUnicode_Substring(code, s, cut);
-        PyObject *name = key == NULL ? NULL : PyUnicode_Substring(code, cut, ne);
-        PyObject *item = name == NULL ? NULL : Py_BuildValue("(OOn)", key, name, cut - (lp + 1));
-        Py_XDECREF(key);
-        Py_XDECREF(name);
+        PyObject *key = PyUnicode_Substring(code, s, cut), *item = NULL;
+        if (key != NULL && pieces != NULL) {
+            /* the argument itself: Argument(name, index, type, attrs, insert_at) from the
+               piece's type and attributes, or None when the piece is not among pieces */
+            PyObject *known = PyDict_GetItemWithError(pieces, key); /* borrowed */
+            Py_DECREF(key);
+            if (known == NULL && PyErr_Occurred()) {
+                Py_DECREF(params);
+                return NULL;
+            }
+            if (known == NULL || !PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2) goto other;
+            PyObject *name = PyUnicode_Substring(code, cut, ne);
+            PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(params));
+            PyObject *insert_at = PyLong_FromSsize_t(start + cut);
+            if (name != NULL && index != NULL && insert_at != NULL) {
+                PyObject *argv[5] = {name, index, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), insert_at};
+                item = PyObject_Vectorcall(argument, argv, 5, NULL);
+            }
+            Py_XDECREF(name);
+            Py_XDECREF(index);
+            Py_XDECREF(insert_at);
+        } else if (key != NULL) {
+            PyObject *name = PyUnicode_Substring(code, cut, ne);
+            item = name == NULL ? NULL : Py_BuildValue("(OOn)", key, name, cut - (lp + 1));
+            Py_DECREF(key);
+            Py_XDECREF(name);
+        }
         if (item == NULL || PyList_Append(params, item) < 0) {
             Py_XDECREF(item);
             Py_DECREF(params);

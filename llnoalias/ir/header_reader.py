@@ -99,10 +99,11 @@ class HeaderReader(LineReader):
         function, without the pattern or a memo of its whole text (a kernel's parameters'
         names are its own). None for any other header."""
         assert _cscan is not None
-        got = _cscan.header_line(code)
+        # (the arguments made there, each from its piece's type and attributes)
+        got = _cscan.header_line(code, _PIECES_SEEN, Argument, start)
         if got is None:
             return None
-        at, lp, close, params = got
+        at, lp, close, args = got
         cc = _PRE_SEEN.get(code[:at])
         if cc is None:
             return None
@@ -110,14 +111,6 @@ class HeaderReader(LineReader):
         attrs_of = _TAIL_SEEN.get(tail)
         if attrs_of is None:
             return None
-        base = start + lp + 1
-        args = []
-        pieces = _PIECES_SEEN
-        for idx, (piece, name, a) in enumerate(params):
-            known = pieces.get(piece)
-            if known is None:
-                return None
-            args.append(Argument(name, idx, known[0], known[1], base + a))
         return Function(code[at:lp], lineno, off, cc, args, start + close + 1, attrs_of[0], attrs_of[1], None, None,
                         None, cc in KERNEL_CCS, code, tail, self.src)
 

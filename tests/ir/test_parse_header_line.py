@@ -12,8 +12,9 @@ import pytest
 from llnoalias.fileio import decode
 from llnoalias.ir import header_reader
 from llnoalias.ir.header_reader import _HEADER_RE, HeaderReader, _params
-from llnoalias.ir.model import Function
+from llnoalias.ir.model import Argument, Function
 from llnoalias.ir.source import SourceFile
+from llnoalias.ir.types import Type, type_of
 from tests.support.files import DATA, ROOT
 
 FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *DATA.glob("**/*.ll")})
@@ -125,3 +126,20 @@ def test_a_part_the_pattern_has_not_read_goes_to_the_pattern(monkeypatch: pytest
         with monkeypatch.context() as m:
             m.setattr(header_reader, memo, {})
             assert reader._header_line(code, 0, 1, 0) is None, memo
+
+
+@needs_cscan
+def test_header_line_makes_the_arguments_from_the_pieces() -> None:
+    assert cscan is not None
+    code = "define void @k(ptr addrspace(1) noalias %a, i32 %b) #0"
+    ptr: tuple[Type, set[str]] = (type_of("ptr addrspace(1)"), {"noalias"})
+    i32: tuple[Type, set[str]] = (type_of("i32"), set())
+    got = cscan.header_line(code, {"ptr addrspace(1) noalias ": ptr, " i32 ": i32}, Argument, 100)
+    assert got is not None
+    at, lp, close, args = got
+    assert (at, lp, close) == (12, 14, 50)
+    assert args == [Argument("%a", 0, ptr[0], ptr[1], 100 + 40), Argument("%b", 1, i32[0], i32[1], 100 + 48)]
+    assert args[0].attrs is ptr[1]  # (shared, as _params shares them)
+    assert cscan.header_line(code, {"ptr addrspace(1) noalias ": ptr}, Argument, 100) is None
+    with pytest.raises(TypeError):
+        cscan.header_line(code, {})
