@@ -181,7 +181,7 @@ static int read_slots(PyObject *cls) {
 /* A new Instruction with what Instruction.__init__ stores: name, opcode, start, _len =
  * end - start, _op = opstart - start, ops = None, function. */
 static PyObject *make_instruction(PyObject *cls, PyObject *name, PyObject *opcode, Py_ssize_t start,
-                                  Py_ssize_t end, Py_ssize_t opstart, PyObject *fn) {
+                                  Py_ssize_t end, Py_ssize_t opstart, PyObject *fn, PyObject *start_obj) {
     PyTypeObject *tp = (PyTypeObject *)cls;
     PyObject *obj = tp->tp_alloc(tp, 0);
     if (obj == NULL) return NULL;
@@ -190,7 +190,9 @@ static PyObject *make_instruction(PyObject *cls, PyObject *name, PyObject *opcod
     Py_INCREF(name);
     vals[S_OPCODE] = opcode;
     Py_INCREF(opcode);
-    vals[S_START] = PyLong_FromSsize_t(start);
+    /* start_obj: an int for start made already (an unnamed block's offset), or NULL */
+    Py_XINCREF(start_obj);
+    vals[S_START] = start_obj != NULL ? start_obj : PyLong_FromSsize_t(start);
     vals[S_LEN] = PyLong_FromSsize_t(end - start);
     vals[S_OP] = PyLong_FromSsize_t(opstart >= 0 ? opstart - start : -1);
     vals[S_OPS] = Py_None;
@@ -343,6 +345,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
         }
         Py_ssize_t res_s, res_e, op_s, op_e, iend, lab_s, lab_e;
         if (instruction_row(kind, data, pos, nl, &res_s, &res_e, &op_s, &op_e, &iend)) {
+            PyObject *block_off = NULL; /* the offset of the unnamed block this instruction begins */
             if (PyList_GET_SIZE(blocks) == 0 || after_term) {
                 /* an unnamed block: the entry, or one after a terminator */
                 PyObject *bname = take_number(names, &next);
@@ -362,6 +365,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
                     Py_DECREF(bname);
                     return NULL;
                 }
+                block_off = off; /* (a reference the list holds; the instruction takes one of its own) */
                 Py_DECREF(off);
                 Py_DECREF(bname);
             }
@@ -408,7 +412,7 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
             if (word_in(kind, data, op_s, op_e, terminators)) after_term = 1;
             PyObject *inst = NULL;
             if (direct) {
-                inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn);
+                inst = make_instruction(instruction, name, opcode, pos, iend, op_s, fn, block_off);
             } else {
                 PyObject *n_start = PyLong_FromSsize_t(pos), *n_end = PyLong_FromSsize_t(iend),
                          *n_op = PyLong_FromSsize_t(op_s);
@@ -792,11 +796,135 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* header_line(code) -> (at, lp, close, params) or None
+ *
+ * A header's code (what is before its '{') of the common shape that
+ * HeaderReader._header_fast reads by its pattern (_HEADER_RE), split where that pattern
+ * splits it: no ';' or '"' in it; at is its first '@', lp the first '(' after it, the name
+ * between them a plain name (_NAME_RE); close is the last ')', with no '(' after it; the
+ * parameters between lp and close hold no nested parenthesis and are blanks only (none),
+ * or split by the commas outside parentheses into non-empty pieces, each a text up to its
+ * first '%' (not empty), a name ('%' and one or more name characters) and blanks (' ',
+ * '\t', '\n'). params: per piece its text before the '%', its name and the '%''s offset
+ * from lp + 1. None for any other code (the caller reads it by the pattern). Whether the
+ * text before the '@', each piece's text before its name and the text after close are
+ * texts the pattern reads is the caller's to say (header_reader's _PRE_SEEN, _PIECES_SEEN
+ * and _TAIL_SEEN hold only such texts).
+ *
+ * header_line(code, pieces, argument, start) -> (at, lp, close, args) or None: the same, with
+ * per piece argument(name, index, *pieces[text before its name], start + the '%''s offset)
+ * (the code at start in its text: an Argument with its type and attributes), and None
+ * also when a piece's text is not among pieces.
+ */
+static PyObject *header_line(PyObject *self, PyObject *args) {
+    PyObject *code, *pieces = NULL, *argument = NULL;
+    Py_ssize_t start = 0;
+    if (!PyArg_ParseTuple(args, "U|O!On", &code, &PyDict_Type, &pieces, &argument, &start)) return NULL;
+    if (pieces != NULL && (argument == NULL || !PyCallable_Check(argument))) {
+        PyErr_SetString(PyExc_TypeError, "header_line: pieces without an argument class");
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(code);
+    const void *data = PyUnicode_DATA(code);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(code), at = -1, lp = -1, close = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_UCS4 c = RD(k);
+        if (c == ';' || c == '"') Py_RETURN_NONE;
+        if (c == '@' && at < 0) at = k;
+        else if (c == '(' && at >= 0 && lp < 0) lp = k;
+        else if (c == ')') close = k;
+    }
+    if (at < 0 || lp < 0 || close < lp || lp == at + 1) Py_RETURN_NONE;
+    Py_UCS4 first = RD(at + 1);
+    if (first >= '0' && first <= '9') Py_RETURN_NONE;
+    for (Py_ssize_t k = at + 1; k < lp; k++)
+        if (!is_name_char(RD(k))) Py_RETURN_NONE;
+    for (Py_ssize_t k = close + 1; k < n; k++)
+        if (RD(k) == '(') Py_RETURN_NONE;
+    PyObject *params = PyList_New(0);
+    if (params == NULL) return NULL;
+    Py_ssize_t s = lp + 1, blank = 1;
+    for (Py_ssize_t k = s; k < close; k++) {
+        Py_UCS4 c = RD(k);
+        if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c')) blank = 0;
+    }
+    if (blank) goto done; /* (str.strip() leaves nothing: no parameters) */
+    while (s <= close) {
+        /* one piece: [s, pe), up to a comma outside parentheses or close */
+        Py_ssize_t pe = s, cut = -1;
+        int depth = 0;
+        while (pe < close) {
+            Py_UCS4 c = RD(pe);
+            if (c == '(') {
+                if (depth) goto other;
+                depth = 1;
+            } else if (c == ')') {
+                if (!depth) goto other;
+                depth = 0;
+            } else if (c == ',' && !depth) {
+                break;
+            } else if (c == '%' && cut < 0) {
+                cut = pe;
+            }
+            pe++;
+        }
+        if (depth || pe == s || cut <= s || cut >= pe) goto other;
+        Py_ssize_t ne = cut + 1;
+        while (ne < pe && is_name_char(RD(ne))) ne++;
+        if (ne == cut + 1) goto other;
+        for (Py_ssize_t k = ne; k < pe; k++) {
+            Py_UCS4 c = RD(k);
+            if (!(c == ' ' || c == '\t' || c == '\n')) goto other;
+        }
+        PyObject *key = PyUnicode_Substring(code, s, cut), *item = NULL;
+        if (key != NULL && pieces != NULL) {
+            /* the argument itself: Argument(name, index, type, attrs, insert_at) from the
+               piece's type and attributes, or None when the piece is not among pieces */
+            PyObject *known = PyDict_GetItemWithError(pieces, key); /* borrowed */
+            Py_DECREF(key);
+            if (known == NULL && PyErr_Occurred()) {
+                Py_DECREF(params);
+                return NULL;
+            }
+            if (known == NULL || !PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 2) goto other;
+            PyObject *name = PyUnicode_Substring(code, cut, ne);
+            PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(params));
+            PyObject *insert_at = PyLong_FromSsize_t(start + cut);
+            if (name != NULL && index != NULL && insert_at != NULL) {
+                PyObject *argv[5] = {name, index, PyTuple_GET_ITEM(known, 0), PyTuple_GET_ITEM(known, 1), insert_at};
+                item = PyObject_Vectorcall(argument, argv, 5, NULL);
+            }
+            Py_XDECREF(name);
+            Py_XDECREF(index);
+            Py_XDECREF(insert_at);
+        } else if (key != NULL) {
+            PyObject *name = PyUnicode_Substring(code, cut, ne);
+            item = name == NULL ? NULL : Py_BuildValue("(OOn)", key, name, cut - (lp + 1));
+            Py_DECREF(key);
+            Py_XDECREF(name);
+        }
+        if (item == NULL || PyList_Append(params, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(params);
+            return NULL;
+        }
+        Py_DECREF(item);
+        s = pe + 1;
+    }
+done:
+    return Py_BuildValue("(nnnN)", at, lp, close, params);
+other:
+    Py_DECREF(params);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"hostile", hostile, METH_VARARGS,
      "The first integer width out of range or bracket nested too deep: (offset, what) or None."},
     {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
+    {"header_line", header_line, METH_VARARGS,
+     "A common header's code split as header_reader's pattern splits it, or None."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _body_reader.c)."},
     {"undefined_refs", undefined_refs, METH_VARARGS,
      "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},

@@ -4,6 +4,7 @@ The common header is read by one pattern; any other by the tokenizer."""
 
 from __future__ import annotations
 
+from ..compiled import load
 from .lazyre import lazy
 from .lexer import canon_name, tokenize
 from .lines import LineReader, entry_number, error_at
@@ -12,6 +13,9 @@ from .numbering import number_of
 from .shapes import LineShape
 from .source import SourceFile
 from .types import Type, TypeParser, type_of
+
+#: the compiled reader (``_body_reader.c``: ``header_line``), or None: ``_header_fast`` reads every header
+_cscan = load("body_reader")
 
 KERNEL_CCS = {"amdgpu_kernel", "ptx_kernel", "spir_kernel"}
 KERNEL_CC_NUMBERS = {"71": "ptx_kernel", "91": "amdgpu_kernel", "76": "spir_kernel"}
@@ -57,23 +61,58 @@ class HeaderReader(LineReader):
     def __init__(self, src: SourceFile) -> None:
         super().__init__(src)
         #: per define line's text without its name (what is before the '@', then from the
-        #: '(' on) that ``_header_fast`` read in this module, its ``LineShape``
-        #: (``_remember_line``; ``TopLevelReader._function`` reads the next such line by it)
-        self.line_shapes: dict[str, LineShape] = {}
+        #: '(' on) that ``_header_fast`` read in this module, its
+        #: ``LineShape`` (``TopLevelReader._function`` reads the next such line by it), or,
+        #: until a second line asks for it, the first function read from it, its '(' and its
+        #: code's end (``_remember_line``, ``_line_shape``)
+        self.line_shapes: dict[str, LineShape | tuple[Function, int, int]] = {}
 
     def _remember_line(self, raw: str, at: int, lp: int, code_len: int, fn: Function) -> None:
         """Keep the shape of ``raw``, a one-line header (its '@' at ``at``, its first '(' after
         that at ``lp``, its code ``code_len`` long: what is before the '{') that
-        ``_header_fast`` read as ``fn``: the shape it kept for it (``_SHAPES_SEEN``), if any."""
+        ``_header_fast`` read as ``fn``: the function, whose shape is made
+        only when a second line of it comes (``_line_shape``; most lines of a module whose
+        kernels differ in their parameters' names have none)."""
         shapes = self.line_shapes
         if len(shapes) >= _SEEN_LIMIT:
             shapes.clear()
-        seen = _SHAPES_SEEN.get(raw[:at] + raw[lp:code_len])
-        if seen is None:
-            return
-        cc, params, groups, inline, close_rel = seen
-        shapes[raw[:at] + raw[lp:]] = LineShape(cc, params, groups, inline, close_rel, code_len - lp,
-                                                fn.own_attrs_text, cc in KERNEL_CCS, entry_number(fn))
+        shapes[raw[:at] + raw[lp:]] = (fn, lp, code_len)
+
+    def _line_shape(self, key: str, first: tuple[Function, int, int]) -> LineShape:
+        """The ``LineShape`` of the define line ``key`` (``line_shapes``) from ``first``, the
+        function read from that line's first instance, its '(' and its code's end (kept there
+        by ``_remember_line``): what ``_header_fast`` read from it, offsets from the '('."""
+        fn, lp, code_len = first
+        text = self.src.text
+        base = text.rfind("\n", 0, fn.start) + 1 + lp + 1  # (just after the '(')
+        params = [(a.name, a.type, a.attrs, a.insert_at - base) for a in fn.args]
+        shape = LineShape(fn.cc, params, fn.fn_attr_groups, fn.fn_attrs_inline, fn.header_end - base,
+                          code_len - lp, fn.own_attrs_text, fn.cc in KERNEL_CCS, entry_number(fn))
+        self.line_shapes[key] = shape
+        return shape
+
+    def _header_line(self, code: str, start: int, lineno: int, off: int) -> Function | None:
+        """``_header_fast`` for a header ``code`` that the compiled ``header_line`` splits into
+        the parts ``_HEADER_RE`` finds, and whose text before the name, each parameter's text
+        before its name and text after the parameters ``_header_fast`` read before
+        (``_PRE_SEEN``, ``_PIECES_SEEN``, ``_TAIL_SEEN``: texts its pattern reads): the same
+        function, without the pattern or a memo of its whole text (a kernel's parameters'
+        names are its own). None for any other header."""
+        assert _cscan is not None
+        # (the arguments made there, each from its piece's type and attributes)
+        got = _cscan.header_line(code, _PIECES_SEEN, Argument, start)
+        if got is None:
+            return None
+        at, lp, close, args = got
+        cc = _PRE_SEEN.get(code[:at])
+        if cc is None:
+            return None
+        tail = code[close + 1:]
+        attrs_of = _TAIL_SEEN.get(tail)
+        if attrs_of is None:
+            return None
+        return Function(code[at:lp], lineno, off, cc, args, start + close + 1, attrs_of[0], attrs_of[1], None, None,
+                        None, cc in KERNEL_CCS, code, tail, self.src)
 
     def _header(self, code: str, start: int, lineno: int, off: int) -> Function:
         fast = self._header_fast(code, start, lineno, off)
@@ -161,7 +200,13 @@ class HeaderReader(LineReader):
         them is kept per distinct text (``_PRE_SEEN`` ...): the kernels of a generated
         module share a few signatures, and reading one is most of a small function's cost.
         A header whose text but for its name was read before (``_SHAPES_SEEN``) is not
-        matched again: its name is checked, and the rest is what that reading found."""
+        matched again: its name is checked, and the rest is what that reading found. With
+        the compiled reader, a header whose parts were all read before (but its names) is
+        read by ``_header_line``."""
+        if _cscan is not None:
+            fn = self._header_line(code, start, lineno, off)
+            if fn is not None:
+                return fn
         at = code.find("@")
         if at >= 0:
             lp = code.find("(", at)

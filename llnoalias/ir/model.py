@@ -222,13 +222,13 @@ class Function(Record):
     # the body's fields are properties over the slots (``_instrs``...): reading one reads
     # a deferred body first
     __slots__ = ("name", "line", "start", "cc", "args", "header_end", "fn_attr_groups", "fn_attrs_inline",
-                 "_pending", "deferred_lines", "_instrs", "_by_name", "_blocks", "is_kernel", "header_text",
+                 "_pending", "deferred_lines", "_instrs", "_by_name", "_blocks", "is_kernel", "_header_text",
                  "own_attrs_text", "source", "_block_offsets", "_cfg", "arg_shape")
 
     def __init__(self, name: str, line: int, start: int, cc: str, args: list[Argument], header_end: int,
                  fn_attr_groups: tuple[str, ...] = (), fn_attrs_inline: tuple[str, ...] = (),
                  instrs: list[Instruction] | None = None, by_name: dict[str, Instruction] | None = None,
-                 blocks: list[str] | None = None, is_kernel: bool = False, header_text: str = "",
+                 blocks: list[str] | None = None, is_kernel: bool = False, header_text: str | None = "",
                  own_attrs_text: str = "", source: SourceFile | None = None,
                  block_offsets: list[int] | None = None) -> None:
         self.name = name  # with sigil
@@ -247,7 +247,10 @@ class Function(Record):
         self._by_name: dict[str, Instruction] = {} if by_name is None else by_name
         self._blocks: list[str] = [] if blocks is None else blocks
         self.is_kernel = is_kernel
-        self.header_text = header_text
+        #: the header's code (its lines up to the '{'), or None: the source's text from the
+        #: start of the define line to the end of ``own_attrs_text`` (``header_text``; a
+        #: string per function that only tests read is not kept)
+        self._header_text = header_text
         #: the header after the parameter list: the function's own attributes (a parameter
         #: or the return value may carry string attributes too)
         self.own_attrs_text = own_attrs_text
@@ -262,6 +265,19 @@ class Function(Record):
         #: attributes and indices (``transform.roots`` reads each once, the body reader
         #: takes their names from it). Whoever changes ``args`` sets it to None.
         self.arg_shape: LineShape | None = None
+
+    @property
+    def header_text(self) -> str:
+        """The header's code: the define line (or lines) up to the '{' that opens the body."""
+        got = self._header_text
+        if got is None:
+            text = self.source.text if self.source is not None else ""
+            got = text[text.rfind("\n", 0, self.start) + 1:self.header_end + len(self.own_attrs_text)]
+        return got
+
+    @header_text.setter
+    def header_text(self, value: str | None) -> None:
+        self._header_text = value
 
     # The body: read on first use when its reading was deferred. Setting one of these
     # drops a pending reading (the body is being released).

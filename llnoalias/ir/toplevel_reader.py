@@ -221,11 +221,15 @@ class TopLevelReader(HeaderReader, BodyReader):
         at = raw.find("@")
         lp = raw.find("(", at) if at >= 0 else -1
         if lp >= 0:
-            shape = self.line_shapes.get(raw[:at] + raw[lp:])
+            key = raw[:at] + raw[lp:]
+            shape = self.line_shapes.get(key)
             if shape is not None and _NAME_RE.fullmatch(raw, at + 1, lp):
                 # a define line whose text but for its name was read before: what the lines
                 # below found for it then, with this name (a plain name holds no bracket,
                 # brace, ';' or blank: every test below reads the same)
+                if type(shape) is tuple:
+                    shape = self._line_shape(key, shape)
+                assert isinstance(shape, LineShape)
                 return self._add_shaped(shape, raw, at, lp, start, i + 1, off)
         code = raw.rstrip()
         if code.endswith("{") and ";" not in raw and bracket_balance(code) >= 1:
@@ -237,6 +241,7 @@ class TopLevelReader(HeaderReader, BodyReader):
                 fn = self._header_tokens(code, start, i + 1, off)
             elif lp >= 0:
                 self._remember_line(raw, at, lp, len(code), fn)
+            fn.header_text = None  # (the source's text from ``start`` on: not kept twice)
             return self._add_function(fn, i + 1, off)
         return self._function_lines(i, raw, start, off)
 
@@ -249,7 +254,7 @@ class TopLevelReader(HeaderReader, BodyReader):
         for idx, (aname, aty, attrs, a) in enumerate(shape.params):
             args.append(Argument(aname, idx, aty, attrs, base + a))
         fn = Function(name, lineno, off, shape.cc, args, base + shape.close_rel, shape.groups, shape.inline, None,
-                      None, None, shape.is_kernel, raw[:shape.code_len + lp], shape.own_attrs_text, self.src)
+                      None, None, shape.is_kernel, None, shape.own_attrs_text, self.src)
         fn.arg_shape = shape
         return self._add_function(fn, lineno, off)
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import llnoalias
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir import body_reader, lines
+from llnoalias.ir import body_reader, header_reader, lines
 from llnoalias.ir import operands as opparse
 from llnoalias.ir.editor import Editor
 from llnoalias.ir.parser import parse_module
@@ -73,6 +73,7 @@ def test_compiled_and_pure_readers_give_the_same_model(path: Path, monkeypatch: 
     text = _read(path)
     compiled = _model(text, str(path))
     monkeypatch.setattr(body_reader, "_cscan", None)
+    monkeypatch.setattr(header_reader, "_cscan", None)
     monkeypatch.setattr(lines, "cscan", None)
     assert _model(text, str(path)) == compiled
 

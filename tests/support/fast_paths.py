@@ -347,6 +347,13 @@ def _plain_text(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(accesses, "PLAIN_TEXT", False)
 
 
+def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import header_reader
+
+        m.setattr(header_reader, "_cscan", None)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -419,4 +426,8 @@ FAST_PATHS: list[FastPath] = [
     FastPath("plain-text", "analysis.memory.accesses.plain_shape (a plain load, store or ret void "
              "read by read_fast's pattern alone)", "accesses.PLAIN_TEXT = False",
              "operands.parse for every instruction", _plain_text),
+    FastPath("header-line", "ir.header_reader.HeaderReader._header_line (a header whose texts but for its "
+             "names the pattern read before: split by the compiled header_line, each part looked up)",
+             "header_reader._cscan = None", "every header through _HEADER_RE and _params", _header_line,
+             observe=model, unavailable=_unbuilt("body_reader")),
 ]
