@@ -482,7 +482,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             if len(noalias_of) >= 4096:
                 noalias_of.clear()
             lists_of[id(dkeys)] = (domain, own, na)
-        inst = d.access.inst
+        inst = d.inst
         if inst is cur:
             _, scopes, noalias = attachments[-1]
             attachments[-1] = (inst, scopes + own, noalias + na)
@@ -503,7 +503,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:
         for d in p.decisions:
-            inst = d.access.inst
+            inst = d.inst
             if not d.keys:
                 continue
             if id(inst) in failed:
@@ -581,7 +581,7 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
     line = col = 0
     dbg: int | None = None
     for d in p.decisions:
-        inst = d.access.inst
+        inst = d.inst
         if inst is not prev:
             prev = inst
             start = inst.start

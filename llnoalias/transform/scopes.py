@@ -120,6 +120,12 @@ class Decision:
     def tagged(self) -> bool:
         return bool(self.keys)
 
+    @property
+    def inst(self) -> Instruction:
+        """The access's instruction (``access.inst``, without an ``Access`` made where a
+        ``PlainDecision`` would make one)."""
+        return self.access.inst
+
 
 #: the slot where a ``Decision`` holds its access (``PlainDecision`` holds its instruction there)
 _ACCESS_SLOT = Decision.__dict__["access"]
@@ -149,6 +155,11 @@ class PlainDecision(Decision):
     def access(self) -> Access:  # type: ignore[override]  # (a Decision's is a slot; this one is made)
         inst: Instruction = _ACCESS_SLOT.__get__(self)
         return Access(inst, inst.opcode, RELEASED, RELEASED)
+
+    @property
+    def inst(self) -> Instruction:
+        got: Instruction = _ACCESS_SLOT.__get__(self)
+        return got
 
 
 class Plan:

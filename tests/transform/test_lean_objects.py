@@ -36,6 +36,8 @@ def test_a_plain_decision_reads_as_the_decision_it_stands_for() -> None:
         assert [getattr(d, f) for f in FIELDS] == [getattr(want, f) for f in FIELDS]
         assert d.keys is d.roots and d.tagged
         assert repr(d) == repr(want)
+        # ``inst``: the instruction itself, as a plain Decision's ``access.inst``
+        assert d.inst is inst and want.inst is inst
     # the claims the module stages make are made on it as on any decision
     d = made[0]
     d.keys = []
