@@ -97,6 +97,9 @@ class RegionSplitter:
         try:
             fn: Function | None = None
             fr: FunctionRanges | None = None
+            # the note made for each reason met (by the reason object, kept beside it): the
+            # accesses of one address chain fail with one object (the solver's caches)
+            notes: dict[int, tuple[str, str]] = {}
             for d in decisions:
                 keys = d.keys
                 if d.domain != LDS_DOMAIN or not keys:
@@ -115,7 +118,13 @@ class RegionSplitter:
                     fn = at
                 got = self.byte_range(d, roots[0], fr)
                 if isinstance(got, str):
-                    d.range_note = reasons.NO_RANGE_BECAUSE.format(why=got) if self.keep_notes else reasons.NO_RANGE.text
+                    if not self.keep_notes:
+                        d.range_note = reasons.NO_RANGE.text
+                        continue
+                    seen = notes.get(id(got))
+                    if seen is None or seen[0] is not got:
+                        seen = notes[id(got)] = (got, reasons.NO_RANGE_BECAUSE.format(why=got))
+                    d.range_note = seen[1]
                 else:
                     d.byte_range = got
         finally:
