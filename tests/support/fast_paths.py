@@ -331,6 +331,20 @@ def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(metadata, "FRESH_DOMAINS", False)
 
 
+def _workgroup_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.analysis.ranges import workgroup
+
+        m.setattr(workgroup, "SHAPES_MEMO", False)
+
+
+def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import dma_addresses
+
+        m.setattr(dma_addresses, "AA_FIRST", "")
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -397,4 +411,10 @@ FAST_PATHS: list[FastPath] = [
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
              "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
              "each line appended alone", _fresh_domains),
+    FastPath("workgroup-shapes", "analysis.ranges.workgroup.work_group (AMDGPU bounds read once per "
+             "distinct own attribute text and attribute groups: _SHAPES)", "workgroup.SHAPES_MEMO = False",
+             "_amdgpu for every function", _workgroup_shapes),
+    FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
+             "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
+             "every word of AA_WORDS looked for over the whole span", _aa_first),
 ]

@@ -98,11 +98,29 @@ def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
     if tmax is None:
         wg = WorkGroup([None, None, None], ["no bound"] * 3)
     elif family == "amdgpu":
-        wg = _amdgpu(mod, fn, tmax)
+        # what the bounds are read from is the define's own attribute text and its groups
+        # (the groups' texts and the metadata are the module's): functions spelled alike
+        # there share one, found once per module (``_SHAPES``, beside the module's bounds)
+        if _SHAPES[0] is not kept or not SHAPES_MEMO:
+            _SHAPES[:] = [kept, {}]
+        shapes = _SHAPES[1]
+        assert isinstance(shapes, dict)
+        shape = (tmax, fn.own_attrs_text, fn.fn_attr_groups)
+        got = shapes.get(shape)
+        if got is None:
+            got = shapes[shape] = _amdgpu(mod, fn, tmax)
+        wg = got
     else:
         wg = _nvptx(mod, fn, tmax)
     kept[fn.name] = wg
     return wg
+
+
+#: the AMDGPU bounds of the last module ``work_group`` read, by the define's own attribute
+#: text and attribute groups: [that module's ``facts.work_groups``, {shape: WorkGroup}]
+_SHAPES: list[object] = [None, {}]
+#: False: ``_SHAPES`` keeps nothing (each function's bounds read from its own texts)
+SHAPES_MEMO = True
 
 
 # ------------------------------------------------------------------ AMDGPU
