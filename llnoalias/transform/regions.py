@@ -25,6 +25,7 @@ from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
+from ..analysis.ranges.workgroup import Shapes
 from ..ir.datalayout import layout_of
 from ..ir.model import Function, Module
 from .cover import coarsen, cover_distinct
@@ -42,13 +43,15 @@ class RegionSplitter:
         self.family = module_family(mod)
         self.dl = layout_of(mod)
         self.ranges: dict[str, FunctionRanges] = {}
+        #: the work-group bounds read in the module, by their texts (``workgroup.work_group``)
+        self.shapes: Shapes = {}
 
     def function_ranges(self, d: Decision) -> FunctionRanges:
         fn = d.access.inst.function
         fr = self.ranges.get(fn.name)
         if fr is None:
             assert d.fa is not None, "a decision is measured before its function is released"
-            fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl)
+            fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl, self.shapes)
             self.ranges[fn.name] = fr
         return fr
 
