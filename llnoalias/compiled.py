@@ -77,7 +77,7 @@ TWINS: tuple[Twin, ...] = (
         test="tests/analysis/provenance/test_twin_fixpoint.py",
         depends=(),
         reads={
-            f"{_MODEL}.Instruction": ("ops",),
+            f"{_MODEL}.Instruction": ("ops", "start", "_len", "_op"),
             f"{_MODEL}.Ops": ("kind", "operands", "incoming", "flags"),
             "llnoalias.ir.types.Type": ("is_pointer",),
             f"{_MODEL}.GlobalRef": ("name",),

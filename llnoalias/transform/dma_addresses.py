@@ -30,6 +30,9 @@ AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
 SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
 #: what every match of ``AA_MD`` begins with (``tbaa.struct`` begins with ``!tbaa``)
 AA_WORDS = ("!alias.scope", "!noalias", "!tbaa")
+#: what every word of ``AA_WORDS`` begins with: ``_read`` looks for the words from the first
+#: one on, and for none when the span has none ("" looks for them over the whole span)
+AA_FIRST = "!"
 
 #: One access's address, summarised while its function's operands are alive (plain data,
 #: shipped by workers): whether it is an LDS-DMA; the semantic decomposition (base,
@@ -94,7 +97,10 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     # inside an instruction has one of them inside it, so without any no instruction matches
     lo = min(d.access.inst.start for d in lds)
     hi = max(d.access.inst.end for d in lds)
-    search = AA_MD.search if any(text.find(w, lo, hi) >= 0 for w in AA_WORDS) else None
+    # (a span without ``AA_FIRST``, as a kernel with no metadata has, is told by one scan
+    # for the byte)
+    bang = text.find(AA_FIRST, lo, hi)
+    search = AA_MD.search if bang >= 0 and any(text.find(w, bang, hi) >= 0 for w in AA_WORDS) else None
     need = [False] * len(lds)
     for n, d in enumerate(lds):
         if is_dma[n]:

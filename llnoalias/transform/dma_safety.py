@@ -306,9 +306,15 @@ def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> l
             # DMA's line written once)
             theirs = [(m, t) for m in dmas if (t := _dynamic_roots(m, dynamic))]
             shorts: dict[int, str] = {}
+            # the decisions of one root share its roots list: its dynamic roots are found
+            # once per list (kept beside it, so an id is never another's)
+            found: dict[int, tuple[Sequence[Root], list[Root]]] = {}
             for d in ds if theirs else ():
                 if d.keys and d.dma is not None and not d.dma[0]:
-                    mine = _dynamic_roots(d, dynamic)
+                    had = found.get(id(d.roots))
+                    if had is None or had[0] is not d.roots:
+                        had = found[id(d.roots)] = (d.roots, _dynamic_roots(d, dynamic))
+                    mine = had[1]
                     if not mine:
                         continue
                     other = None

@@ -25,6 +25,7 @@ from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
+from ..analysis.ranges.workgroup import Shapes
 from ..ir.datalayout import layout_of
 from ..ir.model import Function, Module
 from .cover import coarsen, cover_distinct
@@ -42,13 +43,15 @@ class RegionSplitter:
         self.family = module_family(mod)
         self.dl = layout_of(mod)
         self.ranges: dict[str, FunctionRanges] = {}
+        #: the work-group bounds read in the module, by their texts (``workgroup.work_group``)
+        self.shapes: Shapes = {}
 
     def function_ranges(self, d: Decision) -> FunctionRanges:
         fn = d.access.inst.function
         fr = self.ranges.get(fn.name)
         if fr is None:
             assert d.fa is not None, "a decision is measured before its function is released"
-            fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl)
+            fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl, self.shapes)
             self.ranges[fn.name] = fr
         return fr
 
@@ -97,6 +100,9 @@ class RegionSplitter:
         try:
             fn: Function | None = None
             fr: FunctionRanges | None = None
+            # the note made for each reason met (by the reason object, kept beside it): the
+            # accesses of one address chain fail with one object (the solver's caches)
+            notes: dict[int, tuple[str, str]] = {}
             for d in decisions:
                 keys = d.keys
                 if d.domain != LDS_DOMAIN or not keys:
@@ -115,7 +121,13 @@ class RegionSplitter:
                     fn = at
                 got = self.byte_range(d, roots[0], fr)
                 if isinstance(got, str):
-                    d.range_note = reasons.NO_RANGE_BECAUSE.format(why=got) if self.keep_notes else reasons.NO_RANGE.text
+                    if not self.keep_notes:
+                        d.range_note = reasons.NO_RANGE.text
+                        continue
+                    seen = notes.get(id(got))
+                    if seen is None or seen[0] is not got:
+                        seen = notes[id(got)] = (got, reasons.NO_RANGE_BECAUSE.format(why=got))
+                    d.range_note = seen[1]
                 else:
                     d.byte_range = got
         finally:

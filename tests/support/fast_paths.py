@@ -354,6 +354,20 @@ def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(header_reader, "_cscan", None)
 
 
+def _workgroup_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.analysis.ranges import workgroup
+
+        m.setattr(workgroup, "SHAPES_MEMO", False)
+
+
+def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import dma_addresses
+
+        m.setattr(dma_addresses, "AA_FIRST", "")
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -430,4 +444,10 @@ FAST_PATHS: list[FastPath] = [
              "names the pattern read before: split by the compiled header_line, each part looked up)",
              "header_reader._cscan = None", "every header through _HEADER_RE and _params", _header_line,
              observe=model, unavailable=_unbuilt("body_reader")),
+    FastPath("workgroup-shapes", "analysis.ranges.workgroup.work_group (AMDGPU bounds read once per "
+             "distinct own attribute text and attribute groups: _SHAPES)", "workgroup.SHAPES_MEMO = False",
+             "_amdgpu for every function", _workgroup_shapes),
+    FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
+             "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
+             "every word of AA_WORDS looked for over the whole span", _aa_first),
 ]

@@ -26,7 +26,7 @@
 
 static PyObject *BOTTOM, *NONE, *UNKNOWN, *join_py, *keep_casts;
 static PyTypeObject *LocalT, *PlainT, *UndefT, *GlobalT, *AggT;
-static PyObject *s_kind, *s_operands, *s_incoming, *s_flags, *s_name, *s_ops, *s_is_pointer;
+static PyObject *s_kind, *s_operands, *s_incoming, *s_flags, *s_name, *s_ops, *s_is_pointer, *s_op, *s_start, *s_len;
 static PyObject *k_gep, *k_cast, *k_binop, *k_cmp, *k_phi, *k_select, *k_freeze, *w_add, *w_or, *w_disjoint,
     *w_bitcast;
 
@@ -548,17 +548,57 @@ typedef struct {
     Py_ssize_t next;
 } Frame;
 
-/* walk(todo, by_name, vals, mod, parse, reads, no_deps, special) -> (slice, deps_of, order, back):
- * solver._walk step for step (the Python function is the reference); ``reads(iops)`` is its
- * ``_reads`` for the function, ``no_deps`` blame.NO_DEPS as a dict (kind -> whether its
- * reads are ``reads``'s: a load), ``special`` the tuple (ConstExpr, AggregateConst). */
+/* The operands ``parse`` keeps for ``inst``'s text in ``cache`` (operands.parse's memo by the
+ * text from the opcode on, ``text[start + _op:start + _len]``), read in place: on a hit
+ * ``inst.ops`` is set to them and a new reference returned, as parse does; NULL with no
+ * exception on a miss (or an instruction with no opcode position): parse answers. */
+static PyObject *cached_ops(PyObject *inst, PyObject *text, PyObject *cache) {
+    PyObject *v = PyObject_GetAttr(inst, s_op);
+    if (v == NULL) return NULL;
+    Py_ssize_t op = PyLong_AsSsize_t(v), start, len;
+    Py_DECREF(v);
+    if (op == -1 && PyErr_Occurred()) return NULL;
+    if (op < 0) return NULL;
+    if ((v = PyObject_GetAttr(inst, s_start)) == NULL) return NULL;
+    start = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if ((v = PyObject_GetAttr(inst, s_len)) == NULL) return NULL;
+    len = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    if (len == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t lo = start + op, hi = start + len, size = PyUnicode_GET_LENGTH(text);
+    if (lo < 0 || hi < 0) return NULL; /* a slice from the end: parse's own */
+    if (hi > size) hi = size;
+    if (lo > hi) lo = hi;
+    PyObject *key = PyUnicode_Substring(text, lo, hi);
+    if (key == NULL) return NULL;
+    PyObject *ops = PyDict_GetItemWithError(cache, key);
+    Py_DECREF(key);
+    if (ops == NULL || ops == Py_None) return NULL;
+    Py_INCREF(ops);
+    if (PyObject_SetAttr(inst, s_ops, ops) < 0) {
+        Py_DECREF(ops);
+        return NULL;
+    }
+    return ops;
+}
+
+/* walk(todo, by_name, vals, mod, parse, reads, no_deps, special[, text, ops_cache]) -> (slice,
+ * deps_of, order, back): solver._walk step for step (the Python function is the reference);
+ * ``reads(iops)`` is its ``_reads`` for the function, ``no_deps`` blame.NO_DEPS as a dict
+ * (kind -> whether its reads are ``reads``'s: a load), ``special`` the tuple (ConstExpr,
+ * AggregateConst); ``text`` and ``ops_cache``, when ``parse`` is operands.parse: the module's
+ * text and parse's memo of operands by text (``cached_ops``: a hit costs no call of parse). */
 static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 8) {
-        PyErr_SetString(PyExc_TypeError, "walk takes 8 arguments");
+    if (nargs != 8 && nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "walk takes 8 or 10 arguments");
         return NULL;
     }
     PyObject *todo = args[0], *by_name = args[1], *vals = args[2], *mod = args[3], *parse = args[4],
              *reads = args[5], *no_deps = args[6], *special = args[7];
+    PyObject *text = nargs == 10 ? args[8] : NULL, *ops_cache = nargs == 10 ? args[9] : NULL;
+    if (text != NULL && (!PyUnicode_Check(text) || !PyDict_Check(ops_cache))) text = ops_cache = NULL;
     PyObject *slice = PyDict_New(), *deps_of = PyDict_New(), *order = PyList_New(0), *back = PyList_New(0),
              *onstack = PyDict_New(), *todo_fast = NULL, *out = NULL;
     Frame *stack = NULL;
@@ -591,7 +631,9 @@ static PyObject *walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
             if (iops == NULL) goto done;
             if (iops == Py_None) {
                 Py_DECREF(iops);
-                iops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
+                iops = text != NULL ? cached_ops(inst, text, ops_cache) : NULL;
+                if (iops == NULL && PyErr_Occurred()) goto done;
+                if (iops == NULL) iops = PyObject_CallFunctionObjArgs(parse, mod, inst, NULL);
                 if (iops == NULL) goto done;
             }
             PyObject *kind = PyObject_GetAttr(iops, s_kind), *deps = NULL;
@@ -745,7 +787,8 @@ static int intern(PyObject **slot, const char *s) {
 PyMODINIT_FUNC PyInit__fixpoint(void) {
     if (intern(&s_kind, "kind") || intern(&s_operands, "operands") || intern(&s_incoming, "incoming") ||
         intern(&s_flags, "flags") || intern(&s_name, "name") || intern(&s_ops, "ops") ||
-        intern(&s_is_pointer, "is_pointer") || intern(&k_gep, "gep") || intern(&k_cast, "cast") ||
+        intern(&s_is_pointer, "is_pointer") || intern(&s_op, "_op") || intern(&s_start, "start") ||
+        intern(&s_len, "_len") || intern(&k_gep, "gep") || intern(&k_cast, "cast") ||
         intern(&k_binop, "binop") || intern(&k_cmp, "cmp") || intern(&k_phi, "phi") || intern(&k_select, "select") ||
         intern(&k_freeze, "freeze") || intern(&w_add, "add") || intern(&w_or, "or") ||
         intern(&w_disjoint, "disjoint") || intern(&w_bitcast, "bitcast"))

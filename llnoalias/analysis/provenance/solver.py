@@ -530,8 +530,10 @@ class FunctionAnalysis(Blame):
         if not todo:
             return
         if _cfix is not None and _CWALK:
-            slice_, deps_of, order, back = _cfix.walk(todo, by_name, vals, self.mod, opparse.parse,
-                                                      lambda iops: _reads(self, iops), _NO_DEPS_READS, _SPECIAL)
+            mod = self.mod
+            slice_, deps_of, order, back = _cfix.walk(todo, by_name, vals, mod, opparse.parse,
+                                                      lambda iops: _reads(self, iops), _NO_DEPS_READS, _SPECIAL,
+                                                      mod.source.text, mod.ops_cache)
         else:
             slice_, deps_of, order, back = _walk(self, todo)
         transfer = self.transfer

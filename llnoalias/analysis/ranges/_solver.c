@@ -44,6 +44,27 @@ static PyObject *w_itself, *r_itself, *r_deep, *r_budget, *r_not_int, *r_gep_unr
 
 #define LOW_NONE (1L << 30)
 
+/* A reason that wraps another's message (OFFSET_NO_RANGE, GEP_INDEX_NO_RANGE), called with
+ * ``why``: the last call's message again when ``why`` is the very object it was made from.
+ * A failed range is cached once per value (fr.ints) and every address built on that value
+ * (an LDS pipeline's stage: the DMA's and the load's ``base + off``) wraps that one object;
+ * the message depends on nothing but the reason and ``why``'s text and code, which a str
+ * never changes, so the shared message is the one a new call would make. */
+typedef struct {
+    PyObject *why, *said;
+} Wrapped;
+
+static Wrapped wrapped_offset, wrapped_gep;
+
+static PyObject *wrap_why(PyObject *reason, PyObject *why, Wrapped *last) {
+    if (last->why == why && last->said != NULL) return Py_NewRef(last->said);
+    PyObject *said = PyObject_CallOneArg(reason, why);
+    if (said == NULL) return NULL;
+    Py_XSETREF(last->why, Py_NewRef(why));
+    Py_XSETREF(last->said, Py_NewRef(said));
+    return said;
+}
+
 static const KB NO_BITS = {0, 0};
 
 typedef struct {
@@ -855,7 +876,7 @@ static PyObject *add_off(Ctx *c, PyObject *flags, PyObject *operands) {
     }
     if (PyUnicode_Check(r)) {
         Py_DECREF(base);
-        PyObject *why = PyObject_CallOneArg(r_offset_no_range, r);
+        PyObject *why = wrap_why(r_offset_no_range, r, &wrapped_offset);
         Py_DECREF(r);
         return why;
     }
@@ -994,7 +1015,7 @@ static PyObject *gep_from(Ctx *c, PyObject *base, PyObject *source, PyObject *op
         if (!read_range(r, &rlo, &rhi, &rk)) {
             /* a reason; or a Range of at most 64 bits whose ends or masks do not fit, which
              * the domain never makes: no range either way */
-            out = PyUnicode_Check(r) ? PyObject_CallOneArg(r_gep_no_range, r) : Py_NewRef(r_gep_unread);
+            out = PyUnicode_Check(r) ? wrap_why(r_gep_no_range, r, &wrapped_gep) : Py_NewRef(r_gep_unread);
             Py_DECREF(r);
             goto done;
         }
@@ -1210,6 +1231,12 @@ static PyObject *init(PyObject *m, PyObject *ns) {
     Py_DECREF(budget);
     Py_DECREF(depth);
     if (PyErr_Occurred()) return NULL;
+    /* messages made from the reasons handed before */
+    Wrapped *lasts[] = {&wrapped_offset, &wrapped_gep};
+    for (int i = 0; i < 2; i++) {
+        Py_CLEAR(lasts[i]->why);
+        Py_CLEAR(lasts[i]->said);
+    }
     Py_RETURN_NONE;
 }
 

@@ -88,8 +88,9 @@ def int_pair_values(node: str) -> list[str]:
     return [m.group(2) for m in _INT_PAIR_RE.finditer(body)]
 
 
-def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
-    """The work-group bounds of ``fn`` (kept, per function, in the module's facts)."""
+def work_group(mod: Module, fn: Function, family: str, shapes: Shapes | None = None) -> WorkGroup:
+    """The work-group bounds of ``fn`` (kept, per function, in the module's facts);
+    ``shapes``: the bounds already read in this module by their texts, to share."""
     kept = mod.facts.work_groups
     cached = kept.get(fn.name)
     if isinstance(cached, WorkGroup):
@@ -98,11 +99,28 @@ def work_group(mod: Module, fn: Function, family: str) -> WorkGroup:
     if tmax is None:
         wg = WorkGroup([None, None, None], ["no bound"] * 3)
     elif family == "amdgpu":
-        wg = _amdgpu(mod, fn, tmax)
+        # what the bounds are read from is the define's own attribute text and its groups
+        # (the groups' texts and the metadata are the module's): functions spelled alike
+        # there share one, found once in ``shapes`` (the caller's, for one module)
+        if shapes is None or not SHAPES_MEMO:
+            wg = _amdgpu(mod, fn, tmax)
+        else:
+            shape = (tmax, fn.own_attrs_text, fn.fn_attr_groups)
+            got = shapes.get(shape)
+            if got is None:
+                got = shapes[shape] = _amdgpu(mod, fn, tmax)
+            wg = got
     else:
         wg = _nvptx(mod, fn, tmax)
     kept[fn.name] = wg
     return wg
+
+
+#: AMDGPU bounds by what they are read from: (the target's maximum, the define's own
+#: attribute text, its attribute groups), for ``work_group``'s ``shapes``
+Shapes = dict[tuple[tuple[int, int, int], str, tuple[str, ...]], WorkGroup]
+#: False: ``work_group`` keeps nothing in ``shapes`` (each function's bounds read from its texts)
+SHAPES_MEMO = True
 
 
 # ------------------------------------------------------------------ AMDGPU
