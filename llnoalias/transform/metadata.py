@@ -308,8 +308,10 @@ class MetadataWriter:
                     if len(pieces) >= 4096:
                         pieces.clear()  # a memo, bounded: many small kernels each have their own
                     piece = ""
-                    if scopes:
-                        ids = scopes if len(scopes) == 1 else tuple(dict.fromkeys(scopes))
+                    for kind, ours in ((", !alias.scope !", scopes), (", !noalias !", noalias)):
+                        if not ours:
+                            continue
+                        ids = ours if len(ours) == 1 else tuple(dict.fromkeys(ours))
                         if not lo <= ids[0] <= hi:
                             lo, hi, memo = owner(ids[0])
                         lid = memo.get(ids)
@@ -318,18 +320,7 @@ class MetadataWriter:
                             nid += 1
                             lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
                                          else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
-                        piece = f", !alias.scope !{lid}"
-                    if noalias:
-                        ids = noalias if len(noalias) == 1 else tuple(dict.fromkeys(noalias))
-                        if not lo <= ids[0] <= hi:
-                            lo, hi, memo = owner(ids[0])
-                        lid = memo.get(ids)
-                        if lid is None:
-                            lid = memo[ids] = nid
-                            nid += 1
-                            lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
-                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
-                        piece += f", !noalias !{lid}"
+                        piece += f"{kind}{lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
                     add_edit((end, end, 0, piece))

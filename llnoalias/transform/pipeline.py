@@ -344,6 +344,11 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
     return got
 
 
+def _add_ids(ids: dict[int, int], small: tuple[list, list[int]]) -> None:
+    """Put a small domain's keys, kept out of ``ids`` (``_write_scopes``' ``pending``), in."""
+    ids.update(zip(map(id, small[0]), small[1], strict=True))
+
+
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # Domains and scopes first, in a stable order, so the new lines read top-down.
     ids: dict[int, int] = {}
@@ -392,7 +397,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 if key.domain != domain:
                     lazy = False  # (not for this one, nor after it)
                     for dom in pending:
-                        ids.update(zip(map(id, small[dom][0]), small[dom][1], strict=True))
+                        _add_ids(ids, small[dom])
                     pending.clear()
                     break
             else:
@@ -415,7 +420,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 small[domain] = (keys, sids)
     if twice:
         for dom in pending:
-            ids.update(zip(map(id, small[dom][0]), small[dom][1], strict=True))
+            _add_ids(ids, small[dom])
         small.clear()
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
@@ -474,7 +479,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             own, na = memo[1], memo[2]
         else:
             if cur_small is not None:  # (its keys maybe kept out of ``ids``: ``pending``)
-                ids.update(zip(map(id, cur_small[0]), cur_small[1], strict=True))
+                _add_ids(ids, cur_small)
             own, na = _lists(d, p, ids, plain, noalias_of)
             if len(lists_of) >= 4096:
                 # memos, bounded: a module of many small kernels has a key list per argument
