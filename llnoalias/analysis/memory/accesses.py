@@ -113,66 +113,57 @@ def plain_shape(mod: Module, fn: Function) -> PlainShape | None:
     plain = PLAIN_TEXT
     for pos, inst in enumerate(instrs):
         op = inst.opcode
+        at = inst.start
+        end = at + inst._len
         o = inst._op
-        if plain and o >= 0 and inst.ops is None:
-            # the plain spelling, read as ``operands_fast.read_fast`` reads it (what
-            # ``operands.parse`` gives for it: the same pattern, matched from the same place);
-            # any other through ``parse`` below
-            at = inst.start
-            if op == "load" or op == "store":
-                m = (load_re if op == "load" else store_re).match(text, at + o, at + inst._len)
-                if m is not None:
-                    if op == "load":
-                        pty, name = m.group(2, 3)
-                    else:
-                        stored, pty, name = m.group(2, 3, 4)
-                        if stored in args:
-                            return None  # (an argument's name is a local's: ``_val`` reads a LocalRef)
-                    index = args.get(name)  # (a name in ``args`` is a local's, so the value a LocalRef)
-                    if index is None:
-                        return None
-                    space = type_of(pty).addrspace
-                    accesses.append((pos, op, index, not (space >= 0 and not reaches_global(family, space))))
-                    seen = reads if op == "load" else writes
-                    if index not in seen:
-                        seen[index] = bisect_right(starts, at) - first
-                    if op == "load" and text.find(INVARIANT_LOAD, at, at + inst._len) < 0:
-                        loads.append((index, pos))
-                    continue
-            elif op == "ret":
-                m = ret_re.match(text, at + o, at + inst._len)
-                if m is not None:
-                    if m.group(1) is not None:
-                        return None  # ``ret`` of a value: not a kernel's
-                    continue
+        # the plain spelling is read as ``operands_fast.read_fast`` reads it (what
+        # ``operands.parse`` gives for it: the same pattern, matched from the same place);
+        # any other through ``parse``
+        fast = plain and o >= 0 and inst.ops is None
         if op == "load" or op == "store":
-            ops = parse(mod, inst)
-            if ops.kind != op or ops.volatile or ops.ordering is not None:
-                return None
-            operands = ops.operands
-            if op == "load":
-                ty, v = operands[0]
+            m = (load_re if op == "load" else store_re).match(text, at + o, end) if fast else None
+            if m is not None:
+                if op == "load":
+                    pty, name = m.group(2, 3)
+                else:
+                    stored_text, pty, name = m.group(2, 3, 4)
+                    if stored_text in args:
+                        return None  # (an argument's name is a local's: ``_val`` reads a LocalRef)
+                # (a name in ``args`` is a local's, so the value a LocalRef; any other is not found)
+                space = type_of(pty).addrspace
             else:
-                ty, v = operands[1]
-                stored = operands[0][1]
-                if isinstance(stored, LocalRef) and stored.name in args:
-                    return None  # an argument stored to memory escapes (``effects.analyse_effects``)
-            if not isinstance(v, LocalRef):
-                return None
-            index = args.get(v.name)
+                ops = parse(mod, inst)
+                if ops.kind != op or ops.volatile or ops.ordering is not None:
+                    return None
+                operands = ops.operands
+                if op == "load":
+                    ty, v = operands[0]
+                else:
+                    ty, v = operands[1]
+                    stored = operands[0][1]
+                    if isinstance(stored, LocalRef) and stored.name in args:
+                        return None  # an argument stored to memory escapes (``effects.analyse_effects``)
+                if not isinstance(v, LocalRef):
+                    return None
+                name, space = v.name, ty.addrspace
+            index = args.get(name)
             if index is None:
                 return None
-            space = ty.addrspace
             accesses.append((pos, op, index, not (space >= 0 and not reaches_global(family, space))))
             seen = reads if op == "load" else writes
             if index not in seen:
-                seen[index] = bisect_right(starts, inst.start) - first
-            if op == "load" and text.find(INVARIANT_LOAD, inst.start, inst.start + inst._len) < 0:
+                seen[index] = bisect_right(starts, at) - first
+            if op == "load" and text.find(INVARIANT_LOAD, at, end) < 0:
                 loads.append((index, pos))
         elif op == "ret":
-            ops = parse(mod, inst)
-            if ops.kind != "other" or ops.operands:
-                return None
+            m = ret_re.match(text, at + o, end) if fast else None
+            if m is not None:
+                if m.group(1) is not None:
+                    return None  # ``ret`` of a value: not a kernel's
+            else:
+                ops = parse(mod, inst)
+                if ops.kind != "other" or ops.operands:
+                    return None
         else:
             return None
     return PlainShape(tuple(accesses), reads, writes, tuple(loads))
