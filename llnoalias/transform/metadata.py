@@ -27,6 +27,13 @@ _ID_RE = lazy(r"!(\d+)")
 FRESH_DOMAINS = True
 
 
+def _list_line(lid: int, ids: tuple[int, ...]) -> str:
+    """The line of list node ``lid`` of the scopes ``ids``."""
+    if len(ids) == 1:  # (most lists: one scope)
+        return f"!{lid} = !{{!{ids[0]}}}"
+    return f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}"
+
+
 def md_escape(name: str) -> str:
     """Escape a name for a metadata string the way LLVM prints it."""
     if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
@@ -225,10 +232,7 @@ class MetadataWriter:
         lid = self.next_id
         self.next_id = lid + 1
         memo[ids] = lid
-        if len(ids) == 1:  # (most lists: one scope)
-            self.editor.append_line(f"!{lid} = !{{!{ids[0]}}}")
-        else:
-            self.editor.append_line(f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}")
+        self.editor.append_line(_list_line(lid, ids))
         return lid
 
     def _owner(self, sid: int) -> tuple[int, int, dict[tuple[int, ...], int]]:
@@ -318,8 +322,7 @@ class MetadataWriter:
                         if lid is None:
                             lid = memo[ids] = nid
                             nid += 1
-                            lines.append(f"!{lid} = !{{!{ids[0]}}}" if len(ids) == 1
-                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
+                            lines.append(_list_line(lid, ids))
                         piece += f"{kind}{lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
