@@ -43,9 +43,11 @@ class KernelEdits:
         self.invariant_at: list[int] = []
 
 
-#: the slots where an ``ArgRecord`` holds its readonly and writeonly reasons
-_RO_SLOT = ArgRecord.__dict__["readonly"]
-_WO_SLOT = ArgRecord.__dict__["writeonly"]
+#: the slots where an ``ArgRecord`` holds its readonly and writeonly reasons (a
+#: ``LineArgRecord`` its lines)
+RO_SLOT = ArgRecord.__dict__["readonly"]
+WO_SLOT = ArgRecord.__dict__["writeonly"]
+_RO_SLOT, _WO_SLOT = RO_SLOT, WO_SLOT
 
 
 class LineArgRecord(ArgRecord):

@@ -21,20 +21,41 @@ leave to check.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from ..analysis.memory.accesses import RELEASED, Access
 from ..analysis.provenance.lattice import Root
-from ..analysis.provenance.rootset import RootSet
+from ..analysis.provenance.rootset import KernelArgs, RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies
 from ..options import AnnotateOptions
-from .attributes import ArgumentsResult, KernelEdits, apply_arguments, arguments_of, kernel_edits
+from ..report.record import ArgRecord
+from .attributes import (
+    RO_SLOT,
+    WO_SLOT,
+    ArgumentsResult,
+    KernelEdits,
+    LineArgRecord,
+    apply_arguments,
+    arguments_of,
+    kernel_edits,
+)
 from .dma_addresses import summarise
 from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
-from .scopes import Decision, PlainDecision, Plan, plan_function, plan_trivial
+from .scopes import (
+    SHAPES_LIMIT,
+    TRIVIAL_OPCODES,
+    Decision,
+    PlainDecision,
+    Plan,
+    body_key,
+    plan_function,
+    trivial_plan,
+)
 from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Result, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
@@ -132,6 +153,96 @@ FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage, ...] = (ProvenanceStage(),
 LEAN = True
 
 
+#: stamp a trivial kernel from the template of a kernel of the same body and define line
+#: (``LeanTemplate``); off, each is planned and its edits made (tests/support/fast_paths.py,
+#: "lean-template")
+TEMPLATES = True
+#: tests: also stamp each trivial kernel with the template made from it (what the lean way
+#: gave it, made again from the template), so that a module of one kernel each shape takes
+#: the stamp (tests/support/fast_paths.py, "lean-template")
+STAMP_EVERY = False
+
+
+class LeanTemplate:
+    """What the lean way (``scopes.trivial_plan``, ``attributes.kernel_edits``) gave a
+    trivial kernel, less what is the kernel's own (its name, instructions, roots, argument
+    offsets and lines): the same for every kernel of one body text (``scopes.body_key``)
+    and one define line but for its name (``Function.arg_shape``: the same arguments'
+    names, types and attributes, so, under one run's options without ``--may-alias``, the
+    same arguments rooted, the same reasons for those that are not, the same effects and
+    attributes added). Made by :meth:`make` from a kernel of a body met before
+    (``Plan.trivial_shapes``), stamped by ``FunctionPass._stamp`` on the kernels after it.
+
+    ``rooted``: the indices of the rooted arguments (each kernel's are checked);
+    ``decisions``: per decision, the place of its instruction and its root's argument
+    index; ``shared``: two decisions have one root (they share its list, as
+    ``trivial_plan`` makes them); ``records``: per argument record, 0 and the fields of an
+    ``ArgRecord`` after its kernel, or for a ``LineArgRecord`` bit 1 (its ``readonly``
+    holds a line) and bit 2 (``writeonly``) and its fields after its kernel, a line counted
+    from the kernel's first instruction's; ``lines``: some record holds a line;
+    ``inserts``: per attribute insert, the place of its argument and its text;
+    ``invariant``: the places of the loads that get ``!invariant.load``."""
+
+    __slots__ = ("rooted", "decisions", "shared", "records", "lines", "inserts", "invariant")
+
+    def __init__(self, rooted: frozenset[int], decisions: tuple[tuple[int, int], ...], shared: bool,
+                 records: tuple[tuple[int, tuple], ...], inserts: tuple[tuple[int, str], ...],
+                 invariant: tuple[int, ...]) -> None:
+        self.rooted = rooted
+        self.decisions = decisions
+        self.shared = shared
+        self.records = records
+        self.lines = any(bits for bits, _ in records)
+        self.inserts = inserts
+        self.invariant = invariant
+
+    @staticmethod
+    def make(fn: Function, ka: KernelArgs, made: list[Decision], edits: KernelEdits) -> LeanTemplate | None:
+        """The template of ``fn``, whose decisions are ``made`` and argument edits
+        ``edits``; None when some part of them is not read back as expected (then no
+        template: each kernel goes the lean way)."""
+        instrs = fn.instrs
+        src = fn.source
+        if src is None or not instrs:
+            return None
+        place = {id(inst): n for n, inst in enumerate(instrs)}
+        index_of = {id(r): i for i, r in ka.roots.items()}
+        decisions: list[tuple[int, int]] = []
+        lists: dict[int, object] = {}
+        for d in made:
+            rs = d.roots
+            if type(d) is not PlainDecision or d.keys is not rs or len(rs) != 1 or d.domain != ka.domain:
+                return None
+            i = index_of.get(id(rs[0]))
+            n = place.get(id(d.inst))
+            if i is None or n is None or lists.setdefault(i, rs) is not rs:
+                return None
+            decisions.append((n, i))
+        first = bisect_right(src.line_starts, instrs[0].start)
+        records: list[tuple[int, tuple]] = []
+        for r in edits.records:
+            if r.kernel != fn.name:
+                return None
+            if type(r) is LineArgRecord:
+                ro, wo = RO_SLOT.__get__(r), WO_SLOT.__get__(r)
+                bits = (ro.__class__ is int) | (wo.__class__ is int) << 1
+                records.append((bits, (r.index, r.name, r.reason, ro - first if bits & 1 else ro,
+                                       wo - first if bits & 2 else wo, r.added)))
+            elif type(r) is ArgRecord:
+                records.append((0, (r.index, r.name, r.rooted, r.reason, r.readonly, r.writeonly, r.added)))
+            else:
+                return None
+        arg_place = {a.insert_at: n for n, a in enumerate(fn.args)}
+        end_place = {inst.end: n for n, inst in enumerate(instrs)}
+        try:
+            inserts = tuple([(arg_place[at], text) for at, text in edits.inserts])
+            invariant = tuple([end_place[at] for at in edits.invariant_at])
+        except KeyError:
+            return None
+        return LeanTemplate(frozenset(ka.roots), tuple(decisions), len(lists) != len(decisions), tuple(records),
+                            inserts, invariant)
+
+
 class FunctionPass:
     """Runs the per-function stages over one function at a time into one plan, editor and
     argument result."""
@@ -152,6 +263,13 @@ class FunctionPass:
         #: are the pipeline's (on its decisions, none in the LDS domain, the ranges stage
         #: measures nothing and ``summarise`` reads nothing)
         self.lean = LEAN and not self.results and self.stages == FUNCTION_STAGES[:len(self.stages)]
+        #: the trivial kernels' templates by body text and define line (``LeanTemplate``);
+        #: None: none made (off, or ``--may-alias``: a kernel's roots are its groups')
+        self.templates: dict[tuple[str, object], LeanTemplate] | None = (
+            {} if TEMPLATES and self.lean and run.plan.trivial_shapes is not None and not run.options.may_alias
+            else None)
+        #: the text that makes a load invariant (``apply_arguments``'), once the empty node is made
+        self._invariant_text: str | None = None
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
@@ -163,35 +281,145 @@ class FunctionPass:
 
     def run(self, fn: Function) -> None:
         """Analyse ``fn`` and write what it decided."""
-        _, edits = self._analyse(fn)
+        if self.lean and self._lean(fn, False) is not None:
+            return
+        _, edits = self._stages(fn)
         apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
 
     def run_all(self, indices: range) -> None:
         fns = self.state.mod.functions
+        run = self.run
         for i in indices:
-            self.run(fns[i])
+            run(fns[i])
 
     def module_results(self) -> dict[str, PerFunction]:
         """The kept stages' results for the module: each one's per-function results."""
         return {name: PerFunction(name, got) for name, got in self.results.items()}
 
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
+        if self.lean:
+            got = self._lean(fn, True)
+            if got is not None:
+                return got
+        return self._stages(fn)
+
+    def _lean(self, fn: Function, ship: bool) -> tuple[list[Decision], KernelEdits | None] | None:
+        """The lean way through ``fn`` when it is a trivial kernel (``scopes.trivial_plan``):
+        its decisions planned and its argument edits made, and applied here unless ``ship``
+        (then returned with the decisions; else None in their place). None, and nothing
+        done, for any other function.
+
+        A kernel ``trivial_plan`` plans: what its text says (``accesses.PlainShape``), which
+        the argument pass reads in place of a scan; its decisions hold no analysis. It has
+        no LDS-DMA (only plain loads and stores), so rule (c) of design section 4b does not
+        concern it (``has_lowered_dma``: False). A kernel of a body and define line met
+        before takes their template (``LeanTemplate``): what it gave that kernel, stamped
+        with this one's own."""
+        run = self.state
+        ka = run.roots.kernels.get(fn.name)
+        if ka is None or not ka.roots:
+            return None
+        instrs = fn.instrs
+        if instrs and instrs[0].opcode not in TRIVIAL_OPCODES:
+            return None  # (most kernels that are not trivial begin with something else)
+        mod = run.mod
+        body = body_key(mod, fn)
+        templates = self.templates
+        line = fn.arg_shape
+        if templates is not None and line is not None and body is not None:
+            t = templates.get((body, line))
+            if t is not None and ka.roots.keys() == t.rooted:
+                return self._stamp(fn, ka, t, ship)
+        got = trivial_plan(mod, fn, ka, run.plan, body)
+        if got is None:
+            return None
+        made, shape, remembered = got
+        if self.splitter is not None:
+            self.splitter.release(fn)  # (as the ranges stage, not run, would)
+        edits = kernel_edits(mod, run.ma, fn, ka, run.options, False, shape)
+        run.ma.release(fn)
+        if templates is not None and body is not None and (remembered and line is not None or STAMP_EVERY):
+            # a body met before (``Plan.trivial_shapes``): its template, for those to come
+            t = LeanTemplate.make(fn, ka, made, edits)
+            if t is not None:
+                if line is not None:
+                    if len(templates) >= SHAPES_LIMIT:
+                        templates.clear()
+                    templates[(body, line)] = t
+                if STAMP_EVERY:
+                    del run.plan.decisions[len(run.plan.decisions) - len(made):]
+                    return self._stamp(fn, ka, t, ship)
+        if ship:
+            return made, edits
+        apply_arguments(edits, run.editor, run.writer, run.args)
+        return made, None
+
+    def _stamp(self, fn: Function, ka: KernelArgs, t: LeanTemplate,
+               ship: bool) -> tuple[list[Decision], KernelEdits | None]:
+        """``_lean`` for a kernel of the template ``t``: what ``trivial_plan`` and
+        ``kernel_edits`` give it, made from ``t`` and its own instructions, roots, name,
+        offsets and lines."""
+        run = self.state
+        instrs = fn.instrs
+        kroots = ka.roots
+        domain = ka.domain
+        made: list[Decision]
+        if t.shared:
+            lists: dict[int, list[Root]] = {}
+            made = []
+            for pos, i in t.decisions:
+                rs = lists.get(i)
+                if rs is None:
+                    rs = lists[i] = [kroots[i]]
+                made.append(PlainDecision(instrs[pos], domain, rs))
+        else:
+            made = [PlainDecision(instrs[pos], domain, [kroots[i]]) for pos, i in t.decisions]
+        run.plan.decisions.extend(made)
+        kernel = fn.name
+        records: list[ArgRecord] = []
+        if t.lines:
+            first = bisect_right(fn.source.line_starts, instrs[0].start)  # type: ignore[union-attr]  # (``make``)
+            for bits, spec in t.records:
+                if bits:
+                    index, name, reason, ro, wo, added = spec
+                    records.append(LineArgRecord(kernel, index, name, reason, first + ro if bits & 1 else ro,
+                                                 first + wo if bits & 2 else wo, added))
+                else:
+                    records.append(ArgRecord(kernel, *spec))
+        else:
+            records = [ArgRecord(kernel, *spec) for _, spec in t.records]
+        splitter = self.splitter
+        if splitter is not None and splitter.ranges:
+            splitter.release(fn)
+        ma = run.ma
+        if ma.functions or ma._slots:
+            # (its instructions' operands: none parsed, as no part of the kernel was read)
+            ma.release(fn)
+        fargs = fn.args
+        if ship:
+            edits = KernelEdits()
+            edits.records = records
+            edits.inserts = [(fargs[n].insert_at, text) for n, text in t.inserts]
+            edits.invariant_at = [instrs[pos].end for pos in t.invariant]
+            return made, edits
+        out = run.args
+        out.records.extend(records)
+        insert = run.editor.insert
+        for n, text in t.inserts:
+            insert(fargs[n].insert_at, text)
+        if t.invariant:
+            inv = self._invariant_text
+            if inv is None:
+                inv = self._invariant_text = f", !invariant.load !{run.writer.empty_node()}"
+            for pos in t.invariant:
+                insert(instrs[pos].end, inv, 1)  # (``apply_arguments``' order)
+            out.invariant_loads += len(t.invariant)
+        return made, None
+
+    def _stages(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
+        """The per-function stages on ``fn``, and its argument edits."""
         run = self.state
         mod, ma = run.mod, run.ma
-        if self.lean:
-            ka = run.roots.kernels.get(fn.name)
-            if ka is not None and ka.roots:
-                # a kernel ``plan_trivial`` plans: what its text says (``accesses.PlainShape``),
-                # which the argument pass reads in place of a scan; its decisions hold no
-                # analysis. It has no LDS-DMA (only plain loads and stores), so rule (c) of
-                # design section 4b does not concern it (``has_lowered_dma``: False).
-                got = plan_trivial(mod, fn, ka, run.plan)
-                if got is not None:
-                    if self.splitter is not None:
-                        self.splitter.release(fn)  # (as the ranges stage, not run, would)
-                    edits = kernel_edits(mod, ma, fn, ka, run.options, False, got[1])
-                    ma.release(fn)
-                    return got[0], edits
         result: FunctionResult | None = None
         for stage in self.stages:
             result = stage.run(self, fn, result)

@@ -336,7 +336,7 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
 
 
 #: the opcodes of a trivial kernel (``plan_trivial``)
-_TRIVIAL_OPCODES = frozenset(("load", "store", "ret"))
+TRIVIAL_OPCODES = _TRIVIAL_OPCODES = frozenset(("load", "store", "ret"))
 
 
 def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[list[Decision], PlainShape] | None:
@@ -356,6 +356,25 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
     What the kernel's text says (``accesses.plain_shape``) is read once per distinct body
     and argument names (``Plan.trivial_shapes``: a module of many small kernels spells
     most alike); what its roots say is checked for each kernel."""
+    got = trivial_plan(mod, fn, ka, out, body_key(mod, fn))
+    return None if got is None else (got[0], got[1])
+
+
+def body_key(mod: Module, fn: Function) -> str | None:
+    """The text a trivial kernel's shape is remembered by (``Plan.trivial_shapes``): its
+    instructions' text, from the first one's start to the last one's end; None for a
+    kernel whose shape is not remembered (none or too many instructions)."""
+    instrs = fn.instrs
+    if not 0 < len(instrs) <= _SHAPE_MAX:
+        return None
+    last = instrs[-1]
+    return mod.source.text[instrs[0].start:last.start + last._len]
+
+
+def trivial_plan(mod: Module, fn: Function, ka: KernelArgs, out: Plan,
+                 body: str | None) -> tuple[list[Decision], PlainShape, bool] | None:
+    """``plan_trivial`` for a kernel whose ``body_key`` is ``body``; with the decisions and
+    the shape, whether the shape was remembered from a kernel before (``Plan.trivial_shapes``)."""
     if not fn.is_kernel:
         return None
     instrs = fn.instrs
@@ -363,9 +382,9 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
         return None  # (most kernels that are not trivial begin with something else)
     shapes = out.trivial_shapes
     shape: PlainShape | None
-    if shapes is not None and 0 < len(instrs) <= _SHAPE_MAX:
-        last = instrs[-1]
-        key = (mod.source.text[instrs[0].start:last.start + last._len], tuple([a.name for a in fn.args]))
+    remembered = False
+    if shapes is not None and body is not None:
+        key = (body, tuple([a.name for a in fn.args]))
         shape = shapes.get(key)
         if shape is None:
             shape = plain_shape(mod, fn)
@@ -374,6 +393,8 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
             if len(shapes) >= _SHAPES_LIMIT:
                 shapes.clear()
             shapes[key] = shape
+        else:
+            remembered = True
     else:
         shape = plain_shape(mod, fn)
         if shape is None:
@@ -394,13 +415,13 @@ def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[
             made.append(PlainDecision(instrs[pos], domain, rs))
         # (else ``decide``: no operand concerns the domain)
     out.decisions.extend(made)
-    return made, shape
+    return made, shape, remembered
 
 
 #: the longest kernel (in instructions) whose shape ``plan_trivial`` remembers, and how
 #: many shapes it keeps at most (then it forgets them all and begins again)
 _SHAPE_MAX = 64
-_SHAPES_LIMIT = 1 << 12
+SHAPES_LIMIT = _SHAPES_LIMIT = 1 << 12
 
 
 def finish(p: Plan, claims: Rewrites | None = None) -> None:
@@ -453,5 +474,5 @@ def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
     return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
 
 
-__all__ = ["Decision", "Plan", "PlainDecision", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish", "may_overlap",
-           "noalias_keys", "plan_function", "plan_trivial", "root_of"]
+__all__ = ["Decision", "Plan", "PlainDecision", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "body_key", "decide", "finish",
+           "may_overlap", "noalias_keys", "plan_function", "plan_trivial", "root_of", "trivial_plan"]

@@ -368,6 +368,15 @@ def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(dma_addresses, "AA_FIRST", "")
 
 
+def _lean_template(m: pytest.MonkeyPatch, fast: bool) -> None:
+    from llnoalias.transform import function_pass
+
+    if fast:
+        m.setattr(function_pass, "STAMP_EVERY", True)  # every trivial kernel, not only those met before
+    else:
+        m.setattr(function_pass, "TEMPLATES", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -450,4 +459,8 @@ FAST_PATHS: list[FastPath] = [
     FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
              "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
              "every word of AA_WORDS looked for over the whole span", _aa_first),
+    FastPath("lean-template", "transform.function_pass.LeanTemplate (a trivial kernel of a body and define "
+             "line met before stamped from the template of one before it: its decisions, argument records and "
+             "edits)", "function_pass.TEMPLATES = False", "scopes.trivial_plan and attributes.kernel_edits for "
+             "every trivial kernel", _lean_template),
 ]
