@@ -48,6 +48,7 @@ class KernelEdits:
 RO_SLOT = ArgRecord.__dict__["readonly"]
 WO_SLOT = ArgRecord.__dict__["writeonly"]
 _RO_SLOT, _WO_SLOT = RO_SLOT, WO_SLOT
+_SET_RO, _SET_WO = RO_SLOT.__set__, WO_SLOT.__set__
 
 
 class LineArgRecord(ArgRecord):
@@ -68,8 +69,8 @@ class LineArgRecord(ArgRecord):
         self.name = name
         self.rooted = True
         self.reason = reason
-        _RO_SLOT.__set__(self, readonly)
-        _WO_SLOT.__set__(self, writeonly)
+        _SET_RO(self, readonly)
+        _SET_WO(self, writeonly)
         self.added = added
 
     @property  # (an ArgRecord's is a slot; this one's is made)

@@ -47,12 +47,12 @@ from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import (
+    SHAPE_MAX,
     SHAPES_LIMIT,
     TRIVIAL_OPCODES,
     Decision,
     PlainDecision,
     Plan,
-    body_key,
     plan_function,
     trivial_plan,
 )
@@ -176,23 +176,23 @@ class LeanTemplate:
     ``rooted``: the indices of the rooted arguments (each kernel's are checked);
     ``decisions``: per decision, the place of its instruction and its root's argument
     index; ``shared``: two decisions have one root (they share its list, as
-    ``trivial_plan`` makes them); ``records``: per argument record, 0 and the fields of an
-    ``ArgRecord`` after its kernel, or for a ``LineArgRecord`` bit 1 (its ``readonly``
-    holds a line) and bit 2 (``writeonly``) and its fields after its kernel, a line counted
-    from the kernel's first instruction's; ``lines``: some record holds a line;
-    ``inserts``: per attribute insert, the place of its argument and its text;
-    ``invariant``: the places of the loads that get ``!invariant.load``."""
+    ``trivial_plan`` makes them); ``records``: the fields after the kernel of each
+    ``ArgRecord`` of the kernel's arguments, then ``line_records``: of each
+    ``LineArgRecord`` after them, bit 1 (its ``readonly`` holds a line) and bit 2
+    (``writeonly``) and the fields after the kernel, a line counted from the kernel's
+    first instruction's; ``inserts``: per attribute insert, the place of its argument and
+    its text; ``invariant``: the places of the loads that get ``!invariant.load``."""
 
-    __slots__ = ("rooted", "decisions", "shared", "records", "lines", "inserts", "invariant")
+    __slots__ = ("rooted", "decisions", "shared", "records", "line_records", "inserts", "invariant")
 
     def __init__(self, rooted: frozenset[int], decisions: tuple[tuple[int, int], ...], shared: bool,
-                 records: tuple[tuple[int, tuple], ...], inserts: tuple[tuple[int, str], ...],
+                 records: tuple[tuple, ...], line_records: tuple[tuple, ...], inserts: tuple[tuple[int, str], ...],
                  invariant: tuple[int, ...]) -> None:
         self.rooted = rooted
         self.decisions = decisions
         self.shared = shared
         self.records = records
-        self.lines = any(bits for bits, _ in records)
+        self.line_records = line_records
         self.inserts = inserts
         self.invariant = invariant
 
@@ -219,19 +219,25 @@ class LeanTemplate:
                 return None
             decisions.append((n, i))
         first = bisect_right(src.line_starts, instrs[0].start)
-        records: list[tuple[int, tuple]] = []
+        records: list[tuple] = []
+        line_records: list[tuple] = []
+        order: list[int] = []  # (the records' order: those of ``records`` first, then those with lines)
         for r in edits.records:
             if r.kernel != fn.name:
                 return None
             if type(r) is LineArgRecord:
                 ro, wo = RO_SLOT.__get__(r), WO_SLOT.__get__(r)
                 bits = (ro.__class__ is int) | (wo.__class__ is int) << 1
-                records.append((bits, (r.index, r.name, r.reason, ro - first if bits & 1 else ro,
-                                       wo - first if bits & 2 else wo, r.added)))
+                line_records.append((bits, r.index, r.name, r.reason, ro - first if bits & 1 else ro,
+                                     wo - first if bits & 2 else wo, r.added))
+                order.append(1)
             elif type(r) is ArgRecord:
-                records.append((0, (r.index, r.name, r.rooted, r.reason, r.readonly, r.writeonly, r.added)))
+                records.append((r.index, r.name, r.rooted, r.reason, r.readonly, r.writeonly, r.added))
+                order.append(0)
             else:
                 return None
+        if order != sorted(order):
+            return None  # (a record without a line after one with: stamped out of order)
         arg_place = {a.insert_at: n for n, a in enumerate(fn.args)}
         end_place = {inst.end: n for n, inst in enumerate(instrs)}
         try:
@@ -240,7 +246,7 @@ class LeanTemplate:
         except KeyError:
             return None
         return LeanTemplate(frozenset(ka.roots), tuple(decisions), len(lists) != len(decisions), tuple(records),
-                            inserts, invariant)
+                            tuple(line_records), inserts, invariant)
 
 
 class FunctionPass:
@@ -270,6 +276,8 @@ class FunctionPass:
             else None)
         #: the text that makes a load invariant (``apply_arguments``'), once the empty node is made
         self._invariant_text: str | None = None
+        #: the module's line starts, once a stamped kernel needs them (``_line_starts``)
+        self._starts: Sequence[int] | None = None
 
     def weights(self) -> list[int]:
         """The work each function is expected to take, for splitting the module between
@@ -287,10 +295,19 @@ class FunctionPass:
         apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
 
     def run_all(self, indices: range) -> None:
+        """``run`` each function of ``indices`` (a call less each: a module of many small
+        kernels has tens of thousands)."""
         fns = self.state.mod.functions
-        run = self.run
+        if not self.lean:
+            for i in indices:
+                self.run(fns[i])
+            return
+        lean = self._lean
         for i in indices:
-            run(fns[i])
+            fn = fns[i]
+            if lean(fn, False) is None:
+                _, edits = self._stages(fn)
+                apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
 
     def module_results(self) -> dict[str, PerFunction]:
         """The kept stages' results for the module: each one's per-function results."""
@@ -306,8 +323,8 @@ class FunctionPass:
     def _lean(self, fn: Function, ship: bool) -> tuple[list[Decision], KernelEdits | None] | None:
         """The lean way through ``fn`` when it is a trivial kernel (``scopes.trivial_plan``):
         its decisions planned and its argument edits made, and applied here unless ``ship``
-        (then returned with the decisions; else None in their place). None, and nothing
-        done, for any other function.
+        (then returned with the decisions; else what is returned is only not None). None,
+        and nothing done, for any other function.
 
         A kernel ``trivial_plan`` plans: what its text says (``accesses.PlainShape``), which
         the argument pass reads in place of a scan; its decisions hold no analysis. It has
@@ -320,16 +337,22 @@ class FunctionPass:
         if ka is None or not ka.roots:
             return None
         instrs = fn.instrs
-        if instrs and instrs[0].opcode not in TRIVIAL_OPCODES:
-            return None  # (most kernels that are not trivial begin with something else)
-        mod = run.mod
-        body = body_key(mod, fn)
+        body: str | None = None
+        if instrs:
+            head = instrs[0]
+            if head.opcode not in TRIVIAL_OPCODES:
+                return None  # (most kernels that are not trivial begin with something else)
+            if len(instrs) <= SHAPE_MAX:
+                # (``scopes.body_key``)
+                last = instrs[-1]
+                body = run.mod.source.text[head.start:last.start + last._len]
         templates = self.templates
         line = fn.arg_shape
         if templates is not None and line is not None and body is not None:
             t = templates.get((body, line))
             if t is not None and ka.roots.keys() == t.rooted:
-                return self._stamp(fn, ka, t, ship)
+                return self._stamp(fn, instrs, ka, t, ship)
+        mod = run.mod
         got = trivial_plan(mod, fn, ka, run.plan, body)
         if got is None:
             return None
@@ -348,46 +371,48 @@ class FunctionPass:
                     templates[(body, line)] = t
                 if STAMP_EVERY:
                     del run.plan.decisions[len(run.plan.decisions) - len(made):]
-                    return self._stamp(fn, ka, t, ship)
+                    return self._stamp(fn, instrs, ka, t, ship)
         if ship:
             return made, edits
         apply_arguments(edits, run.editor, run.writer, run.args)
         return made, None
 
-    def _stamp(self, fn: Function, ka: KernelArgs, t: LeanTemplate,
+    def _stamp(self, fn: Function, instrs: list[Instruction], ka: KernelArgs, t: LeanTemplate,
                ship: bool) -> tuple[list[Decision], KernelEdits | None]:
-        """``_lean`` for a kernel of the template ``t``: what ``trivial_plan`` and
-        ``kernel_edits`` give it, made from ``t`` and its own instructions, roots, name,
-        offsets and lines."""
+        """``_lean`` for a kernel of the template ``t`` (its instructions ``instrs``): what
+        ``trivial_plan`` and ``kernel_edits`` give it, made from ``t`` and its own
+        instructions, roots, name, offsets and lines. Unless ``ship``, the decisions go
+        into the plan and the edits are applied, and the decisions are not returned."""
         run = self.state
-        instrs = fn.instrs
         kroots = ka.roots
         domain = ka.domain
-        made: list[Decision]
+        made: list[Decision] = run.plan.decisions if not ship else []
+        add = made.append
         if t.shared:
             lists: dict[int, list[Root]] = {}
-            made = []
             for pos, i in t.decisions:
                 rs = lists.get(i)
                 if rs is None:
                     rs = lists[i] = [kroots[i]]
-                made.append(PlainDecision(instrs[pos], domain, rs))
+                add(PlainDecision(instrs[pos], domain, rs))
         else:
-            made = [PlainDecision(instrs[pos], domain, [kroots[i]]) for pos, i in t.decisions]
-        run.plan.decisions.extend(made)
+            for pos, i in t.decisions:
+                add(PlainDecision(instrs[pos], domain, [kroots[i]]))
+        if ship:
+            run.plan.decisions.extend(made)
         kernel = fn.name
-        records: list[ArgRecord] = []
-        if t.lines:
-            first = bisect_right(fn.source.line_starts, instrs[0].start)  # type: ignore[union-attr]  # (``make``)
-            for bits, spec in t.records:
-                if bits:
-                    index, name, reason, ro, wo, added = spec
-                    records.append(LineArgRecord(kernel, index, name, reason, first + ro if bits & 1 else ro,
-                                                 first + wo if bits & 2 else wo, added))
-                else:
-                    records.append(ArgRecord(kernel, *spec))
-        else:
-            records = [ArgRecord(kernel, *spec) for _, spec in t.records]
+        records: list[ArgRecord] = [] if ship else run.args.records
+        keep = records.append
+        for spec in t.records:
+            keep(ArgRecord(kernel, *spec))
+        if t.line_records:
+            starts = self._starts
+            if starts is None:
+                starts = self._line_starts(fn)
+            first = bisect_right(starts, instrs[0].start)
+            for bits, index, name, reason, ro, wo, added in t.line_records:
+                keep(LineArgRecord(kernel, index, name, reason, first + ro if bits & 1 else ro,
+                                   first + wo if bits & 2 else wo, added))
         splitter = self.splitter
         if splitter is not None and splitter.ranges:
             splitter.release(fn)
@@ -402,19 +427,30 @@ class FunctionPass:
             edits.inserts = [(fargs[n].insert_at, text) for n, text in t.inserts]
             edits.invariant_at = [instrs[pos].end for pos in t.invariant]
             return made, edits
-        out = run.args
-        out.records.extend(records)
-        insert = run.editor.insert
+        # the editor's edits as ``Editor.insert`` makes them (a call less per insert)
+        edit = run.editor.edits.append
         for n, text in t.inserts:
-            insert(fargs[n].insert_at, text)
+            at = fargs[n].insert_at
+            edit((at, at, 0, text))
         if t.invariant:
             inv = self._invariant_text
             if inv is None:
                 inv = self._invariant_text = f", !invariant.load !{run.writer.empty_node()}"
             for pos in t.invariant:
-                insert(instrs[pos].end, inv, 1)  # (``apply_arguments``' order)
-            out.invariant_loads += len(t.invariant)
+                inst = instrs[pos]
+                at = inst.start + inst._len  # (its end)
+                edit((at, at, 1, inv))  # (after the scopes written there later: ``apply_arguments``)
+            run.args.invariant_loads += len(t.invariant)
         return made, None
+
+    def _line_starts(self, fn: Function) -> Sequence[int]:
+        """The line starts of the module's text (``fn``'s source), read once."""
+        starts = self._starts
+        if starts is None:
+            src = fn.source
+            assert src is not None, "a template is made only for a kernel with its source (``LeanTemplate.make``)"
+            starts = self._starts = src.line_starts
+        return starts
 
     def _stages(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         """The per-function stages on ``fn``, and its argument edits."""

@@ -13,7 +13,6 @@ from ..analysis.provenance.rootset import (
     NOT_A_BINDING,
     KernelArgs,
     RootSet,
-    args_domain,
 )
 from ..diagnostics import LLNoaliasError
 from ..ir.facts import LDS_ADDRSPACE, PRIVATE_ADDRSPACE
@@ -135,7 +134,8 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     # What the loop below finds for the arguments of a kernel, by the id of the shape they
     # were made from (``Function.arg_shape``: the same for kernels whose arguments have the
     # same names, types, attributes and indices; alive while its functions are): why each
-    # argument is not a root, and the label and members of each root, by index.
+    # argument is not a root (one dict, shared by those kernels: read only from here on),
+    # and the label and members of each root, by index.
     plans: dict[int, tuple[dict[int, str], list[tuple[int, str, tuple[str, ...]]]]] = _Memo()
     args_mode = options.args
     may_alias = options.may_alias
@@ -143,18 +143,20 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     for fn in mod.functions:
         if not fn.is_kernel:
             continue
-        ka = KernelArgs(fn, args_domain(fn))
-        kernels[fn.name] = ka
+        name = fn.name
+        # (``args_domain``: a plain name's ``unquote_name`` is its text after the sigil)
+        domain = "llnoalias.args." + (name[1:] if name[1:2] != '"' else unquote_name(name))
         shape = fn.arg_shape
         if shape is not None and not may_alias:
             plan = plans.get(id(shape))
             if plan is not None:
-                if plan[0]:
-                    ka.not_rooted.update(plan[0])
-                domain, roots = ka.domain, ka.roots
+                roots: dict[int, Root] = {}
                 for idx, label, members in plan[1]:
                     roots[idx] = Root(domain, label, "arg", members, idx)
+                kernels[name] = KernelArgs(fn, domain, roots, plan[0])
                 continue
+        ka = KernelArgs(fn, domain)
+        kernels[name] = ka
         chosen: list[Argument] = []  # (in the order of their indices, as ``fn.args``)
         not_rooted = ka.not_rooted
         for arg in fn.args:
@@ -173,7 +175,7 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
         made: list[tuple[int, str, tuple[str, ...]]] = [(arg.index, _arg_label(arg), (arg.name,)) for arg in chosen]
         if shape is not None:
             plans[id(shape)] = (dict(not_rooted), made)
-        domain, roots = ka.domain, ka.roots
+        roots = ka.roots
         for idx, label, members in made:
             roots[idx] = Root(domain, label, "arg", members, idx)
     return rs

@@ -129,6 +129,7 @@ class Decision:
 
 #: the slot where a ``Decision`` holds its access (``PlainDecision`` holds its instruction there)
 _ACCESS_SLOT = Decision.__dict__["access"]
+_SET_ACCESS = _ACCESS_SLOT.__set__
 
 
 class PlainDecision(Decision):
@@ -143,7 +144,7 @@ class PlainDecision(Decision):
     __slots__ = ()
 
     def __init__(self, inst: Instruction, domain: str, roots: Sequence[Root]) -> None:
-        _ACCESS_SLOT.__set__(self, inst)
+        _SET_ACCESS(self, inst)
         self.fa = None
         self.domain = domain
         self.roots = self.keys = roots
@@ -420,7 +421,7 @@ def trivial_plan(mod: Module, fn: Function, ka: KernelArgs, out: Plan,
 
 #: the longest kernel (in instructions) whose shape ``plan_trivial`` remembers, and how
 #: many shapes it keeps at most (then it forgets them all and begins again)
-_SHAPE_MAX = 64
+SHAPE_MAX = _SHAPE_MAX = 64
 SHAPES_LIMIT = _SHAPES_LIMIT = 1 << 12
 
 
@@ -435,19 +436,41 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
     # each is read once, not once per access (the lists stay alive in the plan meanwhile,
     # so their ids are not reused). Reading a list again adds nothing either, so the
     # memo (id of a list -> the domain it was read for) is bounded: a module of many
-    # small kernels has a list per argument.
+    # small kernels has a list per argument. A list of one root, in a domain of few keys
+    # so far, is read without the memo (a module of many small kernels: most lists,
+    # each read once; a root is equal only to itself, so the look-up is by identity).
     read: dict[int, str] = {}
+    # the domain of the decision before and its list, and the one before that (the
+    # decisions of a function alternate between the LDS domain and its own at most)
+    cur: str | None = None
+    lst: list[ScopeKey] = []
+    other: str | None = None
+    other_lst: list[ScopeKey] = []
     for d in p.decisions:
         dkeys = d.keys
         if not dkeys:
             continue
         domain = d.domain
+        if domain is not cur:
+            if domain is other:
+                other, other_lst, cur, lst = cur, lst, other, other_lst
+            else:
+                other, other_lst = cur, lst
+                have = keys.get(domain)
+                if have is None:
+                    have = keys[domain] = []
+                cur, lst = domain, have
+        if len(dkeys) == 1:
+            k = dkeys[0]
+            if k.__class__ is Root and len(lst) < 16:
+                if k not in lst:
+                    lst.append(k)
+                continue
         if read.get(id(dkeys)) == domain:
             continue
         if len(read) >= 4096:
             read.clear()
         read[id(dkeys)] = domain
-        lst = keys.setdefault(domain, [])
         for k in dkeys:
             if k not in lst:
                 lst.append(k)

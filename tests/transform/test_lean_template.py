@@ -178,7 +178,7 @@ def test_the_template_reads_back_what_it_was_made_from() -> None:
     t: LeanTemplate = next(iter(fp.templates.values()))
     assert t.rooted == frozenset((0, 1, 2))
     assert t.decisions == ((0, 0), (1, 1), (2, 2), (3, 2)) and t.shared
-    assert [bits for bits, _ in t.records] == [2, 2, 1]
+    assert t.records == () and [r[0] for r in t.line_records] == [2, 2, 1]
     assert [text for _, text in t.inserts] == ["readonly ", "readonly ", "writeonly "]
     assert t.invariant == (0, 1)
     # the decisions of a stamped kernel: one list per root, shared as ``trivial_plan`` shares them

@@ -32,13 +32,15 @@ class KernelArgs:
     # (slots: a module of many small kernels has one each)
     __slots__ = ("kernel", "domain", "roots", "not_rooted", "grouped")
 
-    def __init__(self, kernel: Function, domain: str) -> None:
+    def __init__(self, kernel: Function, domain: str, roots: dict[int, Root] | None = None,
+                 not_rooted: dict[int, str] | None = None) -> None:
         self.kernel = kernel
         self.domain = domain
         #: argument index -> its root (members of a --may-alias group share one)
-        self.roots: dict[int, Root] = {}
-        #: argument index -> why it is not a root (for --stats and explain)
-        self.not_rooted: dict[int, str] = {}
+        self.roots: dict[int, Root] = {} if roots is None else roots
+        #: argument index -> why it is not a root (for --stats and explain); read only once
+        #: the roots are found: kernels of one define line share one (``transform.roots``)
+        self.not_rooted: dict[int, str] = {} if not_rooted is None else not_rooted
         #: argument indices in a --may-alias group: never given noalias (one shared empty
         #: set until a group names one: a module of many kernels has one ``KernelArgs``
         #: each, and few --may-alias; rebound, never changed in place)
