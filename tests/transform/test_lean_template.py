@@ -188,3 +188,22 @@ def test_the_template_reads_back_what_it_was_made_from() -> None:
     assert made[2].keys is made[3].keys and made[0].keys is not made[1].keys
     ka = roots.kernels["@k2"]
     assert [d.keys[0] for d in made] == [ka.roots[0], ka.roots[1], ka.roots[2], ka.roots[2]]
+
+
+def test_kernels_of_one_define_line_share_what_is_not_rooted() -> None:
+    """``find_roots`` gives kernels of one define line one ``not_rooted`` dict (read only),
+    each its own roots in its own domain; the hint counts each kernel's arguments."""
+    from llnoalias.transform.roots import missed_roots
+
+    text = module("one-not-noalias", copies=4)
+    mod = parse_module(SourceFile("t.ll", text))
+    rs = find_roots(mod, AnnotateOptions())
+    kas = [rs.kernels[f"@k{i}"] for i in range(4)]
+    assert all(ka.not_rooted == {0: kas[0].not_rooted[0]} for ka in kas)
+    assert kas[2].not_rooted is kas[3].not_rooted  # (the first two make the define line's shape)
+    assert [ka.domain for ka in kas] == [f"llnoalias.args.k{i}" for i in range(4)]
+    assert all(ka.roots[1].domain == ka.domain and ka.roots[1].name == "b" and ka.roots[1].index == 1 for ka in kas)
+    assert len({id(ka.roots[1]) for ka in kas}) == 4
+    assert missed_roots(rs) == ["4 pointer arguments of @k0, @k1, @k2 and 1 more are not noalias in the input; "
+                                "--args noalias makes them roots (a promise that a kernel's pointer arguments "
+                                "never reach the same buffer; --may-alias I,J for those that may)"]
