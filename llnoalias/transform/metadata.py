@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from typing import Any
 
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
@@ -20,6 +21,11 @@ _SCOPE_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!(\d+)\s*,\s*!
 _DOMAIN_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!"(llnoalias\.[^"]*)"\s*\}\s*$')
 _LIST_RE = lazy(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
 _ID_RE = lazy(r"!(\d+)")
+
+#: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``, or
+#: ``(inst, sids, i)`` for an access of the one key ``i`` of a small plain domain
+#: (``tuple[int, ...]`` or ``list[int]``, then ``tuple[int, ...]`` or ``int``)
+Attachment = tuple[Instruction, Any, Any]
 
 
 #: ``domain_scopes`` writes a new domain's lines at once (False: one scope at a time, the
@@ -77,6 +83,9 @@ class MetadataWriter:
         #: one string object per distinct attachment text (thousands of lines share one)
         self._pieces: dict[str, str] = {}
         self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
+        #: ``attach_all_scopes``' text of an access of one key of a small plain domain, by
+        #: its scope id
+        self._own_pieces: dict[int, str] = {}
         self._empty_written = False
         self._find_existing()
 
@@ -167,30 +176,52 @@ class MetadataWriter:
             self.editor.append_line(f'!{sid} = distinct !{{!{sid}, !{did}, !"{key[1]}"}}')
         return sid
 
+    def fresh_domain(self, domain: str, escaped: list[str]) -> int:
+        """``domain_scopes`` of a domain new to the module, its names escaped and
+        distinct: its id, its scopes' the ones after it (so its scopes are new too: a
+        scope is made with its domain); the domain's line and its scopes' lines are
+        written at once, as one block of lines (a module of many small kernels has a
+        domain per kernel). -1, and nothing written,
+        where the domain is not new (or ``FRESH_DOMAINS`` is off, or no names): then
+        ``domain_scopes`` the long way. The scopes are entered in ``scopes`` when it is
+        read (``_unread``)."""
+        dkey = md_escape(domain)
+        if not FRESH_DOMAINS or dkey in self.domains or not escaped:
+            return -1
+        first = self.next_id
+        n = len(escaped)
+        self.domains[dkey] = first
+        self.next_id = first + n + 1
+        self._firsts.append(first)
+        self._lasts.append(first + n)
+        self._unread = True
+        # (f-strings: ``str.format`` of a template per number of scopes takes twice as long)
+        d = str(first)
+        if n == 2:  # (the most common domain: two arguments)
+            a = str(first + 1)
+            b = str(first + 2)
+            nl = self.editor.src.newline
+            block = (f'!{d} = distinct !{{!{d}, !"{dkey}"}}{nl}!{a} = distinct !{{!{a}, !{d}, !"{escaped[0]}"}}'
+                     f'{nl}!{b} = distinct !{{!{b}, !{d}, !"{escaped[1]}"}}')
+        else:
+            lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
+            sid = first
+            for name in escaped:
+                sid += 1
+                lines.append(f'!{sid} = distinct !{{!{sid}, !{d}, !"{name}"}}')
+            block = self.editor.src.newline.join(lines)
+        self.editor.append_block(block)
+        return first
+
     def domain_scopes(self, domain: str, escaped: list[str]) -> list[int]:
         """``scope(domain, name)`` for each name, in order, given already escaped
         (``md_escape``): the domain is looked up once, its line written before the first
         new scope's, as ``scope`` writes it."""
+        if len(set(escaped)) == len(escaped):
+            first = self.fresh_domain(domain, escaped)
+            if first >= 0:
+                return list(range(first + 1, first + 1 + len(escaped)))
         dkey = md_escape(domain)
-        if FRESH_DOMAINS and dkey not in self.domains and escaped and len(set(escaped)) == len(escaped):
-            # a new domain (so are its scopes: a scope is made with its domain): its
-            # line and its scopes' lines, ids in order, handed to the editor at once;
-            # the scopes are entered in ``scopes`` when it is read (``_unread``)
-            first = self.next_id
-            self.domains[dkey] = first
-            self.next_id = last = first + len(escaped)
-            self.next_id += 1
-            out = list(range(first + 1, self.next_id))
-            self._firsts.append(first)
-            self._lasts.append(last)
-            self._unread = True
-            d = str(first)  # (each id made text once)
-            lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
-            for nid, name in zip(out, escaped, strict=True):
-                s = str(nid)
-                lines.append(f'!{s} = distinct !{{!{s}, !{d}, !"{name}"}}')
-            self.editor.append_lines(lines)
-            return out
         scopes = self.scopes
         append = self.editor.append_line
         did: int | None = None
@@ -257,13 +288,20 @@ class MetadataWriter:
         the caller asks for no list with any of its scopes again (a module of many small
         kernels: the domain of a kernel whose accesses are all written). The node ids stay
         as they are; asking for such a list raises AssertionError."""
-        did = self.domains.get(md_escape(domain))
-        if did is None:
-            return
-        k = bisect_left(self._firsts, did)
-        if k < len(self._firsts) and self._firsts[k] == did and self._lasts[k] > 0:
-            self._lasts[k] = -self._lasts[k]
-            self._own_lists.pop(did, None)
+        self.forget_all([domain])
+
+    def forget_all(self, domains: list[str]) -> None:
+        """``forget`` each of ``domains``."""
+        firsts, lasts, own_lists = self._firsts, self._lasts, self._own_lists
+        get = self.domains.get
+        for domain in domains:
+            did = get(md_escape(domain))
+            if did is None:
+                continue
+            k = bisect_left(firsts, did)
+            if k < len(firsts) and firsts[k] == did and lasts[k] > 0:
+                lasts[k] = -lasts[k]
+                own_lists.pop(did, None)
 
     # ---------------------------------------------------------- attach
     def attach_scopes(self, inst: Instruction, scopes: tuple[int, ...], noalias: tuple[int, ...]) -> bool:
@@ -281,13 +319,19 @@ class MetadataWriter:
             return True
         return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
 
-    def attach_all_scopes(self, attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]]
-                          ) -> list[Instruction]:
+    def attach_all_scopes(self, attachments: list[Attachment]) -> list[Instruction]:
         """``attach_scopes`` for each ``(inst, scopes, noalias)``, in order, in one loop
         (a large module has one per access); returns the instructions it could not give
-        their scopes (``attach`` returned False)."""
+        their scopes (``attach`` returned False).
+
+        An access of one key of a small plain domain (``pipeline._write_scopes``: most, in
+        a module of many small kernels) comes as ``(inst, sids, i)``: the domain's scope
+        ids and the key's place among them; its lists are ``(sids[i],)`` and the other
+        ids, made here, and its text is kept by its scope id (it says all: the scope is
+        of one domain, the list of the others is that domain's)."""
         find = self.mod.text.find
         pieces = self._scope_pieces
+        own_pieces = self._own_pieces
         # ``Editor.insert``'s edit, made here (one per access)
         add_edit = self.editor.edits.append
         failed: list[Instruction] = []
@@ -304,7 +348,41 @@ class MetadataWriter:
             # no scope lists of its own (most accesses have none, or only ``!tbaa`` and the
             # like: clang's have): the text made once per pair of lists, as attach_scopes
             # would give it, without a copy of the instruction's code per access
-            if find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0 and find("!noalias", start, end) < 0):
+            plain = find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0
+                                                   and find("!noalias", start, end) < 0)
+            if isinstance(noalias, int):  # (inst, sids, i)
+                sid = scopes[noalias]
+                if plain:
+                    piece = own_pieces.get(sid)
+                    if piece is None:
+                        if len(own_pieces) >= 4096:
+                            own_pieces.clear()  # a memo, bounded
+                        # the piece below, made for the lists (sid,) and the others: a
+                        # list of one id is its own ``dict.fromkeys``
+                        if not lo <= sid <= hi:
+                            lo, hi, memo = owner(sid)
+                        lid = memo.get((sid,))
+                        if lid is None:
+                            lid = memo[(sid,)] = nid
+                            nid += 1
+                            lines.append(f"!{lid} = !{{!{sid}}}")
+                        if len(scopes) == 1:
+                            piece = f", !alias.scope !{lid}"
+                        else:
+                            na = (*scopes[:noalias], *scopes[noalias + 1:])
+                            if not lo <= na[0] <= hi:
+                                lo, hi, memo = owner(na[0])
+                            lid2 = memo.get(na)
+                            if lid2 is None:
+                                lid2 = memo[na] = nid
+                                nid += 1
+                                lines.append(_list_line(lid2, na))
+                            piece = f", !alias.scope !{lid}, !noalias !{lid2}"
+                        own_pieces[sid] = piece
+                    add_edit((end, end, 0, piece))
+                    continue
+                scopes, noalias = (sid,), (*scopes[:noalias], *scopes[noalias + 1:])
+            if plain:
                 piece = pieces.get((scopes, noalias))
                 if piece is None:
                     # attach_scopes's piece (the lists' nodes made in the same order; a list
