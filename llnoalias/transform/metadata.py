@@ -40,6 +40,16 @@ def _list_line(lid: int, ids: tuple[int, ...]) -> str:
     return f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}"
 
 
+def small_record(first: int, n: int) -> list[Any]:
+    """The record of a new domain ``first`` of ``n`` scopes (``fresh_domain``) whose accesses
+    of one key come to ``attach_all_scopes`` as ``(inst, rec, i)``: its scope ids, then the
+    ids of the nodes of its lists made so far, 0 where none, by key (its own scope's list,
+    and, with more than two scopes, the list of the others'; with two, the others' is the
+    other's own), then the text given to an access of each key ("" where none), then 1
+    once the lists are in the writer's lists memo (``materialize``), else 0."""
+    return [*range(first + 1, first + n + 1), *([0] * (2 * n)), *([""] * n), 0]
+
+
 def md_escape(name: str) -> str:
     """Escape a name for a metadata string the way LLVM prints it."""
     if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
@@ -83,9 +93,6 @@ class MetadataWriter:
         #: one string object per distinct attachment text (thousands of lines share one)
         self._pieces: dict[str, str] = {}
         self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
-        #: ``attach_all_scopes``' text of an access of one key of a small plain domain, by
-        #: its scope id
-        self._own_pieces: dict[int, str] = {}
         self._empty_written = False
         self._find_existing()
 
@@ -283,6 +290,23 @@ class MetadataWriter:
                 raise AssertionError(f"a list of scope !{sid}, of a domain forgotten")
         return sid, sid, self.lists
 
+    def materialize(self, rec: list[Any]) -> None:
+        """Put the lists a small domain's record holds (``small_record``) in the lists
+        memo of its scopes (``_owner``), once: its lists are then made and found there
+        (an access of its keys that is not of one key, or shares its instruction with
+        another domain's, or has scopes of its own)."""
+        if rec[-1]:
+            return
+        rec[-1] = 1
+        n = len(rec) >> 2
+        memo = self._owner(rec[0])[2]
+        for i in range(n):
+            if rec[n + i]:
+                memo[(rec[i],)] = rec[n + i]
+            if n > 2 and rec[2 * n + i]:
+                others = (*rec[:i], *rec[i + 1:n])
+                memo[others] = rec[2 * n + i]
+
     def forget(self, domain: str) -> None:
         """Drop the lists memo of ``domain``'s scopes, when it was fresh (``domain_scopes``):
         the caller asks for no list with any of its scopes again (a module of many small
@@ -324,14 +348,14 @@ class MetadataWriter:
         (a large module has one per access); returns the instructions it could not give
         their scopes (``attach`` returned False).
 
-        An access of one key of a small plain domain (``pipeline._write_scopes``: most, in
-        a module of many small kernels) comes as ``(inst, sids, i)``: the domain's scope
-        ids and the key's place among them; its lists are ``(sids[i],)`` and the other
-        ids, made here, and its text is kept by its scope id (it says all: the scope is
-        of one domain, the list of the others is that domain's)."""
+        An access of one key of a small plain domain new to the module
+        (``pipeline._write_scopes``: most, in a module of many small kernels) comes as
+        ``(inst, rec, i)``: the domain's record (``small_record``) and the key's place;
+        its lists are its scope's and the others', kept in the record (no lists memo, no
+        ``_owner``, nothing to ``forget``) until anything else asks for a list of the
+        domain (``materialize``)."""
         find = self.mod.text.find
         pieces = self._scope_pieces
-        own_pieces = self._own_pieces
         # ``Editor.insert``'s edit, made here (one per access)
         add_edit = self.editor.edits.append
         failed: list[Instruction] = []
@@ -350,38 +374,41 @@ class MetadataWriter:
             # would give it, without a copy of the instruction's code per access
             plain = find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0
                                                    and find("!noalias", start, end) < 0)
-            if isinstance(noalias, int):  # (inst, sids, i)
-                sid = scopes[noalias]
-                if plain:
-                    piece = own_pieces.get(sid)
-                    if piece is None:
-                        if len(own_pieces) >= 4096:
-                            own_pieces.clear()  # a memo, bounded
-                        # the piece below, made for the lists (sid,) and the others: a
-                        # list of one id is its own ``dict.fromkeys``
-                        if not lo <= sid <= hi:
-                            lo, hi, memo = owner(sid)
-                        lid = memo.get((sid,))
-                        if lid is None:
-                            lid = memo[(sid,)] = nid
+            if isinstance(noalias, int):  # (inst, rec, i): ``small_record``
+                rec = scopes
+                n = len(rec) >> 2
+                if plain and not rec[-1]:
+                    # its text, made as the general text below makes it: the lists (its
+                    # scope) and the others' (a list of one id is its own ``dict.fromkeys``)
+                    piece = rec[3 * n + noalias]
+                    if not piece:
+                        lid = rec[n + noalias]
+                        if not lid:
+                            lid = rec[n + noalias] = nid
                             nid += 1
-                            lines.append(f"!{lid} = !{{!{sid}}}")
-                        if len(scopes) == 1:
+                            lines.append(f"!{lid} = !{{!{rec[noalias]}}}")
+                        if n == 1:
                             piece = f", !alias.scope !{lid}"
                         else:
-                            na = (*scopes[:noalias], *scopes[noalias + 1:])
-                            if not lo <= na[0] <= hi:
-                                lo, hi, memo = owner(na[0])
-                            lid2 = memo.get(na)
-                            if lid2 is None:
-                                lid2 = memo[na] = nid
-                                nid += 1
-                                lines.append(_list_line(lid2, na))
+                            if n == 2:
+                                other = 1 - noalias
+                                lid2 = rec[2 + other]
+                                if not lid2:
+                                    lid2 = rec[2 + other] = nid
+                                    nid += 1
+                                    lines.append(f"!{lid2} = !{{!{rec[other]}}}")
+                            else:
+                                lid2 = rec[2 * n + noalias]
+                                if not lid2:
+                                    lid2 = rec[2 * n + noalias] = nid
+                                    nid += 1
+                                    lines.append(_list_line(lid2, (*rec[:noalias], *rec[noalias + 1:n])))
                             piece = f", !alias.scope !{lid}, !noalias !{lid2}"
-                        own_pieces[sid] = piece
+                        rec[3 * n + noalias] = piece
                     add_edit((end, end, 0, piece))
                     continue
-                scopes, noalias = (sid,), (*scopes[:noalias], *scopes[noalias + 1:])
+                self.materialize(rec)
+                scopes, noalias = (rec[noalias],), (*rec[:noalias], *rec[noalias + 1:n])
             if plain:
                 piece = pieces.get((scopes, noalias))
                 if piece is None:

@@ -42,7 +42,7 @@ from .dma_safety import (
     static_lds,
 )
 from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage, Run
-from .metadata import Attachment, MetadataWriter, md_escape
+from .metadata import Attachment, MetadataWriter, md_escape, small_record
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
@@ -349,8 +349,9 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
 
 
 def _add_ids(ids: dict[int, int], small: tuple[list, list[int]]) -> None:
-    """Put a small domain's keys, kept out of ``ids`` (``_write_scopes``' ``pending``), in."""
-    ids.update(zip(map(id, small[0]), small[1], strict=True))
+    """Put a small domain's keys, kept out of ``ids`` (``_write_scopes``' ``pending``), in
+    (their scope ids, or its ``small_record``)."""
+    ids.update(zip(map(id, small[0]), small[1], strict=False))  # (a record: its scope ids first)
 
 
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
@@ -402,7 +403,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                     first = fresh_domain(domain, names)
                     if first >= 0:
                         plain[domain] = keys
-                        small[domain] = (keys, list(range(first + 1, first + n + 1)))
+                        small[domain] = (keys, small_record(first, n))
                         pending.append(domain)
                         continue
         # Scopes are found again by name, so two keys of one domain must never share a
@@ -464,6 +465,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: the domain of the decision before and its keys and their scope ids where it is small
     cur_domain: str | None = None
     cur_small: tuple[list, list[int]] | None = None
+    cur_rec: list | None = None
     seen: set[Instruction] = set()  # (by identity: no id's int per instruction)
     #: domain -> how many decisions with keys it has not yet met, where the writer forgets
     #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
@@ -494,6 +496,8 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             start = met
             cur_domain = domain
             cur_small = small.get(domain) if small else None
+            # a small domain new to the module: its record (``small_record``)
+            cur_rec = cur_small[1] if cur_small is not None and len(cur_small[1]) > len(cur_small[0]) else None
         met += 1
         inst = d.inst
         i = -1
@@ -507,13 +511,15 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 i = keys.index(dkeys[0])
             except ValueError:
                 pass
-        if i >= 0 and inst is not cur and entries:
-            # its lists read off the domain's scopes by the writer (``attach_all_scopes``)
-            entry: Attachment = (inst, sids, i)
+        if i >= 0 and inst is not cur and cur_rec is not None and entries:
+            # its lists made and kept in the domain's record by the writer (``attach_all_scopes``)
+            entry: Attachment = (inst, cur_rec, i)
         else:
+            if cur_rec is not None:
+                writer.materialize(cur_rec)  # (the domain's lists asked for the long way)
             if i >= 0:
                 own = (sids[i],)
-                na = (*sids[:i], *sids[i + 1:])
+                na = (*sids[:i], *sids[i + 1:len(keys)])
             elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
                 own, na = memo[1], memo[2]
             else:
@@ -528,8 +534,10 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 lists_of[id(dkeys)] = (domain, own, na)
             if inst is cur:
                 _, scopes, noalias = attachments[-1]
-                if isinstance(noalias, int):  # (inst, sids, i): its lists
-                    scopes, noalias = (scopes[noalias],), (*scopes[:noalias], *scopes[noalias + 1:])
+                if isinstance(noalias, int):  # (inst, rec, i): its lists, the long way
+                    writer.materialize(scopes)
+                    n = len(scopes) >> 2
+                    scopes, noalias = (scopes[noalias],), (*scopes[:noalias], *scopes[noalias + 1:n])
                 attachments[-1] = (inst, scopes + own, noalias + na)
                 continue
             entry = (inst, own, na)
@@ -540,9 +548,10 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             # the instructions so far are complete: written in the same order, a batch at a time
             failed.update(id(i) for i in writer.attach_all_scopes(attachments))
             attachments = []
-            writer.forget_all(done)
+            # (a small domain's record not in the writer's memo: nothing there to forget)
+            writer.forget_all([dom for dom in done if (rec := small.pop(dom, None)) is None
+                               or len(rec[1]) == len(rec[0]) or rec[1][-1]])
             for dom in done:
-                small.pop(dom, None)
                 plain.pop(dom, None)
             done.clear()
         attachments.append(entry)
