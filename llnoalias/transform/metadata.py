@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from typing import Any
 
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
@@ -22,10 +21,14 @@ _DOMAIN_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!"(llnoalias\
 _LIST_RE = lazy(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
 _ID_RE = lazy(r"!(\d+)")
 
-#: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``, or
-#: ``(inst, sids, i)`` for an access of the one key ``i`` of a small plain domain
-#: (``tuple[int, ...]`` or ``list[int]``, then ``tuple[int, ...]`` or ``int``)
-Attachment = tuple[Instruction, Any, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``,
+    #: or ``(inst, rec, i)`` for an access of the one key ``i`` of a small plain domain
+    #: new to the module (``small_record``)
+    Attachment = tuple[Instruction, Any, Any]
 
 
 #: ``domain_scopes`` writes a new domain's lines at once (False: one scope at a time, the
@@ -69,6 +72,29 @@ def _has_scopes(code: str) -> bool:
     return "!alias.scope" in code or "!noalias" in code
 
 
+def _find_existing(mod: Module, domains: dict[str, int], scopes: dict[tuple[str, str], int]) -> None:
+    """Enter the domains and scopes an earlier llnoalias run wrote in ``mod`` (found again
+    by their names) in ``domains`` and ``scopes`` (``MetadataWriter``'s)."""
+    domain_ids: dict[int, str] = {}
+    if '"llnoalias.' not in mod.text:
+        return
+    candidates = [mid for mid in mod.metadata if "llnoalias." in (mod.metadata_text(mid) or "")]
+    for mid in candidates:
+        m = _DOMAIN_RE.match(mod.metadata_text(mid) or "")
+        if m and int(m.group(1)) == int(m.group(2)):
+            domain_ids[mid] = m.group(3)
+            domains.setdefault(m.group(3), mid)
+    if not domain_ids:
+        return
+    for mid in mod.metadata:
+        text = mod.metadata_text(mid) or ""
+        if "distinct" not in text:
+            continue
+        m = _SCOPE_RE.match(text)
+        if m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) in domain_ids:
+            scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
+
+
 class MetadataWriter:
     def __init__(self, mod: Module, editor: Editor) -> None:
         self.mod = mod
@@ -94,30 +120,9 @@ class MetadataWriter:
         self._pieces: dict[str, str] = {}
         self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
         self._empty_written = False
-        self._find_existing()
+        _find_existing(mod, self.domains, self._scopes)
 
     # ------------------------------------------------------------ reuse
-    def _find_existing(self) -> None:
-        mod = self.mod
-        domain_ids: dict[int, str] = {}
-        if '"llnoalias.' not in mod.text:
-            return
-        candidates = [mid for mid in mod.metadata if "llnoalias." in (mod.metadata_text(mid) or "")]
-        for mid in candidates:
-            m = _DOMAIN_RE.match(mod.metadata_text(mid) or "")
-            if m and int(m.group(1)) == int(m.group(2)):
-                domain_ids[mid] = m.group(3)
-                self.domains.setdefault(m.group(3), mid)
-        if not domain_ids:
-            return
-        for mid in mod.metadata:
-            text = mod.metadata_text(mid) or ""
-            if "distinct" not in text:
-                continue
-            m = _SCOPE_RE.match(text)
-            if m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) in domain_ids:
-                self._scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
-
     @property
     def scopes(self) -> dict[tuple[str, str], int]:
         """(domain, name) -> scope id, both escaped: those found again in the input and

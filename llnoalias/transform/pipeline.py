@@ -42,7 +42,7 @@ from .dma_safety import (
     static_lds,
 )
 from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage, Run
-from .metadata import Attachment, MetadataWriter, md_escape, small_record
+from .metadata import MetadataWriter, md_escape, small_record
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
@@ -60,6 +60,8 @@ from .stages import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from .metadata import Attachment
 
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 _DOMAIN = attrgetter("domain")
