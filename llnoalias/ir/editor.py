@@ -19,8 +19,9 @@ cscan = load("body_reader")
 #: an edit's place: its start, its end and its order among edits at one place
 _PLACE = itemgetter(0, 1, 2)
 
-#: appended lines kept one string each until this many, then joined into one: a module of
-#: 20,000 small kernels appends 100,000 (3.4 MB of text, 9 MB as separate strings)
+#: appended lines (or blocks of lines: ``append_block``) kept one string each until this
+#: many, then joined into one: a module of 20,000 small kernels appends 100,000 lines
+#: (3.4 MB of text, 9 MB as separate strings)
 PACK = 4096
 
 #: the order of the appended lines' edits in ``encoded``: after every edit made at the
@@ -63,12 +64,22 @@ class Editor:
             self._packed.append(self.src.newline.join(appended))
             appended.clear()
 
+    def append_block(self, block: str) -> None:
+        """``append_line`` for each line of ``block`` (lines joined by the file's line
+        ending, none at its end), kept as the one string (a new domain's lines)."""
+        appended = self.appended
+        appended.append(block)
+        if len(appended) >= PACK:
+            self._packed.append(self.src.newline.join(appended))
+            appended.clear()
+
     def appended_lines(self) -> Iterator[str]:
         """The lines appended so far, one by one, in order."""
         nl = self.src.newline
         for part in self._packed:
             yield from part.split(nl)
-        yield from self.appended
+        for part in self.appended:
+            yield from part.split(nl)
 
     @property
     def changed(self) -> bool:

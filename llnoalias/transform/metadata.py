@@ -21,6 +21,15 @@ _DOMAIN_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!"(llnoalias\
 _LIST_RE = lazy(r"^\s*!(\d+)\s*=\s*!\{([^{}]*)\}\s*$")
 _ID_RE = lazy(r"!(\d+)")
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``,
+    #: or ``(inst, rec, i)`` for an access of the one key ``i`` of a small plain domain
+    #: new to the module (``small_record``)
+    Attachment = tuple[Instruction, Any, Any]
+
 
 #: ``domain_scopes`` writes a new domain's lines at once (False: one scope at a time, the
 #: long way; ``tests/support/fast_paths.py``)
@@ -32,6 +41,16 @@ def _list_line(lid: int, ids: tuple[int, ...]) -> str:
     if len(ids) == 1:  # (most lists: one scope)
         return f"!{lid} = !{{!{ids[0]}}}"
     return f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}"
+
+
+def small_record(first: int, n: int) -> list[Any]:
+    """The record of a new domain ``first`` of ``n`` scopes (``fresh_domain``) whose accesses
+    of one key come to ``attach_all_scopes`` as ``(inst, rec, i)``: its scope ids, then the
+    ids of the nodes of its lists made so far, 0 where none, by key (its own scope's list,
+    and, with more than two scopes, the list of the others'; with two, the others' is the
+    other's own), then the text given to an access of each key ("" where none), then 1
+    once the lists are in the writer's lists memo (``materialize``), else 0."""
+    return [*range(first + 1, first + n + 1), *([0] * (2 * n)), *([""] * n), 0]
 
 
 def md_escape(name: str) -> str:
@@ -51,6 +70,29 @@ def md_escape(name: str) -> str:
 def _has_scopes(code: str) -> bool:
     """Does an instruction's code carry scope lists already?"""
     return "!alias.scope" in code or "!noalias" in code
+
+
+def _find_existing(mod: Module, domains: dict[str, int], scopes: dict[tuple[str, str], int]) -> None:
+    """Enter the domains and scopes an earlier llnoalias run wrote in ``mod`` (found again
+    by their names) in ``domains`` and ``scopes`` (``MetadataWriter``'s)."""
+    domain_ids: dict[int, str] = {}
+    if '"llnoalias.' not in mod.text:
+        return
+    candidates = [mid for mid in mod.metadata if "llnoalias." in (mod.metadata_text(mid) or "")]
+    for mid in candidates:
+        m = _DOMAIN_RE.match(mod.metadata_text(mid) or "")
+        if m and int(m.group(1)) == int(m.group(2)):
+            domain_ids[mid] = m.group(3)
+            domains.setdefault(m.group(3), mid)
+    if not domain_ids:
+        return
+    for mid in mod.metadata:
+        text = mod.metadata_text(mid) or ""
+        if "distinct" not in text:
+            continue
+        m = _SCOPE_RE.match(text)
+        if m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) in domain_ids:
+            scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
 
 
 class MetadataWriter:
@@ -78,30 +120,9 @@ class MetadataWriter:
         self._pieces: dict[str, str] = {}
         self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
         self._empty_written = False
-        self._find_existing()
+        _find_existing(mod, self.domains, self._scopes)
 
     # ------------------------------------------------------------ reuse
-    def _find_existing(self) -> None:
-        mod = self.mod
-        domain_ids: dict[int, str] = {}
-        if '"llnoalias.' not in mod.text:
-            return
-        candidates = [mid for mid in mod.metadata if "llnoalias." in (mod.metadata_text(mid) or "")]
-        for mid in candidates:
-            m = _DOMAIN_RE.match(mod.metadata_text(mid) or "")
-            if m and int(m.group(1)) == int(m.group(2)):
-                domain_ids[mid] = m.group(3)
-                self.domains.setdefault(m.group(3), mid)
-        if not domain_ids:
-            return
-        for mid in mod.metadata:
-            text = mod.metadata_text(mid) or ""
-            if "distinct" not in text:
-                continue
-            m = _SCOPE_RE.match(text)
-            if m and int(m.group(1)) == int(m.group(2)) and int(m.group(3)) in domain_ids:
-                self._scopes.setdefault((domain_ids[int(m.group(3))], m.group(4)), mid)
-
     @property
     def scopes(self) -> dict[tuple[str, str], int]:
         """(domain, name) -> scope id, both escaped: those found again in the input and
@@ -167,30 +188,52 @@ class MetadataWriter:
             self.editor.append_line(f'!{sid} = distinct !{{!{sid}, !{did}, !"{key[1]}"}}')
         return sid
 
+    def fresh_domain(self, domain: str, escaped: list[str]) -> int:
+        """``domain_scopes`` of a domain new to the module, its names escaped and
+        distinct: its id, its scopes' the ones after it (so its scopes are new too: a
+        scope is made with its domain); the domain's line and its scopes' lines are
+        written at once, as one block of lines (a module of many small kernels has a
+        domain per kernel). -1, and nothing written,
+        where the domain is not new (or ``FRESH_DOMAINS`` is off, or no names): then
+        ``domain_scopes`` the long way. The scopes are entered in ``scopes`` when it is
+        read (``_unread``)."""
+        dkey = md_escape(domain)
+        if not FRESH_DOMAINS or dkey in self.domains or not escaped:
+            return -1
+        first = self.next_id
+        n = len(escaped)
+        self.domains[dkey] = first
+        self.next_id = first + n + 1
+        self._firsts.append(first)
+        self._lasts.append(first + n)
+        self._unread = True
+        # (f-strings: ``str.format`` of a template per number of scopes takes twice as long)
+        d = str(first)
+        if n == 2:  # (the most common domain: two arguments)
+            a = str(first + 1)
+            b = str(first + 2)
+            nl = self.editor.src.newline
+            block = (f'!{d} = distinct !{{!{d}, !"{dkey}"}}{nl}!{a} = distinct !{{!{a}, !{d}, !"{escaped[0]}"}}'
+                     f'{nl}!{b} = distinct !{{!{b}, !{d}, !"{escaped[1]}"}}')
+        else:
+            lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
+            sid = first
+            for name in escaped:
+                sid += 1
+                lines.append(f'!{sid} = distinct !{{!{sid}, !{d}, !"{name}"}}')
+            block = self.editor.src.newline.join(lines)
+        self.editor.append_block(block)
+        return first
+
     def domain_scopes(self, domain: str, escaped: list[str]) -> list[int]:
         """``scope(domain, name)`` for each name, in order, given already escaped
         (``md_escape``): the domain is looked up once, its line written before the first
         new scope's, as ``scope`` writes it."""
+        if len(set(escaped)) == len(escaped):
+            first = self.fresh_domain(domain, escaped)
+            if first >= 0:
+                return list(range(first + 1, first + 1 + len(escaped)))
         dkey = md_escape(domain)
-        if FRESH_DOMAINS and dkey not in self.domains and escaped and len(set(escaped)) == len(escaped):
-            # a new domain (so are its scopes: a scope is made with its domain): its
-            # line and its scopes' lines, ids in order, handed to the editor at once;
-            # the scopes are entered in ``scopes`` when it is read (``_unread``)
-            first = self.next_id
-            self.domains[dkey] = first
-            self.next_id = last = first + len(escaped)
-            self.next_id += 1
-            out = list(range(first + 1, self.next_id))
-            self._firsts.append(first)
-            self._lasts.append(last)
-            self._unread = True
-            d = str(first)  # (each id made text once)
-            lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
-            for nid, name in zip(out, escaped, strict=True):
-                s = str(nid)
-                lines.append(f'!{s} = distinct !{{!{s}, !{d}, !"{name}"}}')
-            self.editor.append_lines(lines)
-            return out
         scopes = self.scopes
         append = self.editor.append_line
         did: int | None = None
@@ -252,18 +295,42 @@ class MetadataWriter:
                 raise AssertionError(f"a list of scope !{sid}, of a domain forgotten")
         return sid, sid, self.lists
 
+    def materialize(self, rec: list[Any]) -> None:
+        """Put the lists a small domain's record holds (``small_record``) in the lists
+        memo of its scopes (``_owner``), once: its lists are then made and found there
+        (an access of its keys that is not of one key, or shares its instruction with
+        another domain's, or has scopes of its own)."""
+        if rec[-1]:
+            return
+        rec[-1] = 1
+        n = len(rec) >> 2
+        memo = self._owner(rec[0])[2]
+        for i in range(n):
+            if rec[n + i]:
+                memo[(rec[i],)] = rec[n + i]
+            if n > 2 and rec[2 * n + i]:
+                others = (*rec[:i], *rec[i + 1:n])
+                memo[others] = rec[2 * n + i]
+
     def forget(self, domain: str) -> None:
         """Drop the lists memo of ``domain``'s scopes, when it was fresh (``domain_scopes``):
         the caller asks for no list with any of its scopes again (a module of many small
         kernels: the domain of a kernel whose accesses are all written). The node ids stay
         as they are; asking for such a list raises AssertionError."""
-        did = self.domains.get(md_escape(domain))
-        if did is None:
-            return
-        k = bisect_left(self._firsts, did)
-        if k < len(self._firsts) and self._firsts[k] == did and self._lasts[k] > 0:
-            self._lasts[k] = -self._lasts[k]
-            self._own_lists.pop(did, None)
+        self.forget_all([domain])
+
+    def forget_all(self, domains: list[str]) -> None:
+        """``forget`` each of ``domains``."""
+        firsts, lasts, own_lists = self._firsts, self._lasts, self._own_lists
+        get = self.domains.get
+        for domain in domains:
+            did = get(md_escape(domain))
+            if did is None:
+                continue
+            k = bisect_left(firsts, did)
+            if k < len(firsts) and firsts[k] == did and lasts[k] > 0:
+                lasts[k] = -lasts[k]
+                own_lists.pop(did, None)
 
     # ---------------------------------------------------------- attach
     def attach_scopes(self, inst: Instruction, scopes: tuple[int, ...], noalias: tuple[int, ...]) -> bool:
@@ -281,11 +348,17 @@ class MetadataWriter:
             return True
         return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
 
-    def attach_all_scopes(self, attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]]
-                          ) -> list[Instruction]:
+    def attach_all_scopes(self, attachments: list[Attachment]) -> list[Instruction]:
         """``attach_scopes`` for each ``(inst, scopes, noalias)``, in order, in one loop
         (a large module has one per access); returns the instructions it could not give
-        their scopes (``attach`` returned False)."""
+        their scopes (``attach`` returned False).
+
+        An access of one key of a small plain domain new to the module
+        (``pipeline._write_scopes``: most, in a module of many small kernels) comes as
+        ``(inst, rec, i)``: the domain's record (``small_record``) and the key's place;
+        its lists are its scope's and the others', kept in the record (no lists memo, no
+        ``_owner``, nothing to ``forget``) until anything else asks for a list of the
+        domain (``materialize``)."""
         find = self.mod.text.find
         pieces = self._scope_pieces
         # ``Editor.insert``'s edit, made here (one per access)
@@ -304,7 +377,44 @@ class MetadataWriter:
             # no scope lists of its own (most accesses have none, or only ``!tbaa`` and the
             # like: clang's have): the text made once per pair of lists, as attach_scopes
             # would give it, without a copy of the instruction's code per access
-            if find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0 and find("!noalias", start, end) < 0):
+            plain = find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0
+                                                   and find("!noalias", start, end) < 0)
+            if isinstance(noalias, int):  # (inst, rec, i): ``small_record``
+                rec = scopes
+                n = len(rec) >> 2
+                if plain and not rec[-1]:
+                    # its text, made as the general text below makes it: the lists (its
+                    # scope) and the others' (a list of one id is its own ``dict.fromkeys``)
+                    piece = rec[3 * n + noalias]
+                    if not piece:
+                        lid = rec[n + noalias]
+                        if not lid:
+                            lid = rec[n + noalias] = nid
+                            nid += 1
+                            lines.append(f"!{lid} = !{{!{rec[noalias]}}}")
+                        if n == 1:
+                            piece = f", !alias.scope !{lid}"
+                        else:
+                            if n == 2:
+                                other = 1 - noalias
+                                lid2 = rec[2 + other]
+                                if not lid2:
+                                    lid2 = rec[2 + other] = nid
+                                    nid += 1
+                                    lines.append(f"!{lid2} = !{{!{rec[other]}}}")
+                            else:
+                                lid2 = rec[2 * n + noalias]
+                                if not lid2:
+                                    lid2 = rec[2 * n + noalias] = nid
+                                    nid += 1
+                                    lines.append(_list_line(lid2, (*rec[:noalias], *rec[noalias + 1:n])))
+                            piece = f", !alias.scope !{lid}, !noalias !{lid2}"
+                        rec[3 * n + noalias] = piece
+                    add_edit((end, end, 0, piece))
+                    continue
+                self.materialize(rec)
+                scopes, noalias = (rec[noalias],), (*rec[:noalias], *rec[noalias + 1:n])
+            if plain:
                 piece = pieces.get((scopes, noalias))
                 if piece is None:
                     # attach_scopes's piece (the lists' nodes made in the same order; a list

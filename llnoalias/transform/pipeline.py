@@ -42,7 +42,7 @@ from .dma_safety import (
     static_lds,
 )
 from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage, Run
-from .metadata import MetadataWriter, md_escape
+from .metadata import MetadataWriter, md_escape, small_record
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
@@ -61,6 +61,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .metadata import Attachment
+
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 _DOMAIN = attrgetter("domain")
 _KEYS = attrgetter("keys")
@@ -73,6 +75,10 @@ SMALL_DOMAIN = 8
 FORGET_FROM = 64
 #: the most instructions ``_write_scopes`` hands the writer at once (``attach_all_scopes``)
 BATCH = 4096
+#: ``_write_scopes`` hands the writer an access of one key of a small plain domain as the
+#: domain's scope ids and the key's place (False: its two lists, the long way;
+#: ``tests/support/fast_paths.py``)
+SMALL_ENTRIES = True
 
 
 class AnnotateResult:
@@ -345,8 +351,9 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
 
 
 def _add_ids(ids: dict[int, int], small: tuple[list, list[int]]) -> None:
-    """Put a small domain's keys, kept out of ``ids`` (``_write_scopes``' ``pending``), in."""
-    ids.update(zip(map(id, small[0]), small[1], strict=True))
+    """Put a small domain's keys, kept out of ``ids`` (``_write_scopes``' ``pending``), in
+    (their scope ids, or its ``small_record``)."""
+    ids.update(zip(map(id, small[0]), small[1], strict=False))  # (a record: its scope ids first)
 
 
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
@@ -371,7 +378,36 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: have been (``pending``: those kept out, in order)
     lazy = len(p.domain_keys) >= FORGET_FROM
     pending: list[str] = []
+    fresh_domain = writer.fresh_domain
     for domain, keys in p.domain_keys.items():
+        if lazy:
+            # a small domain whose keys are its own, none a region (most, in a module of
+            # many small kernels), new to the module: what the long way below gives it
+            # (its keys kept out of ``ids``), its lines written at once
+            n = len(keys)
+            ok = n <= SMALL_DOMAIN
+            for key in keys:
+                if key.domain != domain:
+                    ok = False
+                    break
+                if isinstance(key, Region):
+                    ok = False
+            if ok:
+                names = []
+                for key in keys:
+                    name = escaped.get(key.name)
+                    if name is None:
+                        if len(escaped) >= 4096:
+                            escaped.clear()  # a memo, bounded
+                        name = escaped[key.name] = md_escape(key.name)
+                    names.append(name)
+                if len(set(names)) == n and len(set(map(id, keys))) == n:
+                    first = fresh_domain(domain, names)
+                    if first >= 0:
+                        plain[domain] = keys
+                        small[domain] = (keys, small_record(first, n))
+                        pending.append(domain)
+                        continue
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
@@ -431,6 +467,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: the domain of the decision before and its keys and their scope ids where it is small
     cur_domain: str | None = None
     cur_small: tuple[list, list[int]] | None = None
+    cur_rec: list | None = None
     seen: set[Instruction] = set()  # (by identity: no id's int per instruction)
     #: domain -> how many decisions with keys it has not yet met, where the writer forgets
     #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
@@ -442,11 +479,12 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     done: list[str] = []
     met = start = 0  # decisions with keys met; those met when ``cur_domain`` became the domain
     # one loop, no call per instruction but the writer's (a large module has one per access)
-    attachments: list[tuple[Instruction, tuple[int, ...], tuple[int, ...]]] = []
+    attachments: list[Attachment] = []
     failed: set[int] = set()
     cur: Instruction | None = None
     own: tuple[int, ...]
     na: tuple[int, ...]
+    entries = SMALL_ENTRIES
     for d in p.decisions:
         dkeys = d.keys
         if not dkeys:
@@ -460,7 +498,10 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             start = met
             cur_domain = domain
             cur_small = small.get(domain) if small else None
+            # a small domain new to the module: its record (``small_record``)
+            cur_rec = cur_small[1] if cur_small is not None and len(cur_small[1]) > len(cur_small[0]) else None
         met += 1
+        inst = d.inst
         i = -1
         if cur_small is not None and len(dkeys) == 1:
             # an access of one key of a small plain domain (most, in a module of many
@@ -472,26 +513,36 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 i = keys.index(dkeys[0])
             except ValueError:
                 pass
-        if i >= 0:
-            own = (sids[i],)
-            na = (*sids[:i], *sids[i + 1:])
-        elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
-            own, na = memo[1], memo[2]
+        if i >= 0 and inst is not cur and cur_rec is not None and entries:
+            # its lists made and kept in the domain's record by the writer (``attach_all_scopes``)
+            entry: Attachment = (inst, cur_rec, i)
         else:
-            if cur_small is not None:  # (its keys maybe kept out of ``ids``: ``pending``)
-                _add_ids(ids, cur_small)
-            own, na = _lists(d, p, ids, plain, noalias_of)
-            if len(lists_of) >= 4096:
-                # memos, bounded: a module of many small kernels has a key list per argument
-                lists_of.clear()
-            if len(noalias_of) >= 4096:
-                noalias_of.clear()
-            lists_of[id(dkeys)] = (domain, own, na)
-        inst = d.inst
-        if inst is cur:
-            _, scopes, noalias = attachments[-1]
-            attachments[-1] = (inst, scopes + own, noalias + na)
-            continue
+            if cur_rec is not None:
+                writer.materialize(cur_rec)  # (the domain's lists asked for the long way)
+            if i >= 0:
+                own = (sids[i],)
+                na = (*sids[:i], *sids[i + 1:len(keys)])
+            elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
+                own, na = memo[1], memo[2]
+            else:
+                if cur_small is not None:  # (its keys maybe kept out of ``ids``: ``pending``)
+                    _add_ids(ids, cur_small)
+                own, na = _lists(d, p, ids, plain, noalias_of)
+                if len(lists_of) >= 4096:
+                    # memos, bounded: a module of many small kernels has a key list per argument
+                    lists_of.clear()
+                if len(noalias_of) >= 4096:
+                    noalias_of.clear()
+                lists_of[id(dkeys)] = (domain, own, na)
+            if inst is cur:
+                _, scopes, noalias = attachments[-1]
+                if isinstance(noalias, int):  # (inst, rec, i): its lists, the long way
+                    writer.materialize(scopes)
+                    n = len(scopes) >> 2
+                    scopes, noalias = (scopes[noalias],), (*scopes[:noalias], *scopes[noalias + 1:n])
+                attachments[-1] = (inst, scopes + own, noalias + na)
+                continue
+            entry = (inst, own, na)
         assert inst not in seen, "decisions of one instruction are not adjacent"
         seen.add(inst)
         cur = inst
@@ -499,12 +550,13 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             # the instructions so far are complete: written in the same order, a batch at a time
             failed.update(id(i) for i in writer.attach_all_scopes(attachments))
             attachments = []
+            # (a small domain's record not in the writer's memo: nothing there to forget)
+            writer.forget_all([dom for dom in done if (rec := small.pop(dom, None)) is None
+                               or len(rec[1]) == len(rec[0]) or rec[1][-1]])
             for dom in done:
-                writer.forget(dom)
-                small.pop(dom, None)
                 plain.pop(dom, None)
             done.clear()
-        attachments.append((inst, own, na))
+        attachments.append(entry)
     failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:
         for d in p.decisions:

@@ -377,6 +377,13 @@ def _lean_template(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(function_pass, "TEMPLATES", False)
 
 
+def _small_entries(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.transform import pipeline
+
+        m.setattr(pipeline, "SMALL_ENTRIES", False)
+
+
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -463,4 +470,8 @@ FAST_PATHS: list[FastPath] = [
              "line met before stamped from the template of one before it: its decisions, argument records and "
              "edits)", "function_pass.TEMPLATES = False", "scopes.trivial_plan and attributes.kernel_edits for "
              "every trivial kernel", _lean_template),
+    FastPath("small-entries", "transform.pipeline._write_scopes and MetadataWriter.attach_all_scopes "
+             "(an access of one key of a small plain domain handed over as the domain's scope ids and the "
+             "key's place; its text kept by its scope id)", "pipeline.SMALL_ENTRIES = False",
+             "its own and !noalias lists made in _write_scopes, its text kept by the pair", _small_entries),
 ]
