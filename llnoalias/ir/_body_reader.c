@@ -511,6 +511,8 @@ static PyObject *body_copy(PyObject *self, PyObject *args) {
     }
     PyTypeObject *tp = (PyTypeObject *)instruction;
     Py_ssize_t nr = PyTuple_GET_SIZE(rows);
+    Py_ssize_t first = PyList_GET_SIZE(offsets) - nb; /* this body's block starts in offsets */
+    Py_ssize_t b = 0;
     for (Py_ssize_t k = 0; k < nr; k++) {
         PyObject *row = PyTuple_GET_ITEM(rows, k);
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 5) {
@@ -519,7 +521,21 @@ static PyObject *body_copy(PyObject *self, PyObject *args) {
         }
         Py_ssize_t rel = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 2));
         if (rel == -1 && PyErr_Occurred()) return NULL;
-        PyObject *start = PyLong_FromSsize_t(base + rel);
+        /* an instruction that starts a block (an unnamed one) shares its start's int with
+         * block_offsets, as body_rows makes them: one int less per such block */
+        PyObject *start = NULL;
+        while (b < nb) {
+            Py_ssize_t brel = PyLong_AsSsize_t(PyTuple_GET_ITEM(brels, b));
+            if (brel == -1 && PyErr_Occurred()) return NULL;
+            if (brel > rel) break;
+            b++;
+            if (brel == rel) {
+                start = PyList_GET_ITEM(offsets, first + b - 1);
+                Py_INCREF(start);
+                break;
+            }
+        }
+        if (start == NULL) start = PyLong_FromSsize_t(base + rel);
         if (start == NULL) return NULL;
         PyObject *obj = tp->tp_alloc(tp, 0);
         if (obj == NULL) {
