@@ -6,6 +6,7 @@ result name and opcode is left for ``operands.parse``."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..compiled import load
 from .lazyre import lazy
@@ -13,6 +14,7 @@ from .lexer import bracket_balance, canon_name, split_comment
 from .lines import LineReader, entry_number, error_at
 from .model import Function, Instruction
 from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
+from .shapes import LineShape
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
 _cscan = load("body_reader")
@@ -80,17 +82,20 @@ class BodyReader(LineReader):
         define line was read before but for its name (``fn.arg_shape``) tries
         ``_body_plain`` first."""
         shape = fn.arg_shape
-        if shape is not None and _cscan is not None:
-            done = _body_plain(self, fn, i, shape.names, shape.entry)
-            if done is not None:
-                return done
         text = self.src.text
         lines = self.lines
-        starts = lines.starts
-        end_start = self._body_end(i)
-        if end_start is None:
+        if i >= lines.n:
             return None
+        starts = lines.starts
         body_start = starts[i]
+        nl = text.find("\n}", body_start - 1)  # (``_body_end``, inlined)
+        if nl < 0 or text[nl + 2:nl + 3] not in _LINE_END and not _BODY_END_RE.match(text, nl + 1):
+            return None
+        end_start = nl + 1
+        if shape is not None and _cscan is not None:
+            done = _body_plain(self, fn, i, shape, body_start, end_start)
+            if done is not None:
+                return done
         if _cscan is not None:
             return self._body_compiled(fn, i, def_off, body_start, end_start)
         rows = _BODY_ROW_RE.findall(text, body_start, end_start)
@@ -458,32 +463,80 @@ class BodyReader(LineReader):
         return start
 
 
-def _body_plain(self: BodyReader, fn: Function, i: int, arg_names: frozenset[str], entry: int) -> int | None:
-    """``BodyReader._body_compiled`` for the common body of a function whose arguments'
-    names (``arg_names``) and entry number are known (``_body_fast``): read by one call of
-    the compiled loop when its rows are all plain, its references checked by one more. None
-    (nothing recorded) for any other body."""
+#: the most bodies a ``LineShape`` keeps (``_body_plain``'s memo): enough for a module whose
+#: kernels of one header are spelled in a few ways, a bound for one whose bodies all differ
+BODIES_PER_SHAPE = 8
+#: the longest body (in characters) kept there: the bodies of many small kernels
+BODY_COPY_CHARS = 1024
+
+
+def copy_body(instruction: type[Instruction], fn: Function, base: int,
+              rows: tuple[tuple[str | None, str, int, int, int], ...], block_names: tuple[str, ...],
+              block_rels: tuple[int, ...], by_name: dict[str, Instruction], instrs: list[Instruction],
+              blocks: list[str], block_offsets: list[int]) -> bool:
+    """The instructions and blocks of a body spelled as one read before (``BodyCopy``), made
+    again for ``fn``, its body starting at ``base``: what reading it gives (the reference of
+    ``_body_reader.body_copy``). True: made."""
+    blocks.extend(block_names)
+    block_offsets.extend([base + rel for rel in block_rels])
+    for name, opcode, rel, length, op in rows:
+        start = base + rel
+        inst = instruction(name, opcode, start, start + length, fn, start + op if op >= 0 else -1)
+        if name is not None:
+            by_name[name] = inst
+        instrs.append(inst)
+    return True
+
+
+#: ``copy_body``, compiled where it is
+_copy: Callable[..., bool] = _cscan.body_copy if _cscan is not None else copy_body
+
+
+def _body_plain(self: BodyReader, fn: Function, i: int, shape: LineShape, body_start: int,
+                end_start: int) -> int | None:
+    """``BodyReader._body_compiled`` for the common body, from line ``i`` (at ``body_start``)
+    to the '}' line at ``end_start`` (``_body_end``), of a function whose define line was read
+    before but for its name (``shape``: its arguments' names and entry number): read by one
+    call of the compiled loop when its rows are all plain, its references checked by one
+    more. None (nothing recorded) for any other body. A body that defines every name it
+    uses is kept by its text in ``shape.bodies``: the next body of this shape spelled alike
+    is made from it (``copy_body``): its rows and references read the same, the only
+    difference being where it starts."""
     assert _cscan is not None
-    end_start = self._body_end(i)
-    if end_start is None:
-        return None
-    lines = self.lines
     text = self.src.text
-    starts = lines.starts
-    body_start = starts[i]
-    end_line = i + text.count("\n", body_start, end_start)
-    if end_line >= lines.n or starts[end_line] != end_start:
+    lines = self.lines
+    bodies = shape.bodies
+    # (a long body is not looked up: its text would be copied and hashed for what is then
+    # a small share of its reading, and kept)
+    body = text[body_start:end_start] if end_start - body_start <= BODY_COPY_CHARS else ""
+    got = bodies.get(body) if body else None
+    if got is not None:
+        rows, block_names, block_rels, nlines = got
+        end_line = i + nlines
+        if end_line < lines.n and lines.starts[end_line] == end_start and _copy(
+                Instruction, fn, body_start, rows, block_names, block_rels, fn._by_name, fn._instrs, fn._blocks,
+                fn._block_offsets):
+            return end_line + 1
+        self._undo_fast(fn)
+    nlines = text.count("\n", body_start, end_start)
+    end_line = i + nlines
+    if end_line >= lines.n or lines.starts[end_line] != end_start:
         return None
-    defined = set(arg_names)
+    defined = set(shape.names)
     if _cscan.body_rows(text, body_start, end_start, i, Instruction, fn, defined, self.names, _OPCODES,
-                        fn._by_name, fn._instrs, fn._blocks, fn._block_offsets, entry, False)[0] != 0:
+                        fn._by_name, fn._instrs, fn._blocks, fn._block_offsets, shape.entry, False)[0] != 0:
         return self._undo_fast(fn)
     if not fn._blocks:
         fn.blocks = ["entry"]
     refs = _cscan.undefined_refs(text, body_start, end_start, defined)
     if refs is None or refs:
         self._check_refs(body_start, end_start, defined)
+    elif body and len(bodies) < BODIES_PER_SHAPE and fn._block_offsets:
+        # (a body with no block at all has the one named "entry", at no offset: read it again)
+        bodies[body] = (tuple([(inst.name, inst.opcode, inst.start - body_start, inst._len, inst._op)
+                               for inst in fn._instrs]),
+                        tuple(fn._blocks), tuple([off - body_start for off in fn._block_offsets]), nlines)
     return end_line + 1
 
 
-__all__ = ["BodyReader"]
+__all__ = ["BodyReader", "copy_body"]

@@ -250,13 +250,22 @@ class TopLevelReader(HeaderReader, BodyReader):
         its name at ``raw[at:lp]``: the function as ``_header_fast`` reads it."""
         base = start + lp + 1
         name = raw[at:lp]
-        args = []
-        for idx, (aname, aty, attrs, a) in enumerate(shape.params):
-            args.append(Argument(aname, idx, aty, attrs, base + a))
-        fn = Function(name, lineno, off, shape.cc, args, base + shape.close_rel, shape.groups, shape.inline, None,
-                      None, None, shape.is_kernel, None, shape.own_attrs_text, self.src)
+        mod = self.mod
+        functions_by_name = mod.functions_by_name
+        if name in functions_by_name or name in mod.globals:
+            raise error_at(self.src, off, f"redefinition of function '{name}'")
+        fn = Function(name, lineno, off, shape.cc,
+                      [Argument(aname, idx, aty, attrs, base + a) for aname, idx, aty, attrs, a in shape.arg_rows],
+                      base + shape.close_rel, shape.groups, shape.inline, None, None, None, shape.is_kernel, None,
+                      shape.own_attrs_text, self.src)
         fn.arg_shape = shape
-        return self._add_function(fn, lineno, off)
+        # (``_add_function``, inlined: one call fewer per function of a known shape)
+        mod.functions.append(fn)
+        functions_by_name[name] = fn
+        if self.defer:
+            return self._defer_body(fn, lineno, off)
+        done = self._body_fast(fn, lineno, off)
+        return done if done is not None else self._body_lines(fn, lineno, off)
 
     def _function_lines(self, i: int, raw: str, start: int, off: int) -> int:
         """``_function`` for any header: its lines are joined until the '{' that opens the body."""

@@ -188,3 +188,55 @@ def test_splice_orders_edits_as_the_stable_sort_does_and_falls_back_where_it_mus
         list(overlap.chunks())
     unchanged = Editor(SourceFile("<t>", "abc\n"))
     assert unchanged.encoded() is None and unchanged.render() == "abc\n"
+
+
+def _kept_bodies_module() -> str:
+    """Kernels of one define line whose bodies are spelled in three ways (one with a label
+    and an unnamed value, one with a block after a terminator), each a few times."""
+    bodies = [
+        "  %x = load i32, ptr addrspace(1) %a, align 4\n  store i32 %x, ptr addrspace(1) %b, align 4\n"
+        "  ret void\n",
+        "entry:\n  %0 = load i32, ptr addrspace(1) %a, align 4\n  add i32 %0, 1\n  br label %next\n"
+        "next:\n  store i32 %0, ptr addrspace(1) %b, align 4\n  ret void\n",
+        "  br label %1\n  %2 = load i32, ptr addrspace(1) %a, align 4\n  ret void\n",
+    ]
+    out = ['target triple = "amdgcn-amd-amdhsa"\n']
+    for k in range(9):
+        out.append(f"\ndefine amdgpu_kernel void @k{k}(ptr addrspace(1) noalias %a, ptr addrspace(1) %b) {{\n"
+                   f"{bodies[k % 3]}}}\n")
+    return "".join(out)
+
+
+@needs_cscan
+def test_body_copy_makes_what_copy_body_makes() -> None:
+    # the C body_copy and its reference give the same instructions and blocks for every
+    # body _body_plain kept, and they are what reading the body again gives
+    text = _kept_bodies_module()
+    mod = parse_module(SourceFile("in.ll", text))
+    shape = mod.functions[1].arg_shape
+    assert shape is not None and len(shape.bodies) == 3
+    assert lines.cscan is not None
+    for fn in mod.functions:
+        base = fn.block_offsets[0] if fn.block_offsets else fn.instrs[0].start
+        rows, block_names, block_rels, _ = shape.bodies[text[base:text.find("\n}", base) + 1]]
+        made = []
+        for copy in (lines.cscan.body_copy, body_reader.copy_body):
+            by_name: dict[str, Any] = {}
+            instrs: list[Any] = []
+            blocks: list[str] = []
+            offsets: list[int] = []
+            assert copy(body_reader.Instruction, fn, base, rows, block_names, block_rels, by_name, instrs, blocks,
+                        offsets)
+            made.append(([(i.name, i.opcode, i.start, i.end, i.opstart, i.ops, i.function is fn) for i in instrs],
+                         {k: instrs.index(v) for k, v in by_name.items()}, blocks, offsets))
+        assert made[0] == made[1]
+        want = ([(i.name, i.opcode, i.start, i.end, i.opstart, i.ops, True) for i in fn.instrs],
+                {k: fn.instrs.index(v) for k, v in fn.by_name.items()}, fn.blocks, fn.block_offsets)
+        assert made[0] == want, fn.name
+
+
+def test_kept_bodies_read_as_the_full_reading_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _kept_bodies_module()
+    got = _model(text, "in.ll")
+    monkeypatch.setattr(body_reader, "BODIES_PER_SHAPE", 0)
+    assert got == _model(text, "in.ll")

@@ -324,6 +324,13 @@ def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
 
 
+def _body_copy(m: pytest.MonkeyPatch, fast: bool) -> None:
+    if not fast:
+        from llnoalias.ir import body_reader
+
+        m.setattr(body_reader, "BODIES_PER_SHAPE", 0)
+
+
 def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.transform import metadata
@@ -474,4 +481,9 @@ FAST_PATHS: list[FastPath] = [
              "(an access of one key of a small plain domain handed over as the domain's scope ids and the "
              "key's place; its text kept by its scope id)", "pipeline.SMALL_ENTRIES = False",
              "its own and !noalias lists made in _write_scopes, its text kept by the pair", _small_entries),
+    FastPath("body-copy", "ir.body_reader._body_plain (a body of a known define line's shape spelled as one "
+             "read before that defines every name it uses: its instructions and blocks made again by "
+             "copy_body from LineShape.bodies)", "body_reader.BODIES_PER_SHAPE = 0",
+             "every such body read by body_rows and its references checked", _body_copy, observe=model,
+             unavailable=_unbuilt("body_reader")),
 ]
