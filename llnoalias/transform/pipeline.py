@@ -380,6 +380,14 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     pending: list[str] = []
     fresh_domain = writer.fresh_domain
     for domain, keys in p.domain_keys.items():
+        names = []
+        for key in keys:
+            name = escaped.get(key.name)
+            if name is None:
+                if len(escaped) >= 4096:
+                    escaped.clear()  # a memo, bounded
+                name = escaped[key.name] = md_escape(key.name)
+            names.append(name)
         if lazy:
             # a small domain whose keys are its own, none a region (most, in a module of
             # many small kernels), new to the module: what the long way below gives it
@@ -393,14 +401,6 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 if isinstance(key, Region):
                     ok = False
             if ok:
-                names = []
-                for key in keys:
-                    name = escaped.get(key.name)
-                    if name is None:
-                        if len(escaped) >= 4096:
-                            escaped.clear()  # a memo, bounded
-                        name = escaped[key.name] = md_escape(key.name)
-                    names.append(name)
                 if len(set(names)) == n and len(set(map(id, keys))) == n:
                     first = fresh_domain(domain, names)
                     if first >= 0:
@@ -412,14 +412,6 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
         # scope in its !noalias list.
-        names = []
-        for key in keys:
-            name = escaped.get(key.name)
-            if name is None:
-                if len(escaped) >= 4096:
-                    escaped.clear()  # a memo, bounded
-                name = escaped[key.name] = md_escape(key.name)
-            names.append(name)
         if len(set(names)) != len(names):
             names = _distinct_names(keys)
         sids = domain_scopes(domain, names)
