@@ -120,6 +120,8 @@ class MetadataWriter:
         self._pieces: dict[str, str] = {}
         self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
         self._empty_written = False
+        #: the module's line ending (``fresh_record``'s blocks of lines)
+        self._newline = editor.src.newline
         _find_existing(mod, self.domains, self._scopes)
 
     # ------------------------------------------------------------ reuse
@@ -193,13 +195,19 @@ class MetadataWriter:
         distinct: its id, its scopes' the ones after it (so its scopes are new too: a
         scope is made with its domain); the domain's line and its scopes' lines are
         written at once, as one block of lines (a module of many small kernels has a
-        domain per kernel). -1, and nothing written,
-        where the domain is not new (or ``FRESH_DOMAINS`` is off, or no names): then
-        ``domain_scopes`` the long way. The scopes are entered in ``scopes`` when it is
-        read (``_unread``)."""
+        domain per kernel). -1, and nothing written, where the domain is not new (or
+        ``FRESH_DOMAINS`` is off, or no names): then ``domain_scopes`` the long way. The
+        scopes are entered in ``scopes`` when it is read (``_unread``)."""
+        rec = self.fresh_record(domain, escaped)
+        return -1 if rec is None else rec[0] - 1
+
+    def fresh_record(self, domain: str, escaped: list[str]) -> list[Any] | None:
+        """``fresh_domain``, and the new domain's record (``small_record``) in place of its
+        id (one call per domain: a module of many small kernels has one per kernel); None
+        where ``fresh_domain`` gives -1."""
         dkey = md_escape(domain)
         if not FRESH_DOMAINS or dkey in self.domains or not escaped:
-            return -1
+            return None
         first = self.next_id
         n = len(escaped)
         self.domains[dkey] = first
@@ -210,20 +218,19 @@ class MetadataWriter:
         # (f-strings: ``str.format`` of a template per number of scopes takes twice as long)
         d = str(first)
         if n == 2:  # (the most common domain: two arguments)
-            a = str(first + 1)
-            b = str(first + 2)
-            nl = self.editor.src.newline
-            block = (f'!{d} = distinct !{{!{d}, !"{dkey}"}}{nl}!{a} = distinct !{{!{a}, !{d}, !"{escaped[0]}"}}'
-                     f'{nl}!{b} = distinct !{{!{b}, !{d}, !"{escaped[1]}"}}')
-        else:
-            lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
-            sid = first
-            for name in escaped:
-                sid += 1
-                lines.append(f'!{sid} = distinct !{{!{sid}, !{d}, !"{name}"}}')
-            block = self.editor.src.newline.join(lines)
-        self.editor.append_block(block)
-        return first
+            a = first + 1
+            b = first + 2
+            nl = self._newline
+            self.editor.append_block(f'!{d} = distinct !{{!{d}, !"{dkey}"}}{nl}!{a} = distinct !{{!{a}, !{d}, '
+                                     f'!"{escaped[0]}"}}{nl}!{b} = distinct !{{!{b}, !{d}, !"{escaped[1]}"}}')
+            return [a, b, 0, 0, 0, 0, "", "", 0]  # (``small_record(first, 2)``)
+        lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
+        sid = first
+        for name in escaped:
+            sid += 1
+            lines.append(f'!{sid} = distinct !{{!{sid}, !{d}, !"{name}"}}')
+        self.editor.append_block(self._newline.join(lines))
+        return small_record(first, n)
 
     def domain_scopes(self, domain: str, escaped: list[str]) -> list[int]:
         """``scope(domain, name)`` for each name, in order, given already escaped

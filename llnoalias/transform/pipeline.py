@@ -42,7 +42,7 @@ from .dma_safety import (
     static_lds,
 )
 from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage, Run
-from .metadata import MetadataWriter, md_escape, small_record
+from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
 from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
@@ -378,7 +378,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: have been (``pending``: those kept out, in order)
     lazy = len(p.domain_keys) >= FORGET_FROM
     pending: list[str] = []
-    fresh_domain = writer.fresh_domain
+    fresh_record = writer.fresh_record
     for domain, keys in p.domain_keys.items():
         names = []
         for key in keys:
@@ -393,21 +393,24 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             # many small kernels), new to the module: what the long way below gives it
             # (its keys kept out of ``ids``), its lines written at once
             n = len(keys)
-            ok = n <= SMALL_DOMAIN
-            for key in keys:
-                if key.domain != domain:
-                    ok = False
-                    break
-                if isinstance(key, Region):
-                    ok = False
+            if n == 2:  # (the most common: a kernel of two arguments)
+                k0, k1 = keys
+                ok = (k0.domain == domain and k1.domain == domain and not isinstance(k0, Region)
+                      and not isinstance(k1, Region) and k0 is not k1 and names[0] != names[1])
+            else:
+                ok = n <= SMALL_DOMAIN
+                for key in keys:
+                    if key.domain != domain or isinstance(key, Region):
+                        ok = False
+                        break
+                ok = ok and len(set(names)) == n and len(set(map(id, keys))) == n
             if ok:
-                if len(set(names)) == n and len(set(map(id, keys))) == n:
-                    first = fresh_domain(domain, names)
-                    if first >= 0:
-                        plain[domain] = keys
-                        small[domain] = (keys, small_record(first, n))
-                        pending.append(domain)
-                        continue
+                rec = fresh_record(domain, names)
+                if rec is not None:
+                    plain[domain] = keys
+                    small[domain] = (keys, rec)
+                    pending.append(domain)
+                    continue
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
@@ -460,7 +463,6 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     cur_domain: str | None = None
     cur_small: tuple[list, list[int]] | None = None
     cur_rec: list | None = None
-    seen: set[Instruction] = set()  # (by identity: no id's int per instruction)
     #: domain -> how many decisions with keys it has not yet met, where the writer forgets
     #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
     #: decisions are one stretch or a few (those of one function are adjacent)
@@ -490,8 +492,11 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             start = met
             cur_domain = domain
             cur_small = small.get(domain) if small else None
-            # a small domain new to the module: its record (``small_record``)
-            cur_rec = cur_small[1] if cur_small is not None and len(cur_small[1]) > len(cur_small[0]) else None
+            cur_rec = None
+            if cur_small is not None:
+                keys, sids = cur_small
+                if entries and len(sids) > len(keys):
+                    cur_rec = sids  # a small domain new to the module: its record (``small_record``)
         met += 1
         inst = d.inst
         i = -1
@@ -500,12 +505,11 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             # small kernels): may_overlap(k, k0) of two buffers is k is k0, so its
             # !noalias list is every other key's scope (the keys are roots: ``index``
             # finds k0 itself)
-            keys, sids = cur_small
             try:
                 i = keys.index(dkeys[0])
             except ValueError:
                 pass
-        if i >= 0 and inst is not cur and cur_rec is not None and entries:
+        if i >= 0 and cur_rec is not None and inst is not cur:
             # its lists made and kept in the domain's record by the writer (``attach_all_scopes``)
             entry: Attachment = (inst, cur_rec, i)
         else:
@@ -535,16 +539,14 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                 attachments[-1] = (inst, scopes + own, noalias + na)
                 continue
             entry = (inst, own, na)
-        assert inst not in seen, "decisions of one instruction are not adjacent"
-        seen.add(inst)
         cur = inst
         if len(attachments) >= BATCH:
             # the instructions so far are complete: written in the same order, a batch at a time
             failed.update(id(i) for i in writer.attach_all_scopes(attachments))
             attachments = []
             # (a small domain's record not in the writer's memo: nothing there to forget)
-            writer.forget_all([dom for dom in done if (rec := small.pop(dom, None)) is None
-                               or len(rec[1]) == len(rec[0]) or rec[1][-1]])
+            writer.forget_all([dom for dom in done if (got := small.pop(dom, None)) is None
+                               or len(got[1]) == len(got[0]) or got[1][-1]])
             for dom in done:
                 plain.pop(dom, None)
             done.clear()

@@ -91,12 +91,15 @@ def may_overlap(a: ScopeKey, b: ScopeKey) -> bool:
 class Decision:
     """One access in one domain."""
 
-    __slots__ = ("access", "fa", "domain", "roots", "keys", "reason", "blocker", "range_note", "byte_range", "dma")
+    __slots__ = ("access", "inst", "fa", "domain", "roots", "keys", "reason", "blocker", "range_note", "byte_range",
+                 "dma")
 
     def __init__(self, access: Access, fa: FunctionAnalysis | None, domain: str, roots: Sequence[Root] = (),
                  keys: Sequence[ScopeKey] = (), reason: str = "", blocker: str = "", range_note: str = "",
                  byte_range: tuple[int, int] | None = None, dma: tuple | None = None) -> None:
         self.access = access
+        #: the access's instruction (``access.inst``; a slot: the writer reads it per access)
+        self.inst: Instruction = access.inst
         #: the function's analysis while it is being planned (released afterwards)
         self.fa: FunctionAnalysis | None = fa
         self.domain = domain
@@ -120,31 +123,20 @@ class Decision:
     def tagged(self) -> bool:
         return bool(self.keys)
 
-    @property
-    def inst(self) -> Instruction:
-        """The access's instruction (``access.inst``, without an ``Access`` made where a
-        ``PlainDecision`` would make one)."""
-        return self.access.inst
-
-
-#: the slot where a ``Decision`` holds its access (``PlainDecision`` holds its instruction there)
-_ACCESS_SLOT = Decision.__dict__["access"]
-_SET_ACCESS = _ACCESS_SLOT.__set__
-
 
 class PlainDecision(Decision):
     """A decision of ``plan_trivial``: an access of a plain load or store, in the kernel's
-    domain, tagged with its argument's root. Where a ``Decision`` holds its access it holds
-    the access's instruction, and makes its ``access`` when read: an access whose
-    operands are released (``Access.release``) says nothing else but its opcode, so a
-    module of many small kernels keeps an object less per access. Every field reads as
-    that of the ``Decision`` ``plan_trivial`` made before; ``access`` itself is a new
-    ``Access`` at each read (equal, not the same object)."""
+    domain, tagged with its argument's root. It holds no access (its ``access`` slot is
+    left empty), only the access's instruction, and makes its ``access`` when read: an
+    access whose operands are released (``Access.release``) says nothing else but its
+    opcode, so a module of many small kernels keeps an object less per access. Every
+    field reads as that of the ``Decision`` ``plan_trivial`` made before; ``access`` itself
+    is a new ``Access`` at each read (equal, not the same object)."""
 
     __slots__ = ()
 
     def __init__(self, inst: Instruction, domain: str, roots: Sequence[Root]) -> None:
-        _SET_ACCESS(self, inst)
+        self.inst = inst
         self.fa = None
         self.domain = domain
         self.roots = self.keys = roots
@@ -154,13 +146,8 @@ class PlainDecision(Decision):
 
     @property
     def access(self) -> Access:  # type: ignore[override]  # (a Decision's is a slot; this one is made)
-        inst: Instruction = _ACCESS_SLOT.__get__(self)
+        inst = self.inst
         return Access(inst, inst.opcode, RELEASED, RELEASED)
-
-    @property
-    def inst(self) -> Instruction:
-        got: Instruction = _ACCESS_SLOT.__get__(self)
-        return got
 
 
 class Plan:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+from llnoalias.analysis.memory.accesses import RELEASED, Access
 from llnoalias.analysis.provenance.lattice import Root
 from llnoalias.ir.model import Instruction
 from llnoalias.transform.scopes import Decision, PlainDecision, Plan, Region, ScopeKey, finish
@@ -53,7 +54,7 @@ def _plan(seed: int) -> Plan:
         if len(keys) == 1 and isinstance(keys[0], Root) and rnd.random() < 0.5:
             p.decisions.append(PlainDecision(inst, dom, keys))  # type: ignore[arg-type]
         else:
-            p.decisions.append(Decision(None, None, dom, keys, keys))  # type: ignore[arg-type]
+            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, dom, keys, keys))
     return p
 
 

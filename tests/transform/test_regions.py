@@ -32,11 +32,14 @@ def test_regions_and_the_root_scope_overlap() -> None:
     assert not may_overlap(a, b)
     assert may_overlap(a, r) and may_overlap(r, b)
     assert not may_overlap(a, other)
+    from llnoalias.analysis.memory.accesses import RELEASED, Access
+    from llnoalias.ir.model import Instruction
     from llnoalias.transform.scopes import Decision
 
-    d = Decision(None, None, "llnoalias.lds", [r], [r])  # type: ignore[arg-type]
+    acc = Access(Instruction("%x", "load", 0, 1, None), "load", RELEASED, RELEASED)  # type: ignore[arg-type]
+    d = Decision(acc, None, "llnoalias.lds", [r], [r])
     assert noalias_keys(d, [a, b, r, other]) == [other]
-    d2 = Decision(None, None, "llnoalias.lds", [r], [a])  # type: ignore[arg-type]
+    d2 = Decision(acc, None, "llnoalias.lds", [r], [a])
     assert noalias_keys(d2, [a, b, r, other]) == [b, other]
 
 

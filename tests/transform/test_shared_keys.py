@@ -9,13 +9,15 @@ not.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import cast
 
 from llnoalias import reasons
-from llnoalias.analysis.memory.accesses import Access
+from llnoalias.analysis.memory.accesses import RELEASED, Access
 from llnoalias.analysis.provenance.lattice import Root
 from llnoalias.analysis.provenance.rootset import LDS_DOMAIN
 from llnoalias.analysis.provenance.solver import ModuleAnalysis
+from llnoalias.ir.model import Instruction
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
@@ -23,7 +25,8 @@ from llnoalias.transform.pipeline import annotate_text
 from llnoalias.transform.roots import find_roots
 from llnoalias.transform.scopes import Decision, Plan, Region, ScopeKey, finish, plan_function
 
-NO_ACCESS = cast(Access, None)  # finish reads keys and domains only
+#: finish reads keys and domains only: an access of no function
+NO_ACCESS = Access(cast(Instruction, SimpleNamespace()), "load", RELEASED, RELEASED)
 
 
 def _root(name: str, domain: str = LDS_DOMAIN) -> Root:
