@@ -24,7 +24,8 @@ from .transform.workers import usable_cpus
 def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
              may_alias: Iterable[str | Iterable[int]] = MAY_ALIAS.default, regions: bool = REGIONS.default,
              path: str = "<string>", options: AnnotateOptions | None = None,
-             report: bool = True, jobs: int = 1, stages: StageLog | None = None) -> AnnotateResult:
+             report: bool = True, jobs: int = 1, stages: StageLog | None = None,
+             release: bool = True) -> AnnotateResult:
     """Annotate one module's text and return the result.
 
     The keyword arguments are the command line's options (their defaults too:
@@ -39,7 +40,8 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
     - ``path``: the name diagnostics and the report use for this text;
     - ``options``: an :class:`AnnotateOptions` instead of the four keywords above;
     - ``report``: ``False`` keeps only the report's summary and frees the parsed module
-      early (for very large modules);
+      early (for very large modules), unless ``release`` is ``False`` (a caller that ends
+      next: freeing takes time and lowers no peak);
     - ``jobs``: processes that may analyse the functions of a large module (about 20,000
       instructions each at the least): 1 (the default) keeps the whole run in the calling
       process, 0 means one per CPU it may use (at most ``AUTO_JOBS_LIMIT``). Workers are
@@ -65,7 +67,7 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
     if jobs == 0:
         jobs = min(usable_cpus(), AUTO_JOBS_LIMIT)
     if len(text) < LARGE_INPUT or not gc.isenabled():
-        return annotate_text(text, path, options, want_report=report, jobs=jobs, stages=stages)
+        return annotate_text(text, path, options, want_report=report, jobs=jobs, stages=stages, release=release)
     # A large module makes millions of small objects that live until the module is
     # written and hold no cycles (a 240k-line run's collections found 11 objects in all):
     # every collection rescans the survivors for nothing, 5-7% of the run even with a
@@ -74,7 +76,7 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
     # the call left is collected as usual.
     gc.disable()
     try:
-        return annotate_text(text, path, options, want_report=report, jobs=jobs, stages=stages)
+        return annotate_text(text, path, options, want_report=report, jobs=jobs, stages=stages, release=release)
     finally:
         gc.enable()
 

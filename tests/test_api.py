@@ -147,3 +147,17 @@ def test_existing_metadata_that_is_no_list_keeps_its_access_untagged(kw: dict[st
         assert records[key].blocker == f"line {key[0]}: the access's own metadata"
     assert sorted(k for k, r in records.items() if not r.tagged) == untagged
     assert len(records) == (6 if kw else 3)
+
+
+def test_report_false_releases_the_bodies_unless_asked_not_to() -> None:
+    """``report=False`` frees the parsed bodies before returning; ``release=False`` (the
+    command line, which ends next) leaves them, and the output is the same."""
+    text = ('target triple = "amdgcn-amd-amdhsa"\n'
+            "define amdgpu_kernel void @k(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) {\n"
+            "  %x = load i32, ptr addrspace(1) %a, align 4\n  store i32 %x, ptr addrspace(1) %b, align 4\n"
+            "  ret void\n}\n")
+    freed = llnoalias.annotate(text, report=False)
+    kept = llnoalias.annotate(text, report=False, release=False)
+    assert freed.text == kept.text != text
+    assert freed.module.functions[0].instrs == []
+    assert [i.opcode for i in kept.module.functions[0].instrs] == ["load", "store", "ret"]

@@ -70,14 +70,15 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True, jobs: int = 1,
                  stages: StageLog | None = None,
-                 prepare: Callable[[str], str] | None = None) -> tuple[str, AnnotateResult]:
+                 prepare: Callable[[str], str] | None = None, release: bool = True) -> tuple[str, AnnotateResult]:
     """Read, annotate and (with ``verify``) check one input.
 
     The checking child starts before anything else: loading llvmlite's LLVM takes it
     about as long as annotating takes here, and it reads and verifies the input while
     the parent annotates, so that only the output's check is left to wait for. With
     ``stages``, what the stages concluded is printed on stderr once the run is done
-    (before the output's check)."""
+    (before the output's check). ``release``: ``api.annotate``'s (False where the process
+    ends once the output is written)."""
     pending = None
     if verify:
         from ..backends.pending_check import PendingCheck
@@ -92,7 +93,8 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if pending is not None:
             pending.send_input(_strip_bom(text))
         name = display_name(input_path)
-        result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs, stages=stages)
+        result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs, stages=stages,
+                              release=release)
         if stages is not None:
             sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
@@ -218,8 +220,9 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
 
             prepare = partial(repair_input, name=display_name(path), mcpu=compiled[0], triple=None, llc=None,
                               codegen=compiled[1])
+        # (not ``release``: the caller ends the process next, ``annotate_file``)
         original, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs,
-                                        stages=stages, prepare=prepare)
+                                        stages=stages, prepare=prepare, release=False)
         if report_path:
             write_output(report_path, result.report.to_json() + "\n")
         if remarks_path:

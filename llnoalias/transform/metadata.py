@@ -218,12 +218,12 @@ class MetadataWriter:
         # (f-strings: ``str.format`` of a template per number of scopes takes twice as long)
         d = str(first)
         if n == 2:  # (the most common domain: two arguments)
-            a = first + 1
-            b = first + 2
+            a = str(first + 1)  # (each number made a string once)
+            b = str(first + 2)
             nl = self._newline
             self.editor.append_block(f'!{d} = distinct !{{!{d}, !"{dkey}"}}{nl}!{a} = distinct !{{!{a}, !{d}, '
                                      f'!"{escaped[0]}"}}{nl}!{b} = distinct !{{!{b}, !{d}, !"{escaped[1]}"}}')
-            return [a, b, 0, 0, 0, 0, "", "", 0]  # (``small_record(first, 2)``)
+            return [first + 1, first + 2, 0, 0, 0, 0, "", "", 0]  # (``small_record(first, 2)``)
         lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
         sid = first
         for name in escaped:
