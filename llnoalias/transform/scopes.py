@@ -423,9 +423,9 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
     # each is read once, not once per access (the lists stay alive in the plan meanwhile,
     # so their ids are not reused). Reading a list again adds nothing either, so the
     # memo (id of a list -> the domain it was read for) is bounded: a module of many
-    # small kernels has a list per argument. A list of one root new to a domain of few
-    # keys so far is not remembered (a module of many small kernels: most lists, each
-    # read once); one read again is.
+    # small kernels has a list per argument. A list of one root in a domain of few keys
+    # so far is read without the memo (a module of many small kernels: most lists, each
+    # read once): a look at those few keys is all it takes.
     read: dict[int, str] = {}
     # the domain of the decision before and its list, and the one before that (the
     # decisions of a function alternate between the LDS domain and its own at most)
@@ -438,8 +438,6 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
         if not dkeys:
             continue
         domain = d.domain
-        if read.get(id(dkeys)) == domain:
-            continue
         if domain is not cur:
             if domain is other:
                 other, other_lst, cur, lst = cur, lst, other, other_lst
@@ -451,10 +449,12 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
                 cur, lst = domain, have
         if len(dkeys) == 1:
             k = dkeys[0]
-            if k.__class__ is Root and len(lst) < 16 and k not in lst:
-                # a root new to its domain: its list most likely read this once (not remembered)
-                lst.append(k)
+            if k.__class__ is Root and len(lst) < 16:
+                if k not in lst:
+                    lst.append(k)  # (a root new to its domain)
                 continue
+        if read.get(id(dkeys)) == domain:
+            continue
         if len(read) >= 4096:
             read.clear()
         read[id(dkeys)] = domain
