@@ -10,7 +10,6 @@ line where the reading goes on. A line it does not take is read as before."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..compiled import load
 from .body_reader import copy_body
@@ -33,15 +32,19 @@ OWN = 9
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-$._")
 
-#: what ``copy_kernels`` reads: the define line's text before the '@' and from the '(' to
-#: its end, the body's text (its lines after the define line up to the '}' line) and its
-#: number of lines, the body as ``BodyCopy`` (rows, block names, block starts), the
-#: ``Function`` class, its ``FUNCTION_SLOTS`` and the values of those the functions share,
-#: the ``Argument`` class, its ``ARGUMENT_SLOTS`` and per argument its insertion point from
-#: the '(' and its other slots' values, and the header's end from just after the '('
-Template = tuple[str, str, str, int, tuple[tuple[str | None, str, int, int, int], ...], tuple[str, ...],
-                 tuple[int, ...], type, tuple[str, ...], tuple[object, ...], type, tuple[str, ...],
-                 tuple[tuple[Any, ...], ...], int]
+TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    #: what ``copy_kernels`` reads: the define line's text before the '@' and from the '(' to
+    #: its end, the body's text (its lines after the define line up to the '}' line) and its
+    #: number of lines, the body as ``BodyCopy`` (rows, block names, block starts), the
+    #: ``Function`` class, its ``FUNCTION_SLOTS`` and the values of those the functions share,
+    #: the ``Argument`` class, its ``ARGUMENT_SLOTS`` and per argument its insertion point from
+    #: the '(' and its other slots' values, and the header's end from just after the '('
+    Template = tuple[str, str, str, int, tuple[tuple[str | None, str, int, int, int], ...], tuple[str, ...],
+                     tuple[int, ...], type, tuple[str, ...], tuple[object, ...], type, tuple[str, ...],
+                     tuple[tuple[Any, ...], ...], int]
 
 
 def make_template(raw: str, at: int, lp: int, fn: Function, body: str, copy: BodyCopy) -> Template:
@@ -113,4 +116,4 @@ def copy_kernels(text: str, pos: int, line: int, tpl: Template, instruction: typ
 #: ``copy_kernels``, compiled where it is
 kernels: Callable[..., tuple[int, int, int]] | None = _cscan.kernels_copy if _cscan is not None else None
 
-__all__ = ["ARGUMENT_SLOTS", "FUNCTION_SLOTS", "Template", "copy_kernels", "kernels", "make_template"]
+__all__ = ["ARGUMENT_SLOTS", "FUNCTION_SLOTS", "copy_kernels", "kernels", "make_template"]

@@ -10,7 +10,7 @@ import re
 from .body_reader import BODY_COPY_CHARS, BodyReader, _body_plain, _cscan
 from .datalayout import layout_error
 from .header_reader import _NAME_RE, HeaderReader
-from .kernel_copy import Template, make_template
+from .kernel_copy import make_template
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .limits import MAX_DIGITS, too_long
@@ -18,6 +18,10 @@ from .lines import NAME, blank_comment, error_at
 from .model import Argument, Declaration, Function, Global
 from .shapes import LineShape
 from .types import Type, TypeParser
+
+TYPE_CHECKING = False  # ``typing`` is not imported at run time
+if TYPE_CHECKING:
+    from .kernel_copy import Template
 
 _RESULT_RE = lazy(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
 _OPCODE_RE = lazy(r"[a-z_]+")
