@@ -1019,10 +1019,30 @@ static int name_before(Py_UCS4 c) {
     return is_name_char(c) || c == '%' || c == '@' || c == '!' || c == '#' || c == '^' || c == '\\';
 }
 
+/* An address space past max_space at the '(' at p (limits._first_addrspace's pattern:
+ * 'addrspace', blanks, the '(' and blanks, then eight digits or more once leading zeros
+ * are dropped, the word not part of a name): the digits' offset, else -1. */
+static Py_ssize_t addrspace_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, long long max_space) {
+    Py_ssize_t q = p;
+    while (q > 0 && (RD(q - 1) == ' ' || RD(q - 1) == '\t')) q--;
+    if (q < 9 || !word_is(kind, data, q - 9, q, "addrspace") || (q > 9 && name_before(RD(q - 10)))) return -1;
+    Py_ssize_t s = p + 1;
+    while (s < n && (RD(s) == ' ' || RD(s) == '\t')) s++;
+    Py_ssize_t z = s;
+    while (z < n && RD(z) == '0') z++;
+    Py_ssize_t e = z;
+    while (e < n && RD(e) >= '0' && RD(e) <= '9') e++;
+    if (e - z < 8) return -1;
+    if (e - z > 8) return s;
+    long long v = 0;
+    for (Py_ssize_t k = z; k < e; k++) v = v * 10 + (long long)(RD(k) - '0');
+    return v > max_space ? s : -1;
+}
+
 static PyObject *hostile(PyObject *self, PyObject *args) {
     PyObject *text;
-    long long max_bits, max_depth;
-    if (!PyArg_ParseTuple(args, "ULL", &text, &max_bits, &max_depth)) return NULL;
+    long long max_bits, max_depth, max_space = -1;
+    if (!PyArg_ParseTuple(args, "ULL|L", &text, &max_bits, &max_depth, &max_space)) return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), p = 0;
@@ -1053,7 +1073,14 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
         case ';':
             while (p < n && RD(p) != '\n') p++;
             continue;
-        case '(': case '[': case '{': case '<':
+        case '(':
+            if (++depth > max_depth) return Py_BuildValue("ni", p, 1);
+            if (max_space >= 0) {
+                Py_ssize_t at = addrspace_at(kind, data, n, p, max_space);
+                if (at >= 0) return Py_BuildValue("ni", at, 2);
+            }
+            break;
+        case '[': case '{': case '<':
             if (++depth > max_depth) return Py_BuildValue("ni", p, 1);
             break;
         case ')': case ']': case '}': case '>':
