@@ -1025,7 +1025,9 @@ static int name_before(Py_UCS4 c) {
 static Py_ssize_t addrspace_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, long long max_space) {
     Py_ssize_t q = p;
     while (q > 0 && (RD(q - 1) == ' ' || RD(q - 1) == '\t')) q--;
-    if (q < 9 || !word_is(kind, data, q - 9, q, "addrspace") || (q > 9 && name_before(RD(q - 10)))) return -1;
+    if (q < 9 || RD(q - 1) != 'e' || !word_is(kind, data, q - 9, q, "addrspace") ||
+        (q > 9 && name_before(RD(q - 10))))
+        return -1;
     Py_ssize_t s = p + 1;
     while (s < n && (RD(s) == ' ' || RD(s) == '\t')) s++;
     Py_ssize_t z = s;

@@ -419,8 +419,10 @@ class TopLevelReader(HeaderReader, BodyReader):
         # (findall and one max over the ints: no match object per '!N')
         # (a number too long for int() in code is an error before this; one in a string or a
         # comment is text)
-        self.mod.max_metadata_id = max((int(d) for d in _MD_ID_RE.findall(self.src.text) if not too_long(d)),
-                                       default=-1)
+        # (a text without a '!' has none: one search for it, not the pattern's scan)
+        text = self.src.text
+        self.mod.max_metadata_id = max((int(d) for d in _MD_ID_RE.findall(text) if not too_long(d)),
+                                       default=-1) if "!" in text else -1
 
 
 __all__ = ["INSTRUCTION_WORDS", "LINKAGES", "TOP_LEVEL_WORDS", "TopLevelReader"]
