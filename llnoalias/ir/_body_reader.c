@@ -485,6 +485,9 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
  * names and starts from the body's start, made again at base for fn. False (nothing
  * made) when Instruction is not laid out as read_slots reads it: Python makes them.
  */
+static int copy_rows(PyObject *instruction, PyObject *fn, Py_ssize_t base, PyObject *rows, PyObject *bnames,
+                     PyObject *brels, PyObject *by_name, PyObject *instrs, PyObject *blocks, PyObject *offsets);
+
 static PyObject *body_copy(PyObject *self, PyObject *args) {
     PyObject *instruction, *fn, *rows, *bnames, *brels, *by_name, *instrs, *blocks, *offsets;
     Py_ssize_t base;
@@ -495,19 +498,26 @@ static PyObject *body_copy(PyObject *self, PyObject *args) {
     int direct = read_slots(instruction);
     if (direct < 0) return NULL;
     if (!direct) Py_RETURN_FALSE;
+    if (copy_rows(instruction, fn, base, rows, bnames, brels, by_name, instrs, blocks, offsets) < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
+/* body_copy's work, once read_slots(instruction) has said 1: 0 made, -1 an error */
+static int copy_rows(PyObject *instruction, PyObject *fn, Py_ssize_t base, PyObject *rows, PyObject *bnames,
+                     PyObject *brels, PyObject *by_name, PyObject *instrs, PyObject *blocks, PyObject *offsets) {
     Py_ssize_t nb = PyTuple_GET_SIZE(bnames);
     if (PyTuple_GET_SIZE(brels) != nb) {
         PyErr_SetString(PyExc_ValueError, "body_copy: block names and starts differ in number");
-        return NULL;
+        return -1;
     }
     for (Py_ssize_t k = 0; k < nb; k++) {
         Py_ssize_t rel = PyLong_AsSsize_t(PyTuple_GET_ITEM(brels, k));
-        if (rel == -1 && PyErr_Occurred()) return NULL;
+        if (rel == -1 && PyErr_Occurred()) return -1;
         PyObject *off = PyLong_FromSsize_t(base + rel);
-        if (off == NULL) return NULL;
+        if (off == NULL) return -1;
         int err = PyList_Append(blocks, PyTuple_GET_ITEM(bnames, k)) < 0 || PyList_Append(offsets, off) < 0;
         Py_DECREF(off);
-        if (err) return NULL;
+        if (err) return -1;
     }
     PyTypeObject *tp = (PyTypeObject *)instruction;
     Py_ssize_t nr = PyTuple_GET_SIZE(rows);
@@ -517,16 +527,16 @@ static PyObject *body_copy(PyObject *self, PyObject *args) {
         PyObject *row = PyTuple_GET_ITEM(rows, k);
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 5) {
             PyErr_SetString(PyExc_ValueError, "body_copy: a row is (name, opcode, start, _len, _op)");
-            return NULL;
+            return -1;
         }
         Py_ssize_t rel = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 2));
-        if (rel == -1 && PyErr_Occurred()) return NULL;
+        if (rel == -1 && PyErr_Occurred()) return -1;
         /* an instruction that starts a block (an unnamed one) shares its start's int with
          * block_offsets, as body_rows makes them: one int less per such block */
         PyObject *start = NULL;
         while (b < nb) {
             Py_ssize_t brel = PyLong_AsSsize_t(PyTuple_GET_ITEM(brels, b));
-            if (brel == -1 && PyErr_Occurred()) return NULL;
+            if (brel == -1 && PyErr_Occurred()) return -1;
             if (brel > rel) break;
             b++;
             if (brel == rel) {
@@ -536,11 +546,11 @@ static PyObject *body_copy(PyObject *self, PyObject *args) {
             }
         }
         if (start == NULL) start = PyLong_FromSsize_t(base + rel);
-        if (start == NULL) return NULL;
+        if (start == NULL) return -1;
         PyObject *obj = tp->tp_alloc(tp, 0);
         if (obj == NULL) {
             Py_DECREF(start);
-            return NULL;
+            return -1;
         }
         PyObject *name = PyTuple_GET_ITEM(row, 0);
         PyObject *vals[N_SLOTS];
@@ -557,13 +567,204 @@ static PyObject *body_copy(PyObject *self, PyObject *args) {
         }
         if (name != Py_None && PyDict_SetItem(by_name, name, obj) < 0) {
             Py_DECREF(obj);
-            return NULL;
+            return -1;
         }
         int err = PyList_Append(instrs, obj);
         Py_DECREF(obj);
-        if (err < 0) return NULL;
+        if (err < 0) return -1;
     }
-    Py_RETURN_TRUE;
+    return 0;
+}
+
+/* The slots of a class named by a tuple of str, read from its member descriptors, when
+ * they are all the object holds (each copy of kernels_copy sets every one of them). */
+#define MAX_LAID 32
+typedef struct {
+    PyObject *cls;   /* a strong reference, or NULL */
+    PyObject *names; /* a strong reference, or NULL */
+    Py_ssize_t n;
+    Py_ssize_t off[MAX_LAID];
+} Layout;
+static Layout fn_layout, arg_layout;
+
+/* 1: laid out; 0: cls is not laid out as names say; -1: error */
+static int layout_of(Layout *lay, PyObject *cls, PyObject *names) {
+    if (lay->cls == cls && lay->names == names) return 1;
+    if (!PyType_Check(cls) || !PyTuple_Check(names)) return 0;
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if (n > MAX_LAID || tp->tp_dictoffset != 0 || tp->tp_weaklistoffset != 0 ||
+        tp->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + (size_t)n * sizeof(PyObject *)) || tp->tp_itemsize != 0)
+        return 0;
+    Py_ssize_t off[MAX_LAID];
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *d = PyObject_GetAttr(cls, PyTuple_GET_ITEM(names, k));
+        if (d == NULL) {
+            PyErr_Clear();
+            return 0;
+        }
+        int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
+        if (ok) off[k] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) return 0;
+        for (Py_ssize_t j = 0; j < k; j++)
+            if (off[j] == off[k]) return 0; /* a name twice: some slot would be left unset */
+    }
+    Py_INCREF(cls);
+    Py_INCREF(names);
+    Py_XSETREF(lay->cls, cls);
+    Py_XSETREF(lay->names, names);
+    lay->n = n;
+    memcpy(lay->off, off, sizeof(off));
+    return 1;
+}
+
+/* A new object of lay's class whose slots hold vals (stolen for the first `own`, borrowed
+ * for the rest); on failure the references stolen are released. */
+static PyObject *laid_object(const Layout *lay, PyObject **vals, Py_ssize_t own) {
+    PyTypeObject *tp = (PyTypeObject *)lay->cls;
+    int failed = 0;
+    for (Py_ssize_t k = 0; k < lay->n; k++)
+        if (vals[k] == NULL) failed = 1;
+    PyObject *obj = failed ? NULL : tp->tp_alloc(tp, 0);
+    if (obj == NULL) {
+        for (Py_ssize_t k = 0; k < own; k++) Py_XDECREF(vals[k]);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < lay->n; k++) {
+        if (k >= own) Py_INCREF(vals[k]);
+        *(PyObject **)((char *)obj + lay->off[k]) = vals[k];
+    }
+    return obj;
+}
+
+/* Does text[pos:] start with s? */
+static int starts_with(PyObject *text, Py_ssize_t pos, PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (pos + n > PyUnicode_GET_LENGTH(text)) return 0;
+    return PyUnicode_Tailmatch(text, s, pos, pos + n, -1) == 1;
+}
+
+/* The per-kernel slots of a Function (kernel_copy.FUNCTION_SLOTS' first nine) */
+enum { F_NAME, F_LINE, F_START, F_ARGS, F_HEADER_END, F_INSTRS, F_BY_NAME, F_BLOCKS, F_OFFSETS, F_OWN };
+
+/* kernels_copy(text, pos, line, template, instruction, functions, functions_by_name, globals)
+ *   -> (count, pos, line)
+ *
+ * kernel_copy.copy_kernels: from the define line at pos (line its index) on, each
+ * function whose define line is the template's but for its plain name, whose body is the
+ * template's and whose '}' line holds only the '}', defined by no function or global
+ * before it, is made (Function, Arguments, Instructions: every slot the template's
+ * layouts name) and added to functions and functions_by_name; the empty lines after
+ * each are passed over. Stops at the first line that is not such a function: count
+ * functions made, pos and line where the reading goes on. */
+static PyObject *kernels_copy(PyObject *self, PyObject *args) {
+    PyObject *text, *tpl, *instruction, *functions, *fns_by_name, *globals;
+    Py_ssize_t pos, line;
+    if (!PyArg_ParseTuple(args, "UnnO!OO!O!O!", &text, &pos, &line, &PyTuple_Type, &tpl, &instruction, &PyList_Type,
+                          &functions, &PyDict_Type, &fns_by_name, &PyDict_Type, &globals))
+        return NULL;
+    PyObject *pre, *suffix, *body, *rows, *bnames, *brels, *fn_cls, *fn_names, *fn_vals, *arg_cls, *arg_names,
+        *arg_vals;
+    Py_ssize_t nlines, header_rel;
+    if (!PyArg_ParseTuple(tpl, "UUUnO!O!O!OO!O!OO!O!n", &pre, &suffix, &body, &nlines, &PyTuple_Type, &rows,
+                          &PyTuple_Type, &bnames, &PyTuple_Type, &brels, &fn_cls, &PyTuple_Type, &fn_names,
+                          &PyTuple_Type, &fn_vals, &arg_cls, &PyTuple_Type, &arg_names, &PyTuple_Type, &arg_vals,
+                          &header_rel))
+        return NULL;
+    Py_ssize_t count = 0;
+    int laid = read_slots(instruction);
+    if (laid > 0) laid = layout_of(&fn_layout, fn_cls, fn_names);
+    if (laid > 0) laid = layout_of(&arg_layout, arg_cls, arg_names);
+    if (laid < 0) return NULL;
+    if (laid == 0 || fn_layout.n < F_OWN || PyTuple_GET_SIZE(fn_vals) != fn_layout.n || arg_layout.n < 1)
+        return Py_BuildValue("(nnn)", count, pos, line);
+    Py_ssize_t nargs = PyTuple_GET_SIZE(arg_vals);
+    for (Py_ssize_t k = 0; k < nargs; k++) {
+        PyObject *row = PyTuple_GET_ITEM(arg_vals, k);
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != arg_layout.n || !PyLong_Check(PyTuple_GET_ITEM(row, 0))) {
+            PyErr_SetString(PyExc_ValueError, "kernels_copy: an argument's row is (insert_at - base, fields...)");
+            return NULL;
+        }
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t npre = PyUnicode_GET_LENGTH(pre), nsuffix = PyUnicode_GET_LENGTH(suffix);
+    Py_ssize_t nbody = PyUnicode_GET_LENGTH(body);
+    for (;;) {
+        /* the define line: pre '@' NAME suffix '\n' */
+        if (!starts_with(text, pos, pre)) break;
+        Py_ssize_t at = pos + npre;
+        if (at >= n || RD(at) != '@') break;
+        Py_ssize_t lp = at + 1;
+        while (lp < n && is_name_char(RD(lp))) lp++;
+        if (lp == at + 1 || (RD(at + 1) >= '0' && RD(at + 1) <= '9') || lp >= n || RD(lp) != '(') break;
+        if (!starts_with(text, lp, suffix)) break;
+        Py_ssize_t body_start = lp + nsuffix + 1;
+        if (body_start > n || RD(body_start - 1) != '\n') break;
+        /* the body, then a '}' line of the '}' alone */
+        if (!starts_with(text, body_start, body)) break;
+        Py_ssize_t close = body_start + nbody;
+        if (close >= n || RD(close) != '}' || (close + 1 < n && RD(close + 1) != '\n')) break;
+        PyObject *name = PyUnicode_Substring(text, at, lp);
+        if (name == NULL) return NULL;
+        int known = PyDict_Contains(fns_by_name, name);
+        if (known == 0) known = PyDict_Contains(globals, name);
+        if (known != 0) {
+            Py_DECREF(name);
+            if (known < 0) return NULL;
+            break; /* a redefinition: the Python reader reports it */
+        }
+        Py_ssize_t base = lp + 1;
+        PyObject *arglist = PyList_New(nargs);
+        if (arglist == NULL) {
+            Py_DECREF(name);
+            return NULL;
+        }
+        for (Py_ssize_t k = 0; k < nargs; k++) {
+            PyObject *row = PyTuple_GET_ITEM(arg_vals, k);
+            PyObject *vals[MAX_LAID];
+            Py_ssize_t rel = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 0));
+            vals[0] = rel == -1 && PyErr_Occurred() ? NULL : PyLong_FromSsize_t(base + rel);
+            for (Py_ssize_t j = 1; j < arg_layout.n; j++) vals[j] = PyTuple_GET_ITEM(row, j);
+            PyObject *arg = laid_object(&arg_layout, vals, 1);
+            if (arg == NULL) {
+                Py_DECREF(arglist);
+                Py_DECREF(name);
+                return NULL;
+            }
+            PyList_SET_ITEM(arglist, k, arg);
+        }
+        PyObject *vals[MAX_LAID];
+        vals[F_NAME] = name;
+        vals[F_LINE] = PyLong_FromSsize_t(line + 1);
+        vals[F_START] = PyLong_FromSsize_t(pos);
+        vals[F_ARGS] = arglist;
+        vals[F_HEADER_END] = PyLong_FromSsize_t(base + header_rel);
+        vals[F_INSTRS] = PyList_New(0);
+        vals[F_BY_NAME] = PyDict_New();
+        vals[F_BLOCKS] = PyList_New(0);
+        vals[F_OFFSETS] = PyList_New(0);
+        for (Py_ssize_t j = F_OWN; j < fn_layout.n; j++) vals[j] = PyTuple_GET_ITEM(fn_vals, j);
+        PyObject *fn = laid_object(&fn_layout, vals, F_OWN);
+        if (fn == NULL) return NULL;
+        if (copy_rows(instruction, fn, body_start, rows, bnames, brels, vals[F_BY_NAME], vals[F_INSTRS],
+                      vals[F_BLOCKS], vals[F_OFFSETS]) < 0 ||
+            PyList_Append(functions, fn) < 0 || PyDict_SetItem(fns_by_name, name, fn) < 0) {
+            Py_DECREF(fn);
+            return NULL;
+        }
+        Py_DECREF(fn);
+        count++;
+        line += nlines + 2;
+        pos = close + 2 <= n ? close + 2 : n;
+        while (pos < n && RD(pos) == '\n') { /* the empty lines between functions */
+            pos++;
+            line++;
+        }
+    }
+    return Py_BuildValue("(nnn)", count, pos, line);
 }
 
 /* A table of the defined names, looked up by their code points in the text: a reference
@@ -818,10 +1019,32 @@ static int name_before(Py_UCS4 c) {
     return is_name_char(c) || c == '%' || c == '@' || c == '!' || c == '#' || c == '^' || c == '\\';
 }
 
+/* An address space past max_space at the '(' at p (limits._first_addrspace's pattern:
+ * 'addrspace', blanks, the '(' and blanks, then eight digits or more once leading zeros
+ * are dropped, the word not part of a name): the digits' offset, else -1. */
+static Py_ssize_t addrspace_at(int kind, const void *data, Py_ssize_t n, Py_ssize_t p, long long max_space) {
+    Py_ssize_t q = p;
+    while (q > 0 && (RD(q - 1) == ' ' || RD(q - 1) == '\t')) q--;
+    if (q < 9 || RD(q - 1) != 'e' || !word_is(kind, data, q - 9, q, "addrspace") ||
+        (q > 9 && name_before(RD(q - 10))))
+        return -1;
+    Py_ssize_t s = p + 1;
+    while (s < n && (RD(s) == ' ' || RD(s) == '\t')) s++;
+    Py_ssize_t z = s;
+    while (z < n && RD(z) == '0') z++;
+    Py_ssize_t e = z;
+    while (e < n && RD(e) >= '0' && RD(e) <= '9') e++;
+    if (e - z < 8) return -1;
+    if (e - z > 8) return s;
+    long long v = 0;
+    for (Py_ssize_t k = z; k < e; k++) v = v * 10 + (long long)(RD(k) - '0');
+    return v > max_space ? s : -1;
+}
+
 static PyObject *hostile(PyObject *self, PyObject *args) {
     PyObject *text;
-    long long max_bits, max_depth;
-    if (!PyArg_ParseTuple(args, "ULL", &text, &max_bits, &max_depth)) return NULL;
+    long long max_bits, max_depth, max_space = -1;
+    if (!PyArg_ParseTuple(args, "ULL|L", &text, &max_bits, &max_depth, &max_space)) return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), p = 0;
@@ -852,7 +1075,14 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
         case ';':
             while (p < n && RD(p) != '\n') p++;
             continue;
-        case '(': case '[': case '{': case '<':
+        case '(':
+            if (++depth > max_depth) return Py_BuildValue("ni", p, 1);
+            if (max_space >= 0) {
+                Py_ssize_t at = addrspace_at(kind, data, n, p, max_space);
+                if (at >= 0) return Py_BuildValue("ni", at, 2);
+            }
+            break;
+        case '[': case '{': case '<':
             if (++depth > max_depth) return Py_BuildValue("ni", p, 1);
             break;
         case ')': case ']': case '}': case '>':
@@ -1016,6 +1246,8 @@ static PyMethodDef methods[] = {
      "A common header's code split as header_reader's pattern splits it, or None."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _body_reader.c)."},
     {"body_copy", body_copy, METH_VARARGS, "Make again the instructions and blocks of a body read before."},
+    {"kernels_copy", kernels_copy, METH_VARARGS,
+     "Make the functions spelled as a template but for their names, from a define line on."},
     {"undefined_refs", undefined_refs, METH_VARARGS,
      "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},
     {NULL, NULL, 0, NULL},

@@ -66,15 +66,17 @@ _DELTA = {"(": 1, "[": 1, "{": 1, "<": 1, ")": -1, "]": -1, "}": -1, ">": -1}
 def first_hostile(text: str) -> tuple[int, str] | None:
     """The offset and message of the first integer width out of range or the first bracket
     nested deeper than ``MAX_NESTING`` on its line, in file order, or None."""
-    extra = [f for f in (_first_addrspace(text) if "addrspace" in text else None, _first_long_number(text))
-             if f is not None]
+    long_number = _first_long_number(text)
+    extra = [long_number] if long_number is not None else []
     if cscan is not None:
-        got = cscan.hostile(text, MAX_INT_BITS, MAX_NESTING)
+        # (the compiled scan finds the address spaces too, at their '(')
+        got = cscan.hostile(text, MAX_INT_BITS, MAX_NESTING, MAX_ADDRSPACE)
         if got is None and not extra:
             return None
         offset, what = min([got, *extra] if got is not None else extra)
         return offset, _message(text, offset, what)
-    found = [f for f in (_first_width(text), _first_deep(text), *extra) if f is not None]
+    space = _first_addrspace(text) if "addrspace" in text else None
+    found = [f for f in (_first_width(text), _first_deep(text), space, *extra) if f is not None]
     if not found:
         return None
     offset, what = min(found)

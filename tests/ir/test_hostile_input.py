@@ -213,7 +213,9 @@ def test_the_lazy_readers_stop_at_their_depth() -> None:
 def _random_text(rng: random.Random) -> str:
     pieces = ["i0", "i8388608", "i8388609", "i00000008", "i4294967296", "%i0", "@i0", "!i0", "x.i0", "i0:",
               "i32", "(", ")", "[", "]", "{", "}", "<", ">", '"', '"i0"', "; i0 ", "\n", " ", ",", "i",
-              "i1234567", "i9999999", "c\"(\"", "#i0", "^i0", "\\i0", "i0x", "$i0"]
+              "i1234567", "i9999999", "c\"(\"", "#i0", "^i0", "\\i0", "i0x", "$i0", "addrspace", "addrspace(",
+              "addrspace (\t16777216)", "addrspace(16777215", "00", "0", "123456789", "16777216", "99999999", "x",
+              ".addrspace(", "\t", "addrspace(0000000016777216)"]
     return "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 60)))
 
 
@@ -226,6 +228,11 @@ def test_the_compiled_scan_finds_what_the_python_scan_finds() -> None:
         for bits, depth in ((MAX_INT_BITS, MAX_NESTING), (MAX_INT_BITS, 3)):
             want = [f for f in (_py_width(text, bits), _py_deep(text, depth)) if f is not None]
             got = cscan.hostile(text, bits, depth)
+            assert got == (min(want) if want else None), repr(text)
+            # with the address spaces (``first_hostile`` asks for them)
+            space = limits._first_addrspace(text)
+            want = want + [space] if space is not None else want
+            got = cscan.hostile(text, bits, depth, limits.MAX_ADDRSPACE)
             assert got == (min(want) if want else None), repr(text)
 
 

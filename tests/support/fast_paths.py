@@ -486,4 +486,10 @@ FAST_PATHS: list[FastPath] = [
              "copy_body from LineShape.bodies)", "body_reader.BODIES_PER_SHAPE = 0",
              "every such body read by body_rows and its references checked", _body_copy, observe=model,
              unavailable=_unbuilt("body_reader")),
+    FastPath("kernel-copy", "ir.kernel_copy (a function whose define line and body are spelled as the last "
+             "one whose body was made again by copy_body, but for its name: made from that one by the "
+             "compiled kernels_copy, a run of them in one call)", "toplevel_reader.KERNEL_COPY = False",
+             "each read by _add_shaped and _body_plain",
+             lambda m, fast: None if fast else m.setattr("llnoalias.ir.toplevel_reader.KERNEL_COPY", False),
+             observe=model, unavailable=_unbuilt("body_reader")),
 ]
