@@ -241,7 +241,7 @@ def _run_functions(run: Run, stages: Sequence[ProvenanceStage | RangesStage]) ->
     result is the same."""
     mod, jobs = run.mod, run.jobs
     fp = FunctionPass(run, stages)
-    groups = workers.split(fp.weights(), jobs) if jobs > 1 else []
+    groups = workers.split(fp.weights(), jobs) if jobs > 1 and not _tiny_functions(run) else []
     if len(groups) > 1 and workers.can_fork():
         replies = workers.fork_map(groups, fp.ship, fp.run_all)
         for group, reply in zip(groups[1:], replies, strict=True):
@@ -252,6 +252,21 @@ def _run_functions(run: Run, stages: Sequence[ProvenanceStage | RangesStage]) ->
     if run.bodies is not None:
         run.bodies.check()  # the rest of the parse, before anything is written
     return dict(fp.module_results())
+
+
+def _tiny_functions(run: Run) -> bool:
+    """Is the module's text too short for its analysed functions to go to workers
+    (``workers.surely_one``)? With LDS roots every function is analysed (``domains_of``),
+    else each kernel with argument roots is: counted without a call per function."""
+    mod = run.mod
+    if run.roots.lds:
+        analysed = len(mod.functions)
+    else:
+        analysed = 0
+        for ka in run.roots.kernels.values():
+            if ka.roots:
+                analysed += 1
+    return workers.surely_one(mod.text.count("\n") + 1, analysed)
 
 
 class RegionsStage(Stage):

@@ -99,6 +99,15 @@ def split(weights: Sequence[int], parts: int, least: int | None = None, average:
     return [g for g in out if len(g)]
 
 
+def surely_one(lines: int, analysed: int) -> bool:
+    """Would ``split`` keep a module in one process, whatever its weights, when they add up
+    to at most ``lines`` (each function's weight is at most its lines) over at least
+    ``analysed`` functions with work? Its average rule says so when ``lines`` is under
+    ``MIN_AVERAGE_INSTRUCTIONS`` per such function: then the weights need not be made (a
+    module of many small kernels: a call per function)."""
+    return analysed > 0 and lines < MIN_AVERAGE_INSTRUCTIONS * analysed
+
+
 def fork_map(groups: Sequence[range], work: Callable[[range], object],
              local: Callable[[range], None]) -> list[object | None]:
     """Run ``work`` on ``groups[1:]`` in forked workers while ``local(groups[0])`` runs

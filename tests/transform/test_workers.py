@@ -521,3 +521,22 @@ def test_a_slot_holding_an_address_in_a_workers_group(counts: Counts) -> None:
     assert many == one
     line = next(x for x in many[0].splitlines() if "store i8 5," in x)
     assert "!alias.scope" not in line and "!noalias" not in line
+
+
+def test_surely_one_implies_one_group() -> None:
+    """``surely_one`` (which lets the pipeline skip making the weights) says one process only
+    where ``split`` would: for random weights, any bound on their sum at least that sum."""
+    import random
+
+    rnd = random.Random(7)
+    said = 0
+    for _ in range(3000):
+        sizes = [0, 0, 1, 3, 5, 9, 20] if rnd.random() < 0.5 else [0, 1, 3, 5, 9, 20, 300, 30_000]
+        weights = [rnd.choice(sizes) for _ in range(rnd.randint(1, 400))]
+        analysed = sum(1 for w in weights if w)
+        lines = sum(weights) + rnd.choice([0, 0, 1, 50, 5000])
+        if workers.surely_one(lines, analysed):
+            said += 1
+            assert len(workers.split(weights, rnd.choice([2, 4, 8]))) == 1, weights
+    assert said > 100  # (the property was tried, not only passed over)
+    assert not workers.surely_one(10, 0)
