@@ -20,6 +20,10 @@ from ..options import AnnotateOptions
 from ..report.record import ArgRecord
 from .metadata import MetadataWriter
 
+TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 
 class ArgumentsResult:
     """The argument records of a run (a plain class: a dataclass costs about 1 ms at
@@ -126,11 +130,19 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
     for at, text in edits.inserts:
         editor.insert(at, text)
     if edits.invariant_at:
-        empty = writer.empty_node()
-        for at in edits.invariant_at:
-            # after the scopes that are written for the same line later
-            editor.insert(at, f", !invariant.load !{empty}", order=1)
-        out.invariant_loads += len(edits.invariant_at)
+        mark_invariant(edits.invariant_at, editor, writer, out)
+
+
+#: the order of an ``!invariant.load`` edit among the edits at its line's end: after the
+#: scopes that are written there later (``Editor``)
+INVARIANT_ORDER = 1
+
+
+def mark_invariant(ends: Sequence[int], editor: Editor, writer: MetadataWriter, out: ArgumentsResult) -> None:
+    """Give the loads whose lines end at ``ends`` ``!invariant.load`` (the one text that
+    says it), and count them."""
+    editor.insert_many(ends, f", !invariant.load !{writer.empty_node()}", INVARIANT_ORDER)
+    out.invariant_loads += len(ends)
 
 
 def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,

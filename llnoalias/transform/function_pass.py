@@ -41,6 +41,7 @@ from .attributes import (
     apply_arguments,
     arguments_of,
     kernel_edits,
+    mark_invariant,
 )
 from .dma_addresses import summarise
 from .dma_safety import Guarded, has_lowered_dma
@@ -274,8 +275,6 @@ class FunctionPass:
         self.templates: dict[tuple[str, object], LeanTemplate] | None = (
             {} if TEMPLATES and self.lean and run.plan.trivial_shapes is not None and not run.options.may_alias
             else None)
-        #: the text that makes a load invariant (``apply_arguments``'), once the empty node is made
-        self._invariant_text: str | None = None
         #: the module's line starts, once a stamped kernel needs them (``_line_starts``)
         self._starts: Sequence[int] | None = None
 
@@ -427,20 +426,11 @@ class FunctionPass:
             edits.inserts = [(fargs[n].insert_at, text) for n, text in t.inserts]
             edits.invariant_at = [instrs[pos].end for pos in t.invariant]
             return made, edits
-        # the editor's edits as ``Editor.insert`` makes them (a call less per insert)
-        edit = run.editor.edits.append
+        editor = run.editor
         for n, text in t.inserts:
-            at = fargs[n].insert_at
-            edit((at, at, 0, text))
+            editor.insert(fargs[n].insert_at, text)
         if t.invariant:
-            inv = self._invariant_text
-            if inv is None:
-                inv = self._invariant_text = f", !invariant.load !{run.writer.empty_node()}"
-            for pos in t.invariant:
-                inst = instrs[pos]
-                at = inst.start + inst._len  # (its end)
-                edit((at, at, 1, inv))  # (after the scopes written there later: ``apply_arguments``)
-            run.args.invariant_loads += len(t.invariant)
+            mark_invariant([instrs[pos].end for pos in t.invariant], editor, run.writer, run.args)
         return made, None
 
     def _line_starts(self, fn: Function) -> Sequence[int]:
