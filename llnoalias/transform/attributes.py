@@ -20,6 +20,11 @@ from ..options import AnnotateOptions
 from ..report.record import ArgRecord
 from .metadata import MetadataWriter
 
+TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
 
 class ArgumentsResult:
     """The argument records of a run (a plain class: a dataclass costs about 1 ms at
@@ -28,6 +33,9 @@ class ArgumentsResult:
     def __init__(self, records: list[ArgRecord] | None = None, invariant_loads: int = 0) -> None:
         self.records: list[ArgRecord] = [] if records is None else records
         self.invariant_loads = invariant_loads
+        #: the text that makes a load invariant, once made (``mark_invariant``: it names
+        #: the empty node of the run's writer)
+        self.invariant_text: str | None = None
 
 
 class KernelEdits:
@@ -96,6 +104,83 @@ class LineArgRecord(ArgRecord):
                                 _WO_SLOT.__get__(self), self.added))
 
 
+if TYPE_CHECKING:
+    #: what ``StampedArgRecord`` reads its fields from, shared by the kernels of one
+    #: template: the index, name, rooted, reason, readonly and writeonly (a line counted
+    #: from the first instruction's where ``bits`` says so), added, ``bits`` (1: readonly
+    #: holds a line, 2: writeonly) and the class of the record it reads as
+    StampSpec = tuple[int, str, bool, str, str | int, str | int, list[str], int, type[ArgRecord]]
+
+
+def _from_spec(n: int, bit: int = 0, said: reasons.Reason | None = None) -> Any:
+    """The property of a ``StampedArgRecord`` field: item ``n`` of its spec; where the
+    spec's bits hold ``bit``, a line after the record's ``first``, read as ``said`` at the
+    line. Set, the record gets a spec of its own with the value (and the bit cleared)."""
+
+    def get(self: StampedArgRecord) -> object:
+        spec = self.spec
+        v = spec[n]
+        return said.one(self.first + v) if spec[7] & bit and said is not None else v  # type: ignore[operator]
+
+    def put(self: StampedArgRecord, value: object) -> None:
+        spec = self.spec
+        self.spec = (*spec[:n], value, *spec[n + 1:7], spec[7] & ~bit, spec[8])  # type: ignore[assignment]
+
+    return property(get, put)
+
+
+class StampedArgRecord(ArgRecord):
+    """The record of an argument of a kernel stamped from a template
+    (``function_pass.LeanTemplate``): it holds the kernel's name, the line of the kernel's
+    first instruction and the template's ``spec`` of the argument (one for every kernel of
+    the template), and reads its other fields from them, as the record the lean way makes
+    (``kernel_edits``: an ``ArgRecord``, or a ``LineArgRecord``, its lines those of the
+    spec after ``first``). Equal to that record, shown and pickled as it (``unstamped``).
+    Made empty and its three slots set (``FunctionPass._stamp``: a module of many small
+    kernels has one or two per kernel, and a Python ``__init__`` costs more than the rest;
+    the ``ArgRecord`` slots but ``kernel`` stay empty)."""
+
+    __slots__ = ("spec", "first")
+    spec: StampSpec
+    first: int
+
+    __init__ = object.__init__  # (in C: made by ``StampedArgRecord()``)
+
+    index = _from_spec(0)
+    name = _from_spec(1)
+    rooted = _from_spec(2)
+    reason = _from_spec(3)
+    readonly = _from_spec(4, 1, reasons.NO_WRITTEN)
+    writeonly = _from_spec(5, 2, reasons.NO_READ)
+    added = _from_spec(6)
+
+    def unstamped(self) -> ArgRecord:
+        """The record the lean way makes for this argument."""
+        index, name, rooted, reason, ro, wo, added, bits, kind = self.spec
+        first = self.first
+        if kind is LineArgRecord:
+            out: ArgRecord = LineArgRecord(self.kernel, index, name, reason, first + ro if bits & 1 else ro,  # type: ignore[operator]
+                                           first + wo if bits & 2 else wo, added)  # type: ignore[operator]
+            out.rooted = rooted
+            return out
+        return ArgRecord(self.kernel, index, name, rooted, reason, ro, wo, added)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        return self.unstamped() == (other.unstamped() if isinstance(other, StampedArgRecord) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # (as every Record: mutable)
+
+    def __repr__(self) -> str:
+        return repr(self.unstamped())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        out = self.unstamped()
+        if type(out) is LineArgRecord:
+            return out.__reduce__()
+        return (ArgRecord, (out.kernel, out.index, out.name, out.rooted, out.reason, out.readonly, out.writeonly,
+                            out.added))
+
+
 #: the effects of an argument nothing is known to touch (read only)
 _NO_EFFECTS = Effects()
 
@@ -126,11 +211,22 @@ def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataW
     for at, text in edits.inserts:
         editor.insert(at, text)
     if edits.invariant_at:
-        empty = writer.empty_node()
-        for at in edits.invariant_at:
-            # after the scopes that are written for the same line later
-            editor.insert(at, f", !invariant.load !{empty}", order=1)
-        out.invariant_loads += len(edits.invariant_at)
+        mark_invariant(edits.invariant_at, editor, writer, out)
+
+
+#: the order of an ``!invariant.load`` edit among the edits at its line's end: after the
+#: scopes that are written there later (``Editor``)
+INVARIANT_ORDER = 1
+
+
+def mark_invariant(ends: Sequence[int], editor: Editor, writer: MetadataWriter, out: ArgumentsResult) -> None:
+    """Give the loads whose lines end at ``ends`` ``!invariant.load`` (the one place that
+    makes the text that says it), and count them in ``out``."""
+    text = out.invariant_text
+    if text is None:
+        text = out.invariant_text = f", !invariant.load !{writer.empty_node()}"
+    editor.insert_many(ends, text, INVARIANT_ORDER)
+    out.invariant_loads += len(ends)
 
 
 def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,

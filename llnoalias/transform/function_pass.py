@@ -38,9 +38,11 @@ from .attributes import (
     ArgumentsResult,
     KernelEdits,
     LineArgRecord,
+    StampedArgRecord,
     apply_arguments,
     arguments_of,
     kernel_edits,
+    mark_invariant,
 )
 from .dma_addresses import summarise
 from .dma_safety import Guarded, has_lowered_dma
@@ -63,6 +65,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..ir.parser import Refs
+    from ..ir.shapes import LineShape
+    from .attributes import StampSpec
 
     #: one function's decisions as plain data, one column per field, an item per decision:
     #: the instruction's index in its function, the access's kind and intrinsic, the domain,
@@ -157,6 +161,10 @@ LEAN = True
 #: (``LeanTemplate``); off, each is planned and its edits made (tests/support/fast_paths.py,
 #: "lean-template")
 TEMPLATES = True
+#: stamp the kernels after a kernel of a template that it stands for too in the same call,
+#: each checked by its define line, body text and arguments rooted (``FunctionPass._stamp``);
+#: off, each is looked up alone (tests/support/fast_paths.py, "stamp-runs")
+STAMP_RUNS = True
 #: tests: also stamp each trivial kernel with the template made from it (what the lean way
 #: gave it, made again from the template), so that a module of one kernel each shape takes
 #: the stamp (tests/support/fast_paths.py, "lean-template")
@@ -176,25 +184,32 @@ class LeanTemplate:
     ``rooted``: the indices of the rooted arguments (each kernel's are checked);
     ``decisions``: per decision, the place of its instruction and its root's argument
     index; ``shared``: two decisions have one root (they share its list, as
-    ``trivial_plan`` makes them); ``records``: the fields after the kernel of each
-    ``ArgRecord`` of the kernel's arguments, then ``line_records``: of each
-    ``LineArgRecord`` after them, bit 1 (its ``readonly`` holds a line) and bit 2
-    (``writeonly``) and the fields after the kernel, a line counted from the kernel's
-    first instruction's; ``inserts``: per attribute insert, the place of its argument and
-    its text; ``invariant``: the places of the loads that get ``!invariant.load``."""
+    ``trivial_plan`` makes them); ``specs``: per argument record, in order, the spec its
+    ``StampedArgRecord`` reads from (a line counted from the kernel's first
+    instruction's); ``lines``: some spec holds a line; ``gap``: the first instruction's
+    line less the define line's, in the kernel it was made from (a guess for the others:
+    checked); ``inserts``: per attribute insert, the place of its argument and its text;
+    ``invariant``: the places of the loads that get ``!invariant.load``; ``count``: the
+    instructions. ``body`` and ``line``: the key the template is kept by
+    (``FunctionPass.templates``), None until it is kept."""
 
-    __slots__ = ("rooted", "decisions", "shared", "records", "line_records", "inserts", "invariant")
+    __slots__ = ("rooted", "decisions", "shared", "specs", "lines", "gap", "inserts", "invariant", "count", "body",
+                 "line")
 
     def __init__(self, rooted: frozenset[int], decisions: tuple[tuple[int, int], ...], shared: bool,
-                 records: tuple[tuple, ...], line_records: tuple[tuple, ...], inserts: tuple[tuple[int, str], ...],
-                 invariant: tuple[int, ...]) -> None:
+                 specs: tuple[StampSpec, ...], gap: int, inserts: tuple[tuple[int, str], ...],
+                 invariant: tuple[int, ...], count: int) -> None:
         self.rooted = rooted
         self.decisions = decisions
         self.shared = shared
-        self.records = records
-        self.line_records = line_records
+        self.specs = specs
+        self.lines = any(spec[7] for spec in specs)
+        self.gap = gap
         self.inserts = inserts
         self.invariant = invariant
+        self.count = count
+        self.body: str | None = None
+        self.line: LineShape | None = None
 
     @staticmethod
     def make(fn: Function, ka: KernelArgs, made: list[Decision], edits: KernelEdits) -> LeanTemplate | None:
@@ -219,25 +234,19 @@ class LeanTemplate:
                 return None
             decisions.append((n, i))
         first = bisect_right(src.line_starts, instrs[0].start)
-        records: list[tuple] = []
-        line_records: list[tuple] = []
-        order: list[int] = []  # (the records' order: those of ``records`` first, then those with lines)
+        specs: list[StampSpec] = []
         for r in edits.records:
             if r.kernel != fn.name:
                 return None
             if type(r) is LineArgRecord:
                 ro, wo = RO_SLOT.__get__(r), WO_SLOT.__get__(r)
                 bits = (ro.__class__ is int) | (wo.__class__ is int) << 1
-                line_records.append((bits, r.index, r.name, r.reason, ro - first if bits & 1 else ro,
-                                     wo - first if bits & 2 else wo, r.added))
-                order.append(1)
+                specs.append((r.index, r.name, r.rooted, r.reason, ro - first if bits & 1 else ro,
+                              wo - first if bits & 2 else wo, r.added, bits, LineArgRecord))
             elif type(r) is ArgRecord:
-                records.append((r.index, r.name, r.rooted, r.reason, r.readonly, r.writeonly, r.added))
-                order.append(0)
+                specs.append((r.index, r.name, r.rooted, r.reason, r.readonly, r.writeonly, r.added, 0, ArgRecord))
             else:
                 return None
-        if order != sorted(order):
-            return None  # (a record without a line after one with: stamped out of order)
         arg_place = {a.insert_at: n for n, a in enumerate(fn.args)}
         end_place = {inst.end: n for n, inst in enumerate(instrs)}
         try:
@@ -245,8 +254,8 @@ class LeanTemplate:
             invariant = tuple([end_place[at] for at in edits.invariant_at])
         except KeyError:
             return None
-        return LeanTemplate(frozenset(ka.roots), tuple(decisions), len(lists) != len(decisions), tuple(records),
-                            tuple(line_records), inserts, invariant)
+        return LeanTemplate(frozenset(ka.roots), tuple(decisions), len(lists) != len(decisions), tuple(specs),
+                            first - fn.line, inserts, invariant, len(instrs))
 
 
 class FunctionPass:
@@ -274,8 +283,6 @@ class FunctionPass:
         self.templates: dict[tuple[str, object], LeanTemplate] | None = (
             {} if TEMPLATES and self.lean and run.plan.trivial_shapes is not None and not run.options.may_alias
             else None)
-        #: the text that makes a load invariant (``apply_arguments``'), once the empty node is made
-        self._invariant_text: str | None = None
         #: the module's line starts, once a stamped kernel needs them (``_line_starts``)
         self._starts: Sequence[int] | None = None
 
@@ -289,25 +296,31 @@ class FunctionPass:
 
     def run(self, fn: Function) -> None:
         """Analyse ``fn`` and write what it decided."""
-        if self.lean and self._lean(fn, False) is not None:
+        if self.lean and self._lean([fn], 0, 1, False) is not None:
             return
         _, edits = self._stages(fn)
         apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
 
     def run_all(self, indices: range) -> None:
         """``run`` each function of ``indices`` (a call less each: a module of many small
-        kernels has tens of thousands)."""
+        kernels has tens of thousands; the kernels of one template one after another are
+        stamped by one call, ``_stamp``)."""
         fns = self.state.mod.functions
         if not self.lean:
             for i in indices:
                 self.run(fns[i])
             return
+        assert indices.step == 1, "a group of functions is a range of them"
         lean = self._lean
-        for i in indices:
-            fn = fns[i]
-            if lean(fn, False) is None:
-                _, edits = self._stages(fn)
-                apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
+        i, stop = indices.start, indices.stop
+        while i < stop:
+            got = lean(fns, i, stop, False)
+            if got is not None:
+                i = got[2]
+                continue
+            _, edits = self._stages(fns[i])
+            apply_arguments(edits, self.state.editor, self.state.writer, self.state.args)
+            i += 1
 
     def module_results(self) -> dict[str, PerFunction]:
         """The kept stages' results for the module: each one's per-function results."""
@@ -315,16 +328,20 @@ class FunctionPass:
 
     def _analyse(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
         if self.lean:
-            got = self._lean(fn, True)
+            got = self._lean([fn], 0, 1, True)
             if got is not None:
-                return got
+                return got[0], got[1]
         return self._stages(fn)
 
-    def _lean(self, fn: Function, ship: bool) -> tuple[list[Decision], KernelEdits | None] | None:
-        """The lean way through ``fn`` when it is a trivial kernel (``scopes.trivial_plan``):
-        its decisions planned and its argument edits made, and applied here unless ``ship``
-        (then returned with the decisions; else what is returned is only not None). None,
-        and nothing done, for any other function.
+    def _lean(self, fns: Sequence[Function], i: int, stop: int,
+              ship: bool) -> tuple[list[Decision], KernelEdits | None, int] | None:
+        """The lean way through ``fns[i]`` when it is a trivial kernel
+        (``scopes.trivial_plan``): its decisions planned and its argument edits made, and
+        applied here unless ``ship`` (then returned with the decisions; else the decisions
+        returned are only not None), and the index after the last function done. None, and
+        nothing done, for any other function. A template kept for it (found or made now)
+        is stamped on the kernels after it, up to ``stop``, that it stands for too
+        (``_stamp``); with ``ship``, ``stop`` is ``i + 1``.
 
         A kernel ``trivial_plan`` plans: what its text says (``accesses.PlainShape``), which
         the argument pass reads in place of a scan; its decisions hold no analysis. It has
@@ -333,6 +350,7 @@ class FunctionPass:
         before takes their template (``LeanTemplate``): what it gave that kernel, stamped
         with this one's own."""
         run = self.state
+        fn = fns[i]
         ka = run.roots.kernels.get(fn.name)
         if ka is None or not ka.roots:
             return None
@@ -351,7 +369,7 @@ class FunctionPass:
         if templates is not None and line is not None and body is not None:
             t = templates.get((body, line))
             if t is not None and ka.roots.keys() == t.rooted:
-                return self._stamp(fn, instrs, ka, t, ship)
+                return self._stamp(fns, i, stop, t, ship, instrs, ka)
         mod = run.mod
         got = trivial_plan(mod, fn, ka, run.plan, body)
         if got is None:
@@ -361,6 +379,7 @@ class FunctionPass:
             self.splitter.release(fn)  # (as the ranges stage, not run, would)
         edits = kernel_edits(mod, run.ma, fn, ka, run.options, False, shape)
         run.ma.release(fn)
+        kept: LeanTemplate | None = None
         if templates is not None and body is not None and (remembered and line is not None or STAMP_EVERY):
             # a body met before (``Plan.trivial_shapes``): its template, for those to come
             t = LeanTemplate.make(fn, ka, made, edits)
@@ -368,80 +387,122 @@ class FunctionPass:
                 if line is not None:
                     if len(templates) >= SHAPES_LIMIT:
                         templates.clear()
-                    templates[(body, line)] = t
+                    templates[(body, line)] = kept = t
+                    t.body, t.line = body, line
                 if STAMP_EVERY:
                     del run.plan.decisions[len(run.plan.decisions) - len(made):]
-                    return self._stamp(fn, instrs, ka, t, ship)
+                    return self._stamp(fns, i, stop, t, ship, instrs, ka)
         if ship:
-            return made, edits
+            return made, edits, i + 1
         apply_arguments(edits, run.editor, run.writer, run.args)
-        return made, None
+        if kept is not None and i + 1 < stop and STAMP_RUNS:
+            return made, None, self._stamp(fns, i + 1, stop, kept, False)[2]
+        return made, None, i + 1
 
-    def _stamp(self, fn: Function, instrs: list[Instruction], ka: KernelArgs, t: LeanTemplate,
-               ship: bool) -> tuple[list[Decision], KernelEdits | None]:
-        """``_lean`` for a kernel of the template ``t`` (its instructions ``instrs``): what
-        ``trivial_plan`` and ``kernel_edits`` give it, made from ``t`` and its own
-        instructions, roots, name, offsets and lines. Unless ``ship``, the decisions go
-        into the plan and the edits are applied, and the decisions are not returned."""
+    def _stamp(self, fns: Sequence[Function], i: int, stop: int, t: LeanTemplate, ship: bool,
+               instrs: list[Instruction] | None = None,
+               ka: KernelArgs | None = None) -> tuple[list[Decision], KernelEdits | None, int]:
+        """``_lean`` for ``fns[i]``, a kernel of the template ``t`` (``instrs`` and ``ka``
+        its instructions and arguments; None: it is checked as the kernels after it are),
+        and for each kernel after it, up to ``stop``, that ``t`` stands for as well (as
+        ``_lean`` would find it: ``t`` is kept, and the kernel has its body and define line
+        and its arguments rooted): what ``trivial_plan`` and ``kernel_edits`` give each, made
+        from ``t`` and the kernel's own instructions, roots, name, offsets and lines. Unless
+        ``ship`` (one kernel), the decisions go into the plan and the edits are applied (the
+        kernels' edits of one text by one call, ``Editor.insert_many``), and the decisions
+        are not returned. Returns them, the edits when ``ship``, and the index after the
+        last kernel stamped."""
+        assert not ship or stop == i + 1, "a kernel shipped is stamped alone"
         run = self.state
-        kroots = ka.roots
-        domain = ka.domain
         made: list[Decision] = run.plan.decisions if not ship else []
         add = made.append
-        if t.shared:
-            lists: dict[int, list[Root]] = {}
-            for pos, i in t.decisions:
-                rs = lists.get(i)
-                if rs is None:
-                    rs = lists[i] = [kroots[i]]
-                add(PlainDecision(instrs[pos], domain, rs))
-        else:
-            for pos, i in t.decisions:
-                add(PlainDecision(instrs[pos], domain, [kroots[i]]))
-        if ship:
-            run.plan.decisions.extend(made)
-        kernel = fn.name
         records: list[ArgRecord] = [] if ship else run.args.records
         keep = records.append
-        for spec in t.records:
-            keep(ArgRecord(kernel, *spec))
-        if t.line_records:
-            starts = self._starts
-            if starts is None:
-                starts = self._line_starts(fn)
-            first = bisect_right(starts, instrs[0].start)
-            for bits, index, name, reason, ro, wo, added in t.line_records:
-                keep(LineArgRecord(kernel, index, name, reason, first + ro if bits & 1 else ro,
-                                   first + wo if bits & 2 else wo, added))
+        stamped = StampedArgRecord
+        decisions, shared, specs, invariant = t.decisions, t.shared, t.specs, t.invariant
+        places: list[list[int]] = [[] for _ in t.inserts]
+        adds = [(n, at.append) for (n, _), at in zip(t.inserts, places, strict=True)]
+        ends: list[int] = []
+        end = ends.append
+        gap = t.gap if t.lines else None
+        starts = self._starts if self._starts is not None or gap is None else self._line_starts(fns[i])
+        nstarts = len(starts) if starts is not None else 0
+        # what ``_lean`` looks ``t`` up by, checked for each kernel after the first
+        body, line, count, rooted = t.body, t.line if STAMP_RUNS else None, t.count, t.rooted
+        size = len(body) if body is not None else -1
+        text = run.mod.source.text
+        kernels = run.roots.kernels
         splitter = self.splitter
-        if splitter is not None and splitter.ranges:
-            splitter.release(fn)
         ma = run.ma
-        if ma.functions or ma._slots:
-            # (its instructions' operands: none parsed, as no part of the kernel was read)
-            ma.release(fn)
-        fargs = fn.args
+        while i < stop:
+            fn = fns[i]
+            if instrs is None or ka is None:
+                # (``_lean``'s look-up: the same key, so ``t``, and the same arguments rooted)
+                if line is None or body is None or fn.arg_shape is not line:
+                    break
+                ka = kernels.get(fn.name)
+                if ka is None or ka.roots.keys() != rooted:
+                    break
+                instrs = fn.instrs
+                if len(instrs) != count:
+                    break
+                start = instrs[0].start
+                last = instrs[-1]
+                if last.start + last._len - start != size or not text.startswith(body, start):
+                    break
+            kroots = ka.roots
+            domain = ka.domain
+            if shared:
+                lists: dict[int, list[Root]] = {}
+                for pos, a in decisions:
+                    rs = lists.get(a)
+                    if rs is None:
+                        rs = lists[a] = [kroots[a]]
+                    add(PlainDecision(instrs[pos], domain, rs))
+            else:
+                for pos, a in decisions:
+                    add(PlainDecision(instrs[pos], domain, [kroots[a]]))
+            kernel = fn.name
+            first = 0
+            if gap is not None:
+                # the line of its first instruction: the template's distance from the define
+                # line, checked against the line starts (else looked up)
+                start = instrs[0].start
+                first = fn.line + gap
+                if not (0 < first < nstarts and starts[first - 1] <= start < starts[first]):  # type: ignore[index]
+                    first = bisect_right(starts, start)  # type: ignore[arg-type]
+            for spec in specs:
+                r = stamped()
+                r.kernel = kernel
+                r.first = first
+                r.spec = spec
+                keep(r)
+            if splitter is not None and splitter.ranges:
+                splitter.release(fn)
+            if ma.functions or ma._slots:
+                # (its instructions' operands: none parsed, as no part of the kernel was read)
+                ma.release(fn)
+            fargs = fn.args
+            for n, at in adds:
+                at(fargs[n].insert_at)
+            for pos in invariant:
+                inst = instrs[pos]
+                end(inst.start + inst._len)  # (its end)
+            instrs = ka = None
+            i += 1
         if ship:
+            run.plan.decisions.extend(made)
             edits = KernelEdits()
             edits.records = records
-            edits.inserts = [(fargs[n].insert_at, text) for n, text in t.inserts]
-            edits.invariant_at = [instrs[pos].end for pos in t.invariant]
-            return made, edits
-        # the editor's edits as ``Editor.insert`` makes them (a call less per insert)
-        edit = run.editor.edits.append
-        for n, text in t.inserts:
-            at = fargs[n].insert_at
-            edit((at, at, 0, text))
-        if t.invariant:
-            inv = self._invariant_text
-            if inv is None:
-                inv = self._invariant_text = f", !invariant.load !{run.writer.empty_node()}"
-            for pos in t.invariant:
-                inst = instrs[pos]
-                at = inst.start + inst._len  # (its end)
-                edit((at, at, 1, inv))  # (after the scopes written there later: ``apply_arguments``)
-            run.args.invariant_loads += len(t.invariant)
-        return made, None
+            edits.inserts = [(where[0], attrs) for (_, attrs), where in zip(t.inserts, places, strict=True)]
+            edits.invariant_at = ends
+            return made, edits, i
+        editor = run.editor
+        for (_, attrs), where in zip(t.inserts, places, strict=True):
+            editor.insert_many(where, attrs)
+        if ends:
+            mark_invariant(ends, editor, run.writer, run.args)
+        return made, None, i
 
     def _line_starts(self, fn: Function) -> Sequence[int]:
         """The line starts of the module's text (``fn``'s source), read once."""

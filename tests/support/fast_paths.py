@@ -492,4 +492,12 @@ FAST_PATHS: list[FastPath] = [
              "each read by _add_shaped and _body_plain",
              lambda m, fast: None if fast else m.setattr("llnoalias.ir.toplevel_reader.KERNEL_COPY", False),
              observe=model, unavailable=_unbuilt("body_reader")),
+    FastPath("stamp-runs", "transform.function_pass.FunctionPass._stamp (the kernels after a stamped one that "
+             "its template stands for too, each checked by its define line, body text and arguments rooted, "
+             "stamped in the same call; each record a StampedArgRecord, its line from the define line's, checked)",
+             "function_pass.STAMP_RUNS = False", "each kernel's template looked up alone by _lean (every trivial "
+             "kernel given a template: STAMP_EVERY)",
+             lambda m, fast: (m.setattr("llnoalias.transform.function_pass.STAMP_EVERY", True),
+                              None if fast else m.setattr("llnoalias.transform.function_pass.STAMP_RUNS", False))
+             and None),
 ]

@@ -10,11 +10,12 @@ import json
 import pytest
 
 import llnoalias
+from llnoalias.ir.model import Function
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform import function_pass, pipeline, workers
-from llnoalias.transform.attributes import LineArgRecord
+from llnoalias.transform.attributes import LineArgRecord, StampedArgRecord
 from llnoalias.transform.function_pass import FunctionPass, LeanTemplate, Run
 from llnoalias.transform.roots import find_roots
 
@@ -96,9 +97,10 @@ def _stamps(text: str, monkeypatch: pytest.MonkeyPatch, **options: object) -> li
     stamped: list[str] = []
     real = FunctionPass._stamp
 
-    def spy(self: FunctionPass, fn: object, *rest: object) -> object:
-        stamped.append(fn.name)  # type: ignore[attr-defined]
-        return real(self, fn, *rest)  # type: ignore[arg-type]
+    def spy(self: FunctionPass, fns: list[Function], i: int, *rest: object) -> object:
+        got = real(self, fns, i, *rest)  # type: ignore[arg-type]
+        stamped.extend(fn.name for fn in fns[i:got[2]])
+        return got
 
     with monkeypatch.context() as m:
         m.setattr(FunctionPass, "_stamp", spy)
@@ -153,6 +155,9 @@ def test_a_stamped_kernel_has_its_own_lines_and_offsets() -> None:
         by_kernel.setdefault(r.kernel, []).append(r)
     for i in range(5):
         a, b = by_kernel[f"@k{i}"]
+        if i >= 2:  # (stamped: each reads as the record the lean way makes)
+            assert type(a) is StampedArgRecord and type(b) is StampedArgRecord
+            a, b = a.unstamped(), b.unstamped()
         assert type(a) is LineArgRecord and type(b) is LineArgRecord
         load_line = next(n for n, t in enumerate(lines, 1) if t.startswith(f"define amdgpu_kernel void @k{i}(")) + 1
         assert a.writeonly == f"no: read at line {load_line}"
@@ -178,7 +183,9 @@ def test_the_template_reads_back_what_it_was_made_from() -> None:
     t: LeanTemplate = next(iter(fp.templates.values()))
     assert t.rooted == frozenset((0, 1, 2))
     assert t.decisions == ((0, 0), (1, 1), (2, 2), (3, 2)) and t.shared
-    assert t.records == () and [r[0] for r in t.line_records] == [2, 2, 1]
+    assert [spec[:2] for spec in t.specs] == [(0, "%a"), (1, "%b"), (2, "%c")] and t.lines
+    assert [(spec[7], spec[8]) for spec in t.specs] == [(2, LineArgRecord), (2, LineArgRecord), (1, LineArgRecord)]
+    assert t.gap == 1 and t.count == 5 and t.line is mod.functions_by_name["@k1"].arg_shape
     assert [text for _, text in t.inserts] == ["readonly ", "readonly ", "writeonly "]
     assert t.invariant == (0, 1)
     # the decisions of a stamped kernel: one list per root, shared as ``trivial_plan`` shares them
