@@ -58,6 +58,8 @@ class Editor:
         self.edits.append((start, end, 0, text))
 
     def append_line(self, line: str) -> None:
+        """Add ``line`` after the text's end; it may be a block of lines joined by the file's
+        line ending, none at its end, kept as the one string (``appended_lines`` splits it)."""
         lines = self.appended
         lines.append(line)
         if len(lines) >= PACK:
@@ -72,14 +74,8 @@ class Editor:
             self._packed.append(self.src.newline.join(appended))
             appended.clear()
 
-    def append_block(self, block: str) -> None:
-        """``append_line`` for each line of ``block`` (lines joined by the file's line
-        ending, none at its end), kept as the one string (a new domain's lines)."""
-        appended = self.appended
-        appended.append(block)
-        if len(appended) >= PACK:
-            self._packed.append(self.src.newline.join(appended))
-            appended.clear()
+    #: ``append_line`` of a block of lines (a new domain's lines): the same method
+    append_block = append_line
 
     def appended_lines(self) -> Iterator[str]:
         """The lines appended so far, one by one, in order."""
