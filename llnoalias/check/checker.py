@@ -10,6 +10,7 @@ Nothing here prints: the caller formats the result.
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -20,8 +21,9 @@ from ..ir.model import Module
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
 from ..options import CODEGEN
+from .exact import FunctionExact
 from .footprints import IRAccess, module_footprints
-from .judge import FunctionVerdict, Race, Wait, judge
+from .judge import FunctionVerdict, Race, Unproven, Wait, judge
 from .locate import same_instructions, with_line_locations
 
 FORMAT = "llnoalias.check/1"
@@ -50,6 +52,10 @@ class CheckResult:
         return [r for f in self.functions for r in f.races]
 
     @property
+    def unproven(self) -> list[Unproven]:
+        return [u for f in self.functions for u in f.unproven]
+
+    @property
     def waits(self) -> list[Wait]:
         return [w for f in self.functions for w in f.waits]
 
@@ -68,8 +74,10 @@ class CheckResult:
             "generator": self.generator,
             "same_instructions": self.same_instructions,
             "functions": [{"name": f.name, "dmas": f.dmas, "lds": f.lds, "unmapped": f.unmapped,
-                           "races": len(f.races), "waits": len(f.waits)} for f in self.functions],
+                           "races": len(f.races), "unproven": len(f.unproven), "waits": len(f.waits)}
+                          for f in self.functions],
             "races": [r.to_json() for r in self.races],
+            "unproven": [u.to_json() for u in self.unproven],
             "waits": [w.to_json() for w in self.waits],
             "notes": list(self.notes),
         }
@@ -110,8 +118,32 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
             res.same_instructions, res.difference = same_instructions(asm, f_plain.result())
     res.notes[:] = list(dict.fromkeys(res.notes))
     res.asm = asm
-    res.functions = judge(asm, accesses)
+    res.functions = judge(asm, accesses, exact=exact_functions(mod, accesses, wave_size(asm)))
     return res
+
+
+_WAVE = re.compile(r"\.wavefront_size:\s+(\d+)|\.amdhsa_wavefront_size32\s+(\d)")
+
+
+def wave_size(asm: str) -> int:
+    """The lanes of a wave the assembly was generated for (its kernel metadata; 64 when it says
+    nothing, as gfx9 has)."""
+    m = _WAVE.search(asm)
+    if m is None:
+        return 64
+    if m.group(1):
+        return int(m.group(1))
+    return 32 if m.group(2) == "1" else 64
+
+
+def exact_functions(mod: Module, accesses: dict[int, IRAccess], wave: int) -> dict[str, FunctionExact]:
+    """The exact footprints of every function with an LDS-DMA, by name without ``@``."""
+    names = {a.function for a in accesses.values() if a.is_dma}
+    out: dict[str, FunctionExact] = {}
+    for fn in mod.functions:
+        if fn.name in names and fn.instrs:
+            out[fn.name.lstrip("@").strip('"')] = FunctionExact(mod, fn, wave)
+    return out
 
 
 __all__ = ["FORMAT", "CheckResult", "check_text", "has_lds_dma"]

@@ -12,11 +12,16 @@ of LDS. Every ``vmcnt`` wait is given its cause.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..asm.queue import Replay, replay
 from ..asm.reader import AsmFunction, AsmInst, read_amdgpu, target_generation
+from ..asm.sync import RETIRED, replay_sync
+from .exact import APART as APART_V
+from .exact import Bytes, FunctionExact, Verdict, compare
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
+from .iterations import Iterations
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
 _ELEM = {"b32": 4, "b64": 8}
@@ -48,11 +53,35 @@ class Race:
     #: the code generator put the access above the DMA that comes first in the IR: it reads
     #: (or writes) the bytes before the DMA writes them
     moved: bool = False
+    #: the lanes, waves, byte and loop states both touch (``exact.compare``), and the ``kind``:
+    #: ``read`` (the access while the DMA may write), ``overwrite`` (a DMA of one wave over bytes
+    #: another wave may still read) or ``moved``
+    witness: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "dma": self.dma.to_json(), "access": self.access.to_json(),
                 "path": list(self.path), "dma_bytes": str(self.dma_bytes), "access_bytes": str(self.access_bytes),
-                "moved": self.moved}
+                "moved": self.moved, "witness": dict(self.witness)}
+
+
+@dataclass(frozen=True, slots=True)
+class Unproven:
+    """A (DMA, access) pair neither told apart nor witnessed, and what blocks the proof."""
+
+    function: str
+    dma: Place
+    access: Place
+    dma_bytes: Footprint
+    access_bytes: Footprint
+    why: str
+    #: the IR line of the value that blocks the proof (0: none)
+    line: int = 0
+    kind: str = "read"
+
+    def to_json(self) -> dict[str, object]:
+        return {"function": self.function, "dma": self.dma.to_json(), "access": self.access.to_json(),
+                "dma_bytes": str(self.dma_bytes), "access_bytes": str(self.access_bytes), "why": self.why,
+                "blocking_line": self.line, "kind": self.kind}
 
 
 #: why a wait is there
@@ -80,6 +109,7 @@ class Wait:
 class FunctionVerdict:
     name: str
     races: list[Race] = field(default_factory=list)
+    unproven: list[Unproven] = field(default_factory=list)
     waits: list[Wait] = field(default_factory=list)
     dmas: int = 0
     lds: int = 0
@@ -95,6 +125,15 @@ def _place(inst: AsmInst) -> Place:
     return Place(inst.line, inst.text, inst.ir_line, inst.ir_col)
 
 
+_OFF01 = re.compile(r"\boffset([01]):(0x[0-9a-fA-F]+|\d+)")
+
+
+def _pair_offsets(inst: AsmInst) -> tuple[int, int]:
+    """``offset0`` and ``offset1`` of a ``ds_read2``/``ds_write2`` (0 where the text leaves one out)."""
+    got = {m.group(1): int(m.group(2), 0) for m in _OFF01.finditer(inst.text)}
+    return got.get("0", 0), got.get("1", 0)
+
+
 def _widening(inst: AsmInst, acc: IRAccess) -> int:
     """How far an LDS instruction may reach past the IR access it is mapped to: a
     ``ds_read2``/``ds_write2`` merges two accesses at two offsets (the mapped one is one of
@@ -102,11 +141,10 @@ def _widening(inst: AsmInst, acc: IRAccess) -> int:
     m = inst.mnemonic
     reach = 0
     if m.startswith(("ds_read2", "ds_write2", "ds_load_2", "ds_store_2")):
-        offs = list(inst.offsets)
-        if len(offs) >= 2:
-            elem = next((v for k, v in _ELEM.items() if m.endswith(k)), 8)
-            unit = elem * 64 if "st64" in m else elem
-            reach += (max(offs) - min(offs)) * unit
+        o0, o1 = _pair_offsets(inst)
+        elem = next((v for k, v in _ELEM.items() if m.endswith(k)), 8)
+        unit = elem * 64 if "st64" in m else elem
+        reach += abs(o1 - o0) * unit
     if inst.width and acc.size and inst.width > acc.size:
         reach += inst.width - acc.size
     return reach
@@ -130,6 +168,14 @@ def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | Non
     IR accesses of its function that no instruction of the assembly names, of its direction
     (reads, writes; atomics and calls both). The union of their footprints; every byte of LDS
     when there are none."""
+    fp: Footprint | None = None
+    for acc in _unclaimed_accesses(fn, accesses, write):
+        fp = acc.footprint if fp is None else union(fp, acc.footprint)
+    return EVERYWHERE if fp is None else fp
+
+
+def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None) -> list[IRAccess]:
+    """The IR accesses an instruction at line 0 may stand for (``_unclaimed``)."""
     names = {f"@{fn.name}", f'@"{fn.name}"'}
     claimed: set[int] = set()
     for inst in fn.insts:
@@ -138,14 +184,14 @@ def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | Non
             acc = accesses.get(inst.ir_line)
             if acc is not None:
                 claimed.update(acc.sources)
-    fp: Footprint | None = None
+    out: list[IRAccess] = []
     for acc in accesses.values():
         if acc.function not in names or acc.is_dma or acc.kind == "folded" or acc.line in claimed:
             continue
         if write is not None and acc.kind in ("load", "store") and (acc.kind == "store") != write:
             continue
-        fp = acc.footprint if fp is None else union(fp, acc.footprint)
-    return EVERYWHERE if fp is None else fp
+        out.append(acc)
+    return out
 
 
 def _judged(inst: AsmInst, accesses: dict[int, IRAccess]) -> bool:
@@ -159,7 +205,10 @@ def _judged(inst: AsmInst, accesses: dict[int, IRAccess]) -> bool:
     return False
 
 
-def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAccess]) -> FunctionVerdict:
+def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAccess],
+                   fx: FunctionExact | None = None) -> FunctionVerdict:
+    """Races, unproven pairs and waits of one function of the assembly (``fx``: the exact
+    footprints of its IR function; None: every pair that ranges do not tell apart is unproven)."""
     v = FunctionVerdict(fn.name)
     insts = fn.insts
     rp = replay(fn, generation)
@@ -176,28 +225,177 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
                 v.lds += 1
             if not inst.ir_line or inst.ir_line not in accesses:
                 v.unmapped += 1
-    seen: set[tuple[int, int]] = set()
-    for inst in insts:
-        if inst.kind == "dma" or inst.index not in fps:
-            continue
-        pending = rp.pending_dmas(inst.index)
-        for d in sorted(pending):
-            dfp = fps.get(d)
-            if dfp is None or not dfp.meets(fps[inst.index]):
-                continue
-            key = (insts[d].ir_line or -insts[d].line, inst.ir_line or -inst.line)
-            if key in seen:
-                continue
-            seen.add(key)
-            v.races.append(Race(fn.name, _place(insts[d]), _place(inst), tuple(rp.path(d, inst.index)), dfp,
-                                fps[inst.index]))
+    pairs = _Pairs(fn, accesses, fps, fx, rp)
+    judged = {i for i in fps if insts[i].kind != "dma"}
+    it = Iterations(fn, fx)
+    sync = replay_sync(fn, generation, judged, it.start, it.edge)
+    for a, entries in sync.at_access.items():
+        for ca, pending in entries:
+            for (d, cd, crossed), count in pending.items():
+                pairs.judge(d, cd, a, ca, same_wave=count < RETIRED, fresh=not crossed, kind="read")
+    for d, dentries in sync.at_dma.items():
+        for cd, reads in dentries:
+            for a, ca, _ in reads:
+                pairs.judge(d, cd, a, ca, same_wave=False, fresh=False, kind="overwrite")
+    contexts: dict[int, list[tuple[int, ...]]] = {}
+    for a, entries in sync.at_access.items():
+        contexts[a] = [ca for ca, _ in entries]
     for d, a in _moved_above(fn, accesses, fps):
-        key = (insts[d].ir_line, insts[a].ir_line)
-        if key not in seen:
-            seen.add(key)
-            v.races.append(Race(fn.name, _place(insts[d]), _place(insts[a]), (), fps[d], fps[a], moved=True))
+        for ca in contexts.get(a, [it.start]):
+            pairs.judge(d, ca, a, ca, same_wave=True, fresh=True, kind="moved", others=False)
+    v.races, v.unproven = pairs.results()
     v.waits = _waits(fn, rp, fps)
     return v
+
+
+class _Pairs:
+    """The verdicts of one function's pairs, one per (DMA line, access line): a race where any
+    context and path has one (a false path never hides a true one), else the first unproven."""
+
+    def __init__(self, fn: AsmFunction, accesses: dict[int, IRAccess], fps: dict[int, Footprint],
+                 fx: FunctionExact | None, rp: Replay) -> None:
+        self.fn = fn
+        self.accesses = accesses
+        self.fps = fps
+        self.fx = fx
+        self.rp = rp
+        self.races: dict[tuple[int, int], Race] = {}
+        self.unproven: dict[tuple[int, int], Unproven] = {}
+        self._done: set[tuple[object, ...]] = set()
+
+    def judge(self, d: int, cd: tuple[int, ...], a: int, ca: tuple[int, ...], *, same_wave: bool, fresh: bool,
+              kind: str, others: bool = True) -> None:
+        insts = self.fn.insts
+        di, ai = insts[d], insts[a]
+        key = (di.ir_line or -di.line, ai.ir_line or -ai.line)
+        if key in self.races:
+            return
+        memo = (d, cd, a, ca, same_wave, fresh, others, kind)
+        if memo in self._done:
+            return
+        self._done.add(memo)
+        dfp, afp = self.fps.get(d), self.fps.get(a)
+        if dfp is None or afp is None or not dfp.meets(afp):
+            return
+        verdict = self._exact(d, cd, a, ca, same_wave=same_wave, others=others, fresh=fresh)
+        if verdict.kind == "apart":
+            return
+        if verdict.kind == "race":
+            w = dict(verdict.witness or {})
+            w["kind"] = kind
+            path = tuple(self.rp.path(d, a)) if kind != "overwrite" else ()
+            self.races[key] = Race(self.fn.name, _place(di), _place(ai), path, dfp, afp, moved=kind == "moved",
+                                   witness=w)
+            self.unproven.pop(key, None)
+            return
+        if key not in self.unproven:
+            self.unproven[key] = Unproven(self.fn.name, _place(di), _place(ai), dfp, afp, verdict.why, verdict.line,
+                                          kind)
+
+    def _exact(self, d: int, cd: tuple[int, ...], a: int, ca: tuple[int, ...], *, same_wave: bool, others: bool,
+               fresh: bool) -> Verdict:
+        fx = self.fx
+        di, ai = self.fn.insts[d], self.fn.insts[a]
+        if fx is None:
+            return Verdict("unproven", why="no exact footprints for this function")
+        if not ai.ir_line and ai.kind == "lds" and di.ir_line in fx.sites:
+            return self._merged(ai, di.ir_line, cd, ca, same_wave=same_wave, others=others, fresh=fresh)
+        if not ai.ir_line or ai.ir_line not in fx.sites:
+            return Verdict("unproven", why="an LDS instruction of the assembly whose IR access is not known "
+                           "(merged, or without a line)", line=ai.ir_line)
+        if not di.ir_line or di.ir_line not in fx.sites:
+            return Verdict("unproven", why="an LDS-DMA whose IR call is not known", line=di.ir_line)
+        acc = self.accesses.get(ai.ir_line)
+        got = compare(fx, di.ir_line, cd, ai.ir_line, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+        if got.kind == "apart" and acc is not None and _widening(ai, acc):
+            return Verdict("unproven", why=f"the instruction `{ai.mnemonic}` covers more than its IR access "
+                           "(merged with a neighbour); the rest is judged by ranges", line=ai.ir_line)
+        return got
+
+    def _merged(self, ai: AsmInst, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *, same_wave: bool,
+                others: bool, fresh: bool) -> Verdict:
+        """An instruction at line 0 stands for one of the IR accesses no instruction names: a race
+        where each of them races (whichever it is), apart where each is apart."""
+        fx = self.fx
+        assert fx is not None
+        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write)]
+        if not cands or any(c not in fx.sites for c in cands):
+            return Verdict("unproven", why="an LDS instruction of the assembly with no IR line, standing for "
+                           "accesses whose addresses are not all read")
+        verdict = {c: compare(fx, dma_line, cd, c, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+                   for c in cands}
+        pairs = self._merged_pairs(ai, cands, ca)
+        if pairs:
+            # the instruction is one of these pairs: it races where it holds a racing access
+            per = [verdict[x] if verdict[x].kind == "race" else verdict[y] if verdict[y].kind == "race" else
+                   (APART_V if verdict[x].kind == verdict[y].kind == "apart" else Verdict("unproven"))
+                   for x, y in pairs]
+            if all(v.kind == "race" for v in per):
+                w = dict(per[0].witness or {})
+                w["merged"] = [list(p) for p in pairs]
+                return Verdict("race", w)
+            if all(v.kind == "apart" for v in per):
+                return APART_V
+            held = self._held_together(ai, pairs, cands)
+            racing = [v for v in per if v.kind == "race"]
+            if held and racing:
+                # each pair is one of these instructions, run one after another with no wait between:
+                # whichever holds the racing pair reads it while the DMA is in flight
+                w = dict(racing[0].witness or {})
+                w["merged"] = [list(p) for p in pairs]
+                w["instructions"] = held
+                return Verdict("race", w)
+        got = list(verdict.values())
+        if all(v.kind == "race" for v in got):
+            w = dict(got[0].witness or {})
+            w["merged"] = cands
+            return Verdict("race", w)
+        if all(v.kind == "apart" for v in got):
+            return Verdict("apart")
+        return Verdict("unproven", why="an LDS instruction of the assembly with no IR line (merged): some of "
+                       f"the accesses it may stand for (lines {', '.join(map(str, cands[:6]))}) race, some not: {', '.join(v.kind for v in got[:6])}")
+
+    def _held_together(self, ai: AsmInst, pairs: list[tuple[int, int]], cands: list[int]) -> list[int]:
+        """The assembly lines of the merged instructions like ``ai`` (line 0, one mnemonic) where they
+        are as many as the pairs, the pairs share no access and cover the candidates, and they run in
+        one block with no wait between them; [] otherwise."""
+        flat = [c for p in pairs for c in p]
+        if len(set(flat)) != len(flat) or set(flat) != set(cands):
+            return []
+        fn = self.fn
+        blk = fn.blocks[fn.block_of(ai.index)]
+        same = [i for i in range(blk.first, blk.last + 1)
+                if fn.insts[i].mnemonic == ai.mnemonic and not fn.insts[i].ir_line]
+        if len(same) != len(pairs):
+            return []
+        if any(fn.insts[i].wait for i in range(same[0], same[-1] + 1)):
+            return []
+        return [fn.insts[i].line for i in same]
+
+    def _merged_pairs(self, ai: AsmInst, cands: list[int], ca: tuple[int, ...]) -> list[tuple[int, int]]:
+        """The pairs of candidates a ``ds_read2``/``ds_write2`` may merge: in every thread the second
+        access's address is the first's plus the instruction's offsets apart."""
+        fx = self.fx
+        m = ai.mnemonic
+        if fx is None or not m.startswith(("ds_read2", "ds_write2", "ds_load_2", "ds_store_2")):
+            return []
+        o0, o1 = _pair_offsets(ai)
+        elem = next((v for k, v in _ELEM.items() if m.endswith(k)), 8)
+        delta = (o1 - o0) * (elem * 64 if "st64" in m else elem)
+        lo: dict[int, tuple[int, ...]] = {}
+        for c in cands:
+            b = fx.bytes(c, ca)
+            if isinstance(b, Bytes):
+                lo[c] = b.lo
+        out = []
+        for x in lo:
+            for y in lo:
+                if x != y and all(b - a == delta for a, b in zip(lo[x], lo[y], strict=True)):
+                    out.append((x, y))
+        return out
+
+    def results(self) -> tuple[list[Race], list[Unproven]]:
+        return list(self.races.values()), list(self.unproven.values())
 
 
 def _moved_above(fn: AsmFunction, accesses: dict[int, IRAccess], fps: dict[int, Footprint]) -> list[tuple[int, int]]:
@@ -242,15 +440,17 @@ def _waits(fn: AsmFunction, rp: Replay, fps: dict[int, Footprint]) -> list[Wait]
     return out
 
 
-def judge(asm: str, accesses: dict[int, IRAccess], functions: set[str] | None = None) -> list[FunctionVerdict]:
-    """Judge every function of the assembly (those named in ``functions``, when given)."""
+def judge(asm: str, accesses: dict[int, IRAccess], functions: set[str] | None = None,
+          exact: dict[str, FunctionExact] | None = None) -> list[FunctionVerdict]:
+    """Judge every function of the assembly (those named in ``functions``, when given);
+    ``exact``: the exact footprints of the IR functions, by name (without ``@``)."""
     generation = target_generation(asm)
     out = []
     for fn in read_amdgpu(asm):
         if functions is not None and fn.name not in functions:
             continue
-        out.append(judge_function(fn, generation, accesses))
+        out.append(judge_function(fn, generation, accesses, (exact or {}).get(fn.name)))
     return out
 
 
-__all__ = ["CAUSES", "FunctionVerdict", "Place", "Race", "Wait", "footprint_of", "judge", "judge_function"]
+__all__ = ["CAUSES", "FunctionVerdict", "Place", "Race", "Unproven", "Wait", "footprint_of", "judge", "judge_function"]

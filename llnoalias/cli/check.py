@@ -54,6 +54,54 @@ def format_race(res: CheckResult, n: int) -> str:
     out = format_diagnostic("error", msg, at_access)
     at_dma = _loc(src, r.dma)
     out += format_diagnostic("note", f"the LDS-DMA [assembly line {r.dma.asm_line}: `{r.dma.asm_text}`]", at_dma)
+    if r.witness:
+        out += format_diagnostic("note", "witness: " + witness_text(r.witness), None)
+    return out
+
+
+def _states(states: object) -> str:
+    if not isinstance(states, list) or not states:
+        return ""
+    parts = []
+    for st in states:
+        if not isinstance(st, dict):
+            continue
+        vals = st.get("values") or {}
+        shown = ", ".join(f"{k} = {v}" for k, v in vals.items()) if isinstance(vals, dict) else ""
+        k = st.get("state")
+        parts.append(f"loop {st.get('loop')} in state {'not known' if k == -1 else k}" + (f" ({shown})" if shown else ""))
+    return "; ".join(parts)
+
+
+def witness_text(w: dict[str, object]) -> str:
+    """A race's witness in words: who touches which byte, in which loop states, assuming what."""
+    kind = w.get("kind")
+    who = f"lane {w.get('lane')} of wave {w.get('wave')} (thread {w.get('thread')})"
+    dma = f"lane {w.get('dma_lane')} of wave {w.get('dma_wave')}"
+    verb = "writes over byte" if kind == "overwrite" else "touches byte"
+    text = (f"{who} {'reads or writes' if kind == 'overwrite' else verb} {w.get('byte')}, which the LDS-DMA's "
+            f"{dma} writes" + (" (another wave, with no barrier after the DMA retired between them)"
+                               if w.get("between_waves") else ""))
+    ds, acs = _states(w.get("dma_state")), _states(w.get("access_state"))
+    if ds or acs:
+        text += f"; the DMA: {ds or 'outside the loops'}; the access: {acs or 'outside the loops'}"
+    assumes = w.get("assumes")
+    if isinstance(assumes, dict) and assumes:
+        text += "; with the integer arguments " + ", ".join(f"{k} = {v}" for k, v in assumes.items())
+    return text
+
+
+def format_unproven(res: CheckResult, n: int) -> str:
+    """A pair neither proved apart nor witnessed: a warning at the access with what blocks the proof."""
+    u = res.unproven[n]
+    src = res.source
+    where = f" (line {u.line})" if u.line > 0 else ""
+    msg = (f"unproven: LDS access that may touch {u.access_bytes} and the LDS-DMA that writes {u.dma_bytes} "
+           f"are neither told apart nor witnessed to race in {u.function}: {u.why}{where} "
+           f"[assembly line {u.access.asm_line}: `{u.access.asm_text}`]")
+    out = format_diagnostic("warning", msg, _loc(src, u.access))
+    out += format_diagnostic("note", f"the LDS-DMA [assembly line {u.dma.asm_line}: `{u.dma.asm_text}`]",
+                             _loc(src, u.dma))
     return out
 
 
@@ -96,16 +144,23 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
 @click.option("--waits", "show_waits", is_flag=True,
               help="List every vmcnt wait with its cause (the load or DMA it retires and what needed it, a "
                    "barrier, the producer's own wait, or nothing: a wait a change could save).")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 also when a pair is unproven (neither told apart nor witnessed to race).")
 @click.option("--compare-plain", is_flag=True,
               help="Also compile the module without the debug locations the check adds, and say whether "
                    "the instructions differ.")
 def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
-                  show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default) -> None:
-    """Compile IN as given and report every LDS access that some path of the assembly reaches
-    while an LDS-DMA that may write its bytes is still in flight (no vmcnt wait retired it).
+                  show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default,
+                  strict: bool = False) -> None:
+    """Compile IN as given and report every LDS access that races an LDS-DMA: some path of the
+    assembly reaches it while the DMA may still write a byte it touches (no vmcnt wait retired it
+    in the issuing wave, or, for another wave, no barrier after the retirement). Each race comes
+    with its witness (lanes, waves, byte, loop states); a pair neither told apart nor witnessed is
+    a warning, "unproven", with what blocks the proof.
 
     Works on any producer's module (its own alias scopes, clang's !tbaa, llnoalias's output).
-    Exit status: 0 no race, 1 a race, 2 bad input or no code generator."""
+    Exit status: 0 no race, 1 a race (or, with --strict, an unproven pair), 2 bad input or no
+    code generator."""
     from ..backends import ExternalToolError
     from ..check.checker import check_text
     from .compile import _fail_external, print_notes
@@ -130,15 +185,19 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
         write_stdout(json.dumps(res.to_json(), indent=2) + "\n")
     for n in range(len(res.races)):
         sys.stderr.write(format_race(res, n))
+    for n in range(len(res.unproven)):
+        sys.stderr.write(format_unproven(res, n))
     if show_waits and not as_json:
         write_stdout(format_waits(res))
     if not as_json:
         n_dma = sum(f.dmas for f in res.functions)
         races = len(res.races)
+        unproven = len(res.unproven)
         sys.stderr.write(format_diagnostic(
-            "note", f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses "
-                    f"({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in {len(res.functions)} "
-                    f"function{'s' if len(res.functions) != 1 else ''}, {len(res.waits)} vmcnt waits)"))
+            "note", f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses, "
+                    f"{unproven} unproven ({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in "
+                    f"{len(res.functions)} function{'s' if len(res.functions) != 1 else ''}, "
+                    f"{len(res.waits)} vmcnt waits)"))
     sys.stderr.flush()
-    if res.races:
+    if res.races or (strict and res.unproven):
         sys.exit(EXIT_RACE)

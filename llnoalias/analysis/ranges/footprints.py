@@ -38,10 +38,11 @@ def _pow2_ceil(n: int) -> int:
     return p
 
 
-def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
+def extent(mod: Module, fr: FunctionRanges | None, dl: DataLayout, acc: Access,
            p: PointerOperand) -> tuple[int, int] | str:
     """``(a, b)``: the access touches ``[ptr + a, ptr + b)`` for every value of ``ptr``;
-    or why that is not known."""
+    or why that is not known (``fr``: the function's ranges, for a length that is not a
+    constant; None: such a length is not known)."""
     ops = opparse.parse(mod, acc.inst)
     named = mod.named_types
     k = acc.kind
@@ -63,6 +64,9 @@ def extent(mod: Module, fr: FunctionRanges, dl: DataLayout, acc: Access,
         if len(args) < 3:
             return reasons.INTRINSIC_NO_LENGTH.text
         lty, lv = args[2]
+        if fr is None:
+            c = int_const(lv)
+            return (0, max(c, 1)) if c is not None and c >= 0 else reasons.LENGTH_NO_RANGE.format(why="not a constant")
         r = fr.int_range(lty, lv)
         if not isinstance(r, Range):
             return reasons.LENGTH_NO_RANGE.format(why=r)

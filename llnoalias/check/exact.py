@@ -1,0 +1,407 @@
+"""The bytes each thread touches, per loop state, and a pair's verdict with its witness (design 4b).
+
+For one IR function with an LDS-DMA: the threads of its work-group (``concrete.threads_of``),
+its loops' states (``evolution.Evolutions``) and the conditions on the threads that run each
+block (``evolution.guards``). An LDS access in a context touches, in thread ``t``, bytes
+``[p_t + a, p_t + b)`` of its space (``p_t`` its pointer in that thread, ``[a, b)`` what the
+access type covers); an LDS-DMA of wave ``w`` writes, in each lane ``l`` that runs it, bytes
+``[M0 + imm + l * stride, ... + size)`` where ``M0`` is its LDS pointer in the wave's first lane.
+
+:func:`compare` judges one (DMA, access) pair, the DMA in context ``cd`` and the access in
+``ca``, in the same wave (the DMA still in that wave's queue) or in two waves (the DMA not
+retired before a barrier between them): ``race`` with a witness (the lanes, waves, byte and
+loop states), ``apart`` (no thread of either touches a byte the other does), or ``unproven``
+with what blocks the proof (a value not known, a lane that may or may not run). A thread runs a
+block when all its conditions hold; the same thread cannot run both arms of one branch in one
+iteration (``fresh``: no back edge crossed since the DMA).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.memory.accesses import find_accesses
+from ..analysis.memory.intrinsics import lds_dma
+from ..analysis.ranges.concrete import DYN, Ptr, Threads, Unknown, at, threads_of
+from ..analysis.ranges.evolution import Evolutions, Guard, dependencies, guards
+from ..analysis.ranges.footprints import extent
+from ..analysis.ranges.interval import int_const
+from ..analysis.ranges.workgroup import work_group
+from ..ir import operands as opparse
+from ..ir.facts import reaches_lds
+from ..ir.model import Function, LocalRef, Module, Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..ir.types import Type
+
+#: a thread's standing in a block: None (does not run it), or the conditions not known
+#: (empty: it runs it)
+Standing = frozenset[tuple[str, bool]] | None
+#: the lanes a witness names at most per pair before giving up on finding a definite one
+_SCAN = 1 << 16
+#: (integer kernel arguments assumed, a join phi's incoming value chosen) of an evaluation
+Variant = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
+#: the values a witness may assume every integer kernel argument has, tried in turn
+ASSUMED = (4096, 65536, 256, 1, 0)
+#: the mark of a condition every thread shares (see ``FunctionExact.standing``)
+UNIFORM = "~"
+#: calls whose value every thread of a work-group shares
+_UNIFORM_CALLS = ("workgroup.id", "readfirstlane", "s.getpc", "dispatch.ptr", "kernarg.segment.ptr",
+                  "implicitarg.ptr", "llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax", "llvm.abs")
+#: join phis whose incoming values are tried one by one, at most
+_JOINS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One IR access of LDS: its pointer, what it covers at it, and for a DMA its lanes."""
+
+    line: int
+    block: int
+    ptr_type: Type
+    ptr: Value
+    #: bytes [a, b) at the pointer (an access), or the lane's size (a DMA)
+    ext: tuple[int, int] | None
+    dma: bool = False
+    imm: int = 0
+    size: int = 0
+    stride: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Bytes:
+    """What one site touches in one context: per thread ``[lo, hi)`` of ``space`` (DMA: ``lo`` is
+    the wave's LDS pointer, the same in every lane, before the immediate offset) and whether the
+    thread runs it."""
+
+    space: str
+    lo: tuple[int, ...]
+    hi: tuple[int, ...]
+    standing: tuple[Standing, ...]
+    #: a DMA whose pointer differs within a wave: its base is not known
+    uniform: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    kind: str  # race, apart, unproven
+    witness: dict[str, object] | None = None
+    why: str = ""
+    line: int = 0
+
+
+APART = Verdict("apart")
+
+
+def _pow2_ceil(n: int) -> int:
+    p = 1
+    while p < n:
+        p <<= 1
+    return p
+
+
+class FunctionExact:
+    """One function's exact footprints (see the module's docstring); None-like when its
+    threads are not known (``ok`` is False: every pair is judged by ranges alone)."""
+
+    def __init__(self, mod: Module, fn: Function, wave: int) -> None:
+        self.mod = mod
+        self.fn = fn
+        self.sites: dict[int, Site] = {}
+        self.why_not = ""
+        wg = work_group(mod, fn, mod.facts.family)
+        th = threads_of(fn, mod.text[fn.start:fn.instrs[-1].end] if fn.instrs else "", wg.bounds, wave)
+        self.threads: Threads | None = th
+        if th is None:
+            self.why_not = "the work-group's size is not known in one dimension"
+        self._find_sites()
+        roots = [s.ptr.name for s in self.sites.values() if isinstance(s.ptr, LocalRef)]
+        self.guards = guards(fn, mod)
+        conds = [g.cond for gs in self.guards for g in gs if g.cond]
+        self.evol = Evolutions(mod, fn, th or Threads(1, wave), dependencies(mod, fn, roots + conds)
+                               if th is not None else set(), dependencies(mod, fn, roots))
+        self._bytes: dict[tuple[int, tuple[int, ...], Variant], Bytes | Unknown] = {}
+        self._uniforms: dict[str, bool] = {}
+
+    def _find_sites(self) -> None:
+        mod, fn = self.mod, self.fn
+        family = mod.facts.family
+        dl = mod.facts.layout
+        for acc in find_accesses(mod, fn):
+            inst = acc.inst
+            row = lds_dma(acc.intrinsic)
+            lds = [p for p in acc.pointers if p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace)]
+            if row is not None:
+                p = next((q for q in acc.pointers if q.index == row.lds), None)
+                if p is None or row.per_lane:
+                    continue
+                args = opparse.parse(mod, inst).operands
+                if len(args) <= max(row.offset, row.size if row.size is not None else 0):
+                    continue
+                size = row.lane_bytes(acc.intrinsic or "", int_const(args[row.size][1]) if row.size is not None
+                                      else None)
+                imm = int_const(args[row.offset][1])
+                if size is None or imm is None or size <= 0:
+                    continue
+                self.sites[inst.line] = Site(inst.line, inst.block, p.type, p.value, None, True, imm, size,
+                                             _pow2_ceil(max(size, 4)))
+                continue
+            if len(lds) != 1:
+                continue
+            ext = extent(mod, None, dl, acc, lds[0])
+            self.sites[inst.line] = Site(inst.line, inst.block, lds[0].type, lds[0].value,
+                                         None if isinstance(ext, str) else ext)
+
+    # ---------------------------------------------------------------- bytes
+    def standing(self, block: int, ctx: tuple[int, ...], variant: Variant = ((), ())) -> tuple[Standing, ...] | Unknown:
+        th = self.threads
+        assert th is not None
+        gs: tuple[Guard, ...] = self.guards[block] if block < len(self.guards) else ()
+        ev = self.evol.evaluator(ctx, *variant)
+        out: list[set[tuple[str, bool]] | None] = [set() for _ in range(th.count)]
+        for g in gs:
+            if g.cond is None:
+                for s in out:
+                    if s is not None:
+                        s.add(("a branch not read", g.holds))
+                continue
+            v = ev.value(None, LocalRef(g.cond))
+            if isinstance(v, Unknown) or not isinstance(v, (int, tuple)):
+                # a condition every thread shares holds wherever a wave's path runs the block:
+                # kept only to tell that one wave cannot run both arms in one iteration
+                lit = (UNIFORM + g.cond if self._uniform(g.cond) else g.cond, g.holds)
+                for s in out:
+                    if s is not None:
+                        s.add(lit)
+                continue
+            for t in range(th.count):
+                s = out[t]
+                if s is not None and bool(at(v, t) & 1) != g.holds:
+                    out[t] = None
+        return tuple(None if s is None else frozenset(s) for s in out)
+
+    def _uniform(self, cond: str) -> bool:
+        """Whether every thread of the work-group has the same ``cond``: it reads no thread id,
+        no loaded value and no call but of the few that give every thread one value."""
+        got = self._uniforms.get(cond)
+        if got is None:
+            got = True
+            for name in dependencies(self.mod, self.fn, [cond]):
+                inst = self.fn.by_name.get(name)
+                if inst is None:
+                    continue
+                if inst.opcode in ("load", "atomicrmw", "cmpxchg"):
+                    got = False
+                elif inst.opcode == "call":
+                    text = self.mod.text[inst.opstart:inst.end]
+                    if not any(k in text for k in _UNIFORM_CALLS):
+                        got = False
+                if not got:
+                    break
+            self._uniforms[cond] = got
+        return got
+
+    def bytes(self, line: int, ctx: tuple[int, ...], variant: Variant = ((), ())) -> Bytes | Unknown:
+        """What the site at ``line`` touches in context ``ctx`` (see ``Bytes``)."""
+        key = (line, ctx, variant)
+        got = self._bytes.get(key)
+        if got is None:
+            got = self._bytes[key] = self._make_bytes(line, ctx, variant)
+        return got
+
+    def assumed_args(self, value: int) -> tuple[tuple[str, int], ...]:
+        """Every integer kernel argument at ``value`` (a witness's assumption)."""
+        return tuple((a.name, value) for a in self.fn.args if a.type.kind == "int")
+
+    def _make_bytes(self, line: int, ctx: tuple[int, ...], variant: Variant) -> Bytes | Unknown:
+        site = self.sites.get(line)
+        th = self.threads
+        if site is None:
+            return Unknown("an LDS access whose address this check does not read", line)
+        if th is None:
+            return Unknown(self.why_not, self.fn.line)
+        v = self.evol.evaluator(ctx, *variant).value(site.ptr_type, site.ptr)
+        if isinstance(v, Unknown):
+            return v
+        if not isinstance(v, Ptr):
+            return Unknown("a pointer not traced to an LDS variable", line)
+        stand = self.standing(site.block, ctx, variant)
+        if isinstance(stand, Unknown):
+            return stand
+        offs = [at(v.off, t) for t in range(th.count)]
+        if site.dma:
+            base: list[int] = []
+            uniform = True
+            for w in range(th.waves):
+                lanes = range(w * th.wave, min((w + 1) * th.wave, th.count))
+                run = [t for t in lanes if stand[t] is not None]
+                vals = {offs[t] for t in run}
+                if len(vals) > 1:
+                    uniform = False
+                b = offs[run[0]] if run else offs[lanes[0]]
+                base.extend([b] * len(lanes))
+            lo = tuple(base)
+            return Bytes(v.space, lo, lo, stand, uniform)
+        a, b = site.ext if site.ext is not None else (0, 0)
+        if site.ext is None:
+            return Unknown("the bytes the access covers are not known", line)
+        return Bytes(v.space, tuple(o + a for o in offs), tuple(o + b for o in offs), stand)
+
+    def describe(self, ctx: tuple[int, ...]) -> list[dict[str, object]]:
+        return self.evol.describe(ctx)
+
+
+def _models(site: Site, base: int) -> list[tuple[int, int]]:
+    """Where lane ``l`` of a DMA at ``base`` may write, as (start, step) of ``start + l * step``:
+    its immediate offset added to the LDS address or not, lanes ``size`` or ``stride`` apart (the
+    same models where the offset is 0 and the size a power of two of 4 bytes or more)."""
+    return sorted({(c, m) for c in (base, base + site.imm) for m in (site.size, site.stride)})
+
+
+def _lane_range(site: Site, lo: int, hi: int, base: int, lanes: int) -> list[int]:
+    """The lanes of a DMA at ``base`` whose bytes may meet ``[lo, hi)`` in some model."""
+    got: set[int] = set()
+    for c, m in _models(site, base):
+        first = max(0, (lo - site.size - c) // m + 1)
+        last = min(lanes - 1, (hi - 1 - c) // m)
+        got.update(range(first, last + 1))
+    return sorted(got)
+
+
+def _lane_bytes(site: Site, base: int, lane: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(core, hull) bytes of one lane: the core is written in every model, the hull in some."""
+    starts = [c + lane * m for c, m in _models(site, base)]
+    return (max(starts), min(starts) + site.size), (min(starts), max(starts) + site.size)
+
+
+def compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
+            *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
+    """The verdict of one pair (see the module's docstring). Where it is unproven for a phi of a
+    join, each of its incoming values is tried: apart for all is apart, a race for all is a race.
+    Where a witness needs the integer kernel arguments (a bound on the lanes that run a DMA), it
+    is looked for with each argument at one of ``ASSUMED`` and names that assumption."""
+    kw = {"same_wave": same_wave, "other_waves": other_waves, "fresh": fresh}
+    got = _compare(fx, dma_line, cd, acc_line, ca, ((), ()), **kw)
+    if got.kind != "unproven":
+        return got
+    joins = _joins(fx, dma_line, cd, acc_line, ca)
+    if joins:
+        got = _alternatives(fx, dma_line, cd, acc_line, ca, joins, (), got, **kw)
+        if got.kind != "unproven":
+            return got
+    for value in ASSUMED:
+        args = fx.assumed_args(value)
+        if not args:
+            break
+        trial = (_alternatives(fx, dma_line, cd, acc_line, ca, joins, args, got, **kw) if joins else
+                 _compare(fx, dma_line, cd, acc_line, ca, (args, ()), **kw))
+        if trial.kind == "race" and trial.witness is not None:
+            w = dict(trial.witness)
+            w["assumes"] = {name: v for name, v in args}
+            return Verdict("race", w)
+    return got
+
+
+def _joins(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...]) -> list[str]:
+    out: list[str] = []
+    for line, ctx in ((dma_line, cd), (acc_line, ca)):
+        site = fx.sites.get(line)
+        if site is None:
+            continue
+        ev = fx.evol.evaluator(ctx)
+        v = ev.value(site.ptr_type, site.ptr)
+        if isinstance(v, Unknown) and v.join and v.join not in out:
+            out.append(v.join)
+    return out[:_JOINS]
+
+
+def _alternatives(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
+                  joins: list[str], args: tuple[tuple[str, int], ...], got: Verdict, **kw: bool) -> Verdict:
+    """Each combination of the joins' incoming values: one verdict when they all agree."""
+    import itertools
+
+    counts = []
+    for name in joins:
+        inst = fx.fn.by_name.get(name)
+        counts.append(len(opparse.parse(fx.mod, inst).incoming) if inst is not None else 0)
+    verdicts: list[Verdict] = []
+    for combo in itertools.product(*(range(n) for n in counts)):
+        choose = tuple(zip(joins, combo, strict=True))
+        verdicts.append(_compare(fx, dma_line, cd, acc_line, ca, (args, choose), **kw))
+    if verdicts and all(v.kind == "apart" for v in verdicts):
+        return APART
+    if verdicts and all(v.kind == "race" for v in verdicts):
+        return verdicts[0]
+    return next((v for v in verdicts if v.kind == "unproven"), got)
+
+
+def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
+             variant: Variant, *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
+    th = fx.threads
+    dsite = fx.sites.get(dma_line)
+    d = fx.bytes(dma_line, cd, variant)
+    a = fx.bytes(acc_line, ca, variant)
+    for x in (d, a):
+        if isinstance(x, Unknown):
+            return Verdict("unproven", why=x.why, line=x.line)
+    assert isinstance(d, Bytes) and isinstance(a, Bytes) and th is not None and dsite is not None
+    if d.space != a.space and DYN not in (d.space, a.space) or (d.space != a.space):
+        return APART
+    span = th.wave * dsite.stride + dsite.size + max(dsite.imm, 0)
+    before = min(dsite.imm, 0)
+    dlo, dhi = min(d.lo) + before, max(d.lo) + span
+    if not (min(a.lo) < dhi and dlo < max(a.hi)):
+        return APART
+    maybe: Verdict | None = None
+    scanned = 0
+    for t in range(th.count):
+        st = a.standing[t]
+        if st is None:
+            continue
+        lo, hi = a.lo[t], a.hi[t]
+        wt = t // th.wave
+        waves = ([wt] if same_wave else []) + ([w for w in range(th.waves) if w != wt] if other_waves else [])
+        for w in waves:
+            first = w * th.wave
+            base = d.lo[first] if first < th.count else d.lo[0]
+            if not (lo < base + span and base + before < hi):
+                continue
+            if not d.uniform:
+                maybe = maybe or Verdict("unproven", why="an LDS-DMA whose LDS pointer differs between the lanes "
+                                         "of a wave (its base is the first running lane's)", line=dma_line)
+                continue
+            for lane in _lane_range(dsite, lo, hi, base, th.wave):
+                td = first + lane
+                if td >= th.count:
+                    break
+                sd = d.standing[td]
+                if sd is None:
+                    continue
+                scanned += 1
+                core, hull = _lane_bytes(dsite, base, lane)
+                if not (lo < hull[1] and hull[0] < hi):
+                    continue
+                if fresh and td // th.wave == wt and any(
+                        (c, not h) in sd for c, h in st if td == t or c.startswith(UNIFORM)):
+                    continue  # one thread (one wave, for a shared condition): both arms in one iteration
+                exact = lo < core[1] and core[0] < hi
+                open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
+                open_sd = {c for c, _ in sd if not c.startswith(UNIFORM)}
+                if exact and not open_st and not open_sd:
+                    byte = max(lo, core[0])
+                    return Verdict("race", {
+                        "lane": t % th.wave, "wave": wt, "thread": t, "byte": byte,
+                        "dma_lane": lane, "dma_wave": w, "between_waves": w != wt,
+                        "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
+                if maybe is None:
+                    conds = sorted(open_st | open_sd)
+                    why = (f"whether lanes run it depends on {', '.join(conds)}" if conds else
+                           "the lanes' bytes meet only where the DMA's lane size is not a power of two")
+                    maybe = Verdict("unproven", why=why, line=acc_line)
+                if scanned > _SCAN:
+                    return maybe
+    return maybe or APART
+
+
+__all__ = ["APART", "Bytes", "FunctionExact", "Site", "Verdict", "compare"]

@@ -1,0 +1,109 @@
+"""Which loop state the assembly is in: its back edges matched to the IR's loops (design 4b).
+
+The replay (``asm.sync``) walks the assembly's blocks in a *context*: per loop of the IR whose
+header phis LDS addresses depend on (``evolution``), the index of its state. The assembly has the
+IR's loops (the code generator neither unrolls nor fuses them): a back edge of the assembly (a
+retreating edge of a depth-first walk) belongs to the innermost IR loop that holds the IR blocks
+of the instructions at both its ends (their ``.loc`` lines); crossing it moves that loop to its
+next state, and entering its header from outside the loop starts it at state 0. A tracked IR loop
+that no back edge of the assembly matches, or a back edge that matches no IR loop, leaves the
+states not known (``BEYOND``): no witness and no proof rests on them.
+"""
+
+from __future__ import annotations
+
+from ..analysis.ranges.evolution import BEYOND, control_flow
+from ..asm.reader import AsmFunction
+from .exact import FunctionExact
+
+Ctx = tuple[int, ...]
+
+
+class Iterations:
+    """The context after each edge of one assembly function (``edge``) and the entry's (``start``)."""
+
+    def __init__(self, fn: AsmFunction, fx: FunctionExact | None) -> None:
+        self.fx = fx
+        succ = [list(b.succs) for b in fn.blocks]
+        back, _ = control_flow(succ)
+        self.back = back
+        units = fx.evol.units if fx is not None else []
+        n = len(units)
+        #: back edge -> the IR loop it closes (-1: an untracked loop, -2: no loop found)
+        self._advance: dict[tuple[int, int], int] = {}
+        #: asm header -> (IR loop, the asm loop's body) for entries
+        self._entry: dict[int, list[tuple[int, frozenset[int]]]] = {}
+        if fx is None or not n:
+            self._start: Ctx = tuple(0 for _ in range(n))
+            return
+        line_block = {inst.line: inst.block for inst in fx.fn.instrs}
+        loops = fx.evol.loops
+        preds: list[list[int]] = [[] for _ in succ]
+        for b, ss in enumerate(succ):
+            for s in ss:
+                preds[s].append(b)
+        matched: set[int] = set()
+        for u, h in back:
+            bu = self._ir_block(fn, u, line_block, last=True)
+            bh = self._ir_block(fn, h, line_block, last=False)
+            found = -2
+            if bu is not None and bh is not None:
+                inner = [i for i, lp in enumerate(loops) if bu in lp.body and bh in lp.body]
+                if inner:
+                    li = min(inner, key=lambda i: len(loops[i].body))
+                    found = li if any(un.loop == li for un in units) else -1
+            self._advance[(u, h)] = found
+            if found >= 0:
+                matched.update(pos for pos, un in enumerate(units) if un.loop == found)
+                body = {h}
+                todo = [u]
+                while todo:
+                    b = todo.pop()
+                    if b not in body:
+                        body.add(b)
+                        todo.extend(preds[b])
+                self._entry.setdefault(h, []).append((found, frozenset(body)))
+        self._start = tuple(0 if pos in matched else BEYOND for pos in range(n))
+        self._never = {pos for pos in range(n) if pos not in matched}
+
+    @staticmethod
+    def _ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
+        blk = fn.blocks[b]
+        idx = range(blk.last, blk.first - 1, -1) if last else range(blk.first, blk.last + 1)
+        for i in idx:
+            ln = fn.insts[i].ir_line
+            if ln and ln in line_block:
+                return line_block[ln]
+        return None
+
+    @property
+    def start(self) -> Ctx:
+        return self._start
+
+    def edge(self, b: int, t: int, ctx: Ctx) -> tuple[Ctx, bool]:
+        is_back = (b, t) in self.back
+        if not ctx or self.fx is None:
+            return ctx, is_back
+        if is_back:
+            li = self._advance.get((b, t), -2)
+            if li == -2:
+                return tuple(BEYOND for _ in ctx), True
+            if li < 0:
+                return ctx, True
+            out = list(ctx)
+            for pos, unit in enumerate(self.fx.evol.units):
+                if unit.loop == li:
+                    k = ctx[pos]
+                    out[pos] = unit.succ[k] if 0 <= k < len(unit.succ) else BEYOND
+            return tuple(out), True
+        entered = [li for li, body in self._entry.get(t, ()) if b not in body]
+        if entered:
+            out = list(ctx)
+            for pos, unit in enumerate(self.fx.evol.units):
+                if unit.loop in entered and pos not in self._never:
+                    out[pos] = 0
+            ctx = tuple(out)
+        return ctx, False
+
+
+__all__ = ["Iterations"]
