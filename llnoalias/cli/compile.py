@@ -160,6 +160,8 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
                 text = choose_best(text, original, display_name(input_path), mcpu=mcpu, triple=triple, llc=llc,
                                    codegen=codegen)
                 no_check = True  # no function of the chosen text races where the input does not
+                # the code written is the code --best judged (design section 7)
+                codegen = code_generator.verdict_codegen(original, display_name(input_path), codegen, llc, notes)
             if no_annotate or no_check or text == original:
                 code = code_generator.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args),
                                                ptxas=ptxas, triple=triple, optimize=optimize, notes=notes, used=used,
