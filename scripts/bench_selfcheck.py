@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the annotate path's own check (issue 44, items 1 and 2) does to LDS-DMA modules.
+"""What the annotate path's own check (design section 4b) does to LDS-DMA modules.
 
 For each module: the ``vmcnt`` waits, spills and races of the input, of the default output as
 it was before the check (``--no-check``: the annotated text), and of the default output now

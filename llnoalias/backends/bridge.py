@@ -64,7 +64,8 @@ class Rewrite:
         self.apply = apply
         #: What of the program's synchronization the rewrite changes, in words ("" for nothing):
         #: code generated from the rewritten module waits where LLVM 22 decides, not where the
-        #: program does, so no verdict about its waits may rest on it (design section 7).
+        #: program does, so no verdict about its waits may rest on it (design section 7;
+        #: :mod:`.sync` finds where).
         self.changes_sync = changes_sync
 
     def __repr__(self) -> str:
@@ -651,53 +652,6 @@ def bridge(text: str, *, active: bool | None = None) -> tuple[str, list[str]]:
     return text, applied
 
 
-class SyncChange:
-    """Where the bridge would change a module's synchronization: the rewrite, the first line
-    it changes (1-based), the column and name of the construct on that line, and what the
-    rewrite changes (``Rewrite.changes_sync``)."""
-
-    __slots__ = ("rewrite", "line", "col", "construct", "what")
-
-    def __init__(self, rewrite: str, line: int, col: int, construct: str, what: str) -> None:
-        self.rewrite = rewrite
-        self.line = line
-        self.col = col
-        self.construct = construct
-        self.what = what
-
-    def __repr__(self) -> str:
-        return f"SyncChange({self.rewrite!r}, line {self.line}: {self.construct})"
-
-
-_INTRINSIC_NAME_RE = lazy(r"@(llvm\.[\w.]+)")
-
-
-def sync_change(text: str) -> SyncChange | None:
-    """The first place (by line) where a rewrite of :data:`REWRITES` that changes
-    synchronization (``changes_sync``) would change ``text``; None where none would. Each
-    such rewrite is applied alone to ``text`` and its first changed line is the place: a
-    rewrite keeps line numbers, so that line is the user's."""
-    best: SyncChange | None = None
-    lines: list[str] | None = None
-    for r in REWRITES:
-        if not r.changes_sync or r.needle not in text:
-            continue
-        new, n = r.apply(text)
-        if not n:
-            continue
-        if lines is None:
-            lines = _lines(text)
-        i = next((n for n, (old, now) in enumerate(zip(lines, _lines(new), strict=False)) if old != now), -1)
-        if i < 0:
-            continue
-        if best is not None and best.line <= i + 1:
-            continue
-        m = _INTRINSIC_NAME_RE.search(lines[i])
-        col = m.start() + 1 if m else len(lines[i]) - len(lines[i].lstrip()) + 1
-        best = SyncChange(r.name, i + 1, col, m.group(1) if m else r.needle, r.changes_sync)
-    return best
-
-
 def apply_rewrites(text: str, rewrites: Iterable[tuple[str, str, Callable[[str], tuple[str, int]]]]
                    ) -> tuple[str, list[tuple[str, int]]]:
     """Each ``(name, needle, apply)`` in turn, where its needle is in the text: the text
@@ -719,5 +673,4 @@ def describe() -> list[dict[str, str]]:
              "changes_sync": r.changes_sync} for r in REWRITES]
 
 
-__all__ = ["ENV_SWITCH", "REWRITES", "BridgeError", "Rewrite", "SyncChange", "apply_rewrites", "bridge", "describe",
-           "enabled", "sync_change"]
+__all__ = ["ENV_SWITCH", "REWRITES", "BridgeError", "Rewrite", "apply_rewrites", "bridge", "describe", "enabled"]

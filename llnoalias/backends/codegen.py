@@ -73,7 +73,7 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
     verdict on a program whose synchronization was changed."""
     if llc or codegen == "triton":
         return codegen
-    from .bridge import sync_change
+    from .sync import sync_change
 
     change = sync_change(text)
     if change is None:

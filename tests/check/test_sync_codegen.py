@@ -1,4 +1,4 @@
-"""Verdicts on the program as it will run (issue 43 item 5; design section 7): a module with
+"""Verdicts on the program as it will run (design section 7): a module with
 explicit LDS-DMA waits is judged by a code generator that keeps them (Triton's LLVM, or
 ``--llc``), or not at all: ``check``, compile's self-check, ``--best`` and ``--repair`` exit 2
 with the construct and the LLVM it needs where none is at hand. Plain ``compile --no-check``

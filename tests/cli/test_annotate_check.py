@@ -1,4 +1,4 @@
-"""The annotate path checks itself and is never worse (issue 44, items 1 and 2; design section
+"""The annotate path checks itself and is never worse (design section
 4b): an AMDGPU module with an LDS-DMA is compiled before and after (one compile of each form),
 and per function the input's lines are written where llnoalias's claims add a race (a warning),
 spills or vmcnt waits (a note); ``--no-check`` skips it; other modules are never compiled."""

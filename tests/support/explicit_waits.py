@@ -1,6 +1,6 @@
 """LLVM 24-style modules with explicit LDS-DMA waits (``asyncmark`` / ``wait.asyncmark``), the
 way Triton 3.9 writes them for gfx950, for the tests of the code generator a verdict uses
-(issue 43 item 5): llvmlite's LLVM (22) reads them only through bridge rewrites that change
+(design section 7): llvmlite's LLVM (22) reads them only through bridge rewrites that change
 their synchronization."""
 
 from __future__ import annotations

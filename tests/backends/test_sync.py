@@ -1,12 +1,13 @@
 """Which bridge rewrites change a module's synchronization, where, and the code generator a
-verdict then needs (issue 43 item 5; design section 7): nothing here compiles."""
+verdict then needs (design section 7): nothing here compiles."""
 
 from __future__ import annotations
 
 import pytest
 
 from llnoalias.backends import codegen, triton_backend
-from llnoalias.backends.bridge import REWRITES, sync_change
+from llnoalias.backends.bridge import REWRITES
+from llnoalias.backends.sync import sync_change
 from llnoalias.diagnostics import LLNoaliasError
 from tests.support.explicit_waits import ASYNC_LOAD_AT, MARK_AT, async_waited, marked_plain
 from tests.support.files import ROOT
