@@ -148,3 +148,20 @@ def test_flydsl_gemm_keeps_the_input_where_the_claims_cost_waits(tmp_path: Path)
     _, vm_in, sp_in = _measure(src.read_text(), str(src), None)
     _, vm_out, sp_out = _measure(out.read_text(), str(out), None)
     assert (sp_out, vm_out) <= (sp_in, vm_in)
+
+
+def test_without_a_code_generator_that_keeps_the_waits_the_output_is_written_unchecked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from llnoalias.backends import triton_backend
+    from tests.support.explicit_waits import marked_plain
+
+    monkeypatch.setattr(triton_backend, "available", lambda: False)
+    src = tmp_path / "m.ll"
+    src.write_text(marked_plain())
+    checked, unchecked = tmp_path / "c.ll", tmp_path / "u.ll"
+    res = run_cli(["--no-verify", "--args", "noalias", str(src), "-o", str(checked)])
+    assert res.exit_code == 0, res.stderr
+    assert ("warning: " + f"{src}: the output was not checked for LDS-DMA races: llvm.amdgcn.wait.asyncmark "
+            "(explicit LDS-DMA waits) needs a code generator that keeps them") in res.stderr
+    assert run_cli(["--no-verify", "--no-check", "--args", "noalias", str(src), "-o", str(unchecked)]).exit_code == 0
+    assert checked.read_text() == unchecked.read_text() != src.read_text()
