@@ -57,6 +57,8 @@ def llc_candidates() -> list[str]:
     return found
 
 
+#: how the note of :func:`sync_note` starts (the CLI names the file before it, as before a bridge note)
+SYNC_NOTE = "the version bridge rewrote the module's synchronization"
 #: what the error and the note say the code generator must be
 KEEPING_LLVM = "install Triton (--codegen triton) or give --llc with LLVM 24+"
 
@@ -82,7 +84,7 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
     if triton_backend.available():
         if notes is not None:
             notes.append(f"the module has {change.what} ({change.construct}, {at}) that llvmlite's LLVM (22) "
-                         "would drop: its code is generated and judged with Triton's LLVM (--codegen triton)")
+                         "cannot keep: its code is generated and judged with Triton's LLVM (--codegen triton)")
         return "triton"
     lines = text.splitlines()
     source = lines[change.line - 1] if change.line <= len(lines) else ""
@@ -99,7 +101,7 @@ def sync_note(rewrites: list[str]) -> str | None:
     if not changed:
         return None
     what = "; ".join(f"{r.name}: {r.changes_sync}" for r in changed)
-    return (f"the version bridge rewrote the module's synchronization for llvmlite's LLVM (22) ({what}); "
+    return (f"{SYNC_NOTE} for llvmlite's LLVM (22) ({what}); "
             "LLVM 22 puts its own vmcnt waits, so the code does not wait where the program does: "
             f"to keep its waits, {KEEPING_LLVM}")
 

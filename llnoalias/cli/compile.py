@@ -32,15 +32,16 @@ TRITON_BRIDGE_NOTE = "Triton's LLVM read the module through the version bridge"
 
 
 def print_notes(notes: list[str], verbose: bool, name: str = "") -> None:
-    """The back end's notes on stderr, each once; the bridge's rewrites only with -v
-    (after ``name:`` when given, for ``stats`` with several files)."""
+    """The back end's notes on stderr, each once; the bridge's rewrites only with -v, except
+    that the module's synchronization was rewritten (after ``name:`` when given, for ``stats``
+    with several files)."""
     seen: set[str] = set()
     for line in notes:
         bridged = line.startswith((BRIDGE_NOTE, TRITON_BRIDGE_NOTE))
         if line in seen or (bridged and not verbose):
             continue
         seen.add(line)
-        note(f"{name}: {line}" if name and bridged else line)
+        note(f"{name}: {line}" if name and (bridged or line.startswith(code_generator.SYNC_NOTE)) else line)
 
 
 def _fail_external(exc: ExternalToolError) -> None:
