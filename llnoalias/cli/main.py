@@ -155,7 +155,7 @@ def cli() -> None:
 @click.option("--repair", is_flag=True,
               help="Compile to check the input: where it races by its own metadata, repair it (as compile --repair).")
 @click.option("--mcpu", "mcpu", default=None, metavar="CPU",
-              help="The GPU --best and --repair compile for (default: the module's).")
+              help="The GPU the output's check, --best and --repair compile for (default: the module's).")
 @codegen_option
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool, report_path: str | None, remarks_path: str | None,
