@@ -77,6 +77,14 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
             note(more)
 
 
+def fail_on_promoted(name: str) -> None:
+    """Under ``--warnings-as-errors``, a warning said so far fails the run before anything is written."""
+    if POLICY.werror and POLICY.promoted:
+        n = POLICY.promoted
+        raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
+                             f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
+
+
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True, jobs: int = 1,
                  stages: StageLog | None = None,
@@ -108,10 +116,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if stages is not None:
             sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
-        if POLICY.werror and POLICY.promoted:
-            n = POLICY.promoted
-            raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
-                                 f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
+        fail_on_promoted(name)
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
     finally:
@@ -270,6 +275,7 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
             chosen = _compiled_choices(original, result, display_name(path), compiled)
         elif checking[0] and result.changed and may_lose_waits(original):
             chosen = _self_checked(original, result, display_name(path), checking)
+            fail_on_promoted(display_name(path))  # the check's own warnings
         if chosen is not None:
             data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())

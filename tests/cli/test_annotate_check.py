@@ -165,3 +165,16 @@ def test_without_a_code_generator_that_keeps_the_waits_the_output_is_written_unc
             "(explicit LDS-DMA waits) needs a code generator that keeps them") in res.stderr
     assert run_cli(["--no-verify", "--no-check", "--args", "noalias", str(src), "-o", str(unchecked)]).exit_code == 0
     assert checked.read_text() == unchecked.read_text() != src.read_text()
+
+
+def test_the_checks_warning_fails_a_werror_run_and_writes_nothing(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from llnoalias.backends import triton_backend
+    from tests.support.explicit_waits import marked_plain
+
+    monkeypatch.setattr(triton_backend, "available", lambda: False)
+    src, out = tmp_path / "m.ll", tmp_path / "o.ll"
+    src.write_text(marked_plain())
+    res = run_cli(["--no-verify", "-Werror", "--args", "noalias", str(src), "-o", str(out)])
+    assert res.exit_code == 2 and "treated as error" in res.stderr
+    assert not out.exists()
