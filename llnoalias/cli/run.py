@@ -158,10 +158,11 @@ def may_lose_waits(text: str) -> bool:
     return LDS_DMA_TEXT.search(text) is not None
 
 
-def _self_checked(original: str, result: AnnotateResult, name: str, checking: tuple[bool, str | None, str]
+def checked_text(original: str, result: AnnotateResult, name: str, checking: tuple[bool, str | None, str]
                   ) -> str | None:
     """The annotate path's own check (``--no-check`` turns it off): the text to write instead of
-    the annotated one, or None to write it as it is."""
+    the annotated one, or None to write it as it is. (``checking``: ``(on, mcpu, codegen)``;
+    the batch of several inputs, ``cli/batch.py``, does not call it yet.)"""
     from .best import keep_never_worse
 
     _, mcpu, codegen = checking
@@ -274,7 +275,7 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
         if compiled is not None and compiled[2]:  # --best: its own line per function
             chosen = _compiled_choices(original, result, display_name(path), compiled)
         elif checking[0] and result.changed and may_lose_waits(original):
-            chosen = _self_checked(original, result, display_name(path), checking)
+            chosen = checked_text(original, result, display_name(path), checking)
             fail_on_promoted(display_name(path))  # the check's own warnings
         if chosen is not None:
             data = chosen.encode("utf-8", "surrogateescape")
