@@ -55,7 +55,10 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
     tagged), ``changed``, ``report`` (what ``--report`` writes: ``report.to_json()``, the JSON text;
     ``report.as_dict()`` is the same as a ``dict``) and
     ``chunks()`` to stream the text. The output is not verified here: a DSL that wants the
-    check hands ``result.text`` to its own LLVM, as it would hand the input.
+    check hands ``result.text`` to its own LLVM, as it would hand the input. Nor is it compiled:
+    the command line's own check of a module with an LDS-DMA (per function the input's lines
+    where the claims add a race, spills or ``vmcnt`` waits) is
+    ``llnoalias.check.best.choose(result.text, text, path).text``.
     """
     if options is None:
         options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),

@@ -90,6 +90,12 @@ REPORT = Option("report_path", ("--report",), "value", None, metavar="FILE",
 REMARKS = Option("remarks_path", ("--remarks",), "value", None, metavar="FILE",
                  help="Write LLVM optimization remarks (YAML) for every access to FILE ('-': stdout).")
 NO_VERIFY = Option("no_verify", ("--no-verify",), "flag", False, help="Do not check the output with llvmlite's LLVM.")
+NO_CHECK = Option("no_check", ("--no-check",), "flag", False,
+                  help="Do not compile to check the output of an AMDGPU module with an LDS-DMA (it costs two "
+                       "compiles, the input's and the output's, about 0.3-1 s each, run side by side). By default "
+                       "a function whose code races where the input's does not, or has more spills or vmcnt "
+                       "waits, keeps the input's lines, with a warning or note that says why. Other modules "
+                       "are never compiled.")
 WERROR = Option("werror", ("-Werror", "--warnings-as-errors"), "flag", False,
                 help="Make every warning an error: the run fails (exit 2) and writes nothing.")
 QUIET = Option("quiet", ("-q", "--quiet"), "flag", False, help="Print no notes (warnings and errors still).")
@@ -103,7 +109,7 @@ CODEGEN = Option("codegen", ("--codegen",), "choice", "llvmlite", choices=CODEGE
 ANNOTATE = (LDS, ARGS, MAY_ALIAS, REGIONS)
 #: the plain ``llnoalias IN -o OUT`` command line's options: what the fast path of
 #: ``cli/entry.py`` reads, as the annotate command declares them
-PLAIN_RUN = (OUTPUT, JOBS, *ANNOTATE, STATS, REPORT, REMARKS, NO_VERIFY, WERROR, QUIET)
+PLAIN_RUN = (OUTPUT, JOBS, *ANNOTATE, STATS, REPORT, REMARKS, NO_VERIFY, NO_CHECK, WERROR, QUIET)
 #: every option of the table, by name
 OPTIONS = {o.name: o for o in (*PLAIN_RUN, CODEGEN)}
 

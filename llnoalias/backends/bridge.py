@@ -47,10 +47,10 @@ class BridgeError(LLNoaliasError):
 class Rewrite:
     """One entry of the table. (A plain class: a dataclass costs every start.)"""
 
-    __slots__ = ("name", "matches", "sound", "how", "needle", "apply")
+    __slots__ = ("name", "matches", "sound", "how", "needle", "apply", "changes_sync")
 
     def __init__(self, name: str, matches: str, sound: str, how: str, needle: str,
-                 apply: Callable[[str], tuple[str, int]]) -> None:
+                 apply: Callable[[str], tuple[str, int]], changes_sync: str = "") -> None:
         self.name = name
         #: What it matches, in words.
         self.matches = matches
@@ -62,6 +62,11 @@ class Rewrite:
         self.needle = needle
         #: ``text -> (new text, number of places rewritten)``.
         self.apply = apply
+        #: What of the program's synchronization the rewrite changes, in words ("" for nothing):
+        #: code generated from the rewritten module waits where LLVM 22 decides, not where the
+        #: program does, so no verdict about its waits may rest on it (design section 7;
+        #: :mod:`.sync` finds where).
+        self.changes_sync = changes_sync
 
     def __repr__(self) -> str:
         return f"Rewrite({self.name!r})"
@@ -593,6 +598,7 @@ REWRITES: tuple[Rewrite, ...] = (
         how="the name loses '.async'; a declaration that then repeats one already there is dropped",
         needle=".async.lds",
         apply=_async_lds,
+        changes_sync="asynchronous LDS-DMA loads, retired by explicit waits",
     ),
     Rewrite(
         name="amdgcn-asyncmark",
@@ -603,6 +609,7 @@ REWRITES: tuple[Rewrite, ...] = (
         how="the line becomes an empty line",
         needle="asyncmark",
         apply=_asyncmark,
+        changes_sync="explicit LDS-DMA waits",
     ),
 )
 
@@ -662,7 +669,8 @@ def apply_rewrites(text: str, rewrites: Iterable[tuple[str, str, Callable[[str],
 
 def describe() -> list[dict[str, str]]:
     """The table, for documentation and ``--verbose``."""
-    return [{"name": r.name, "matches": r.matches, "sound": r.sound, "how": r.how} for r in REWRITES]
+    return [{"name": r.name, "matches": r.matches, "sound": r.sound, "how": r.how,
+             "changes_sync": r.changes_sync} for r in REWRITES]
 
 
 __all__ = ["ENV_SWITCH", "REWRITES", "BridgeError", "Rewrite", "apply_rewrites", "bridge", "describe", "enabled"]

@@ -16,7 +16,7 @@ import dataclasses
 import os
 import shutil
 
-from ..diagnostics import LLNoaliasError, first_line
+from ..diagnostics import LLNoaliasError, Location, first_line
 from ..options import CODEGEN, CODEGENS
 from . import ExternalToolError, llvmlite_backend, triton_backend
 from . import llc as llc_backend
@@ -55,6 +55,55 @@ def llc_candidates() -> list[str]:
             seen.add(real)
             found.append(path)
     return found
+
+
+#: how the note of :func:`sync_note` starts (the CLI names the file before it, as before a bridge note)
+SYNC_NOTE = "the version bridge rewrote the module's synchronization"
+#: what the error and the note say the code generator must be
+KEEPING_LLVM = "install Triton (--codegen triton) or give --llc with LLVM 24+"
+
+
+def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: str | None = None,
+                    notes: list[str] | None = None) -> str:
+    """The code generator a *verdict* on ``text``'s waits is made with (``check``, compile's
+    self-check, ``--best``, ``--repair``; design section 7): ``codegen`` itself, unless the
+    version bridge would have to change the module's synchronization for llvmlite's LLVM
+    (``bridge.sync_change``: explicit ``asyncmark`` waits, asynchronous LDS loads), where
+    ``triton`` is taken when Triton is installed (said in ``notes``). ``llc`` (when given)
+    and ``triton`` keep the module's waits as they are. Where no code generator that keeps
+    them is at hand, a located ``LLNoaliasError`` (exit 2) names the construct: never a
+    verdict on a program whose synchronization was changed."""
+    if llc or codegen == "triton":
+        return codegen
+    from .sync import sync_change
+
+    change = sync_change(text)
+    if change is None:
+        return codegen
+    at = f"line {change.line}"
+    if triton_backend.available():
+        if notes is not None:
+            notes.append(f"the module has {change.what} ({change.construct}, {at}) that llvmlite's LLVM (22) "
+                         "cannot keep: its code is generated and judged with Triton's LLVM (--codegen triton)")
+        return "triton"
+    lines = text.splitlines()
+    source = lines[change.line - 1] if change.line <= len(lines) else ""
+    raise LLNoaliasError(f"{change.construct} ({change.what}) needs a code generator that keeps them: "
+                         f"{KEEPING_LLVM}", Location(path, change.line, change.col, source))
+
+
+def sync_note(rewrites: list[str]) -> str | None:
+    """The note for code generated through bridge rewrites that change synchronization
+    (None when none of ``rewrites`` does): the code does not wait where the program does."""
+    from .bridge import REWRITES
+
+    changed = [r for r in REWRITES if r.changes_sync and r.name in rewrites]
+    if not changed:
+        return None
+    what = "; ".join(f"{r.name}: {r.changes_sync}" for r in changed)
+    return (f"{SYNC_NOTE} for llvmlite's LLVM (22) ({what}); "
+            "LLVM 22 puts its own vmcnt waits, so the code does not wait where the program does: "
+            f"to keep its waits, {KEEPING_LLVM}")
 
 
 def generate(ir_text: str, *, emit: str = "asm", mcpu: str | None = None, llc: str | None = None,
@@ -167,6 +216,9 @@ class _Codegen:
         if rewrites:
             self.notes.append("llvmlite's LLVM read the module through the version bridge: "
                               + ", ".join(rewrites))
+            said = sync_note(rewrites)
+            if said:
+                self.notes.append(said)
         return data
 
     def _fall_back(self, kind: str, failure: LLNoaliasError, llvmlite_name: str) -> bytes:

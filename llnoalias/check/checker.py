@@ -92,8 +92,10 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
                llc: str | None = None, compare_plain: bool = False, timeout: float = 300.0,
                module: Module | None = None, codegen: str = CODEGEN.default) -> CheckResult:
     """Check one module's text (see the module's docstring) with the code generator ``codegen``
-    names (``codegen.generate``'s: ``llvmlite`` or ``triton``) or ``llc``. Raises
-    ``LLNoaliasError`` on bad input or when no code generator can take the module."""
+    names (``codegen.generate``'s: ``llvmlite`` or ``triton``) or ``llc``; a module whose
+    synchronization llvmlite's LLVM would change goes to one that keeps it
+    (``codegen.verdict_codegen``). Raises ``LLNoaliasError`` on bad input, when no code
+    generator can take the module, or none that keeps its waits is at hand."""
     src = SourceFile(path, text)
     mod = module if module is not None else parse_module(src)
     res = CheckResult(path, mod.source)
@@ -102,6 +104,9 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
     if not target.is_amdgpu:
         res.notes.append("an NVPTX module has no LDS-DMA whose waits the code generator decides: nothing to check")
         return res
+    # a verdict is about the program as it will run: never about a copy whose waits the
+    # version bridge rewrote (``codegen.verdict_codegen``: Triton's LLVM or an error)
+    codegen = code_generator.verdict_codegen(text, path, codegen, llc, res.notes)
     located = with_line_locations(mod, path)
 
     def gen(ir: str, used: dict[str, str]) -> str:

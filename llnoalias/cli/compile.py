@@ -32,15 +32,16 @@ TRITON_BRIDGE_NOTE = "Triton's LLVM read the module through the version bridge"
 
 
 def print_notes(notes: list[str], verbose: bool, name: str = "") -> None:
-    """The back end's notes on stderr, each once; the bridge's rewrites only with -v
-    (after ``name:`` when given, for ``stats`` with several files)."""
+    """The back end's notes on stderr, each once; the bridge's rewrites only with -v, except
+    that the module's synchronization was rewritten (after ``name:`` when given, for ``stats``
+    with several files)."""
     seen: set[str] = set()
     for line in notes:
         bridged = line.startswith((BRIDGE_NOTE, TRITON_BRIDGE_NOTE))
         if line in seen or (bridged and not verbose):
             continue
         seen.add(line)
-        note(f"{name}: {line}" if name and bridged else line)
+        note(f"{name}: {line}" if name and (bridged or line.startswith(code_generator.SYNC_NOTE)) else line)
 
 
 def _fail_external(exc: ExternalToolError) -> None:
@@ -160,6 +161,8 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
                 text = choose_best(text, original, display_name(input_path), mcpu=mcpu, triple=triple, llc=llc,
                                    codegen=codegen)
                 no_check = True  # no function of the chosen text races where the input does not
+                # the code written is the code --best judged (design section 7)
+                codegen = code_generator.verdict_codegen(original, display_name(input_path), codegen, llc, notes)
             if no_annotate or no_check or text == original:
                 code = code_generator.generate(text, emit=kind, mcpu=mcpu, llc=llc, llc_args=tuple(llc_args),
                                                ptxas=ptxas, triple=triple, optimize=optimize, notes=notes, used=used,

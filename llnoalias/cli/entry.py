@@ -58,6 +58,7 @@ class FastRun(Record):
     report_path: str | None
     remarks_path: str | None
     no_verify: bool
+    no_check: bool
     werror: bool
     quiet: bool
     #: the run's result, once ``run`` is done
@@ -82,7 +83,8 @@ class FastRun(Record):
         self.result = annotate_file(
             self.path, self.output, self.options(), verify=not self.no_verify, show_stats=self.show_stats,
             report_path=self.report_path, remarks_path=self.remarks_path,
-            jobs=JOBS_ONE_INPUT if self.jobs is None else self.jobs, quiet=self.quiet, werror=self.werror)
+            jobs=JOBS_ONE_INPUT if self.jobs is None else self.jobs, quiet=self.quiet, werror=self.werror,
+            check=not self.no_check)
 
 
 def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:

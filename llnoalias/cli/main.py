@@ -18,6 +18,7 @@ from ..options import (
     JOBS,
     JOBS_MANY_INPUTS,
     JOBS_ONE_INPUT,
+    NO_CHECK,
     NO_VERIFY,
     OUTPUT,
     QUIET,
@@ -146,6 +147,7 @@ def cli() -> None:
 @print_after_option
 @stop_after_option
 @option(NO_VERIFY)
+@option(NO_CHECK)
 @option(WERROR)
 @option(QUIET)
 @click.option("--best", is_flag=True,
@@ -153,12 +155,12 @@ def cli() -> None:
 @click.option("--repair", is_flag=True,
               help="Compile to check the input: where it races by its own metadata, repair it (as compile --repair).")
 @click.option("--mcpu", "mcpu", default=None, metavar="CPU",
-              help="The GPU --best and --repair compile for (default: the module's).")
+              help="The GPU the output's check, --best and --repair compile for (default: the module's).")
 @codegen_option
 def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str | None, jobs: int | None,
                      show_stats: bool, report_path: str | None, remarks_path: str | None,
                      print_after: tuple[str, ...], stop_after: str | None, no_verify: bool, werror: bool,
-                     quiet: bool,
+                     quiet: bool, no_check: bool = NO_CHECK.default,
                      best: bool = False, repair: bool = False, mcpu: str | None = None, codegen: str = CODEGEN.default,
                      **kwargs: Any) -> None:
     """Annotate IN ('-' for stdin, the default) and write the result to OUT; with several
@@ -176,7 +178,8 @@ def annotate_command(inputs: tuple[str, ...], output: str | None, out_dir: str |
     annotate_file(paths[0], output, options, verify=not no_verify, show_stats=show_stats,
                   report_path=report_path, remarks_path=remarks_path, jobs=JOBS_ONE_INPUT if jobs is None else jobs,
                   print_after=print_after, stop_after=stop_after, quiet=quiet, werror=werror,
-                  compiled=(mcpu, codegen, best, repair) if best or repair else None)
+                  compiled=(mcpu, codegen, best, repair) if best or repair else None, check=not no_check,
+                  mcpu=mcpu, codegen=codegen)
 
 
 def _usage_error(message: str) -> None:

@@ -9,7 +9,17 @@ import sys
 from ..diagnostics import POLICY, LLNoaliasError, note
 from ..fileio import display_name, read_input
 from ..ir.source import BOM
-from ..options import JOBS_ONE_INPUT, QUIET, REMARKS, REPORT, STATS, WERROR, AnnotateOptions
+from ..options import (
+    CODEGEN,
+    JOBS_ONE_INPUT,
+    NO_CHECK,
+    QUIET,
+    REMARKS,
+    REPORT,
+    STATS,
+    WERROR,
+    AnnotateOptions,
+)
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 if TYPE_CHECKING:
@@ -67,6 +77,14 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
             note(more)
 
 
+def fail_on_promoted(name: str) -> None:
+    """Under ``--warnings-as-errors``, a warning said so far fails the run before anything is written."""
+    if POLICY.werror and POLICY.promoted:
+        n = POLICY.promoted
+        raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
+                             f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
+
+
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True, jobs: int = 1,
                  stages: StageLog | None = None,
@@ -98,10 +116,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if stages is not None:
             sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
-        if POLICY.werror and POLICY.promoted:
-            n = POLICY.promoted
-            raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
-                                 f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
+        fail_on_promoted(name)
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
     finally:
@@ -134,6 +149,27 @@ def _compiled_choices(original: str, result: AnnotateResult, name: str,
     return None if annotated == result.text else annotated
 
 
+def may_lose_waits(text: str) -> bool:
+    """Does the module call an LDS-DMA (a cheap search; ``check.checker.has_lds_dma``, which the
+    annotate path does not import): only then can claims cost a wait, and only then does the
+    annotate path compile to check its output."""
+    from ..analysis.memory.intrinsics import LDS_DMA_TEXT
+
+    return LDS_DMA_TEXT.search(text) is not None
+
+
+def checked_text(original: str, result: AnnotateResult, name: str, checking: tuple[bool, str | None, str]
+                  ) -> str | None:
+    """The annotate path's own check (``--no-check`` turns it off): the text to write instead of
+    the annotated one, or None to write it as it is. (``checking``: ``(on, mcpu, codegen)``;
+    the batch of several inputs, ``cli/batch.py``, does not call it yet.)"""
+    from .best import keep_never_worse
+
+    _, mcpu, codegen = checking
+    chosen = keep_never_worse(result.text, original, name, mcpu=mcpu, codegen=codegen)
+    return None if chosen == result.text else chosen
+
+
 def _stop_after(path: str, options: AnnotateOptions, stage: str) -> None:
     """``--stop-after STAGE``: the stage's result on stdout, as ``--print-after`` prints it."""
     from ..transform.pipeline import run_until
@@ -152,7 +188,8 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
                   remarks_path: str | None = REMARKS.default, jobs: int = JOBS_ONE_INPUT,
                   print_after: tuple[str, ...] = (), quiet: bool = QUIET.default, werror: bool = WERROR.default,
                   compiled: tuple[str | None, str, bool, bool] | None = None,
-                  stop_after: str | None = None) -> AnnotateResult | None:
+                  stop_after: str | None = None, check: bool = not NO_CHECK.default, mcpu: str | None = None,
+                  codegen: str = CODEGEN.default) -> AnnotateResult | None:
     """``llnoalias IN [-o OUT]``: one input, its output, report and remarks; exits on bad input.
     Returns the run's result (None with ``stop_after``): a caller that ends the process
     next keeps it, and does not pay for freeing the module (about 0.1 s for 20,000 kernels).
@@ -165,7 +202,10 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
     (``--warnings-as-errors``). ``compiled``: ``(mcpu, codegen, best, repair)`` for ``--best``
     (compile both forms, keep per function the better: ``check.best``) and ``--repair``
     (``check.repair``, before the input is annotated). ``stop_after``: run the stages up to
-    that one alone and print its result on stdout (``--stop-after``); nothing else is written."""
+    that one alone and print its result on stdout (``--stop-after``); nothing else is written.
+    ``check``: an AMDGPU module with an LDS-DMA is compiled before and after to keep, per
+    function, the input's lines where the claims add a race, spills or ``vmcnt`` waits
+    (:func:`.best.keep_never_worse`; ``--no-check`` turns it off), for ``mcpu`` with ``codegen``."""
     from ..diagnostics import set_policy
 
     set_policy(quiet=quiet, werror=werror)
@@ -181,7 +221,7 @@ def annotate_file(path: str, output: str | None, options: AnnotateOptions, *, ve
     gc.disable()
     try:
         return _annotate_file(path, output, options, verify, show_stats, report_path, remarks_path, jobs,
-                              print_after, compiled)
+                              print_after, compiled, (check, mcpu, codegen))
     finally:
         if collecting:
             _collector_back()
@@ -200,7 +240,8 @@ def _collector_back() -> None:
 
 def _annotate_file(path: str, output: str | None, options: AnnotateOptions, verify: bool, show_stats: bool,
                    report_path: str | None, remarks_path: str | None, jobs: int, print_after: tuple[str, ...],
-                   compiled: tuple[str | None, str, bool, bool] | None) -> AnnotateResult:
+                   compiled: tuple[str | None, str, bool, bool] | None,
+                   checking: tuple[bool, str | None, str] = (True, None, CODEGEN.default)) -> AnnotateResult:
     """``annotate_file`` with the collector off."""
     from ..fileio import write_output
 
@@ -230,10 +271,14 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
 
             write_output(remarks_path, remarks_yaml(result.report, result.module))
         data = result.encoded()
-        if compiled is not None:
+        chosen = None
+        if compiled is not None and compiled[2]:  # --best: its own line per function
             chosen = _compiled_choices(original, result, display_name(path), compiled)
-            if chosen is not None:
-                data = chosen.encode("utf-8", "surrogateescape")
+        elif checking[0] and result.changed and may_lose_waits(original):
+            chosen = checked_text(original, result, display_name(path), checking)
+            fail_on_promoted(display_name(path))  # the check's own warnings
+        if chosen is not None:
+            data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())
         note_missed(result, display_name(path))
     except LLNoaliasError as exc:

@@ -489,8 +489,8 @@ def residual(p: Plan, out: Guarded, claims: Rewrites) -> None:
             _warn(out, d, "LDS access with the input's own alias metadata (!alias.scope, !noalias or "
                   f"!tbaa) that alias analysis may tell apart from the LDS-DMA at {_short(m)} by one "
                   "lane's window although other lanes write its bytes: LLVM 21 and later may put no "
-                  "vmcnt wait between them; --repair (annotate or compile) drops that metadata, or "
-                  f"scopes the DMA, where llnoalias check finds the race{more}")
+                  "vmcnt wait between them; llnoalias check IN says whether it does, and where it finds the "
+                  f"race, --repair (annotate or compile) drops that metadata or scopes the DMA{more}")
     if risky_fns:
         for d in p.decisions:
             if (d.keys and id(d.access.inst.function) in risky_fns and dma_operands(d.access.intrinsic) is not None
@@ -542,7 +542,8 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
             more = f" (and {len(hidden) - 1} more in {fn.name})" if len(hidden) > 1 else ""
             _warn(out, first, "LDS-DMA through an integer address beside accesses of static LDS variables: "
                   "LLVM's module-LDS lowering scopes those accesses and not this DMA, and LLVM 21 and later "
-                  f"then put no vmcnt wait between them; --lds all lets llnoalias scope the DMA{more}")
+                  "then put no vmcnt wait between them; llnoalias can scope the DMA with --lds all, and "
+                  f"llnoalias stats --lds all IN measures what that does to this module's waits{more}")
 
 
 __all__ = ["DMA_DOMAIN", "LOWERED", "ORDER", "PRODUCER_WINDOW", "UNTRACED", "WINDOW", "Guarded", "guard",
