@@ -516,7 +516,6 @@ def _body_plain(self: BodyReader, fn: Function, i: int, shape: LineShape, body_s
         if end_line < lines.n and lines.starts[end_line] == end_start and _copy(
                 Instruction, fn, body_start, rows, block_names, block_rels, fn._by_name, fn._instrs, fn._blocks,
                 fn._block_offsets):
-            self.copied = (fn, body, got)
             return end_line + 1
         self._undo_fast(fn)
     nlines = text.count("\n", body_start, end_start)

@@ -18,7 +18,7 @@ class LineShape:
     and the number an unnamed entry block takes after them."""
 
     __slots__ = ("cc", "params", "groups", "inline", "close_rel", "code_len", "own_attrs_text", "is_kernel",
-                 "names", "entry", "arg_rows", "bodies", "tried")
+                 "names", "entry", "arg_rows", "bodies")
 
     def __init__(self, cc: str, params: list[tuple[str, Type, set[str], int]], groups: tuple[str, ...],
                  inline: tuple[str, ...], close_rel: int, code_len: int, own_attrs_text: str,
@@ -41,8 +41,6 @@ class LineShape:
         #: the bodies read after this line that define every name they use, by their text
         #: (``body_reader._body_plain``'s memo, ``body_reader.BodyCopy``)
         self.bodies: dict[str, BodyCopy] = {}
-        #: a deferred parse has read a body of this line now, to be kept (``TopLevelReader._add_shaped``)
-        self.tried = False
         self.arg_rows = tuple((p[0], idx, p[1], p[2], p[3]) for idx, p in enumerate(params))
 
 

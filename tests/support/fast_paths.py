@@ -274,26 +274,6 @@ def _phi_labels_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     m.setattr(loops, "_LABELS_SEEN", {} if fast else _Forgetful())
 
 
-def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import function_pass
-
-        m.setattr(function_pass, "LEAN", False)
-
-
-def _trivial_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import scopes
-
-        real = scopes.Plan.__init__
-
-        def forgetful(self: scopes.Plan) -> None:
-            real(self)
-            self.trivial_shapes = None
-
-        m.setattr(scopes.Plan, "__init__", forgetful)
-
-
 def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.ir import parser
@@ -347,13 +327,6 @@ def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(pipeline, "BATCH", 1)
 
 
-def _plain_text(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.analysis.memory import accesses
-
-        m.setattr(accesses, "PLAIN_TEXT", False)
-
-
 def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.ir import header_reader
@@ -373,15 +346,6 @@ def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.transform import dma_addresses
 
         m.setattr(dma_addresses, "AA_FIRST", "")
-
-
-def _lean_template(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.transform import function_pass
-
-    if fast:
-        m.setattr(function_pass, "STAMP_EVERY", True)  # every trivial kernel, not only those met before
-    else:
-        m.setattr(function_pass, "TEMPLATES", False)
 
 
 def _small_entries(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -435,9 +399,6 @@ FAST_PATHS: list[FastPath] = [
              "_memory_access / _intrinsic_access for every instruction", _access_memo),
     FastPath("phi-labels-memo", "analysis.ranges.loops.LoopRanges._phi_labels (each distinct phi text "
              "tokenized once)", "a memo that keeps nothing", "every phi's text tokenized", _phi_labels_memo),
-    FastPath("trivial-kernel", "transform.scopes.plan_trivial (a kernel of plain loads and stores through "
-             "its rooted arguments: no provenance, no effects scan)", "function_pass.LEAN = False",
-             "plan_function, analyse_effects and _invariant_loads", _trivial_kernel),
     FastPath("define-line", "ir.parser._ModuleParser.run (a line that starts with 'define' to "
              "_function) and TopLevelReader._function (a one-line header)", "both through "
              "_top_level and _function_lines", "_top_level and the header's lines joined",
@@ -451,18 +412,12 @@ FAST_PATHS: list[FastPath] = [
              "for its name was read before in the module: its header and body read from what that line "
              "gave, the body by BodyReader._body_plain)", "HeaderReader._remember_line keeping nothing",
              "every define line through _header_fast and _body_fast", _line_shapes, observe=model),
-    FastPath("trivial-shapes", "transform.scopes.plan_trivial (what a trivial kernel's body text says "
-             "read once per distinct body and argument names: Plan.trivial_shapes)", "Plan.trivial_shapes None",
-             "_trivial_shape for every kernel", _trivial_shapes),
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
              "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
              "each line appended alone", _fresh_domains),
     FastPath("forget-lists", "transform.pipeline._write_scopes and MetadataWriter.forget (a fresh "
              "domain's lists memo dropped once its accesses are written)", "pipeline.FORGET_FROM past "
              "the plan's domains", "every list kept to the end", _forget_lists),
-    FastPath("plain-text", "analysis.memory.accesses.plain_shape (a plain load, store or ret void "
-             "read by read_fast's pattern alone)", "accesses.PLAIN_TEXT = False",
-             "operands.parse for every instruction", _plain_text),
     FastPath("header-line", "ir.header_reader.HeaderReader._header_line (a header whose texts but for its "
              "names the pattern read before: split by the compiled header_line, each part looked up)",
              "header_reader._cscan = None", "every header through _HEADER_RE and _params", _header_line,
@@ -473,10 +428,6 @@ FAST_PATHS: list[FastPath] = [
     FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
              "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
              "every word of AA_WORDS looked for over the whole span", _aa_first),
-    FastPath("lean-template", "transform.function_pass.LeanTemplate (a trivial kernel of a body and define "
-             "line met before stamped from the template of one before it: its decisions, argument records and "
-             "edits)", "function_pass.TEMPLATES = False", "scopes.trivial_plan and attributes.kernel_edits for "
-             "every trivial kernel", _lean_template),
     FastPath("small-entries", "transform.pipeline._write_scopes and MetadataWriter.attach_all_scopes "
              "(an access of one key of a small plain domain handed over as the domain's scope ids and the "
              "key's place; its text kept by its scope id)", "pipeline.SMALL_ENTRIES = False",
@@ -486,18 +437,4 @@ FAST_PATHS: list[FastPath] = [
              "copy_body from LineShape.bodies)", "body_reader.BODIES_PER_SHAPE = 0",
              "every such body read by body_rows and its references checked", _body_copy, observe=model,
              unavailable=_unbuilt("body_reader")),
-    FastPath("kernel-copy", "ir.kernel_copy (a function whose define line and body are spelled as the last "
-             "one whose body was made again by copy_body, but for its name: made from that one by the "
-             "compiled kernels_copy, a run of them in one call)", "toplevel_reader.KERNEL_COPY = False",
-             "each read by _add_shaped and _body_plain",
-             lambda m, fast: None if fast else m.setattr("llnoalias.ir.toplevel_reader.KERNEL_COPY", False),
-             observe=model, unavailable=_unbuilt("body_reader")),
-    FastPath("stamp-runs", "transform.function_pass.FunctionPass._stamp (the kernels after a stamped one that "
-             "its template stands for too, each checked by its define line, body text and arguments rooted, "
-             "stamped in the same call; each record a StampedArgRecord, its line from the define line's, checked)",
-             "function_pass.STAMP_RUNS = False", "each kernel's template looked up alone by _lean (every trivial "
-             "kernel given a template: STAMP_EVERY)",
-             lambda m, fast: (m.setattr("llnoalias.transform.function_pass.STAMP_EVERY", True),
-                              None if fast else m.setattr("llnoalias.transform.function_pass.STAMP_RUNS", False))
-             and None),
 ]
