@@ -348,13 +348,6 @@ def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(dma_addresses, "AA_FIRST", "")
 
 
-def _small_entries(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import pipeline
-
-        m.setattr(pipeline, "SMALL_ENTRIES", False)
-
-
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
@@ -428,10 +421,6 @@ FAST_PATHS: list[FastPath] = [
     FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
              "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
              "every word of AA_WORDS looked for over the whole span", _aa_first),
-    FastPath("small-entries", "transform.pipeline._write_scopes and MetadataWriter.attach_all_scopes "
-             "(an access of one key of a small plain domain handed over as the domain's scope ids and the "
-             "key's place; its text kept by its scope id)", "pipeline.SMALL_ENTRIES = False",
-             "its own and !noalias lists made in _write_scopes, its text kept by the pair", _small_entries),
     FastPath("body-copy", "ir.body_reader._body_plain (a body of a known define line's shape spelled as one "
              "read before that defines every name it uses: its instructions and blocks made again by "
              "copy_body from LineShape.bodies)", "body_reader.BODIES_PER_SHAPE = 0",
