@@ -477,105 +477,6 @@ static PyObject *body_rows(PyObject *self, PyObject *args) {
     return Py_BuildValue("innLi", status, pos, line, next, after_term);
 }
 
-/* body_copy(instruction, fn, base, rows, block_names, block_rels, by_name, instrs, blocks, block_offsets)
- *   -> bool
- *
- * body_reader.copy_body: a body spelled as one read before (body_reader._body_plain's
- * memo), its rows (name, opcode, start from the body's start, _len, _op) and its blocks'
- * names and starts from the body's start, made again at base for fn. False (nothing
- * made) when Instruction is not laid out as read_slots reads it: Python makes them.
- */
-static int copy_rows(PyObject *instruction, PyObject *fn, Py_ssize_t base, PyObject *rows, PyObject *bnames,
-                     PyObject *brels, PyObject *by_name, PyObject *instrs, PyObject *blocks, PyObject *offsets);
-
-static PyObject *body_copy(PyObject *self, PyObject *args) {
-    PyObject *instruction, *fn, *rows, *bnames, *brels, *by_name, *instrs, *blocks, *offsets;
-    Py_ssize_t base;
-    if (!PyArg_ParseTuple(args, "OOnO!O!O!O!O!O!O!", &instruction, &fn, &base, &PyTuple_Type, &rows, &PyTuple_Type,
-                          &bnames, &PyTuple_Type, &brels, &PyDict_Type, &by_name, &PyList_Type, &instrs, &PyList_Type,
-                          &blocks, &PyList_Type, &offsets))
-        return NULL;
-    int direct = read_slots(instruction);
-    if (direct < 0) return NULL;
-    if (!direct) Py_RETURN_FALSE;
-    if (copy_rows(instruction, fn, base, rows, bnames, brels, by_name, instrs, blocks, offsets) < 0) return NULL;
-    Py_RETURN_TRUE;
-}
-
-/* body_copy's work, once read_slots(instruction) has said 1: 0 made, -1 an error */
-static int copy_rows(PyObject *instruction, PyObject *fn, Py_ssize_t base, PyObject *rows, PyObject *bnames,
-                     PyObject *brels, PyObject *by_name, PyObject *instrs, PyObject *blocks, PyObject *offsets) {
-    Py_ssize_t nb = PyTuple_GET_SIZE(bnames);
-    if (PyTuple_GET_SIZE(brels) != nb) {
-        PyErr_SetString(PyExc_ValueError, "body_copy: block names and starts differ in number");
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < nb; k++) {
-        Py_ssize_t rel = PyLong_AsSsize_t(PyTuple_GET_ITEM(brels, k));
-        if (rel == -1 && PyErr_Occurred()) return -1;
-        PyObject *off = PyLong_FromSsize_t(base + rel);
-        if (off == NULL) return -1;
-        int err = PyList_Append(blocks, PyTuple_GET_ITEM(bnames, k)) < 0 || PyList_Append(offsets, off) < 0;
-        Py_DECREF(off);
-        if (err) return -1;
-    }
-    PyTypeObject *tp = (PyTypeObject *)instruction;
-    Py_ssize_t nr = PyTuple_GET_SIZE(rows);
-    Py_ssize_t first = PyList_GET_SIZE(offsets) - nb; /* this body's block starts in offsets */
-    Py_ssize_t b = 0;
-    for (Py_ssize_t k = 0; k < nr; k++) {
-        PyObject *row = PyTuple_GET_ITEM(rows, k);
-        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 5) {
-            PyErr_SetString(PyExc_ValueError, "body_copy: a row is (name, opcode, start, _len, _op)");
-            return -1;
-        }
-        Py_ssize_t rel = PyLong_AsSsize_t(PyTuple_GET_ITEM(row, 2));
-        if (rel == -1 && PyErr_Occurred()) return -1;
-        /* an instruction that starts a block (an unnamed one) shares its start's int with
-         * block_offsets, as body_rows makes them: one int less per such block */
-        PyObject *start = NULL;
-        while (b < nb) {
-            Py_ssize_t brel = PyLong_AsSsize_t(PyTuple_GET_ITEM(brels, b));
-            if (brel == -1 && PyErr_Occurred()) return -1;
-            if (brel > rel) break;
-            b++;
-            if (brel == rel) {
-                start = PyList_GET_ITEM(offsets, first + b - 1);
-                Py_INCREF(start);
-                break;
-            }
-        }
-        if (start == NULL) start = PyLong_FromSsize_t(base + rel);
-        if (start == NULL) return -1;
-        PyObject *obj = tp->tp_alloc(tp, 0);
-        if (obj == NULL) {
-            Py_DECREF(start);
-            return -1;
-        }
-        PyObject *name = PyTuple_GET_ITEM(row, 0);
-        PyObject *vals[N_SLOTS];
-        vals[S_NAME] = name;
-        vals[S_OPCODE] = PyTuple_GET_ITEM(row, 1);
-        vals[S_START] = start; /* (the object takes this reference) */
-        vals[S_LEN] = PyTuple_GET_ITEM(row, 3);
-        vals[S_OP] = PyTuple_GET_ITEM(row, 4);
-        vals[S_OPS] = Py_None;
-        vals[S_FUNCTION] = fn;
-        for (int j = 0; j < N_SLOTS; j++) {
-            if (j != S_START) Py_INCREF(vals[j]);
-            *(PyObject **)((char *)obj + slot_off[j]) = vals[j];
-        }
-        if (name != Py_None && PyDict_SetItem(by_name, name, obj) < 0) {
-            Py_DECREF(obj);
-            return -1;
-        }
-        int err = PyList_Append(instrs, obj);
-        Py_DECREF(obj);
-        if (err < 0) return -1;
-    }
-    return 0;
-}
-
 /* A table of the defined names, looked up by their code points in the text: a reference
  * that is defined (most are) costs no str object. Open addressing, FNV-1a over the code
  * points; a name that is not a str is left to PySet_Contains. */
@@ -1054,7 +955,6 @@ static PyMethodDef methods[] = {
     {"header_line", header_line, METH_VARARGS,
      "A common header's code split as header_reader's pattern splits it, or None."},
     {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _body_reader.c)."},
-    {"body_copy", body_copy, METH_VARARGS, "Make again the instructions and blocks of a body read before."},
     {"undefined_refs", undefined_refs, METH_VARARGS,
      "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},
     {NULL, NULL, 0, NULL},
