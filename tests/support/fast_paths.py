@@ -631,7 +631,7 @@ FAST_PATHS: list[FastPath] = [
              fixtures=REPRESENTATIVE[1:4]),
     FastPath("encoded", "ir.editor.Editor.encoded (the output spliced in one compiled pass)",
              "Editor.encoded returning None", "Editor.chunks, encoded", _encoded,
-             spy=calls(_cls("ir.editor", "Editor"), "encoded", _not_none)),
+             spy=calls(_cls("ir.editor", "Editor"), "encoded", _not_none), unavailable=_unbuilt("body_reader")),
     FastPath("workers", "transform.workers (-j: groups of functions in worker processes)",
              "-j 1", "one process", _workers(defer=False), applies=several_functions,
              spy=_forked, forks=True),
