@@ -64,7 +64,7 @@ TWINS: tuple[Twin, ...] = (
         key="body_reader",
         module="llnoalias.ir._body_reader",
         references=("llnoalias.ir.body_reader", "llnoalias.ir.lines", "llnoalias.ir.limits", "llnoalias.ir.editor",
-                    "llnoalias.ir.header_reader", "llnoalias.ir.kernel_copy"),
+                    "llnoalias.ir.header_reader"),
         test="tests/ir/test_twin_body_reader.py",
         depends=(),
         reads={f"{_MODEL}.Instruction": ("name", "opcode", "start", "_len", "_op", "ops", "function")},

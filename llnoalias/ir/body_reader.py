@@ -6,7 +6,6 @@ result name and opcode is left for ``operands.parse``."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ..compiled import load
 from .lazyre import lazy
@@ -463,62 +462,16 @@ class BodyReader(LineReader):
         return start
 
 
-#: the most bodies a ``LineShape`` keeps (``_body_plain``'s memo): enough for a module whose
-#: kernels of one header are spelled in a few ways, a bound for one whose bodies all differ
-BODIES_PER_SHAPE = 8
-#: the longest body (in characters) kept there: the bodies of many small kernels
-BODY_COPY_CHARS = 1024
-
-
-def copy_body(instruction: type[Instruction], fn: Function, base: int,
-              rows: tuple[tuple[str | None, str, int, int, int], ...], block_names: tuple[str, ...],
-              block_rels: tuple[int, ...], by_name: dict[str, Instruction], instrs: list[Instruction],
-              blocks: list[str], block_offsets: list[int]) -> bool:
-    """The instructions and blocks of a body spelled as one read before (``BodyCopy``), made
-    again for ``fn``, its body starting at ``base``: what reading it gives (the reference of
-    ``_body_reader.body_copy``). True: made."""
-    blocks.extend(block_names)
-    block_offsets.extend([base + rel for rel in block_rels])
-    for name, opcode, rel, length, op in rows:
-        start = base + rel
-        inst = instruction(name, opcode, start, start + length, fn, start + op if op >= 0 else -1)
-        if name is not None:
-            by_name[name] = inst
-        instrs.append(inst)
-    return True
-
-
-#: ``copy_body``, compiled where it is
-_copy: Callable[..., bool] = _cscan.body_copy if _cscan is not None else copy_body
-
-
 def _body_plain(self: BodyReader, fn: Function, i: int, shape: LineShape, body_start: int,
                 end_start: int) -> int | None:
     """``BodyReader._body_compiled`` for the common body, from line ``i`` (at ``body_start``)
     to the '}' line at ``end_start`` (``_body_end``), of a function whose define line was read
     before but for its name (``shape``: its arguments' names and entry number): read by one
     call of the compiled loop when its rows are all plain, its references checked by one
-    more. None (nothing recorded) for any other body. A body that defines every name it
-    uses is kept by its text in ``shape.bodies``: the next body of this shape spelled alike
-    is made from it (``copy_body``): its rows and references read the same, the only
-    difference being where it starts."""
+    more. None (nothing recorded) for any other body."""
     assert _cscan is not None
     text = self.src.text
     lines = self.lines
-    bodies = shape.bodies
-    # (a long body is not looked up: its text would be copied and hashed for what is then
-    # a small share of its reading, and kept)
-    body = text[body_start:end_start] if end_start - body_start <= BODY_COPY_CHARS else ""
-    got = bodies.get(body) if body else None
-    if got is not None:
-        rows, block_names, block_rels, nlines = got
-        end_line = i + nlines
-        if end_line < lines.n and lines.starts[end_line] == end_start and _copy(
-                Instruction, fn, body_start, rows, block_names, block_rels, fn._by_name, fn._instrs, fn._blocks,
-                fn._block_offsets):
-            self.copied = (fn, body, got)
-            return end_line + 1
-        self._undo_fast(fn)
     nlines = text.count("\n", body_start, end_start)
     end_line = i + nlines
     if end_line >= lines.n or lines.starts[end_line] != end_start:
@@ -532,12 +485,7 @@ def _body_plain(self: BodyReader, fn: Function, i: int, shape: LineShape, body_s
     refs = _cscan.undefined_refs(text, body_start, end_start, defined)
     if refs is None or refs:
         self._check_refs(body_start, end_start, defined)
-    elif body and len(bodies) < BODIES_PER_SHAPE and fn._block_offsets:
-        # (a body with no block at all has the one named "entry", at no offset: read it again)
-        bodies[body] = (tuple([(inst.name, inst.opcode, inst.start - body_start, inst._len, inst._op)
-                               for inst in fn._instrs]),
-                        tuple(fn._blocks), tuple([off - body_start for off in fn._block_offsets]), nlines)
     return end_line + 1
 
 
-__all__ = ["BodyReader", "copy_body"]
+__all__ = ["BodyReader"]

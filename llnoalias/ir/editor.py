@@ -7,7 +7,7 @@ comments, debug records, unknown syntax and line endings come out exactly as the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from operator import itemgetter
 
 from ..compiled import load
@@ -45,14 +45,6 @@ class Editor:
 
     def insert(self, offset: int, text: str, order: int = 0) -> None:
         self.edits.append((offset, offset, order, text))
-
-    def insert_many(self, places: Iterable[int], text: str, order: int = 0) -> None:
-        """``insert(at, text, order)`` for each ``at`` of ``places``, in their order: one
-        call for one text at many places (a kernel's invariant loads, the attribute a run of
-        kernels stamped from one template adds to one argument of each)."""
-        add = self.edits.append  # (a loop: a comprehension is a call more; most calls give one place)
-        for at in places:
-            add((at, at, order, text))
 
     def replace(self, start: int, end: int, text: str) -> None:
         self.edits.append((start, end, 0, text))

@@ -74,17 +74,9 @@ class HeaderReader(LineReader):
         only when a second line of it comes (``_line_shape``; most lines of a module whose
         kernels differ in their parameters' names have none)."""
         shapes = self.line_shapes
-        key = raw[:at] + raw[lp:]
         if len(shapes) >= _SEEN_LIMIT:
             shapes.clear()
-            self.forget_shape(None)
-        else:
-            self.forget_shape(key)  # (the shape kept for it, if any, is no longer read)
-        shapes[key] = (fn, lp, code_len)
-
-    def forget_shape(self, key: str | None) -> None:
-        """Forget what the reader keeps of the shape of ``key`` (or of every shape: None),
-        which ``line_shapes`` no longer holds: nothing here."""
+        shapes[raw[:at] + raw[lp:]] = (fn, lp, code_len)
 
     def _line_shape(self, key: str, first: tuple[Function, int, int]) -> LineShape:
         """The ``LineShape`` of the define line ``key`` (``line_shapes``) from ``first``, the

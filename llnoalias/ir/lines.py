@@ -12,7 +12,6 @@ from .lazyre import lazy
 from .lexer import bracket_balance, split_comment
 from .model import Function, Module
 from .numbering import number_of
-from .shapes import BodyCopy
 from .source import SourceFile
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
@@ -84,10 +83,6 @@ class LineReader:
     references to check once the whole module is read."""
 
     lines: Lines
-    #: the last function whose body ``body_reader._body_plain`` made again from its memo, that
-    #: body's text and what it was made from (``TopLevelReader._add_shaped`` makes a
-    #: ``kernel_copy.Template`` of it)
-    copied: tuple[Function, str, BodyCopy] | None = None
 
     def __init__(self, src: SourceFile) -> None:
         self.src = src

@@ -15,12 +15,10 @@ runs them over a whole text.
 from __future__ import annotations
 
 from ..diagnostics import LLNoaliasError
-from .kernel_copy import copy_kernels
-from .kernel_copy import kernels as _compiled_kernels
 from .lazyre import lazy
 from .limits import first_hostile
 from .lines import Lines, error_at
-from .model import Instruction, Module
+from .model import Module
 from .source import BOM, SourceFile
 from .toplevel_reader import BodyMismatch, TopLevelReader
 
@@ -123,9 +121,6 @@ def _lone_cr(text: str) -> int | None:
     return None
 
 
-#: ``kernel_copy.copy_kernels``, compiled where it is
-_kernels = _compiled_kernels if _compiled_kernels is not None else copy_kernels
-
 #: what may follow the word ``define`` for ``_top_level`` to read it as that word (its
 #: ``[a-z_]+`` does not go on)
 _AFTER_DEFINE = frozenset(" \t\r")
@@ -157,8 +152,6 @@ class _ModuleParser(TopLevelReader):
         n = lines.n
         starts = lines.starts
         function = self._function
-        mod = self.mod
-        kernels = _kernels
         i = 0
         while i < n:
             start = starts[i]
@@ -166,14 +159,6 @@ class _ModuleParser(TopLevelReader):
             if raw.startswith("define") and raw[6:7] in _AFTER_DEFINE:
                 # a definition at the line's start: what ``_top_level`` finds for it (the word
                 # ``define`` alone, nothing before it to strip)
-                template = self.template
-                if template is not None:
-                    # it and the functions after it, when spelled as the template
-                    made, _, j = kernels(text, start, i, template, Instruction, mod.functions,
-                                         mod.functions_by_name, mod.globals)
-                    if made:
-                        i = j
-                        continue
                 i = function(i, raw, start, start)
                 continue
             stripped = raw.strip()

@@ -6,11 +6,6 @@ from __future__ import annotations
 
 from .types import Type
 
-#: a body as ``body_reader.copy_body`` makes it again: per instruction its name, opcode,
-#: start (from the body's start), ``_len`` and ``_op``; its blocks' names and starts (from
-#: the body's start); and the number of its lines
-BodyCopy = tuple[tuple[tuple[str | None, str, int, int, int], ...], tuple[str, ...], tuple[int, ...], int]
-
 
 class LineShape:
     """What a common define line says but for its name (``HeaderReader.line_shapes``): what
@@ -18,7 +13,7 @@ class LineShape:
     and the number an unnamed entry block takes after them."""
 
     __slots__ = ("cc", "params", "groups", "inline", "close_rel", "code_len", "own_attrs_text", "is_kernel",
-                 "names", "entry", "arg_rows", "bodies", "tried")
+                 "names", "entry", "arg_rows")
 
     def __init__(self, cc: str, params: list[tuple[str, Type, set[str], int]], groups: tuple[str, ...],
                  inline: tuple[str, ...], close_rel: int, code_len: int, own_attrs_text: str,
@@ -38,12 +33,7 @@ class LineShape:
         self.entry = entry
         #: ``params`` as the rows ``Argument`` is made from: name, index, type, attributes
         #: and the offset of its insertion point from the '('
-        #: the bodies read after this line that define every name they use, by their text
-        #: (``body_reader._body_plain``'s memo, ``body_reader.BodyCopy``)
-        self.bodies: dict[str, BodyCopy] = {}
-        #: a deferred parse has read a body of this line now, to be kept (``TopLevelReader._add_shaped``)
-        self.tried = False
         self.arg_rows = tuple((p[0], idx, p[1], p[2], p[3]) for idx, p in enumerate(params))
 
 
-__all__ = ["BodyCopy", "LineShape"]
+__all__ = ["LineShape"]

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import re
 
-from .body_reader import BODY_COPY_CHARS, BodyReader, _body_plain, _cscan
+from .body_reader import BodyReader
 from .datalayout import layout_error
 from .header_reader import _NAME_RE, HeaderReader
-from .kernel_copy import make_template
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .limits import MAX_DIGITS, too_long
@@ -18,10 +17,6 @@ from .lines import NAME, blank_comment, error_at
 from .model import Argument, Declaration, Function, Global
 from .shapes import LineShape
 from .types import Type, TypeParser
-
-TYPE_CHECKING = False  # ``typing`` is not imported at run time
-if TYPE_CHECKING:
-    from .kernel_copy import Template
 
 _RESULT_RE = lazy(r"(%" + NAME + r")\s*=\s*([a-z_]+)")
 _OPCODE_RE = lazy(r"[a-z_]+")
@@ -50,10 +45,6 @@ LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "
             "extern_weak", "linkonce_odr", "weak_odr", "external"}
 
 
-#: make the functions spelled as one made again before from it (``kernel_copy``; a test switches it off)
-KERNEL_COPY = True
-
-
 class BodyMismatch(Exception):
     """A body read on demand ended elsewhere than the top-level pass found its '}' (a
     line that begins with '}' inside the body): the module must be read in one pass."""
@@ -64,8 +55,6 @@ class TopLevelReader(HeaderReader, BodyReader):
 
     #: leave function bodies to be read when first asked for (``parse_module_deferred``)
     defer = False
-    #: what the functions spelled as the last one made again are made from (``kernel_copy``)
-    template: Template | None = None
 
     def _top_level(self, i: int, raw: str, start: int) -> int:
         src = self.src
@@ -274,44 +263,9 @@ class TopLevelReader(HeaderReader, BodyReader):
         mod.functions.append(fn)
         functions_by_name[name] = fn
         if self.defer:
-            if _cscan is not None:
-                # a short body spelled as one of this shape kept (``LineShape.bodies``) is made
-                # again now, and the first of the shape is read now to be kept, when it is
-                # plain (``_body_plain``, which reports nothing): the functions spelled as one
-                # made again are made from it (``kernel_copy``); any other is left unread
-                end_start = self._body_end(lineno)
-                if end_start is not None:
-                    body_start = self.lines.starts[lineno]
-                    if end_start - body_start <= BODY_COPY_CHARS and (
-                            not shape.tried or self.src.text[body_start:end_start] in shape.bodies):
-                        shape.tried = True
-                        done = _body_plain(self, fn, lineno, shape, body_start, end_start)
-                        if done is not None:
-                            self._keep_template(raw, at, lp, fn)
-                            return done
             return self._defer_body(fn, lineno, off)
         done = self._body_fast(fn, lineno, off)
-        if done is None:
-            return self._body_lines(fn, lineno, off)
-        self._keep_template(raw, at, lp, fn)
-        return done
-
-    def forget_shape(self, key: str | None) -> None:
-        # the template made from that shape: the next line of it makes a new one
-        template = self.template
-        if template is not None and (key is None or key == template[0] + template[1]):
-            self.template = None
-
-    def _keep_template(self, raw: str, at: int, lp: int, fn: Function) -> None:
-        """When the body of ``fn`` (just read, its define line ``raw`` of a known shape, its
-        '@' at ``at`` and its name's '(' at ``lp``) was made again from one spelled alike,
-        keep it as the template the functions after it spelled alike are made from
-        (``kernel_copy``)."""
-        copied = self.copied
-        if copied is not None:
-            self.copied = None
-            if copied[0] is fn and KERNEL_COPY:
-                self.template = make_template(raw, at, lp, fn, copied[1], copied[2])
+        return done if done is not None else self._body_lines(fn, lineno, off)
 
     def _function_lines(self, i: int, raw: str, start: int, off: int) -> int:
         """``_function`` for any header: its lines are joined until the '{' that opens the body."""

@@ -5,10 +5,8 @@ emit ``ld.global.nc``)."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from .. import reasons
-from ..analysis.memory.accesses import INVARIANT_LOAD, PlainShape
+from ..analysis.memory.accesses import INVARIANT_LOAD
 from ..analysis.memory.effects import Effects, analyse_effects
 from ..analysis.memory.loads import plain_load_address
 from ..analysis.provenance.lattice import Root
@@ -23,7 +21,6 @@ from .metadata import MetadataWriter
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
 
 class ArgumentsResult:
@@ -104,102 +101,21 @@ class LineArgRecord(ArgRecord):
                                 _WO_SLOT.__get__(self), self.added))
 
 
-if TYPE_CHECKING:
-    #: what ``StampedArgRecord`` reads its fields from, shared by the kernels of one
-    #: template: the index, name, rooted, reason, readonly and writeonly (a line counted
-    #: from the first instruction's where ``bits`` says so), added, ``bits`` (1: readonly
-    #: holds a line, 2: writeonly) and the class of the record it reads as
-    StampSpec = tuple[int, str, bool, str, str | int, str | int, list[str], int, type[ArgRecord]]
-
-
-def _from_spec(n: int, bit: int = 0, said: reasons.Reason | None = None) -> Any:
-    """The property of a ``StampedArgRecord`` field: item ``n`` of its spec; where the
-    spec's bits hold ``bit``, a line after the record's ``first``, read as ``said`` at the
-    line. Set, the record gets a spec of its own with the value (and the bit cleared)."""
-
-    def get(self: StampedArgRecord) -> object:
-        spec = self.spec
-        v = spec[n]
-        return said.one(self.first + v) if spec[7] & bit and said is not None else v  # type: ignore[operator]
-
-    def put(self: StampedArgRecord, value: object) -> None:
-        spec = self.spec
-        self.spec = (*spec[:n], value, *spec[n + 1:7], spec[7] & ~bit, spec[8])  # type: ignore[assignment]
-
-    return property(get, put)
-
-
-class StampedArgRecord(ArgRecord):
-    """The record of an argument of a kernel stamped from a template
-    (``function_pass.LeanTemplate``): it holds the kernel's name, the line of the kernel's
-    first instruction and the template's ``spec`` of the argument (one for every kernel of
-    the template), and reads its other fields from them, as the record the lean way makes
-    (``kernel_edits``: an ``ArgRecord``, or a ``LineArgRecord``, its lines those of the
-    spec after ``first``). Equal to that record, shown and pickled as it (``unstamped``).
-    Made empty and its three slots set (``FunctionPass._stamp``: a module of many small
-    kernels has one or two per kernel, and a Python ``__init__`` costs more than the rest;
-    the ``ArgRecord`` slots but ``kernel`` stay empty)."""
-
-    __slots__ = ("spec", "first")
-    spec: StampSpec
-    first: int
-
-    __init__ = object.__init__  # (in C: made by ``StampedArgRecord()``)
-
-    index = _from_spec(0)
-    name = _from_spec(1)
-    rooted = _from_spec(2)
-    reason = _from_spec(3)
-    readonly = _from_spec(4, 1, reasons.NO_WRITTEN)
-    writeonly = _from_spec(5, 2, reasons.NO_READ)
-    added = _from_spec(6)
-
-    def unstamped(self) -> ArgRecord:
-        """The record the lean way makes for this argument."""
-        index, name, rooted, reason, ro, wo, added, bits, kind = self.spec
-        first = self.first
-        if kind is LineArgRecord:
-            out: ArgRecord = LineArgRecord(self.kernel, index, name, reason, first + ro if bits & 1 else ro,  # type: ignore[operator]
-                                           first + wo if bits & 2 else wo, added)  # type: ignore[operator]
-            out.rooted = rooted
-            return out
-        return ArgRecord(self.kernel, index, name, rooted, reason, ro, wo, added)  # type: ignore[arg-type]
-
-    def __eq__(self, other: object) -> bool:
-        return self.unstamped() == (other.unstamped() if isinstance(other, StampedArgRecord) else other)
-
-    __hash__ = None  # type: ignore[assignment]  # (as every Record: mutable)
-
-    def __repr__(self) -> str:
-        return repr(self.unstamped())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        out = self.unstamped()
-        if type(out) is LineArgRecord:
-            return out.__reduce__()
-        return (ArgRecord, (out.kernel, out.index, out.name, out.rooted, out.reason, out.readonly, out.writeonly,
-                            out.added))
-
-
 #: the effects of an argument nothing is known to touch (read only)
 _NO_EFFECTS = Effects()
 
 
 def arguments_of(mod: Module, ma: ModuleAnalysis, roots: RootSet, options: AnnotateOptions,
-                 fn: Function, lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits | None:
+                 fn: Function, lowered: bool = False) -> KernelEdits | None:
     """The argument pass's decisions for one kernel (None for other functions). With
     ``lowered`` (the kernel has an LDS-DMA that design section 4b's rule (c) leaves unscoped:
     ``dma_safety.has_lowered_dma``) ``--args noalias`` adds no ``noalias``: LLVM 24's
     kernel-argument lowering would give the kernel's LDS accesses ``!noalias``, which are
-    then checked only against scoped DMAs.
-
-    ``plain``: for a kernel ``scopes.plan_trivial`` planned, what its text says
-    (``accesses.plain_shape``): the effects and the invariant loads are read from it, not
-    from a scan of the kernel (``effects.analyse_effects``) and its provenance."""
+    then checked only against scoped DMAs."""
     ka = roots.kernels.get(fn.name)
     if ka is None:
         return None
-    return kernel_edits(mod, ma, fn, ka, options, lowered, plain)
+    return kernel_edits(mod, ma, fn, ka, options, lowered)
 
 
 def apply_arguments(edits: KernelEdits | None, editor: Editor, writer: MetadataWriter,
@@ -225,29 +141,17 @@ def mark_invariant(ends: Sequence[int], editor: Editor, writer: MetadataWriter, 
     text = out.invariant_text
     if text is None:
         text = out.invariant_text = f", !invariant.load !{writer.empty_node()}"
-    editor.insert_many(ends, text, INVARIANT_ORDER)
+    for at in ends:
+        editor.insert(at, text, INVARIANT_ORDER)
     out.invariant_loads += len(ends)
 
 
 def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, options: AnnotateOptions,
-                 lowered: bool = False, plain: PlainShape | None = None) -> KernelEdits:
+                 lowered: bool = False) -> KernelEdits:
     """``arguments_of`` for a kernel whose arguments ``ka`` are at hand."""
     out = KernelEdits()
     kroots = ka.roots
-    effects: dict[int, Effects] = {}
-    reads: dict[int, int] = {}
-    writes: dict[int, int] = {}
-    first = 0
-    if plain is not None:
-        # what ``effects.analyse_effects`` finds in a kernel of plain accesses: no value
-        # there is computed from an argument (a load's result is not), so nothing escapes;
-        # an argument is read (written) on the line of its first load (store)
-        reads, writes = plain.reads, plain.writes
-        src = fn.source
-        if (reads or writes) and src is not None:
-            first = bisect_right(src.line_starts, fn.instrs[0].start)
-    elif kroots:
-        effects = analyse_effects(mod, fn)
+    effects: dict[int, Effects] = analyse_effects(mod, fn) if kroots else {}
     grouped_args = ka.grouped
     not_rooted = ka.not_rooted
     records = out.records
@@ -261,15 +165,8 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
         if index not in kroots:
             records.append(ArgRecord(kernel, index, arg.name, False, not_rooted.get(index, ""), "", "", _ADDED[0][0]))
             continue
-        if plain is not None:
-            escape, how = 0, ""
-            read = reads.get(index)
-            read = first + read if read is not None and first else 0
-            write = writes.get(index)
-            write = first + write if write is not None and first else 0
-        else:
-            e = effects.get(index) or _NO_EFFECTS
-            read, write, escape, how = e.read, e.write, e.escape, e.escape_how
+        e = effects.get(index) or _NO_EFFECTS
+        read, write, escape, how = e.read, e.write, e.escape, e.escape_how
         attrs = arg.attrs
         add = 0  # the attributes added, as bits of ``_ADDED``'s index
         grouped = index in grouped_args
@@ -313,12 +210,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             if len(root.members) == 1:
                 invariant_roots.add(id(root))
     if invariant_roots:
-        if plain is not None:
-            # each load's address is its argument, whose value is the argument's root
-            instrs = fn.instrs
-            out.invariant_at = [instrs[pos].end for i, pos in plain.loads if id(kroots[i]) in invariant_roots]
-        else:
-            out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
+        out.invariant_at = _invariant_loads(mod, ma, fn, invariant_roots)
     return out
 
 

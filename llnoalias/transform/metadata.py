@@ -23,12 +23,9 @@ _ID_RE = lazy(r"!(\d+)")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
 
-    #: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``,
-    #: or ``(inst, rec, i)`` for an access of the one key ``i`` of a small plain domain
-    #: new to the module (``small_record``)
-    Attachment = tuple[Instruction, Any, Any]
+    #: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``
+    Attachment = tuple[Instruction, tuple[int, ...], tuple[int, ...]]
 
 
 #: ``domain_scopes`` writes a new domain's lines at once (False: one scope at a time, the
@@ -41,16 +38,6 @@ def _list_line(lid: int, ids: tuple[int, ...]) -> str:
     if len(ids) == 1:  # (most lists: one scope)
         return f"!{lid} = !{{!{ids[0]}}}"
     return f"!{lid} = !{{!{', !'.join(map(str, ids))}}}" if ids else f"!{lid} = !{{}}"
-
-
-def small_record(first: int, n: int) -> list[Any]:
-    """The record of a new domain ``first`` of ``n`` scopes (``fresh_domain``) whose accesses
-    of one key come to ``attach_all_scopes`` as ``(inst, rec, i)``: its scope ids, then the
-    ids of the nodes of its lists made so far, 0 where none, by key (its own scope's list,
-    and, with more than two scopes, the list of the others'; with two, the others' is the
-    other's own), then the text given to an access of each key ("" where none), then 1
-    once the lists are in the writer's lists memo (``materialize``), else 0."""
-    return [*range(first + 1, first + n + 1), *([0] * (2 * n)), *([""] * n), 0]
 
 
 def md_escape(name: str) -> str:
@@ -120,7 +107,7 @@ class MetadataWriter:
         self._pieces: dict[str, str] = {}
         self._scope_pieces: dict[tuple[tuple[int, ...], tuple[int, ...]], str] = {}
         self._empty_written = False
-        #: the module's line ending (``fresh_record``'s blocks of lines)
+        #: the module's line ending (``fresh_domain``'s blocks of lines)
         self._newline = editor.src.newline
         _find_existing(mod, self.domains, self._scopes)
 
@@ -198,16 +185,9 @@ class MetadataWriter:
         domain per kernel). -1, and nothing written, where the domain is not new (or
         ``FRESH_DOMAINS`` is off, or no names): then ``domain_scopes`` the long way. The
         scopes are entered in ``scopes`` when it is read (``_unread``)."""
-        rec = self.fresh_record(domain, escaped)
-        return -1 if rec is None else rec[0] - 1
-
-    def fresh_record(self, domain: str, escaped: list[str]) -> list[Any] | None:
-        """``fresh_domain``, and the new domain's record (``small_record``) in place of its
-        id (one call per domain: a module of many small kernels has one per kernel); None
-        where ``fresh_domain`` gives -1."""
         dkey = md_escape(domain)
         if not FRESH_DOMAINS or dkey in self.domains or not escaped:
-            return None
+            return -1
         first = self.next_id
         n = len(escaped)
         self.domains[dkey] = first
@@ -215,22 +195,14 @@ class MetadataWriter:
         self._firsts.append(first)
         self._lasts.append(first + n)
         self._unread = True
-        # (f-strings: ``str.format`` of a template per number of scopes takes twice as long)
         d = str(first)
-        if n == 2:  # (the most common domain: two arguments)
-            a = str(first + 1)  # (each number made a string once)
-            b = str(first + 2)
-            nl = self._newline
-            self.editor.append_block(f'!{d} = distinct !{{!{d}, !"{dkey}"}}{nl}!{a} = distinct !{{!{a}, !{d}, '
-                                     f'!"{escaped[0]}"}}{nl}!{b} = distinct !{{!{b}, !{d}, !"{escaped[1]}"}}')
-            return [first + 1, first + 2, 0, 0, 0, 0, "", "", 0]  # (``small_record(first, 2)``)
         lines = [f'!{d} = distinct !{{!{d}, !"{dkey}"}}']
         sid = first
         for name in escaped:
             sid += 1
             lines.append(f'!{sid} = distinct !{{!{sid}, !{d}, !"{name}"}}')
         self.editor.append_block(self._newline.join(lines))
-        return small_record(first, n)
+        return first
 
     def domain_scopes(self, domain: str, escaped: list[str]) -> list[int]:
         """``scope(domain, name)`` for each name, in order, given already escaped
@@ -302,23 +274,6 @@ class MetadataWriter:
                 raise AssertionError(f"a list of scope !{sid}, of a domain forgotten")
         return sid, sid, self.lists
 
-    def materialize(self, rec: list[Any]) -> None:
-        """Put the lists a small domain's record holds (``small_record``) in the lists
-        memo of its scopes (``_owner``), once: its lists are then made and found there
-        (an access of its keys that is not of one key, or shares its instruction with
-        another domain's, or has scopes of its own)."""
-        if rec[-1]:
-            return
-        rec[-1] = 1
-        n = len(rec) >> 2
-        memo = self._owner(rec[0])[2]
-        for i in range(n):
-            if rec[n + i]:
-                memo[(rec[i],)] = rec[n + i]
-            if n > 2 and rec[2 * n + i]:
-                others = (*rec[:i], *rec[i + 1:n])
-                memo[others] = rec[2 * n + i]
-
     def forget(self, domain: str) -> None:
         """Drop the lists memo of ``domain``'s scopes, when it was fresh (``domain_scopes``):
         the caller asks for no list with any of its scopes again (a module of many small
@@ -358,14 +313,7 @@ class MetadataWriter:
     def attach_all_scopes(self, attachments: list[Attachment]) -> list[Instruction]:
         """``attach_scopes`` for each ``(inst, scopes, noalias)``, in order, in one loop
         (a large module has one per access); returns the instructions it could not give
-        their scopes (``attach`` returned False).
-
-        An access of one key of a small plain domain new to the module
-        (``pipeline._write_scopes``: most, in a module of many small kernels) comes as
-        ``(inst, rec, i)``: the domain's record (``small_record``) and the key's place;
-        its lists are its scope's and the others', kept in the record (no lists memo, no
-        ``_owner``, nothing to ``forget``) until anything else asks for a list of the
-        domain (``materialize``)."""
+        their scopes (``attach`` returned False)."""
         find = self.mod.text.find
         pieces = self._scope_pieces
         # ``Editor.insert``'s edit, made here (one per access)
@@ -386,41 +334,6 @@ class MetadataWriter:
             # would give it, without a copy of the instruction's code per access
             plain = find("!", start, end) < 0 or (find("!alias.scope", start, end) < 0
                                                    and find("!noalias", start, end) < 0)
-            if isinstance(noalias, int):  # (inst, rec, i): ``small_record``
-                rec = scopes
-                n = len(rec) >> 2
-                if plain and not rec[-1]:
-                    # its text, made as the general text below makes it: the lists (its
-                    # scope) and the others' (a list of one id is its own ``dict.fromkeys``)
-                    piece = rec[3 * n + noalias]
-                    if not piece:
-                        lid = rec[n + noalias]
-                        if not lid:
-                            lid = rec[n + noalias] = nid
-                            nid += 1
-                            lines.append(f"!{lid} = !{{!{rec[noalias]}}}")
-                        if n == 1:
-                            piece = f", !alias.scope !{lid}"
-                        else:
-                            if n == 2:
-                                other = 1 - noalias
-                                lid2 = rec[2 + other]
-                                if not lid2:
-                                    lid2 = rec[2 + other] = nid
-                                    nid += 1
-                                    lines.append(f"!{lid2} = !{{!{rec[other]}}}")
-                            else:
-                                lid2 = rec[2 * n + noalias]
-                                if not lid2:
-                                    lid2 = rec[2 * n + noalias] = nid
-                                    nid += 1
-                                    lines.append(_list_line(lid2, (*rec[:noalias], *rec[noalias + 1:n])))
-                            piece = f", !alias.scope !{lid}, !noalias !{lid2}"
-                        rec[3 * n + noalias] = piece
-                    add_edit((end, end, 0, piece))
-                    continue
-                self.materialize(rec)
-                scopes, noalias = (rec[noalias],), (*rec[:noalias], *rec[noalias + 1:n])
             if plain:
                 piece = pieces.get((scopes, noalias))
                 if piece is None:

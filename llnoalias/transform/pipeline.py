@@ -66,19 +66,12 @@ if TYPE_CHECKING:
 _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 _DOMAIN = attrgetter("domain")
 _KEYS = attrgetter("keys")
-#: the most keys a plain domain has for its accesses' lists to be made with its scopes
-#: (``_write_scopes``; a larger one makes each key's when an access first holds it)
-SMALL_DOMAIN = 8
 #: the fewest domains a plan has for ``_write_scopes`` to have the writer forget the lists
 #: of each domain whose accesses are all written (``MetadataWriter.forget``): a module of
 #: many small kernels has a domain per kernel, each with lists of its own
 FORGET_FROM = 64
 #: the most instructions ``_write_scopes`` hands the writer at once (``attach_all_scopes``)
 BATCH = 4096
-#: ``_write_scopes`` hands the writer an access of one key of a small plain domain as the
-#: domain's scope ids and the key's place (False: its two lists, the long way;
-#: ``tests/support/fast_paths.py``)
-SMALL_ENTRIES = True
 
 
 class AnnotateResult:
@@ -370,35 +363,15 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
     return got
 
 
-def _add_ids(ids: dict[int, int], small: tuple[list, list[int]]) -> None:
-    """Put a small domain's keys, kept out of ``ids`` (``_write_scopes``' ``pending``), in
-    (their scope ids, or its ``small_record``)."""
-    ids.update(zip(map(id, small[0]), small[1], strict=False))  # (a record: its scope ids first)
-
-
 def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     # Domains and scopes first, in a stable order, so the new lines read top-down.
     ids: dict[int, int] = {}
     #: domain -> its keys, where they are distinct buffers (no region: two keys overlap
     #: only when they are one): an access's !noalias list is then every other key
     plain: dict[str, list] = {}
-    #: a plain domain of at most ``SMALL_DOMAIN`` keys, scopes distinct -> its keys and
-    #: their scope ids (a module of many small kernels has one per kernel): an access's
-    #: lists are read off them
-    small: dict[str, tuple[list, list[int]]] = {}
     domain_scopes = writer.domain_scopes
     #: each key's name escaped (``md_escape``), a memo: kernels share argument names
     escaped: dict[str, str] = {}
-    #: a key in two domains (its id in ``ids`` is the later one's): then no list is made early
-    twice = False
-    #: many domains (``FORGET_FROM``): a small domain whose keys are its own (each key's
-    #: ``domain`` is it: no other domain holds one) is kept out of ``ids`` (a module of many
-    #: small kernels: a key per argument) until a decision needs it (``_lists``), or until
-    #: a domain comes whose keys are not all its own: then ``ids`` is made up as it would
-    #: have been (``pending``: those kept out, in order)
-    lazy = len(p.domain_keys) >= FORGET_FROM
-    pending: list[str] = []
-    fresh_record = writer.fresh_record
     for domain, keys in p.domain_keys.items():
         names = []
         for key in keys:
@@ -408,29 +381,6 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                     escaped.clear()  # a memo, bounded
                 name = escaped[key.name] = md_escape(key.name)
             names.append(name)
-        if lazy:
-            # a small domain whose keys are its own, none a region (most, in a module of
-            # many small kernels), new to the module: what the long way below gives it
-            # (its keys kept out of ``ids``), its lines written at once
-            n = len(keys)
-            if n == 2:  # (the most common: a kernel of two arguments)
-                k0, k1 = keys
-                ok = (k0.domain == domain and k1.domain == domain and not isinstance(k0, Region)
-                      and not isinstance(k1, Region) and k0 is not k1 and names[0] != names[1])
-            else:
-                ok = n <= SMALL_DOMAIN
-                for key in keys:
-                    if key.domain != domain or isinstance(key, Region):
-                        ok = False
-                        break
-                ok = ok and len(set(names)) == n and len(set(map(id, keys))) == n
-            if ok:
-                rec = fresh_record(domain, names)
-                if rec is not None:
-                    plain[domain] = keys
-                    small[domain] = (keys, rec)
-                    pending.append(domain)
-                    continue
         # Scopes are found again by name, so two keys of one domain must never share a
         # name (an unnamed argument's "arg0" and an argument named %arg0, a global named
         # "lds_a[0,4)" and that region of @lds_a): a shared id would put an access's own
@@ -438,51 +388,25 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
         if len(set(names)) != len(names):
             names = _distinct_names(keys)
         sids = domain_scopes(domain, names)
+        before = len(ids)
+        ids.update(zip(map(id, keys), sids, strict=True))
+        # every key new to ``ids``: distinct, and in no domain before this one
+        fresh = len(ids) - before == len(keys)
         region = False
         for key in keys:
             if isinstance(key, Region):
                 region = True
                 break
-        if lazy:
-            for key in keys:
-                if key.domain != domain:
-                    lazy = False  # (not for this one, nor after it)
-                    for dom in pending:
-                        _add_ids(ids, small[dom])
-                    pending.clear()
-                    break
-            else:
-                if (not region and len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids)
-                        and len(set(map(id, keys))) == len(keys)):
-                    # what the long way below gives such a domain, but its keys in ``ids``
-                    plain[domain] = keys
-                    small[domain] = (keys, sids)
-                    pending.append(domain)
-                    continue
-        before = len(ids)
-        ids.update(zip(map(id, keys), sids, strict=True))
-        # every key new to ``ids``: distinct, and in no domain before this one
-        fresh = len(ids) - before == len(keys)
-        if not fresh:
-            twice = True
         if not region and (fresh or len({id(key) for key in keys}) == len(keys)):
             plain[domain] = keys
-            if len(keys) <= SMALL_DOMAIN and len(set(sids)) == len(sids):
-                small[domain] = (keys, sids)
-    if twice:
-        for dom in pending:
-            _add_ids(ids, small[dom])
-        small.clear()
     # The decisions of one instruction (one per domain) are adjacent in the plan.
     noalias_of: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     #: id of a decision's key list -> its domain and its scopes and noalias lists (the
     #: decisions of a function share their key lists; the lists stay alive in the plan
     #: meanwhile, so their ids are not reused)
     lists_of: dict[int, tuple[str, tuple[int, ...], tuple[int, ...]]] = {}
-    #: the domain of the decision before and its keys and their scope ids where it is small
+    #: the domain of the decision before
     cur_domain: str | None = None
-    cur_small: tuple[list, list[int]] | None = None
-    cur_rec: list | None = None
     #: domain -> how many decisions with keys it has not yet met, where the writer forgets
     #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
     #: decisions are one stretch or a few (those of one function are adjacent)
@@ -498,7 +422,6 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     cur: Instruction | None = None
     own: tuple[int, ...]
     na: tuple[int, ...]
-    entries = SMALL_ENTRIES
     for d in p.decisions:
         dkeys = d.keys
         if not dkeys:
@@ -511,66 +434,32 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
                     done.append(cur_domain)
             start = met
             cur_domain = domain
-            cur_small = small.get(domain) if small else None
-            cur_rec = None
-            if cur_small is not None:
-                keys, sids = cur_small
-                if entries and len(sids) > len(keys):
-                    cur_rec = sids  # a small domain new to the module: its record (``small_record``)
         met += 1
         inst = d.inst
-        i = -1
-        if cur_small is not None and len(dkeys) == 1:
-            # an access of one key of a small plain domain (most, in a module of many
-            # small kernels): may_overlap(k, k0) of two buffers is k is k0, so its
-            # !noalias list is every other key's scope (the keys are roots: ``index``
-            # finds k0 itself)
-            try:
-                i = keys.index(dkeys[0])
-            except ValueError:
-                pass
-        if i >= 0 and cur_rec is not None and inst is not cur:
-            # its lists made and kept in the domain's record by the writer (``attach_all_scopes``)
-            entry: Attachment = (inst, cur_rec, i)
+        if (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
+            own, na = memo[1], memo[2]
         else:
-            if cur_rec is not None:
-                writer.materialize(cur_rec)  # (the domain's lists asked for the long way)
-            if i >= 0:
-                own = (sids[i],)
-                na = (*sids[:i], *sids[i + 1:len(keys)])
-            elif (memo := lists_of.get(id(dkeys))) is not None and memo[0] == domain:
-                own, na = memo[1], memo[2]
-            else:
-                if cur_small is not None:  # (its keys maybe kept out of ``ids``: ``pending``)
-                    _add_ids(ids, cur_small)
-                own, na = _lists(d, p, ids, plain, noalias_of)
-                if len(lists_of) >= 4096:
-                    # memos, bounded: a module of many small kernels has a key list per argument
-                    lists_of.clear()
-                if len(noalias_of) >= 4096:
-                    noalias_of.clear()
-                lists_of[id(dkeys)] = (domain, own, na)
-            if inst is cur:
-                _, scopes, noalias = attachments[-1]
-                if isinstance(noalias, int):  # (inst, rec, i): its lists, the long way
-                    writer.materialize(scopes)
-                    n = len(scopes) >> 2
-                    scopes, noalias = (scopes[noalias],), (*scopes[:noalias], *scopes[noalias + 1:n])
-                attachments[-1] = (inst, scopes + own, noalias + na)
-                continue
-            entry = (inst, own, na)
+            own, na = _lists(d, p, ids, plain, noalias_of)
+            if len(lists_of) >= 4096:
+                # memos, bounded: a module of many kernels has a key list per argument
+                lists_of.clear()
+            if len(noalias_of) >= 4096:
+                noalias_of.clear()
+            lists_of[id(dkeys)] = (domain, own, na)
+        if inst is cur:
+            _, scopes, noalias = attachments[-1]
+            attachments[-1] = (inst, scopes + own, noalias + na)
+            continue
         cur = inst
         if len(attachments) >= BATCH:
             # the instructions so far are complete: written in the same order, a batch at a time
             failed.update(id(i) for i in writer.attach_all_scopes(attachments))
             attachments = []
-            # (a small domain's record not in the writer's memo: nothing there to forget)
-            writer.forget_all([dom for dom in done if (got := small.pop(dom, None)) is None
-                               or len(got[1]) == len(got[0]) or got[1][-1]])
+            writer.forget_all(done)
             for dom in done:
                 plain.pop(dom, None)
             done.clear()
-        attachments.append(entry)
+        attachments.append((inst, own, na))
     failed.update(id(i) for i in writer.attach_all_scopes(attachments))
     if failed:
         for d in p.decisions:

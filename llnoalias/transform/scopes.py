@@ -18,17 +18,14 @@ from collections.abc import Iterable, Sequence
 
 from .. import reasons
 from ..analysis.memory.accesses import (
-    RELEASED,
     Access,
-    PlainShape,
     find_accesses,
     module_family,
-    plain_shape,
     reaches_global,
     reaches_lds,
 )
 from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
-from ..analysis.provenance.rootset import LDS_DOMAIN, KernelArgs, RootSet
+from ..analysis.provenance.rootset import LDS_DOMAIN, RootSet
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from ..ir.model import Function, Instruction, LocalRef, Module, Value
 from ..plain import ValueRecord
@@ -124,40 +121,11 @@ class Decision:
         return bool(self.keys)
 
 
-class PlainDecision(Decision):
-    """A decision of ``plan_trivial``: an access of a plain load or store, in the kernel's
-    domain, tagged with its argument's root. It holds no access (its ``access`` slot is
-    left empty), only the access's instruction, and makes its ``access`` when read: an
-    access whose operands are released (``Access.release``) says nothing else but its
-    opcode, so a module of many small kernels keeps an object less per access. Every
-    field reads as that of the ``Decision`` ``plan_trivial`` made before; ``access`` itself
-    is a new ``Access`` at each read (equal, not the same object)."""
-
-    __slots__ = ()
-
-    def __init__(self, inst: Instruction, domain: str, roots: Sequence[Root]) -> None:
-        self.inst = inst
-        self.fa = None
-        self.domain = domain
-        self.roots = self.keys = roots
-        self.reason = self.blocker = self.range_note = ""
-        self.byte_range = None
-        self.dma = None
-
-    @property
-    def access(self) -> Access:  # type: ignore[override]  # (a Decision's is a slot; this one is made)
-        inst = self.inst
-        return Access(inst, inst.opcode, RELEASED, RELEASED)
-
-
 class Plan:
     def __init__(self) -> None:
         self.decisions: list[Decision] = []
         #: domain -> every scope key used by a tagged access, in first-use order
         self.domain_keys: dict[str, list[ScopeKey]] = {}
-        #: ``plan_trivial``'s memo: a kernel's body text and argument names -> its shape
-        #: (``accesses.plain_shape``); None: every kernel read (tests/support/fast_paths.py)
-        self.trivial_shapes: dict[tuple[str, tuple[str, ...]], PlainShape] | None = {}
 
     def tagged(self) -> Iterable[Decision]:
         return (d for d in self.decisions if d.keys)
@@ -323,95 +291,6 @@ def plan_function(mod: Module, ma: ModuleAnalysis, roots: RootSet, fn: Function,
     return made
 
 
-#: the opcodes of a trivial kernel (``plan_trivial``)
-TRIVIAL_OPCODES = _TRIVIAL_OPCODES = frozenset(("load", "store", "ret"))
-
-
-def plan_trivial(mod: Module, fn: Function, ka: KernelArgs, out: Plan) -> tuple[list[Decision], PlainShape] | None:
-    """``plan_function`` for a kernel with argument roots whose every instruction is a
-    plain load or store (neither volatile nor atomic) through a rooted pointer argument,
-    storing no argument, or a ``ret void``; None (and nothing planned) for any other.
-
-    Such a kernel's decisions need no provenance solved: each pointer operand is an
-    argument, whose value is its root (``FunctionAnalysis``'s arguments), of the kind
-    ``arg`` and the kernel's domain, so ``decide`` tags each access that can reach global
-    memory with that root in the kernel's domain (design section 3) and none in the LDS
-    domain (an argument's root does not concern it). Returned with the decisions: the
-    kernel's ``accesses.PlainShape`` (each access's instruction and the argument it goes
-    through, its first reads and writes, its loads: what the argument pass reads instead
-    of a scan of its own). The accesses hold no operands (``Access.release``).
-
-    What the kernel's text says (``accesses.plain_shape``) is read once per distinct body
-    and argument names (``Plan.trivial_shapes``: a module of many small kernels spells
-    most alike); what its roots say is checked for each kernel."""
-    got = trivial_plan(mod, fn, ka, out, body_key(mod, fn))
-    return None if got is None else (got[0], got[1])
-
-
-def body_key(mod: Module, fn: Function) -> str | None:
-    """The text a trivial kernel's shape is remembered by (``Plan.trivial_shapes``): its
-    instructions' text, from the first one's start to the last one's end; None for a
-    kernel whose shape is not remembered (none or too many instructions)."""
-    instrs = fn.instrs
-    if not 0 < len(instrs) <= _SHAPE_MAX:
-        return None
-    last = instrs[-1]
-    return mod.source.text[instrs[0].start:last.start + last._len]
-
-
-def trivial_plan(mod: Module, fn: Function, ka: KernelArgs, out: Plan,
-                 body: str | None) -> tuple[list[Decision], PlainShape, bool] | None:
-    """``plan_trivial`` for a kernel whose ``body_key`` is ``body``; with the decisions and
-    the shape, whether the shape was remembered from a kernel before (``Plan.trivial_shapes``)."""
-    if not fn.is_kernel:
-        return None
-    instrs = fn.instrs
-    if instrs and instrs[0].opcode not in _TRIVIAL_OPCODES:
-        return None  # (most kernels that are not trivial begin with something else)
-    shapes = out.trivial_shapes
-    shape: PlainShape | None
-    remembered = False
-    if shapes is not None and body is not None:
-        key = (body, tuple([a.name for a in fn.args]))
-        shape = shapes.get(key)
-        if shape is None:
-            shape = plain_shape(mod, fn)
-            if shape is None:
-                return None
-            if len(shapes) >= _SHAPES_LIMIT:
-                shapes.clear()
-            shapes[key] = shape
-        else:
-            remembered = True
-    else:
-        shape = plain_shape(mod, fn)
-        if shape is None:
-            return None
-    kroots = ka.roots
-    domain = ka.domain
-    made: list[Decision] = []
-    #: one list per root, shared by the function's decisions (as ``plan_function`` shares them)
-    shared: dict[int, Sequence[Root]] = {}
-    for pos, _op, index, glob in shape.accesses:  # (the opcode: the instruction's)
-        root = kroots.get(index)
-        if root is None or root.kind != "arg" or root.domain != domain:
-            return None
-        if glob:
-            rs = shared.get(id(root))
-            if rs is None:
-                rs = shared[id(root)] = [root]
-            made.append(PlainDecision(instrs[pos], domain, rs))
-        # (else ``decide``: no operand concerns the domain)
-    out.decisions.extend(made)
-    return made, shape, remembered
-
-
-#: the longest kernel (in instructions) whose shape ``plan_trivial`` remembers, and how
-#: many shapes it keeps at most (then it forgets them all and begins again)
-SHAPE_MAX = _SHAPE_MAX = 64
-SHAPES_LIMIT = _SHAPES_LIMIT = 1 << 12
-
-
 def finish(p: Plan, claims: Rewrites | None = None) -> None:
     """Collect each domain's scopes and withdraw the claims of domains with fewer than two
     (through ``claims``, when the caller keeps what was rewritten)."""
@@ -484,5 +363,5 @@ def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
     return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
 
 
-__all__ = ["Decision", "Plan", "PlainDecision", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "body_key", "decide", "finish",
-           "may_overlap", "noalias_keys", "plan_function", "plan_trivial", "root_of", "trivial_plan"]
+__all__ = ["Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish",
+           "may_overlap", "noalias_keys", "plan_function", "root_of"]

@@ -105,6 +105,7 @@ def _module(n: int, bad: dict[int, tuple[str, str]] | None = None) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.forks
 def test_the_parent_leaves_a_workers_bodies_unread(split_everything: None) -> None:
     text = _module(6)
     one = llnoalias.annotate(text, path="t.ll", lds="all")
@@ -135,6 +136,7 @@ BAD = {
 }
 
 
+@pytest.mark.forks
 @pytest.mark.parametrize("case", BAD)
 def test_a_bad_module_is_reported_as_one_pass_reports_it(split_everything: None, case: str) -> None:
     text = _module(6, BAD[case])
@@ -146,6 +148,7 @@ def test_a_bad_module_is_reported_as_one_pass_reports_it(split_everything: None,
         assert got.value.format() == want, (case, jobs)
 
 
+@pytest.mark.forks
 def test_a_body_that_ends_elsewhere_is_read_in_one_pass(split_everything: None,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Should reading a body end elsewhere than the top-level pass found its '}' (both take

@@ -1,12 +1,18 @@
 """Every shortcut llnoalias takes to skip work, in one list: where it is, how to switch it off,
-and what it must equal. ``tests/test_fast_paths.py`` runs each one and its reference on every
-fixture and requires the same result; a new shortcut gets a row here.
+what it must equal, and how a run shows it took it. ``tests/test_fast_paths.py`` runs each
+one and its reference on a few fixtures and requires the same result; a new shortcut gets a
+row here.
 
 A row's ``switch(monkeypatch, fast)`` sets the run up: ``fast=True`` takes the shortcut
 wherever it applies (forcing it where a small fixture would not reach it, as the worker
 processes' size limits), ``fast=False`` runs the reference. ``observe(text, path)`` is what
 is compared: by default the annotated bytes as the command line writes them and the report,
 or the error, under ``--lds all --args noalias`` (the options that claim the most).
+``spy(monkeypatch)``, installed after the switch in both runs, counts what the shortcut did
+(a call that took it, a memo's hit; or, negated, a call of the long way that it saves) and
+returns the count: the fast run must count more than the reference, or the comparison would
+compare a run with itself. ``forks``: the row forks worker processes (under pytest-xdist it
+runs in a fresh process: tests/conftest.py).
 
 The compiled twins of ``llnoalias.compiled.TWINS`` are rows too (their own tests,
 ``tests/*/test_twin_*.py``, compare them further: every value, cause and cache).
@@ -41,6 +47,11 @@ from .provenance import reference_solve
 OPTIONS: dict[str, Any] = {"lds": "all", "args": "noalias"}
 #: what the rows that use worker processes ask for
 JOBS = 3
+#: the fixtures a row is compared on unless it names its own (tests/test_fast_paths.py says why
+#: these): a loop's ranges and phis, LDS regions and the module's memos' second hits (two
+#: small modules of several kernels), clang's HIP and CUDA output, an LDS-DMA kernel
+REPRESENTATIVE = ("stages/ranges_loop.ll", "stages/regions.ll", "corpus/clang19/hip_smem_O3.ll",
+                  "corpus/clang19/cuda_smem_O3.ll", "dma/asm_wait_kept.ll")
 
 
 def outcome(text: str, path: str) -> object:
@@ -103,6 +114,124 @@ class FastPath:
     applies: Callable[[str], bool] = always
     #: why it cannot run here (a twin that is not built), or None
     unavailable: Callable[[], str | None] = field(default=lambda: None)
+    #: counts what the shortcut did in a run (installed after ``switch``): more in the fast run
+    spy: Spy = field(default=lambda m: lambda: 0)
+    #: the row forks worker processes (pytest mark ``forks``)
+    forks: bool = False
+    #: the fixtures (paths under fixtures/) it is compared on, each one where the shortcut
+    #: fires; empty: ``REPRESENTATIVE``
+    fixtures: tuple[str, ...] = ()
+
+
+#: ``FastPath.spy``: installed on a monkeypatch, it gives the count of the run so far
+Spy = Callable[[pytest.MonkeyPatch], Callable[[], int]]
+
+
+def _not_none(got: object) -> bool:
+    return got is not None
+
+
+def calls(where: Callable[[], Any], attr: str, hit: Callable[[object], bool] | None = None,
+          sign: int = 1, when: Callable[[tuple[Any, ...], dict[str, Any]], bool] | None = None) -> Spy:
+    """A spy that counts the calls of ``attr`` of ``where()`` (a module or a class, looked up
+    when installed) whose result passes ``hit`` and whose arguments pass ``when`` (each
+    call, for None); ``sign`` -1 for a call of the long way (the shortcut makes fewer)."""
+
+    def install(m: pytest.MonkeyPatch) -> Callable[[], int]:
+        owner = where()
+        real = getattr(owner, attr)
+        n = [0]
+
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            got = real(*args, **kwargs)
+            if (hit is None or hit(got)) and (when is None or when(args, kwargs)):
+                n[0] += 1
+            return got
+
+        m.setattr(owner, attr, counting)
+        return lambda: sign * n[0]
+
+    return install
+
+
+def _mod(name: str) -> Callable[[], Any]:
+    """The module ``llnoalias.NAME``, imported when asked for."""
+    import importlib
+
+    return lambda: importlib.import_module(f"llnoalias.{name}")
+
+
+def _cls(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(_mod(module)(), name)
+
+
+class Hits(dict):  # type: ignore[type-arg]
+    """A memo that counts the look-ups it answers (``get``, ``in``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hits = 0
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if dict.__contains__(self, key):
+            self.hits += 1
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        got = dict.__contains__(self, key)
+        self.hits += got
+        return got
+
+
+def memo_hits(module: str, names: tuple[str, ...]) -> Spy:
+    """The hits of the ``Hits`` memos ``names`` of ``llnoalias.MODULE`` (a switch put them there)."""
+
+    def install(m: pytest.MonkeyPatch) -> Callable[[], int]:
+        mod = _mod(module)()
+        return lambda: sum(getattr(mod, n).hits for n in names if isinstance(getattr(mod, n), Hits))
+
+    return install
+
+
+def twin_calls(key: str) -> Spy:
+    """The calls into the compiled module ``key`` through every reference the package holds
+    to it (and, for the range solver, its methods on ``FunctionRanges``)."""
+
+    def install(m: pytest.MonkeyPatch) -> Callable[[], int]:
+        ext = compiled.load(key)
+        n = [0]
+        if ext is None:
+            return lambda: 0
+
+        class Counting:
+            def __getattr__(self, name: str) -> Any:
+                value = getattr(ext, name)
+                if not callable(value):
+                    return value
+
+                def counting(*args: Any, **kwargs: Any) -> Any:
+                    n[0] += 1
+                    return value(*args, **kwargs)
+
+                return counting
+
+        proxy = Counting()
+        for name, mod in list(sys.modules.items()):
+            if name.startswith("llnoalias.") and mod is not None:
+                for attr, value in list(vars(mod).items()):
+                    if value is ext:
+                        m.setattr(mod, attr, proxy)
+        if key == "range_solver":
+            from llnoalias.analysis.ranges import solver
+
+            for attr, py in (("offset", solver.PY_OFFSET), ("int_range", solver.PY_INT_RANGE)):
+                c = getattr(solver.FunctionRanges, attr)
+                if c is not py:
+                    m.setattr(solver.FunctionRanges, attr,
+                              lambda self, *a, _c=c, **k: (n.__setitem__(0, n[0] + 1), _c(self, *a, **k))[1])
+        return lambda: n[0]
+
+    return install
 
 
 def _twin_off(key: str) -> Callable[[pytest.MonkeyPatch, bool], None]:
@@ -241,11 +370,15 @@ class _Forgetful(dict):  # type: ignore[type-arg]
         pass
 
 
+#: the header reader's memos of texts read
+HEADER_MEMOS = ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN", "_PIECES_SEEN")
+
+
 def _header_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     from llnoalias.ir import header_reader
 
-    for name in ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN", "_PIECES_SEEN"):
-        m.setattr(header_reader, name, {} if fast else _Forgetful())
+    for name in HEADER_MEMOS:
+        m.setattr(header_reader, name, Hits() if fast else _Forgetful())
 
 
 def attach_one_by_one(self: Any, attachments: list[tuple[Any, tuple[int, ...], tuple[int, ...]]]) -> list[Any]:
@@ -265,33 +398,13 @@ def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
 def _access_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     from llnoalias.analysis.memory import accesses
 
-    m.setattr(accesses, "_SEEN", {} if fast else _Forgetful())
+    m.setattr(accesses, "_SEEN", Hits() if fast else _Forgetful())
 
 
 def _phi_labels_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
     from llnoalias.analysis.ranges import loops
 
-    m.setattr(loops, "_LABELS_SEEN", {} if fast else _Forgetful())
-
-
-def _trivial_kernel(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import function_pass
-
-        m.setattr(function_pass, "LEAN", False)
-
-
-def _trivial_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import scopes
-
-        real = scopes.Plan.__init__
-
-        def forgetful(self: scopes.Plan) -> None:
-            real(self)
-            self.trivial_shapes = None
-
-        m.setattr(scopes.Plan, "__init__", forgetful)
+    m.setattr(loops, "_LABELS_SEEN", Hits() if fast else _Forgetful())
 
 
 def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -304,17 +417,24 @@ def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
 
 
 def _roots_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import roots
+    from llnoalias.transform import roots
 
-        m.setattr(roots, "_Memo", _Forgetful)
+    m.setattr(roots, "_Memo", _RootsHits if fast else _Forgetful)
+    _RootsHits.made = []
 
 
-def _header_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.ir import header_reader
+class _RootsHits(Hits):
+    """``roots._Memo`` that keeps each memo made (``made``), to count their hits."""
 
-    for name in ("_SHAPES_SEEN", "_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN"):
-        m.setattr(header_reader, name, {} if fast else _Forgetful())
+    made: list[Hits] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        _RootsHits.made.append(self)
+
+
+def _roots_hits(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    return lambda: sum(h.hits for h in _RootsHits.made)
 
 
 def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -322,13 +442,6 @@ def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.ir.header_reader import HeaderReader
 
         m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
-
-
-def _body_copy(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir import body_reader
-
-        m.setattr(body_reader, "BODIES_PER_SHAPE", 0)
 
 
 def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -345,13 +458,6 @@ def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
     m.setattr(pipeline, "FORGET_FROM", 0 if fast else 1 << 30)
     if fast:
         m.setattr(pipeline, "BATCH", 1)
-
-
-def _plain_text(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.analysis.memory import accesses
-
-        m.setattr(accesses, "PLAIN_TEXT", False)
 
 
 def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -375,27 +481,131 @@ def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(dma_addresses, "AA_FIRST", "")
 
 
-def _lean_template(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.transform import function_pass
+def _one_line_reader() -> Callable[..., int]:
+    from llnoalias.ir.toplevel_reader import TopLevelReader
 
-    if fast:
-        m.setattr(function_pass, "STAMP_EVERY", True)  # every trivial kernel, not only those met before
-    else:
-        m.setattr(function_pass, "TEMPLATES", False)
+    return TopLevelReader.__dict__["_function"]  # type: ignore[no-any-return]
 
 
-def _small_entries(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import pipeline
+#: ``TopLevelReader._function`` as the package defines it (before any switch)
+_ONE_LINE_READER = _one_line_reader()
 
-        m.setattr(pipeline, "SMALL_ENTRIES", False)
 
+def _one_line_headers(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    """The define lines ``TopLevelReader._function`` read as one line (not handed to
+    ``_function_lines``); none where the switch made ``_function_lines`` the reader."""
+    from llnoalias.ir.toplevel_reader import TopLevelReader
+
+    n = [0]
+    one_line = _ONE_LINE_READER
+    if TopLevelReader.__dict__["_function"] is not one_line:
+        return lambda: 0
+    lines = TopLevelReader._function_lines
+
+    def function(self: TopLevelReader, *args: Any) -> int:
+        n[0] += 1
+        return one_line(self, *args)
+
+    def function_lines(self: TopLevelReader, *args: Any) -> int:
+        n[0] -= 1
+        return lines(self, *args)
+
+    m.setattr(TopLevelReader, "_function", function)
+    m.setattr(TopLevelReader, "_function_lines", function_lines)
+    return lambda: n[0]
+
+
+def _one_pass(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    """The slices solved in one pass (no worklist: ``solve``'s shortcut), in Python or C."""
+    from llnoalias.analysis.provenance import solver
+
+    n = [0]
+    real = solver.one_pass
+    m.setattr(solver, "one_pass", lambda *a: (n.__setitem__(0, n[0] + 1), real(*a))[1])
+    ext = solver._cfix
+    if ext is not None:
+        class Counting:
+            def __getattr__(self, name: str) -> Any:
+                value = getattr(ext, name)
+                if name != "one_pass":
+                    return value
+                return lambda *a: (n.__setitem__(0, n[0] + 1), value(*a))[1]
+
+        m.setattr(solver, "_cfix", Counting())
+    return lambda: n[0]
+
+
+def _forked(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    """The worker processes forked (``workers.fork_map``: one group stays in the parent)."""
+    from llnoalias.transform import workers
+
+    n = [0]
+    real = workers.fork_map
+    m.setattr(workers, "fork_map", lambda groups, work, local: (n.__setitem__(0, n[0] + len(groups) - 1),
+                                                                real(groups, work, local))[1])
+    return lambda: n[0]
+
+
+def _landed_deferred(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    """The workers' replies landed in a run whose bodies were read where analysed."""
+    from llnoalias.transform.function_pass import FunctionPass
+
+    n = [0]
+    real = FunctionPass.land
+
+    def land(self: FunctionPass, indices: range, reply: object) -> bool:
+        ok = real(self, indices, reply)
+        n[0] += ok and self.state.bodies is not None
+        return ok
+
+    m.setattr(FunctionPass, "land", land)
+    return lambda: n[0]
+
+
+def _forgotten(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    """The domains whose lists the writer was asked to forget."""
+    from llnoalias.transform.metadata import MetadataWriter
+
+    n = [0]
+    real = MetadataWriter.forget_all
+
+    def forget_all(self: MetadataWriter, domains: list[str]) -> None:
+        n[0] += len(domains)
+        real(self, domains)
+
+    m.setattr(MetadataWriter, "forget_all", forget_all)
+    return lambda: n[0]
+
+
+class _CountedWords(tuple):  # type: ignore[type-arg]
+    """``dma_addresses.AA_WORDS`` that counts how often it is looked through."""
+
+    reads = 0
+
+    def __iter__(self) -> Any:
+        _CountedWords.reads += 1
+        return super().__iter__()
+
+
+def _aa_words_read(m: pytest.MonkeyPatch) -> Callable[[], int]:
+    """The spans whose alias words were looked for (negated: ``AA_FIRST`` saves some)."""
+    from llnoalias.transform import dma_addresses
+
+    _CountedWords.reads = 0
+    m.setattr(dma_addresses, "AA_WORDS", _CountedWords(dma_addresses.AA_WORDS))
+    return lambda: -_CountedWords.reads
+
+
+#: the fixtures of the twins' rows that are not ``REPRESENTATIVE`` (an LDS-DMA kernel solves
+#: no slice; a bad module read by the compiled reader up to its error)
+_TWIN_FIXTURES = {"fixpoint": REPRESENTATIVE[:4], "body_reader": (*REPRESENTATIVE, "errors/redefined_label.ll")}
 
 #: the twins, by key: each must have a row (``test_every_twin_is_a_fast_path``)
 TWIN_ROWS = [
     FastPath(f"compiled-{t.key}", t.source, f"LLNOALIAS_PURE={t.key}", ", ".join(t.references),
              _twin_off(t.key), observe=model if t.key == "body_reader" else outcome,
-             unavailable=_unbuilt(t.key))
+             unavailable=_unbuilt(t.key), spy=twin_calls(t.key),
+             fixtures=_TWIN_FIXTURES.get(t.key, ()))
     for t in compiled.TWINS
 ]
 
@@ -403,101 +613,93 @@ FAST_PATHS: list[FastPath] = [
     *TWIN_ROWS,
     FastPath("header-fast", "ir.header_reader.HeaderReader._header_fast",
              "HeaderReader._header_fast returning None",
-             "the tokenizing header reader (HeaderReader._header)", _header_fast, observe=model),
+             "the tokenizing header reader (HeaderReader._header)", _header_fast, observe=model,
+             spy=calls(_cls("ir.header_reader", "HeaderReader"), "_header_fast", _not_none),
+             fixtures=(*REPRESENTATIVE, "errors/redefined_label.ll")),
     FastPath("body-fast", "ir.body_reader.BodyReader._body_fast (one findall over a body)",
-             "_body_fast returning None", "the line-by-line body scanner", _body_fast, observe=model),
+             "_body_fast returning None", "the line-by-line body scanner", _body_fast, observe=model,
+             spy=calls(_cls("ir.parser", "_ModuleParser"), "_body_fast", _not_none),
+             fixtures=(*REPRESENTATIVE, "errors/undefined_first_on_a_later_line.ll")),
     FastPath("operands-fast", "ir.operands_fast.read_fast (one regex per plain shape)",
              "operands.read_fast returning None", "the tokenizing operand parser (operands._parse)",
-             _operands_fast),
+             _operands_fast,
+             spy=calls(_mod("ir.operands"), "read_fast", _not_none)),
     FastPath("solver-shortcuts", "analysis.provenance.solver.FunctionAnalysis.solve (no worklist "
              "without a loop)", "FunctionAnalysis.solve replaced by tests/support/provenance.py",
-             "one optimistic worklist over the whole slice", _solver_shortcuts),
+             "one optimistic worklist over the whole slice", _solver_shortcuts,
+             spy=_one_pass,
+             fixtures=REPRESENTATIVE[1:4]),
     FastPath("encoded", "ir.editor.Editor.encoded (the output spliced in one compiled pass)",
-             "Editor.encoded returning None", "Editor.chunks, encoded", _encoded),
+             "Editor.encoded returning None", "Editor.chunks, encoded", _encoded,
+             spy=calls(_cls("ir.editor", "Editor"), "encoded", _not_none), unavailable=_unbuilt("body_reader")),
     FastPath("workers", "transform.workers (-j: groups of functions in worker processes)",
-             "-j 1", "one process", _workers(defer=False), applies=several_functions),
+             "-j 1", "one process", _workers(defer=False), applies=several_functions,
+             spy=_forked, forks=True),
     FastPath("deferred-bodies", "ir.parser.parse_module_deferred (each body read by the worker "
              "that analyses it)", "bodies read before the fork", "parse_module: every body read at once",
-             _workers(defer=True), applies=several_functions),
+             _workers(defer=True), applies=several_functions,
+             spy=_landed_deferred, forks=True),
     FastPath("no-report", "annotate(report=False): the reasons' walk back through the slice skipped",
              "report=True (--stats, --report)", "the output of a run that makes the report",
-             _no_report, observe=lambda text, path: output_only(text, path, report=_Report.make)),
+             _no_report, observe=lambda text, path: output_only(text, path, report=_Report.make),
+             spy=calls(_mod("transform.function_pass"), "plan_function", sign=-1,
+                       when=lambda a, k: not k.get("brief"))),
     FastPath("fast-cli", "cli.entry.parse_fast (the plain command line read without click)",
-             "LLNOALIAS_NO_FAST_CLI=1", "the click command line (cli.main)", _fast_cli, observe=_cli),
+             "LLNOALIAS_NO_FAST_CLI=1", "the click command line (cli.main)", _fast_cli, observe=_cli,
+             spy=calls(_mod("cli.entry"), "parse_fast", _not_none)),
     FastPath("header-memo", "ir.header_reader: each distinct parameter, prefix and tail text read once",
-             "memos that keep nothing", "every header's texts read", _header_memo, observe=model),
+             "memos that keep nothing", "every header's texts read", _header_memo, observe=model,
+             spy=memo_hits("ir.header_reader", HEADER_MEMOS)),
     FastPath("scope-writer", "transform.pipeline._write_scopes (!noalias of distinct buffers without "
              "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
              "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
-             observe=lambda text, path: output_only(text, path, report=False)),
+             observe=lambda text, path: output_only(text, path, report=False),
+             spy=calls(_mod("transform.pipeline"), "_noalias_ids", sign=-1)),
     FastPath("access-memo", "analysis.memory.accesses.find_accesses (the access of an instruction "
              "whose parsed operands were met before, copied)", "a memo that keeps nothing",
-             "_memory_access / _intrinsic_access for every instruction", _access_memo),
+             "_memory_access / _intrinsic_access for every instruction", _access_memo,
+             spy=memo_hits("analysis.memory.accesses", ("_SEEN",)),
+             fixtures=("stages/ranges_loop.ll", "stages/regions.ll", "args/trivial_kernels.ll")),
     FastPath("phi-labels-memo", "analysis.ranges.loops.LoopRanges._phi_labels (each distinct phi text "
-             "tokenized once)", "a memo that keeps nothing", "every phi's text tokenized", _phi_labels_memo),
-    FastPath("trivial-kernel", "transform.scopes.plan_trivial (a kernel of plain loads and stores through "
-             "its rooted arguments: no provenance, no effects scan)", "function_pass.LEAN = False",
-             "plan_function, analyse_effects and _invariant_loads", _trivial_kernel),
+             "tokenized once)", "a memo that keeps nothing", "every phi's text tokenized", _phi_labels_memo,
+             spy=memo_hits("analysis.ranges.loops", ("_LABELS_SEEN",)),
+             fixtures=("stages/ranges_loop.ll",)),
     FastPath("define-line", "ir.parser._ModuleParser.run (a line that starts with 'define' to "
              "_function) and TopLevelReader._function (a one-line header)", "both through "
              "_top_level and _function_lines", "_top_level and the header's lines joined",
-             _define_line, observe=model),
+             _define_line, observe=model,
+             spy=_one_line_headers),
     FastPath("roots-memo", "transform.roots.find_roots (each distinct argument type and attribute "
-             "set read once)", "a memo that keeps nothing", "every argument read", _roots_memo),
-    FastPath("header-shapes", "ir.header_reader._header_fast (a header's text but for its name read "
-             "once: _SHAPES_SEEN)", "memos that keep nothing", "every header matched and its texts read",
-             _header_shapes, observe=model),
+             "set read once)", "a memo that keeps nothing", "every argument read", _roots_memo,
+             spy=_roots_hits),
     FastPath("line-shapes", "ir.toplevel_reader.TopLevelReader._add_shaped (a define line whose text but "
              "for its name was read before in the module: its header and body read from what that line "
              "gave, the body by BodyReader._body_plain)", "HeaderReader._remember_line keeping nothing",
-             "every define line through _header_fast and _body_fast", _line_shapes, observe=model),
-    FastPath("trivial-shapes", "transform.scopes.plan_trivial (what a trivial kernel's body text says "
-             "read once per distinct body and argument names: Plan.trivial_shapes)", "Plan.trivial_shapes None",
-             "_trivial_shape for every kernel", _trivial_shapes),
+             "every define line through _header_fast and _body_fast", _line_shapes, observe=model,
+             spy=calls(_cls("ir.toplevel_reader", "TopLevelReader"), "_add_shaped"),
+             fixtures=("stages/ranges_loop.ll", "stages/regions.ll", "errors/undefined_first_in_file_order.ll")),
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
              "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
-             "each line appended alone", _fresh_domains),
+             "each line appended alone", _fresh_domains,
+             spy=calls(_cls("transform.metadata", "MetadataWriter"), "fresh_domain", lambda got: got != -1)),
     FastPath("forget-lists", "transform.pipeline._write_scopes and MetadataWriter.forget (a fresh "
              "domain's lists memo dropped once its accesses are written)", "pipeline.FORGET_FROM past "
-             "the plan's domains", "every list kept to the end", _forget_lists),
-    FastPath("plain-text", "analysis.memory.accesses.plain_shape (a plain load, store or ret void "
-             "read by read_fast's pattern alone)", "accesses.PLAIN_TEXT = False",
-             "operands.parse for every instruction", _plain_text),
+             "the plan's domains", "every list kept to the end", _forget_lists,
+             spy=_forgotten),
     FastPath("header-line", "ir.header_reader.HeaderReader._header_line (a header whose texts but for its "
              "names the pattern read before: split by the compiled header_line, each part looked up)",
              "header_reader._cscan = None", "every header through _HEADER_RE and _params", _header_line,
-             observe=model, unavailable=_unbuilt("body_reader")),
+             observe=model, unavailable=_unbuilt("body_reader"),
+             spy=calls(_cls("ir.header_reader", "HeaderReader"), "_header_line", _not_none),
+             fixtures=(*REPRESENTATIVE, "errors/redefined_label.ll")),
     FastPath("workgroup-shapes", "analysis.ranges.workgroup.work_group (AMDGPU bounds read once per "
              "distinct own attribute text and attribute groups: _SHAPES)", "workgroup.SHAPES_MEMO = False",
-             "_amdgpu for every function", _workgroup_shapes),
+             "_amdgpu for every function", _workgroup_shapes,
+             spy=calls(_mod("analysis.ranges.workgroup"), "_amdgpu", sign=-1),
+             fixtures=REPRESENTATIVE[:3]),
     FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
              "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
-             "every word of AA_WORDS looked for over the whole span", _aa_first),
-    FastPath("lean-template", "transform.function_pass.LeanTemplate (a trivial kernel of a body and define "
-             "line met before stamped from the template of one before it: its decisions, argument records and "
-             "edits)", "function_pass.TEMPLATES = False", "scopes.trivial_plan and attributes.kernel_edits for "
-             "every trivial kernel", _lean_template),
-    FastPath("small-entries", "transform.pipeline._write_scopes and MetadataWriter.attach_all_scopes "
-             "(an access of one key of a small plain domain handed over as the domain's scope ids and the "
-             "key's place; its text kept by its scope id)", "pipeline.SMALL_ENTRIES = False",
-             "its own and !noalias lists made in _write_scopes, its text kept by the pair", _small_entries),
-    FastPath("body-copy", "ir.body_reader._body_plain (a body of a known define line's shape spelled as one "
-             "read before that defines every name it uses: its instructions and blocks made again by "
-             "copy_body from LineShape.bodies)", "body_reader.BODIES_PER_SHAPE = 0",
-             "every such body read by body_rows and its references checked", _body_copy, observe=model,
-             unavailable=_unbuilt("body_reader")),
-    FastPath("kernel-copy", "ir.kernel_copy (a function whose define line and body are spelled as the last "
-             "one whose body was made again by copy_body, but for its name: made from that one by the "
-             "compiled kernels_copy, a run of them in one call)", "toplevel_reader.KERNEL_COPY = False",
-             "each read by _add_shaped and _body_plain",
-             lambda m, fast: None if fast else m.setattr("llnoalias.ir.toplevel_reader.KERNEL_COPY", False),
-             observe=model, unavailable=_unbuilt("body_reader")),
-    FastPath("stamp-runs", "transform.function_pass.FunctionPass._stamp (the kernels after a stamped one that "
-             "its template stands for too, each checked by its define line, body text and arguments rooted, "
-             "stamped in the same call; each record a StampedArgRecord, its line from the define line's, checked)",
-             "function_pass.STAMP_RUNS = False", "each kernel's template looked up alone by _lean (every trivial "
-             "kernel given a template: STAMP_EVERY)",
-             lambda m, fast: (m.setattr("llnoalias.transform.function_pass.STAMP_EVERY", True),
-                              None if fast else m.setattr("llnoalias.transform.function_pass.STAMP_RUNS", False))
-             and None),
+             "every word of AA_WORDS looked for over the whole span", _aa_first,
+             spy=_aa_words_read,
+             fixtures=("dma/asm_wait_kept.ll", "args/opaque_buffer_resource.ll")),
 ]

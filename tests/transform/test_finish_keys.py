@@ -10,7 +10,7 @@ import random
 from llnoalias.analysis.memory.accesses import RELEASED, Access
 from llnoalias.analysis.provenance.lattice import Root
 from llnoalias.ir.model import Instruction
-from llnoalias.transform.scopes import Decision, PlainDecision, Plan, Region, ScopeKey, finish
+from llnoalias.transform.scopes import Decision, Plan, Region, ScopeKey, finish
 
 
 def _reference(decisions: list[Decision]) -> dict[str, list[ScopeKey]]:
@@ -52,7 +52,7 @@ def _plan(seed: int) -> Plan:
         if keys and rnd.random() < 0.5:
             shared.append((dom, keys))
         if len(keys) == 1 and isinstance(keys[0], Root) and rnd.random() < 0.5:
-            p.decisions.append(PlainDecision(inst, dom, keys))  # type: ignore[arg-type]
+            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, dom, keys, keys))
         else:
             p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, dom, keys, keys))
     return p
@@ -90,7 +90,8 @@ def test_many_small_domains_alternating_with_one() -> None:
         dom = f"llnoalias.args.k{k}"
         a, b = Root(dom, "a", "arg", (), 0), Root(dom, "b", "arg", (), 1)
         for key, d in ((lds[k % 3], "llnoalias.lds"), (a, dom), (lds[(k + 1) % 3], "llnoalias.lds"), (b, dom)):
-            p.decisions.append(PlainDecision(inst, d, [key]))
+            keys = [key]
+            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, d, keys, keys))
     want = _reference(p.decisions)
     finish(p)
     assert list(p.domain_keys) == list(want) and p.domain_keys == want

@@ -193,6 +193,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return counted
 
 
+@pytest.mark.forks
 def test_jobs_with_a_printer_run_in_one_process(forks: list[int], tmp_path: object) -> None:
     outs = {}
     for name, extra in (("plain", []), ("printed", ["--print-after", "all"])):
@@ -208,6 +209,7 @@ def test_jobs_with_a_printer_run_in_one_process(forks: list[int], tmp_path: obje
     assert outs["printed"][1] == one.stderr
 
 
+@pytest.mark.forks
 def test_the_api_with_jobs_and_a_printer(forks: list[int]) -> None:
     with open(HIP_SMEM, encoding="utf-8") as f:
         text = f.read()

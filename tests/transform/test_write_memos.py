@@ -202,22 +202,20 @@ SMALL = (HEAD + "\n".join(_small_kernel(n) for n in range(70))
 
 
 @pytest.mark.parametrize("options", [{}, {"lds": "all", "args": "noalias"}])
-@pytest.mark.parametrize("batch", [1, 3, 4096])
-def test_small_entries_are_the_lists(options: dict[str, object], batch: int,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """An access of one key of a small plain domain handed over as ``(inst, sids, i)``
-    gets what its two lists give, merged or not, a batch at a time or not."""
-    def out(entries: bool) -> tuple[str, object]:
+def test_many_kernels_written_a_batch_at_a_time(options: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernels of repeated keys, accesses of two keys and scopes of their own (kept by
+    ``attach``, or not mergeable), written one instruction at a time with each domain
+    forgotten as it ends, give what one batch gives; a second run changes nothing."""
+    def out(batch: int) -> tuple[str, object]:
         with monkeypatch.context() as m:
-            m.setattr(pipeline, "SMALL_ENTRIES", entries)
             m.setattr(pipeline, "BATCH", batch)
+            m.setattr(pipeline, "FORGET_FROM", 0)
             res = llnoalias.annotate(SMALL, **options)  # type: ignore[arg-type]
             return res.text, res.report.as_dict()
 
-    got = out(True)
+    got = out(1)
     assert got[0].count("!alias.scope") > 200
-    assert got == out(False)
-    # a second run over the output changes nothing
+    assert got == out(1 << 30)
     assert llnoalias.annotate(got[0], **options).text == got[0]  # type: ignore[arg-type]
 
 
@@ -235,51 +233,3 @@ def test_append_block_reads_as_lines(monkeypatch: pytest.MonkeyPatch) -> None:
             want += [*block, f"!{i + 200} = !{{}}"]
         assert list(ed.appended_lines()) == want
         assert "".join(ed.chunks()) == f"x{nl}" + nl.join(want) + nl
-
-
-class _Merged:
-    """A decision of another decision's instruction (two decisions of one instruction)."""
-
-    def __init__(self, d: object, inst: object) -> None:
-        self.inst = inst
-        self.keys = d.keys  # type: ignore[attr-defined]
-        self.domain = d.domain  # type: ignore[attr-defined]
-        self.reason = self.blocker = ""
-
-
-@pytest.mark.parametrize("at", [0, 1, 2])
-def test_small_records_asked_the_long_way(at: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A small domain's lists kept in its record (``small_record``) are found by whatever
-    asks for them the long way after (an access of two keys; two decisions of one
-    instruction; an instruction with scopes of its own): no plan makes the first two
-    for argument domains, so they are made here."""
-    write = pipeline._write_scopes
-
-    def odd(p: pipeline.Plan, writer: MetadataWriter) -> None:
-        ds = list(p.decisions)
-        by_domain: dict[str, list[int]] = {}
-        for n, d in enumerate(ds):
-            if d.keys and d.domain.startswith("llnoalias.args."):
-                by_domain.setdefault(d.domain, []).append(n)
-        for k, (domain, where) in enumerate(by_domain.items()):
-            keys = p.domain_keys[domain]
-            if len(where) < 3 or len(keys) < 2:
-                continue
-            n = where[(k + at) % len(where)]
-            if k % 2:  # an access of two keys, after or before its domain's others
-                ds[n].keys = [keys[1], keys[0]] if k % 4 == 1 else list(keys[:2])
-            elif n - 1 in where:  # the decision before's instruction
-                ds[n] = _Merged(ds[n], ds[n - 1].inst)  # type: ignore[assignment]
-        p.decisions = ds
-        write(p, writer)
-
-    def out(entries: bool) -> str:
-        with monkeypatch.context() as m:
-            m.setattr(pipeline, "_write_scopes", odd)
-            m.setattr(pipeline, "SMALL_ENTRIES", entries)
-            m.setattr(pipeline, "FORGET_FROM", 0)
-            return llnoalias.annotate(SMALL, report=False).text
-
-    got = out(True)
-    assert got.count("!alias.scope") > 200
-    assert got == out(False)

@@ -3,11 +3,8 @@ operands, and the address-space rules that say which memory a pointer can reach.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from ... import reasons
 from ...ir import operands as opparse
-from ...ir import operands_fast as opfast
 
 # the family and address-space readings live with the module's facts (ir/facts.py); kept
 # importable from here, where the analysis always read them
@@ -17,8 +14,8 @@ from ...ir.facts import reaches_global as reaches_global
 from ...ir.facts import reaches_lds as reaches_lds
 from ...ir.facts import target_family as target_family
 from ...ir.lazyre import lazy
-from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, PlainConst, Value
-from ...ir.types import Type, type_of
+from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
+from ...ir.types import Type
 from ...plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
 
@@ -68,116 +65,8 @@ class Access(Record):
         self.opaque = RELEASED
 
 
-class PlainShape:
-    """What the text of a kernel of plain accesses says (``plain_shape``), the same for
-    every kernel spelled alike (a plain class, made once per distinct body):
-
-    ``accesses``: each plain load or store, as its place among the kernel's instructions,
-    its opcode, the index of the argument it goes through and whether its pointer can
-    reach global memory, in order; ``reads`` and ``writes``: per argument index, the place
-    of the first load (store) through it and its line counted from the kernel's first
-    instruction's; ``loads``: the index and place of each load that does not carry
-    ``!invariant.load`` already."""
-
-    __slots__ = ("accesses", "reads", "writes", "loads")
-
-    def __init__(self, accesses: tuple[tuple[int, str, int, bool], ...], reads: dict[int, int],
-                 writes: dict[int, int], loads: tuple[tuple[int, int], ...]) -> None:
-        self.accesses = accesses
-        self.reads = reads
-        self.writes = writes
-        self.loads = loads
-
-
-#: the attachment that makes a load invariant (``PlainShape.loads``: those without it)
+#: the attachment that makes a load invariant
 INVARIANT_LOAD = "!invariant.load"
-
-
-def plain_shape(mod: Module, fn: Function) -> PlainShape | None:
-    """The shape of ``fn`` when its every instruction is a plain load or store (neither
-    volatile nor atomic) through a pointer argument, storing no argument, or a ``ret
-    void``; None for any other. Whether the arguments are roots is not looked at (it is
-    not the text's to say)."""
-    instrs = fn.instrs
-    args = {a.name: a.index for a in fn.args}
-    family = module_family(mod)
-    parse = opparse.parse
-    text = mod.source.text
-    starts = mod.source.line_starts
-    first = bisect_right(starts, instrs[0].start) if instrs else 0
-    accesses: list[tuple[int, str, int, bool]] = []
-    reads: dict[int, int] = {}
-    writes: dict[int, int] = {}
-    loads: list[tuple[int, int]] = []
-    load_re, store_re, ret_re = _PLAIN_LOAD, _PLAIN_STORE, _PLAIN_RET
-    plain = PLAIN_TEXT
-    for pos, inst in enumerate(instrs):
-        op = inst.opcode
-        at = inst.start
-        end = at + inst._len
-        o = inst._op
-        # the plain spelling is read as ``operands_fast.read_fast`` reads it (what
-        # ``operands.parse`` gives for it: the same pattern, matched from the same place);
-        # any other through ``parse``
-        fast = plain and o >= 0 and inst.ops is None
-        if op == "load" or op == "store":
-            m = (load_re if op == "load" else store_re).match(text, at + o, end) if fast else None
-            if m is not None:
-                if op == "load":
-                    pty, name = m.group(2, 3)
-                else:
-                    stored_text, pty, name = m.group(2, 3, 4)
-                    if stored_text in args:
-                        return None  # (an argument's name is a local's: ``_val`` reads a LocalRef)
-                # (a name in ``args`` is a local's, so the value a LocalRef; any other is not found)
-                space = type_of(pty).addrspace
-            else:
-                ops = parse(mod, inst)
-                if ops.kind != op or ops.volatile or ops.ordering is not None:
-                    return None
-                operands = ops.operands
-                if op == "load":
-                    ty, v = operands[0]
-                else:
-                    ty, v = operands[1]
-                    stored = operands[0][1]
-                    if isinstance(stored, LocalRef) and stored.name in args:
-                        return None  # an argument stored to memory escapes (``effects.analyse_effects``)
-                if not isinstance(v, LocalRef):
-                    return None
-                name, space = v.name, ty.addrspace
-            index = args.get(name)
-            if index is None:
-                return None
-            accesses.append((pos, op, index, not (space >= 0 and not reaches_global(family, space))))
-            seen = reads if op == "load" else writes
-            if index not in seen:
-                seen[index] = bisect_right(starts, at) - first
-            if op == "load" and text.find(INVARIANT_LOAD, at, end) < 0:
-                loads.append((index, pos))
-        elif op == "ret":
-            m = ret_re.match(text, at + o, end) if fast else None
-            if m is not None:
-                if m.group(1) is not None:
-                    return None  # ``ret`` of a value: not a kernel's
-            else:
-                ops = parse(mod, inst)
-                if ops.kind != "other" or ops.operands:
-                    return None
-        else:
-            return None
-    return PlainShape(tuple(accesses), reads, writes, tuple(loads))
-
-
-#: ``plain_shape`` reads the plain spelling of a load, store and ``ret`` itself (False: every
-#: instruction through ``operands.parse``; tests/support/fast_paths.py)
-PLAIN_TEXT = True
-# the patterns ``operands_fast.read_fast`` reads these instructions by: an instruction they
-# match is read by it (``operands.parse`` tries it first, and its cache holds what it read
-# for the same text), so ``plain_shape`` reads the match's groups as ``read_fast`` does
-_PLAIN_LOAD = opfast._FAST_LOAD
-_PLAIN_STORE = opfast._FAST_STORE
-_PLAIN_RET = opfast._FAST_RET
 
 
 def module_family(mod: Module) -> str:
