@@ -52,19 +52,39 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
     check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
 
 
+#: warnings of one kind (the same message but for its lines, numbers and quoted code) shown
+#: per input; the rest are counted in one line (a module of thousands of kernels of one
+#: template would otherwise repeat one warning thousands of times)
+MAX_ALIKE = 5
+
+
+def _kind(message: str) -> str:
+    import re
+
+    return re.sub(r"`[^`]*`|'[^']*'|[@%][-\w.$]+|\d+", "#", message)
+
+
 def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -> None:
-    """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line."""
+    """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line, each
+    whole on one line (design section 8); past :data:`MAX_ALIKE` of one kind, one line
+    counts the others (``-Werror`` counts each of them)."""
     if not warnings:
         return
-    from ..diagnostics import Location, split_message, warn
+    from ..diagnostics import Location, warn
 
     lines = text.splitlines()
+    seen: dict[str, int] = {}
     for line, col, message in warnings:
+        kind = _kind(message)
+        seen[kind] = seen.get(kind, 0) + 1
+        if seen[kind] > MAX_ALIKE:
+            continue
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        head, rest = split_message(message)  # one line, and the rest as notes (design section 8)
-        warn(head, Location(name, line, col, src))
-        for more in rest:
-            note(more)
+        warn(message, Location(name, line, col, src))
+    hidden = sum(n - MAX_ALIKE for n in seen.values() if n > MAX_ALIKE)
+    if hidden:
+        warn(f"{name}: and {hidden} more warning{'s' if hidden > 1 else ''} like it (--report FILE lists them all)")
+        POLICY.promoted += hidden - 1 if POLICY.werror else 0
 
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
