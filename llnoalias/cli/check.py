@@ -7,10 +7,10 @@ import sys
 
 import click
 
-from ..diagnostics import LLNoaliasError, Location, format_diagnostic
+from ..diagnostics import LLNoaliasError, Location, format_diagnostic, note, set_policy, warn
 from ..fileio import display_name, read_input, write_stdout
 from ..options import CODEGEN
-from .options import codegen_option
+from .options import codegen_option, report_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,8 +99,10 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
 @click.option("--compare-plain", is_flag=True,
               help="Also compile the module without the debug locations the check adds, and say whether "
                    "the instructions differ.")
+@report_options
 def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
-                  show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default) -> None:
+                  show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default,
+                  report_path: str | None = None, werror: bool = False, quiet: bool = False) -> None:
     """Compile IN as given and report every LDS access that some path of the assembly reaches
     while an LDS-DMA that may write its bytes is still in flight (no vmcnt wait retired it).
 
@@ -109,7 +111,9 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
     from ..backends import ExternalToolError
     from ..check.checker import check_text
     from .compile import _fail_external, print_notes
+    from .run import fail_on_promoted
 
+    set_policy(quiet=quiet, werror=werror)
     name = display_name(input_path)
     try:
         text = read_input(input_path)
@@ -123,9 +127,17 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
         sys.exit(exc.exit_code)
     print_notes(res.notes, False)
     if res.same_instructions is False:
-        sys.stderr.write(format_diagnostic(
-            "warning", f"{name}: the debug locations the check adds changed the generated code "
-                       f"({res.difference}); the verdict is about the located copy"))
+        warn(f"{name}: the debug locations the check adds changed the generated code ({res.difference}); "
+             "the verdict is about the located copy")
+    try:
+        fail_on_promoted(name)
+        if report_path:
+            from ..fileio import write_output
+
+            write_output(report_path, json.dumps(res.to_json(), indent=2) + "\n")
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
     if as_json:
         write_stdout(json.dumps(res.to_json(), indent=2) + "\n")
     for n in range(len(res.races)):
@@ -135,10 +147,9 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
     if not as_json:
         n_dma = sum(f.dmas for f in res.functions)
         races = len(res.races)
-        sys.stderr.write(format_diagnostic(
-            "note", f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses "
-                    f"({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in {len(res.functions)} "
-                    f"function{'s' if len(res.functions) != 1 else ''}, {len(res.waits)} vmcnt waits)"))
+        note(f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses "
+             f"({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in {len(res.functions)} "
+             f"function{'s' if len(res.functions) != 1 else ''}, {len(res.waits)} vmcnt waits)")
     sys.stderr.flush()
     if res.races:
         sys.exit(EXIT_RACE)

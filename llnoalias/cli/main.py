@@ -20,11 +20,8 @@ from ..options import (
     JOBS_ONE_INPUT,
     NO_VERIFY,
     OUTPUT,
-    QUIET,
     REMARKS,
-    REPORT,
     STATS,
-    WERROR,
     AnnotateOptions,
 )
 from .options import (
@@ -33,6 +30,7 @@ from .options import (
     option,
     options_from_kwargs,
     print_after_option,
+    report_options,
     stop_after_option,
 )
 from .run import annotate_file
@@ -141,13 +139,11 @@ def cli() -> None:
 @option(JOBS)
 @annotate_options
 @option(STATS)
-@option(REPORT)
 @option(REMARKS)
 @print_after_option
 @stop_after_option
 @option(NO_VERIFY)
-@option(WERROR)
-@option(QUIET)
+@report_options
 @click.option("--best", is_flag=True,
               help="Compile to decide: per function, keep the claims or the input's lines (as compile --best).")
 @click.option("--repair", is_flag=True,

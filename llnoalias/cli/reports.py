@@ -26,7 +26,7 @@ from ..options import CODEGEN, AnnotateOptions
 from ..stats import counters as asmstats
 from ..stats import gate
 from ..stats.counters import TOTAL_ROW, FileStats, StatsDiff
-from .options import annotate_options, codegen_option, options_from_kwargs
+from .options import annotate_options, codegen_option, options_from_kwargs, report_options
 from .render import UNBOUNDED, print_table
 
 _IR_MARKERS = re.compile(
@@ -117,16 +117,24 @@ class _Target:
     said: set[tuple[str, str]] = field(default_factory=set)
     #: ``--codegen``: llvmlite's LLVM or Triton's
     codegen: str = CODEGEN.default
+    #: ``--report FILE``: where the annotated '.ll' input's report goes, and whether it went
+    report_path: str | None = None
+    reported: bool = False
 
 
-def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
+def _annotate(text: str, path: str, options: AnnotateOptions, report_path: str | None = None) -> str:
     from ..api import annotate
-    from .run import note_missed, print_warnings
+    from .run import fail_on_promoted, note_missed, print_warnings
 
     name = display_name(path)
     result = annotate(text, path=name, options=options, jobs=0)
     print_warnings(text, name, result.report.warnings)
+    fail_on_promoted(name)
     note_missed(result, name)  # "input" and "llnoalias" would be the same build
+    if report_path:
+        from ..fileio import write_output
+
+        write_output(report_path, result.report.to_json() + "\n")
     return result.text
 
 
@@ -273,17 +281,28 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @click.option("-v", "--verbose", is_flag=True, help="Also say which rewrites of the version bridge each .ll needed.")
 @codegen_option
 @annotate_options
+@report_options
 def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, triple: str | None,
-                  verbose: bool, codegen: str = CODEGEN.default, **kwargs: Any) -> None:
+                  verbose: bool, codegen: str = CODEGEN.default, report_path: str | None = None, werror: bool = False,
+                  quiet: bool = False, **kwargs: Any) -> None:
     """Count waits, LDS-DMA instructions and PTX loads per function and in total.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing, PTX, or LLVM IR ('.ll',
     compiled first). One file gives a table; two files a side-by-side diff; one '.ll'
     file is compiled as-is and after llnoalias and shown side by side.
     """
+    from ..diagnostics import set_policy
+    from .run import fail_on_promoted
+
     options = options_from_kwargs(kwargs)
+    set_policy(quiet=quiet, werror=werror)
     try:
-        results = _stats_inputs(files, options, _Target(mcpu, llc, triple, verbose, codegen=codegen))
+        target = _Target(mcpu, llc, triple, verbose, codegen=codegen, report_path=report_path)
+        results = _stats_inputs(files, options, target)
+        if report_path and not target.reported:
+            raise LLNoaliasError("--report writes what annotating one '.ll' input found; stats annotates only "
+                                 "a single '.ll' FILE")
+        fail_on_promoted(", ".join(display_name(f) for f in files))
         diff_result = asmstats.diff(results[0], results[1]) if len(results) == 2 else None
     except LLNoaliasError as exc:
         _fail(exc)
@@ -311,7 +330,8 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
         if looks_like_llvm_ir(path, text):
             if len(files) == 1:
                 plain = _compile(text, path, target)
-                annotated = _compile(_annotate(text, path, options), path, target)
+                annotated = _compile(_annotate(text, path, options, target.report_path), path, target)
+                target.reported = target.report_path is not None
                 results.append(_collect_text(path, plain, "input"))
                 results.append(_collect_text(path, annotated, "llnoalias"))
                 continue

@@ -24,15 +24,24 @@ def _strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
-def note_missed(result: AnnotateResult, name: str) -> None:
+def note_missed(result: AnnotateResult, name: str, repaired: bool = False) -> None:
     """When a run changed nothing but a flag would have given it roots (pointer arguments
-    not ``noalias``, static LDS): say so on stderr, once per hint. Only then: a run that
+    not ``noalias``, static LDS): say so on stderr, in one note. Only then: a run that
     tagged something used the defaults it was given, and a note on every such run of a
-    build would be noise (``--stats`` lists every argument and global left out)."""
-    if result.changed:
+    build would be noise (``--stats`` lists every argument and global left out).
+    ``repaired``: ``--repair`` changed the input before the run (which then did change it)."""
+    if result.changed or not result.report.hints:
         return
-    for hint in result.report.hints:
-        note(f"{name}: nothing was changed; {hint}")
+    said = "the repair aside, llnoalias tagged nothing" if repaired else "nothing was changed"
+    note(f"{name}: {said}; {'; and '.join(result.report.hints)}")
+
+
+def fail_on_promoted(name: str) -> None:
+    """``-Werror``: the error that ends a run once its warnings, made errors, are out."""
+    if POLICY.werror and POLICY.promoted:
+        n = POLICY.promoted
+        raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
+                             f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
 
 
 def check_verdict(res: CheckResult, path: str) -> None:
@@ -118,10 +127,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         if stages is not None:
             sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
-        if POLICY.werror and POLICY.promoted:
-            n = POLICY.promoted
-            raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
-                                 f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
+        fail_on_promoted(name)
         if pending is not None and result.changed:
             check_verdict(pending.finish(_strip_bom(result.text)), name)
     finally:
@@ -233,13 +239,15 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
 
             stages = StageLog(print_after)
         prepare: Callable[[str], str] | None = None
+        changed: list[bool] = []  # whether --repair changed the input
         if compiled is not None and compiled[3]:
-            from functools import partial
-
             from .best import repair_input
 
-            prepare = partial(repair_input, name=display_name(path), mcpu=compiled[0], triple=None, llc=None,
-                              codegen=compiled[1])
+            def prepare(text: str) -> str:
+                repaired = repair_input(text, name=display_name(path), mcpu=compiled[0], triple=None, llc=None,
+                                        codegen=compiled[1])
+                changed.append(repaired != text)
+                return repaired
         # (not ``release``: the caller ends the process next, ``annotate_file``)
         original, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs,
                                         stages=stages, prepare=prepare, release=False)
@@ -255,7 +263,7 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
             if chosen is not None:
                 data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())
-        note_missed(result, display_name(path))
+        note_missed(result, display_name(path), repaired=any(changed))
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

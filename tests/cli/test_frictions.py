@@ -67,3 +67,95 @@ def test_repeated_warnings_are_capped_with_a_count(tmp_path: Path) -> None:
     werr = run_cli(["annotate", str(tmp_path / "k.ll"), "--no-verify", "-o", "/dev/null", "-Werror"])
     assert werr.exit_code == 2
     assert f"k.ll: {n} warnings treated as errors" in werr.stderr, werr.stderr
+
+
+# ------------------------------------------------------------------ 2. one note; -q, -Werror, --report everywhere
+
+#: pointer arguments not noalias and a static LDS tile: two hints
+TWO_HINTS = """target triple = "amdgcn-amd-amdhsa"
+@T = internal addrspace(3) global [64 x float] undef, align 16
+
+define amdgpu_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, i32 %n) "target-cpu"="gfx942" {
+  %v = load float, ptr addrspace(1) %a, align 4
+  %p = getelementptr float, ptr addrspace(3) @T, i32 %n
+  store float %v, ptr addrspace(3) %p, align 4
+  %w = load float, ptr addrspace(3) @T, align 4
+  store float %w, ptr addrspace(1) %b, align 4
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("cmd", [["annotate"], ["compile"]])
+def test_nothing_was_changed_is_said_once(tmp_path: Path, cmd: list[str]) -> None:
+    (tmp_path / "k.ll").write_text(TWO_HINTS)
+    res = run_cli([*cmd, str(tmp_path / "k.ll"), "--no-verify" if cmd == ["annotate"] else "--no-check",
+                   "-o", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.stderr
+    assert res.stderr.count("nothing was changed") == 1, res.stderr
+    assert "--args noalias makes them roots" in res.stderr and "--lds all makes it one" in res.stderr
+
+
+@pytest.mark.parametrize("cmd", [["compile"], ["stats"], ["check"]])
+def test_quiet_werror_and_report_on_every_command(tmp_path: Path, cmd: list[str]) -> None:
+    """``compile``, ``stats`` and ``check`` take ``-q``, ``-Werror`` and ``--report`` as annotate does."""
+    import json
+
+    pytest.importorskip("llvmlite")
+    src = tmp_path / "k.ll"
+    src.write_text(TWO_HINTS)
+    out = ["-o", str(tmp_path / "k.s")] if cmd == ["compile"] else []
+    loud = run_cli([*cmd, str(src), *out])
+    assert loud.exit_code == 0 and "note:" in loud.stderr, loud.stderr
+    quiet = run_cli([*cmd, str(src), *out, "-q"])
+    assert quiet.exit_code == 0 and "note:" not in quiet.stderr, quiet.stderr
+    report = tmp_path / "r.json"
+    rep = run_cli([*cmd, str(src), *out, "--report", str(report)])
+    assert rep.exit_code == 0, rep.stderr
+    doc = json.loads(report.read_text())
+    assert doc["schema"] == ("llnoalias.check/1" if cmd == ["check"] else "llnoalias.report/1")
+    if cmd == ["check"]:
+        return  # check does not annotate: its -Werror is tested on an empty input (friction 7)
+    # a warning of annotating fails the run under -Werror, and nothing is written
+    (tmp_path / "w.ll").write_text(warns())
+    wout = ["-o", str(tmp_path / "w.s")] if cmd == ["compile"] else []
+    werr = run_cli([*cmd, str(tmp_path / "w.ll"), *wout, "--mcpu", "gfx942", "-Werror"])
+    assert werr.exit_code == 2, werr.stderr
+    assert "error: LDS-DMA without !alias.scope" in werr.stderr and "warning:" not in werr.stderr
+    assert "1 warning treated as error" in werr.stderr
+    assert not (tmp_path / "w.s").exists()
+    assert werr.stdout == b""
+
+
+# ------------------------------------------------------------------ 3. compile takes one input
+
+
+def test_compile_with_two_inputs_names_the_extra_one(tmp_path: Path) -> None:
+    for name in ("a.ll", "b.ll"):
+        (tmp_path / name).write_text(KERNEL)
+    res = run_cli(["compile", str(tmp_path / "a.ll"), str(tmp_path / "b.ll"), "-o", str(tmp_path / "x.s")])
+    assert res.exit_code == 2
+    assert res.stderr == (f"llnoalias: error: compile takes one input; '{tmp_path / 'b.ll'}' is a second "
+                          "(compile each on its own; arguments for --llc go after '--')\n")
+    assert not (tmp_path / "x.s").exists()
+    # what follows '--' still goes to llc
+    ok = run_cli(["compile", str(tmp_path / "a.ll"), "-o", str(tmp_path / "x.s"), "--mcpu", "gfx942", "--",
+                  "-O2"])
+    assert "is a second" not in ok.stderr
+
+
+# ------------------------------------------------------------------ 5. --repair then no "nothing was changed"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cmd", [["annotate"], ["compile"]])
+def test_repair_is_not_followed_by_nothing_was_changed(tmp_path: Path, cmd: list[str]) -> None:
+    from tests.support.files import ROOT
+
+    pytest.importorskip("llvmlite")
+    loop = ROOT / "fixtures" / "check" / "loop_refill_scoped_races.ll"
+    res = run_cli([*cmd, "--repair", str(loop), "-o", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.stderr
+    assert "--repair: line 15: removed !alias.scope !2, !noalias !5" in res.stderr
+    assert "nothing was changed" not in res.stderr, res.stderr
+    assert "the repair aside, llnoalias tagged nothing; 2 pointer arguments of @k are not noalias" in res.stderr
