@@ -111,18 +111,21 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
     from ..backends import ExternalToolError
     from ..check.checker import check_text
     from .compile import _fail_external, print_notes
-    from .run import fail_on_promoted
+    from .run import fail_on_promoted, named, warn_if_empty
 
     set_policy(quiet=quiet, werror=werror)
     name = display_name(input_path)
     try:
         text = read_input(input_path)
+        warn_if_empty(text, name)
+        fail_on_promoted(name)
         res = check_text(text, name, mcpu=mcpu, triple=triple, llc=llc, compare_plain=compare_plain,
                          codegen=codegen)
     except ExternalToolError as exc:
         _fail_external(exc)
         return
     except LLNoaliasError as exc:
+        exc = named(exc, name)
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
     print_notes(res.notes, False)

@@ -15,6 +15,7 @@ from ..diagnostics import LLNoaliasError, note, set_policy, warn
 from ..fileio import display_name, read_input, write_output
 from ..options import CODEGEN
 from .options import annotate_options, codegen_option, options_from_kwargs, report_options
+from .run import fail_on_promoted, named, warn_if_empty
 
 #: Output extensions and the ``--emit`` they imply; anything else (and stdout) is asm.
 EMIT_BY_EXTENSION = {".s": "asm", ".ptx": "asm", ".o": "obj", ".cubin": "obj"}
@@ -157,6 +158,8 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
         if kind == "obj" and output in (None, "-") and sys.stdout.isatty():
             raise LLNoaliasError("refusing to write an object file to a terminal; pass -o FILE")
         text = original = raw = read_input(input_path)
+        warn_if_empty(text, name)
+        fail_on_promoted(name)
         if repair:
             from .best import repair_input
 
@@ -164,7 +167,7 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
                                            codegen=codegen)
         if not no_annotate:
             from ..api import annotate
-            from .run import fail_on_promoted, note_missed, print_warnings
+            from .run import note_missed, print_warnings
 
             result = annotate(text, path=name, options=options, jobs=0)
             print_warnings(text, name, result.report.warnings)
@@ -195,14 +198,16 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
             else:
                 code = _checked(text, original, name, kind, mcpu, triple, llc,
                                 tuple(llc_args), ptxas, optimize, int(codegen_level), notes, used, codegen)
+        except ExternalToolError:
+            raise
+        except LLNoaliasError as exc:
+            raise named(exc, name) from None
         finally:
             print_notes(notes, verbose)
         if verbose and used:
             from .version import generator_line
 
             note(generator_line(used))
-        from .run import fail_on_promoted
-
         fail_on_promoted(name)  # the self-check's warnings
         write_output(output, code)
     except ExternalToolError as exc:

@@ -105,9 +105,13 @@ def codegen_option(func: F) -> F:
     return option(CODEGEN)(func)
 
 
-def report_options(func: F) -> F:
-    """``--report FILE``, ``-Werror`` and ``-q``: what every command that reads IR takes
-    (annotate, compile, stats, check), declared once."""
-    for opt in (QUIET, WERROR, REPORT):
+def policy_options(func: F) -> F:
+    """``-Werror`` and ``-q``: what every command that reads IR takes, declared once."""
+    for opt in (QUIET, WERROR):
         func = option(opt)(func)
     return func
+
+
+def report_options(func: F) -> F:
+    """``--report FILE``, ``-Werror`` and ``-q``: annotate's, compile's, stats' and check's."""
+    return option(REPORT)(policy_options(func))

@@ -97,6 +97,10 @@ def _compile(text: str, path: str, target: _Target) -> str:
     try:
         return decode(codegen.generate(text, emit="asm", mcpu=target.mcpu, llc=target.llc,
                                        triple=target.triple, notes=notes, codegen=target.codegen))
+    except LLNoaliasError as exc:
+        from .run import named
+
+        raise named(exc, display_name(path)) from None
     finally:
         from .compile import print_notes
 
@@ -324,8 +328,12 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
     if list(files).count("-") > 1:
         raise LLNoaliasError("'-' (stdin) can be given only once")
     results: list[FileStats] = []
+    from .run import fail_on_promoted, warn_if_empty
+
     for path in files:
         text = read_input(path)
+        warn_if_empty(text, display_name(path))
+        fail_on_promoted(display_name(path))
         _check_not_binary(path, text)
         if looks_like_llvm_ir(path, text):
             if len(files) == 1:

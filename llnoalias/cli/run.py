@@ -36,6 +36,25 @@ def note_missed(result: AnnotateResult, name: str, repaired: bool = False) -> No
     note(f"{name}: {said}; {'; and '.join(result.report.hints)}")
 
 
+def warn_if_empty(text: str, name: str) -> None:
+    """Empty input (a failed ``clang`` earlier in a pipe) is an empty module to LLVM, so no
+    error; but it is said, and ``-Werror`` makes it fatal. A module of comments is not empty."""
+    if not text.strip(" \t\r\n\ufeff"):
+        from ..diagnostics import warn
+
+        warn(f"{name} is empty")
+
+
+def named(exc: LLNoaliasError, name: str) -> LLNoaliasError:
+    """An error about the module that does not say which input it is about (the target's:
+    "names no CPU", "not a GPU target"), with the input's name in front."""
+    from ..backends import ExternalToolError
+
+    if exc.location is not None or isinstance(exc, ExternalToolError) or name in exc.message:
+        return exc
+    return LLNoaliasError(f"{name}: {exc.message}", None, exc.exit_code, exc.notes)
+
+
 def fail_on_promoted(name: str) -> None:
     """``-Werror``: the error that ends a run once its warnings, made errors, are out."""
     if POLICY.werror and POLICY.promoted:
@@ -117,6 +136,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         from .. import api  # after the child started: it loads llvmlite while this loads llnoalias
 
         text = read_input(input_path)
+        warn_if_empty(text, display_name(input_path))
         if prepare is not None:  # --repair: the input as repaired is the input from here on
             text = prepare(text)
         if pending is not None:

@@ -273,7 +273,7 @@ def test_stats_ll_codegen_error(tmp_path: Path, fake: FakeBackends, monkeypatch:
     src.write_text(IR)
     result = run("stats", str(src))
     assert result.exit_code == 3
-    assert result.stderr == "llnoalias: error: llc failed: boom\n"
+    assert result.stderr == f"llnoalias: error: {src}: llc failed: boom\n"  # the input named (issue 46)
 
 
 def test_stats_ll_without_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -159,3 +159,87 @@ def test_repair_is_not_followed_by_nothing_was_changed(tmp_path: Path, cmd: list
     assert "--repair: line 15: removed !alias.scope !2, !noalias !5" in res.stderr
     assert "nothing was changed" not in res.stderr, res.stderr
     assert "the repair aside, llnoalias tagged nothing; 2 pointer arguments of @k are not noalias" in res.stderr
+
+
+# ------------------------------------------------------------------ 7. empty input is said
+
+
+@pytest.mark.parametrize("cmd", [["annotate"], ["compile"], ["check"], ["stats"], ["explain"]])
+def test_empty_input_is_a_warning_that_werror_makes_fatal(tmp_path: Path, cmd: list[str]) -> None:
+    empty = tmp_path / "e.ll"
+    empty.write_text("")
+    out = tmp_path / "out"
+    out.write_text("kept\n")
+    args = [*cmd, str(empty)] + (["-o", str(out)] if cmd in (["annotate"], ["compile"]) else [])
+    if cmd == ["annotate"]:
+        res = run_cli([*args, "--no-verify"])
+        assert res.exit_code == 0, res.stderr
+        assert res.stderr.startswith(f"llnoalias: warning: {empty} is empty\n"), res.stderr
+        assert out.read_text() == ""  # an empty module, written as read
+        out.write_text("kept\n")
+    werr = run_cli([*args, "-Werror"])
+    assert werr.exit_code == 2, werr.stderr
+    assert werr.stderr.startswith(f"llnoalias: error: {empty} is empty\n"), werr.stderr
+    assert out.read_text() == "kept\n"
+
+
+def test_a_comment_only_module_is_not_empty(tmp_path: Path) -> None:
+    (tmp_path / "c.ll").write_text("; just a comment\n")
+    res = run_cli(["annotate", str(tmp_path / "c.ll"), "--no-verify", "-o", "/dev/null", "-Werror"])
+    assert res.exit_code == 0 and "empty" not in res.stderr, res.stderr
+
+
+# ------------------------------------------------------------------ 8. errors name the file; the CPU hint fits
+
+
+@pytest.mark.parametrize("cmd", [["compile"], ["check"], ["stats"]])
+@pytest.mark.parametrize("triple, said", [
+    ("amdgcn-amd-amdhsa", "names no CPU"),
+    ("x86_64-unknown-linux-gnu", "is not an AMDGPU (amdgcn-*) or NVPTX (nvptx64-*) target"),
+])
+def test_errors_about_the_target_name_the_file(tmp_path: Path, cmd: list[str], triple: str, said: str) -> None:
+    src = tmp_path / "k.ll"
+    src.write_text(KERNEL.replace("amdgcn-amd-amdhsa", triple))
+    res = run_cli([*cmd, str(src)] + (["-o", str(tmp_path / "k.s")] if cmd == ["compile"] else []))
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"llnoalias: error: {src}: ") and said in res.stderr, res.stderr
+
+
+#: a gfx1250 WMMA (16x16x4 f32: LLVM 22 selects it for gfx1250 alone)
+WMMA_1250 = """target triple = "amdgcn-amd-amdhsa"
+
+declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1, <2 x float>, i1, <2 x float>, i16, <8 x float>, i1, i1)
+
+define amdgpu_kernel void @k(ptr addrspace(1) %o) {
+  %r = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x4.f32.v8f32.v2f32(i1 0, <2 x float> zeroinitializer, i1 0, <2 x float> zeroinitializer, i16 0, <8 x float> zeroinitializer, i1 0, i1 0)
+  store <8 x float> %r, ptr addrspace(1) %o
+  ret void
+}
+"""
+
+
+#: a WMMA that RDNA 4 (gfx12) has
+WMMA_12 = """target triple = "amdgcn-amd-amdhsa"
+
+declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v8f16(<8 x half>, <8 x half>, <8 x float>)
+
+define amdgpu_kernel void @k(ptr addrspace(1) %o) {
+  %r = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v8f16(<8 x half> zeroinitializer, <8 x half> zeroinitializer, <8 x float> zeroinitializer)
+  store <8 x float> %r, ptr addrspace(1) %o
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize("text, cpu, what", [
+    (WMMA_1250, "gfx1250", "a WMMA of gfx1250"),
+    (WMMA_12, "gfx1200", "a WMMA: an RDNA 3 or 4 GPU"),
+])
+def test_the_cpu_hint_comes_from_what_the_module_uses(text: str, cpu: str, what: str) -> None:
+    from llnoalias.backends.target import detect
+    from llnoalias.diagnostics import LLNoaliasError
+
+    with pytest.raises(LLNoaliasError) as exc:
+        detect(text)
+    assert what in exc.value.message and exc.value.message.endswith(f"pass --mcpu (for example --mcpu={cpu})")
+    assert "gfx942" not in exc.value.message
