@@ -364,8 +364,11 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
                    "occupancy, lds_dma, ld.global.nc, ld.shared, st.shared and cp.async only report.")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged counters too.")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.gate/1 JSON instead of a table.")
+@click.option("--allow-missing", is_flag=True,
+              help="Pass although files of the baseline are not among the inputs (pre-commit gives the "
+                   "changed ones). A function gone from a file given fails the gate still.")
 def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: bool,
-                 counters: tuple[str, ...], show_all: bool, as_json: bool) -> None:
+                 counters: tuple[str, ...], show_all: bool, as_json: bool, allow_missing: bool = False) -> None:
     """Fail (exit 1) when a counter grew past the baseline; exit 0 otherwise.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing or PTX (compile '.ll' first
@@ -378,6 +381,8 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
         current: list[FileStats] = []
         for path in files:
             text = read_input(path)
+            if not text.strip():
+                raise LLNoaliasError(f"'{display_name(path)}' is empty (did the step that writes it fail?)")
             _check_not_binary(path, text)
             if looks_like_llvm_ir(path, text):
                 raise LLNoaliasError(
@@ -394,7 +399,7 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
         else:
             old = gate.load_baseline(baseline)
         selected = tuple(counters) if counters else None
-        result = gate.compare(old, current, tol, selected, baseline_path=baseline)
+        result = gate.compare(old, current, tol, selected, baseline_path=baseline, allow_missing=allow_missing)
         if selected is not None:
             present = {r.counter for r in result.rows}
             gate.check_counters(selected, present)
@@ -426,7 +431,13 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
             console.print(f"gate: ok, nothing grew past the baseline ({moved} counter(s) moved)")
         else:
             n = len(result.failures)
-            console.print(Text(f"gate: FAILED, {n} counter(s) grew past the baseline", style="bold red"))
+            why = [f"{n} counter(s) grew past the baseline"] if n else []
+            if result.vanished:
+                why.append(f"{len(result.vanished)} function(s) of the baseline are gone (--update adopts that)")
+            if result.missing_files and not result.allow_missing:
+                why.append(f"{len(result.missing_files)} file(s) of the baseline not given (--allow-missing "
+                           "passes)")
+            console.print(Text(f"gate: FAILED, {'; '.join(why)}", style="bold red"))
     if update or result.passed:
         sys.exit(0)
     sys.exit(1)

@@ -1,4 +1,4 @@
-"""Issue 46, "tried as a new user would": each friction replayed through the command line
+"""A new user's third hour (design sections 7 and 8): each friction replayed through the command line
 (in-process, as ``run_cli`` runs it), with what it must say instead."""
 
 from __future__ import annotations
@@ -243,3 +243,36 @@ def test_the_cpu_hint_comes_from_what_the_module_uses(text: str, cpu: str, what:
         detect(text)
     assert what in exc.value.message and exc.value.message.endswith(f"pass --mcpu (for example --mcpu={cpu})")
     assert "gfx942" not in exc.value.message
+
+
+# ------------------------------------------------------------------ 9. the gate sees what disappeared
+
+
+def test_gate_fails_when_a_baselined_file_or_function_is_gone_or_an_output_is_empty(tmp_path: Path) -> None:
+    from tests.support.files import DATA
+
+    a = tmp_path / "a.s"
+    b = tmp_path / "b.ptx"
+    a.write_text((DATA / "asm" / "gate_annotated.s").read_text())
+    b.write_text((DATA / "asm" / "sm80_llc19.ptx").read_text())
+    base = str(tmp_path / "base.json")
+    assert run_cli(["gate", "--baseline", base, "--update", str(a), str(b)]).exit_code == 0
+    assert run_cli(["gate", "--baseline", base, str(a), str(b)]).exit_code == 0
+    # a file of the baseline not given: it fails, and says why
+    res = run_cli(["gate", "--baseline", base, str(a)])
+    assert res.exit_code == 1, res.stderr
+    assert b"gate: FAILED, 1 file(s) of the baseline not given" in res.stdout, res.stdout
+    assert run_cli(["gate", "--baseline", base, str(a), "--allow-missing"]).exit_code == 0
+    # a function gone from a file
+    text = b.read_text()
+    first = text.index(".visible .entry")
+    b.write_text(text[:first] + text[text.index(".visible .entry", first + 1):])
+    res = run_cli(["gate", "--baseline", base, str(a), str(b)])
+    assert res.exit_code == 1 and b"1 function(s) of the baseline are gone" in res.stdout, res.stdout
+    assert run_cli(["gate", "--baseline", base, str(a), str(b), "--allow-missing"]).exit_code == 1
+    # an empty output (the step that writes it failed): an error, also for --update
+    b.write_text("")
+    for extra in ([], ["--update"]):
+        res = run_cli(["gate", "--baseline", base, str(a), str(b), *extra])
+        assert res.exit_code == 2, res.stderr
+        assert res.stderr == f"llnoalias: error: '{b}' is empty (did the step that writes it fail?)\n"

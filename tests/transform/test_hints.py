@@ -76,7 +76,7 @@ def test_static_lds_and_arguments(tmp_path: Path) -> None:
     res = run(["--no-verify", str(src), "-o", str(tmp_path / "o.ll")])
     assert res.returncode == 0, res.stderr
     got = notes(res.stderr)
-    assert len(got) == 1, got  # one note, both hints (issue 46: the note was said once per hint)
+    assert len(got) == 1, got  # one note, both hints (it was once a note per hint)
     assert got[0].count("nothing was changed") == 1
     assert "2 pointer arguments of @k are not noalias in the input; --args noalias" in got[0]
     assert "; and 1 sized (static) addrspace(3) global (@tile) is not a root; --lds all makes it one" in got[0]
