@@ -276,3 +276,33 @@ def test_gate_fails_when_a_baselined_file_or_function_is_gone_or_an_output_is_em
         res = run_cli(["gate", "--baseline", base, str(a), str(b), *extra])
         assert res.exit_code == 2, res.stderr
         assert res.stderr == f"llnoalias: error: '{b}' is empty (did the step that writes it fail?)\n"
+
+
+# ------------------------------------------------------------------ 10. explain and the batch summary agree
+
+
+def test_explain_and_the_batch_summary_count_the_same_accesses(tmp_path: Path) -> None:
+    import re
+
+    from tests.support.files import ROOT
+
+    src = ROOT / "fixtures" / "corpus" / "triton" / "amd_attn_gfx950_async.ll"
+    batch = run_cli(["annotate", str(src), str(ROOT / "fixtures" / "check" / "loop_refill_scoped_races.ll"),
+                     "--out-dir", str(tmp_path / "out"), "--no-verify", "-q"])
+    assert batch.exit_code == 0, batch.stderr
+    row = next(ln for ln in batch.stderr.splitlines() if ln.startswith(str(src)))
+    tagged, untagged = (int(x) for x in row.split()[1:3])
+    explained = run_cli(["explain", str(src), "-q"])
+    said = explained.stdout.decode()
+    m = re.search(r"none of its (\d+) access records? was tagged", said)
+    assert m is not None, said
+    assert (tagged, int(m.group(1))) == (0, untagged)
+    assert f"total: {tagged} tagged, {untagged} untagged" in said
+    # a module none of whose accesses reaches a root: 0 and 0 in the summary, and explain says why
+    (tmp_path / "plain.ll").write_text(TWO_HINTS)
+    batch = run_cli(["annotate", str(tmp_path / "plain.ll"), str(src), "--out-dir", str(tmp_path / "o2"),
+                     "--no-verify", "-q"])
+    row = next(ln for ln in batch.stderr.splitlines() if ln.startswith(str(tmp_path / "plain.ll")))
+    assert row.split()[1:3] == ["0", "0"], batch.stderr
+    said = run_cli(["explain", str(tmp_path / "plain.ll")]).stdout.decode()
+    assert "none of its 4 memory accesses reaches a root (no access records), so nothing was tagged" in said, said

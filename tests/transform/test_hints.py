@@ -123,7 +123,8 @@ def test_explain_says_why_and_what_to_pass() -> None:
     res = run(["explain", PLAIN])
     assert res.returncode == 0, res.stderr
     out = res.stdout.decode()
-    assert out.startswith(f"{PLAIN}: none of its 15 memory accesses was tagged, because with these options:\n")
+    assert out.startswith(f"{PLAIN}: none of its 15 memory accesses reaches a root (no access records), "
+                          "so nothing was tagged, because with these options:\n")
     assert "no memory accesses that llnoalias could tag" not in out
     assert "--args noalias makes them roots" in out
     doc = json.loads(run(["explain", "--json", PLAIN]).stdout)
