@@ -9,7 +9,7 @@ import click
 
 from ..diagnostics import LLNoaliasError, Location, format_diagnostic, note, set_policy, warn
 from ..fileio import display_name, read_input, write_stdout
-from ..options import CODEGEN
+from ..options import CODEGEN, QUIET, REPORT, WERROR
 from .options import codegen_option, report_options
 
 TYPE_CHECKING = False
@@ -102,7 +102,7 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
 @report_options
 def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
                   show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default,
-                  report_path: str | None = None, werror: bool = False, quiet: bool = False) -> None:
+                  report_path: str | None = REPORT.default, werror: bool = WERROR.default, quiet: bool = QUIET.default) -> None:
     """Compile IN as given and report every LDS access that some path of the assembly reaches
     while an LDS-DMA that may write its bytes is still in flight (no vmcnt wait retired it).
 

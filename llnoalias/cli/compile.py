@@ -13,7 +13,7 @@ from ..backends import ExternalToolError
 from ..backends import codegen as code_generator
 from ..diagnostics import LLNoaliasError, note, set_policy, warn
 from ..fileio import display_name, read_input, write_output
-from ..options import CODEGEN
+from ..options import CODEGEN, QUIET, REPORT, WERROR
 from .options import annotate_options, codegen_option, options_from_kwargs, report_options
 from .run import fail_on_promoted, named, warn_if_empty
 
@@ -137,8 +137,8 @@ class _OneInput(click.Command):
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
                     no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, codegen: str = CODEGEN.default,
-                    best: bool = False, repair: bool = False, report_path: str | None = None, werror: bool = False,
-                    quiet: bool = False, **kwargs: Any) -> None:
+                    best: bool = False, repair: bool = False, report_path: str | None = REPORT.default, werror: bool = WERROR.default,
+                    quiet: bool = QUIET.default, **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
     The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;

@@ -11,6 +11,7 @@ import click
 
 from ..diagnostics import LLNoaliasError
 from ..fileio import StdoutClosed, write_stdout
+from ..options import QUIET, WERROR
 from .options import annotate_options, options_from_kwargs, policy_options
 
 
@@ -43,7 +44,7 @@ def _add_check(functions: list[Any], annotated: str, original: str, input_path: 
 @click.option("--mcpu", metavar="CPU", default=None, help="The GPU --check compiles for (default: the module's).")
 @policy_options
 def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary: bool, with_check: bool = False,
-                    mcpu: str | None = None, werror: bool = False, quiet: bool = False, **kwargs: Any) -> None:
+                    mcpu: str | None = None, werror: bool = WERROR.default, quiet: bool = QUIET.default, **kwargs: Any) -> None:
     """Show, per function, each access of IN with its IR line, the scopes it reached
     or the reason it did not (mixed phi, `or` without `disjoint`, ordered atomic, ...)."""
     from ..diagnostics import set_policy

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from ..diagnostics import LLNoaliasError, note, warn
 from ..fileio import decode, display_name, read_input
-from ..options import CODEGEN, AnnotateOptions
+from ..options import CODEGEN, QUIET, REPORT, WERROR, AnnotateOptions
 from ..stats import counters as asmstats
 from ..stats import gate
 from ..stats.counters import TOTAL_ROW, FileStats, StatsDiff
@@ -122,11 +122,11 @@ class _Target:
     #: ``--codegen``: llvmlite's LLVM or Triton's
     codegen: str = CODEGEN.default
     #: ``--report FILE``: where the annotated '.ll' input's report goes, and whether it went
-    report_path: str | None = None
+    report_path: str | None = REPORT.default
     reported: bool = False
 
 
-def _annotate(text: str, path: str, options: AnnotateOptions, report_path: str | None = None) -> str:
+def _annotate(text: str, path: str, options: AnnotateOptions, report_path: str | None = REPORT.default) -> str:
     from ..api import annotate
     from .run import fail_on_promoted, note_missed, print_warnings
 
@@ -287,8 +287,8 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @annotate_options
 @report_options
 def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, triple: str | None,
-                  verbose: bool, codegen: str = CODEGEN.default, report_path: str | None = None, werror: bool = False,
-                  quiet: bool = False, **kwargs: Any) -> None:
+                  verbose: bool, codegen: str = CODEGEN.default, report_path: str | None = REPORT.default, werror: bool = WERROR.default,
+                  quiet: bool = QUIET.default, **kwargs: Any) -> None:
     """Count waits, LDS-DMA instructions and PTX loads per function and in total.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing, PTX, or LLVM IR ('.ll',
