@@ -45,7 +45,7 @@ from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, Range
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
-from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
+from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys, outside_lds
 from .stages import (
     ABOUT,
     Changes,
@@ -301,6 +301,7 @@ class DmaSafetyStage(Stage):
         claims = Rewrites()
         lowered(mod, p, guarded, claims)
         unsafe_in = guard(p, claims, dynamic_lds(mod))
+        outside_lds(mod, p)
         SCOPES.count(p)
         rescue(p, unsafe_in, guarded, claims)
         residual(p, guarded, claims)

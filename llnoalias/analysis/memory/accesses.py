@@ -264,6 +264,24 @@ _SEEN: dict[int, tuple[object, str, str | None, tuple[str, tuple[PointerOperand,
                                                        str | None] | None]] = {}
 
 
+#: the opcodes whose one pointer operand is all the memory they touch
+PLAIN_OPCODES = frozenset(("load", "store", "atomicrmw", "cmpxchg"))
+
+
+def pointer_reaches_lds(mod: Module, inst: Instruction) -> bool:
+    """Whether the pointer operand of a load, store or atomic (``PLAIN_OPCODES``) is in an
+    address space that can reach LDS (a generic pointer: CUDA's kernel arguments), by its
+    type; False for any other instruction or one not read."""
+    if inst.opcode not in PLAIN_OPCODES:
+        return False
+    ops = opparse.parse(mod, inst)
+    if ops.kind == "unparsed" or not ops.operands:
+        return False
+    ty = ops.operands[1][0] if ops.kind == "store" else ops.operands[0][0]
+    space = ty.addrspace
+    return space < 0 or reaches_lds(module_family(mod), space)
+
+
 def _memory_access(mod: Module, inst: Instruction) -> Access:
     ops = opparse.parse(mod, inst)
     acc = Access(inst, inst.opcode)
