@@ -306,3 +306,23 @@ def test_explain_and_the_batch_summary_count_the_same_accesses(tmp_path: Path) -
     assert row.split()[1:3] == ["0", "0"], batch.stderr
     said = run_cli(["explain", str(tmp_path / "plain.ll")]).stdout.decode()
     assert "none of its 4 memory accesses reaches a root (no access records), so nothing was tagged" in said, said
+
+
+# ------------------------------------------------------------------ 4. how to get Triton, as it works
+
+
+def test_nothing_offers_an_extra_of_a_package_pypi_does_not_have() -> None:
+    """``pip install 'llnoalias[triton]'`` fails (llnoalias is not on PyPI): the README, the
+    hook's ImportError, the scripts and the tests' skip reasons say ``pip install triton``."""
+    from tests.support.files import ROOT
+
+    said = []
+    for folder in ("llnoalias", "scripts", "tests", "docs"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".md") and "install 'llnoalias[" in path.read_text(errors="replace"):
+                said.append(str(path.relative_to(ROOT)))
+    if "install 'llnoalias[" in (ROOT / "README.md").read_text():
+        said.append("README.md")
+    said = [p for p in said if p != "tests/cli/test_frictions.py" and p != "tests/test_triton_hook.py"]
+    assert said == []
+    assert "`pip install triton`" in (ROOT / "README.md").read_text()
