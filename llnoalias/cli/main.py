@@ -42,6 +42,10 @@ class DefaultGroup(click.Group):
     """A group whose first argument, when it is not a subcommand, goes to ``annotate``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.resilient_parsing and (not args or args[0] in self.list_commands(ctx)):
+            # shell completion (click's): the words so far, as they are (no default command
+            # for an empty line, whose next word may be a command's name)
+            return super().parse_args(ctx, args)
         if not args:
             if sys.stdin is not None and not sys.stdin.isatty():
                 args = ["annotate"]  # a filter in a pipeline: clang ... | llnoalias | llc ...
@@ -49,7 +53,8 @@ class DefaultGroup(click.Group):
                 click.echo(ctx.get_help())
                 ctx.exit(0)
         elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
-            self._refuse_misspelled_command(ctx, args[0])
+            if not ctx.resilient_parsing:
+                self._refuse_misspelled_command(ctx, args[0])
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
 

@@ -326,3 +326,27 @@ def test_nothing_offers_an_extra_of_a_package_pypi_does_not_have() -> None:
     said = [p for p in said if p != "tests/cli/test_frictions.py" and p != "tests/test_triton_hook.py"]
     assert said == []
     assert "`pip install triton`" in (ROOT / "README.md").read_text()
+
+
+# ------------------------------------------------------------------ shell completion (click's)
+
+
+@pytest.mark.slow
+def test_shell_completion_is_clicks() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "_LLNOALIAS_COMPLETE": "bash_source"}
+    src = subprocess.run([sys.executable, "-m", "llnoalias"], env=env, capture_output=True, text=True,
+                         stdin=subprocess.PIPE, timeout=120)
+    assert src.returncode == 0, src.stderr
+    assert "_llnoalias_completion" in src.stdout and "complete " in src.stdout, src.stdout
+    env = {**os.environ, "_LLNOALIAS_COMPLETE": "bash_complete", "COMP_WORDS": "llnoalias com", "COMP_CWORD": "1"}
+    got = subprocess.run([sys.executable, "-m", "llnoalias"], env=env, capture_output=True, text=True,
+                         stdin=subprocess.PIPE, timeout=120)
+    assert "plain,compile" in got.stdout.splitlines(), got.stdout
+    env["COMP_WORDS"], env["COMP_CWORD"] = "llnoalias compile --emi", "2"
+    opts = subprocess.run([sys.executable, "-m", "llnoalias"], env=env, capture_output=True, text=True,
+                          stdin=subprocess.PIPE, timeout=120)
+    assert "plain,--emit" in opts.stdout.splitlines(), opts.stdout

@@ -196,7 +196,7 @@ def test_a_wrong_triple_is_reported_as_a_bad_triple_not_a_bad_cpu(tmp_path: Path
     (tmp_path / "k.ll").write_text(AMD_CPU.replace('target triple = "amdgcn-amd-amdhsa"\n', ""))
     res = _run(["compile", "k.ll", "--triple", "nvptx64-nvidia-cuda", "-o", "k.s"], cwd=tmp_path)
     assert res.returncode == 2
-    assert res.stderr == ("llnoalias: error: --triple 'nvptx64-nvidia-cuda' is an NVPTX triple, but the module's "
+    assert res.stderr == ("llnoalias: error: k.ll: --triple 'nvptx64-nvidia-cuda' is an NVPTX triple, but the module's "
                           "\"target-cpu\" 'gfx942' is an AMDGPU GPU; pass --triple amdgcn-amd-amdhsa (or leave "
                           "--triple out: the module says which GPU it is for)\n")
     # an --mcpu of the other family with the module's own triple: the pair is named, both ways out
