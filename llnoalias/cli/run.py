@@ -24,13 +24,25 @@ def _strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
+#: how the hint about sized (static) LDS globals ends (``transform.roots.missed_roots``)
+STATIC_HINT_ENDS = ("--lds all makes it one", "--lds all makes them roots")
+
+
 def note_missed(result: AnnotateResult, name: str, repaired: bool = False) -> None:
     """When a run changed nothing but a flag would have given it roots (pointer arguments
     not ``noalias``, static LDS): say so on stderr, in one note. Only then: a run that
     tagged something used the defaults it was given, and a note on every such run of a
-    build would be noise (``--stats`` lists every argument and global left out).
+    build would be noise (``--stats`` lists every argument and global left out), but for
+    static LDS globals left out, said after a run that tagged something too.
     ``repaired``: ``--repair`` changed the input before the run (which then did change it)."""
-    if result.changed or not result.report.hints:
+    if not result.report.hints:
+        return
+    if result.changed:
+        # the one hint still worth a run that tagged something: static tiles left out, whose
+        # accesses stay unsure against everything else (``--stats`` lists the rest)
+        for hint in result.report.hints:
+            if hint.endswith(STATIC_HINT_ENDS):
+                note(f"{name}: {hint}")
         return
     said = "the repair aside, llnoalias tagged nothing" if repaired else "nothing was changed"
     note(f"{name}: {said}; {'; and '.join(result.report.hints)}")

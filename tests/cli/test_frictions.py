@@ -350,3 +350,18 @@ def test_shell_completion_is_clicks() -> None:
     opts = subprocess.run([sys.executable, "-m", "llnoalias"], env=env, capture_output=True, text=True,
                           stdin=subprocess.PIPE, timeout=120)
     assert "plain,--emit" in opts.stdout.splitlines(), opts.stdout
+
+
+# ------------------------------------------------------------------ the static tile's hint when other accesses were tagged
+
+
+def test_a_skipped_static_tile_is_hinted_when_other_accesses_were_tagged(tmp_path: Path) -> None:
+    (tmp_path / "k.ll").write_text(TWO_HINTS)
+    res = run_cli(["annotate", str(tmp_path / "k.ll"), "--no-verify", "--args", "noalias", "-o", "/dev/null"])
+    assert res.exit_code == 0, res.stderr
+    notes = [ln for ln in res.stderr.splitlines() if ": note: " in ln]
+    assert notes == [f"llnoalias: note: {tmp_path / 'k.ll'}: 1 sized (static) addrspace(3) global (@T) is not a "
+                     "root; --lds all makes it one"], res.stderr
+    res = run_cli(["annotate", str(tmp_path / "k.ll"), "--no-verify", "--args", "noalias", "--lds", "all",
+                   "-o", "/dev/null"])
+    assert "note:" not in res.stderr, res.stderr
