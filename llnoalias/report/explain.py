@@ -171,6 +171,8 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
     why = nothing_tagged(report, module)
     if not functions:
         out.write("\n".join(why or [no_access_line(report)]) + "\n")
+        for n in report.notes:
+            out.write(f"note: {printable(n)}\n")
         return
     for f in functions:
         kind = "kernel" if f.kernel else "function"
@@ -189,6 +191,8 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
     out.write(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged\n")
     if why:
         out.write("\n".join(why) + "\n")
+    for n in report.notes:
+        out.write(f"note: {printable(n)}\n")
 
 
 def short_domain(domain: str) -> str:

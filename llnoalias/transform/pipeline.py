@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from operator import attrgetter
 
 from .. import reasons
+from ..analysis.memory.accesses import asm_memory
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
@@ -680,4 +681,9 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
             rule="" if tagged else d.reason, blocker="" if tagged else d.blocker))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
+    asm = asm_memory(mod)
+    if asm:
+        words = list(dict.fromkeys(asm))
+        what = ", ".join(words[:4]) + (f" and {len(words) - 4} more" if len(words) > 4 else "")
+        rep.notes.append(reasons.INLINE_ASM_MEMORY.format(count=len(asm), what=what))
     return rep

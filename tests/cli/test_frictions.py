@@ -365,3 +365,24 @@ def test_a_skipped_static_tile_is_hinted_when_other_accesses_were_tagged(tmp_pat
     res = run_cli(["annotate", str(tmp_path / "k.ll"), "--no-verify", "--args", "noalias", "--lds", "all",
                    "-o", "/dev/null"])
     assert "note:" not in res.stderr, res.stderr
+
+
+# ------------------------------------------------------------------ Triton's NVIDIA modules: memory through inline asm
+
+
+def test_memory_through_inline_asm_is_given_a_reason() -> None:
+    import llnoalias
+    from llnoalias import reasons
+    from tests.support.files import ROOT
+
+    src = ROOT / "fixtures" / "corpus" / "triton39" / "matmul_128x128x64_w8s2_sm80.ll"
+    report = llnoalias.annotate(src.read_text(), args="noalias").report
+    [said] = [n for n in report.notes if reasons.carried_code(n) == "inline-asm-memory"]
+    assert said.startswith("24 inline asm statement(s) take pointer operands (cp.async.cg.shared.global, "
+                           "st.global.v4.b32)"), said
+    out = run_cli(["explain", str(src), "--args", "noalias"]).stdout.decode()
+    assert out.splitlines()[-1] == f"note: {said}"
+    # an asm without pointer operands (Triton's mma.sync) and a module without asm say nothing
+    assert not any("inline asm" in n for n in llnoalias.annotate(KERNEL).report.notes)
+    mma = KERNEL.replace("  ret void", '  %m = call i32 asm sideeffect "mov.u32 $0, 1;", "=r"()\n  ret void')
+    assert not any("inline asm" in n for n in llnoalias.annotate(mma).report.notes)
