@@ -21,8 +21,21 @@ from .transform.stages import StageLog
 from .transform.workers import usable_cpus
 
 
-def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
-             may_alias: Iterable[str | Iterable[int]] = MAY_ALIAS.default, regions: bool = REGIONS.default,
+class _Default(str):
+    """A keyword's default, told apart from the same word given (``args="auto"``)."""
+
+
+class _NoGroups(tuple):
+    """``may_alias``'s default, told apart from a ``()`` given."""
+
+
+_LDS_DEFAULT = _Default(LDS.default)
+_ARGS_DEFAULT = _Default(ARGS.default)
+_NO_GROUPS = _NoGroups(MAY_ALIAS.default)
+
+
+def annotate(text: str, *, lds: str = _LDS_DEFAULT, args: str = _ARGS_DEFAULT,
+             may_alias: Iterable[str | Iterable[int]] | str = _NO_GROUPS, regions: bool = REGIONS.default,
              path: str = "<string>", options: AnnotateOptions | None = None,
              report: bool = True, jobs: int = 1, stages: StageLog | None = None,
              release: bool = True) -> AnnotateResult:
@@ -34,11 +47,13 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
     - ``lds``: ``"dynamic"`` (external zero-sized ``addrspace(3)`` globals), ``"all"``, ``"off"``;
     - ``args``: ``"auto"`` (kernel pointer arguments already ``noalias``), ``"noalias"``
       (every kernel pointer argument, IREE's bindings rule), ``"off"``;
-    - ``may_alias``: groups of argument indices that may share a buffer, as ``"0,2"`` or
-      ``(0, 2)``: they get no ``noalias`` and share one scope;
+    - ``may_alias``: groups of argument indices that may share a buffer, each ``"0,2"`` or
+      ``(0, 2)`` (``["0,2", "1,3"]``; one group may be given alone: ``may_alias="0,2"``): they
+      get no ``noalias`` and share one scope;
     - ``regions``: split one LDS buffer into byte-range regions (design section 2b);
     - ``path``: the name diagnostics and the report use for this text;
-    - ``options``: an :class:`AnnotateOptions` instead of the four keywords above;
+    - ``options``: an :class:`AnnotateOptions` instead of the four keywords above (with it,
+      any of them given is a ``TypeError``, not silently dropped);
     - ``report``: ``False`` keeps only the report's summary and frees the parsed module
       early (for very large modules), unless ``release`` is ``False`` (a caller that ends
       next: freeing takes time and lowers no peak);
@@ -61,8 +76,15 @@ def annotate(text: str, *, lds: str = LDS.default, args: str = ARGS.default,
     ``llnoalias.check.best.choose(result.text, text, path).text``.
     """
     if options is None:
-        options = AnnotateOptions(lds=lds, args=args, may_alias=tuple(may_alias),
-                                  regions=regions)
+        options = AnnotateOptions(lds=lds, args=args, may_alias=may_alias, regions=regions)
+    else:
+        given = [f"{name}={value!r}" for name, value, unset in (
+            ("lds", lds, lds is _LDS_DEFAULT), ("args", args, args is _ARGS_DEFAULT),
+            ("may_alias", may_alias, may_alias is _NO_GROUPS), ("regions", regions, regions == REGIONS.default))
+            if not unset]
+        if given:
+            raise TypeError(f"annotate() takes the options as options= or as keywords, not both: "
+                            f"{', '.join(given)} beside options= (put it in the AnnotateOptions)")
     if not isinstance(text, str):
         raise TypeError(f"annotate() takes the module's text as str, not {type(text).__name__}")
     if jobs < 0:

@@ -111,40 +111,6 @@ def format_diagnostic(severity: str, message: str, location: Location | None = N
     return f"{head}{before}{printable(src[at:])}\n{pad}^\n"
 
 
-#: a warning longer than this is shown as its first clause and ``note:`` lines
-LINE_WIDTH = 100
-
-
-def split_message(message: str, width: int = LINE_WIDTH) -> tuple[str, list[str]]:
-    """A message longer than ``width``, cut at its clauses (``": "`` and ``"; "`` outside
-    brackets and quotes): the first clause, and the others (each to be a ``note:`` line).
-    A short message, or one without such a cut, is kept whole."""
-    if len(message) <= width:
-        return message, []
-    parts: list[str] = []
-    depth = 0
-    quote = ""
-    start = 0
-    for i, ch in enumerate(message):
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "'`\"" and (i == 0 or not message[i - 1].isalnum()):
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth = max(depth - 1, 0)
-        elif ch in ":;" and depth == 0 and message[i + 1:i + 2] == " ":
-            parts.append(message[start:i].strip())
-            start = i + 2
-    parts.append(message[start:].strip())
-    parts = [p for p in parts if p]
-    if len(parts) < 2:
-        return message, []
-    return parts[0], parts[1:]
-
-
 def format_notes(notes: tuple[str, ...] | list[str]) -> str:
     """``llnoalias: note: ...`` lines, one per note, each on one line."""
     return "".join(format_diagnostic("note", " ".join(n.split())) for n in notes)

@@ -168,7 +168,10 @@ class AnnotateOptions(ValueRecord):
 
 def parse_may_alias(groups: Iterable[str | Iterable[int]]) -> tuple[tuple[int, ...], ...]:
     """``--may-alias`` groups, each ``"0,2"`` or ``(0, 2)``: sorted, at least two indices >= 0.
-    Raises ``ValueError`` with the message the command line shows."""
+    One group alone may be given as it is (``"0,2"``, ``(0, 2)``), not in a list. Raises
+    ``ValueError`` with the message the command line shows."""
+    if isinstance(groups, str) or (isinstance(groups, tuple) and groups and all(isinstance(g, int) for g in groups)):
+        groups = (groups,)  # one group: "0,2" or (0, 2)
     out: list[tuple[int, ...]] = []
     for spec in groups:
         try:

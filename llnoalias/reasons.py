@@ -198,6 +198,16 @@ SINGLE_SCOPE = _r("single-scope", "single scope in the domain ({root}): no claim
 METADATA_NOT_PLAIN = _r("metadata-not-plain", "existing !alias.scope/!noalias is not a plain list of scopes", "access",
                         "The access already carries scope metadata llnoalias cannot extend.",
                         "Strip the input's scope metadata, or accept the access untagged.")
+INLINE_ASM_MEMORY = _r("inline-asm-memory",
+                       "{count} inline asm statement(s) take pointer operands ({what}): what they load and store "
+                       "is not an access llnoalias can tag",
+                       "access",
+                       "The module reaches memory inside inline assembly (Triton's NVIDIA modules load global "
+                       "memory and copy it to shared memory in inline PTX: `ld.global`, `cp.async`). Metadata on "
+                       "the call does not describe those accesses, so they count in no access and stay unknown "
+                       "to alias analysis; the accesses outside inline asm are tagged as usual.",
+                       "Nothing in llnoalias: the producer would have to use LLVM's loads and stores or its "
+                       "intrinsics (Triton's AMD modules do).")
 VOLATILE = _r("volatile", "volatile access", "access", "Volatile accesses are never tagged.",
               "Drop `volatile` where the kernel does not need it (a CUDA/HIP `volatile` pointer used for "
               "synchronisation: use atomics or a barrier instead); while it is volatile, nothing: it must "

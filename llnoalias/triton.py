@@ -164,7 +164,8 @@ def _knobs() -> Any:
     try:
         import triton
     except ImportError as err:
-        raise ImportError("llnoalias.triton needs Triton: pip install 'llnoalias[triton]' "
+        raise ImportError("llnoalias.triton needs Triton: pip install triton (from a checkout of "
+                          "llnoalias, pip install -e '.[triton]' installs it as the extra) "
                           f"(importing triton failed: {err})") from err
     knobs = getattr(triton, "knobs", None)
     runtime = getattr(knobs, "runtime", None)

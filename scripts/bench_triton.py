@@ -10,7 +10,7 @@ with ``llnoalias.triton.enable(args="noalias")``, each into a fresh Triton cache
 
 For each it prints the report's tagged/total accesses (plus ``!invariant.load``s) and the
 ``s_waitcnt`` counts of the generated assembly (``llnoalias.stats.counters``, what
-``llnoalias stats`` counts), plain -> hooked. Needs Triton (``pip install 'llnoalias[triton]'``).
+``llnoalias stats`` counts), plain -> hooked. Needs Triton (``pip install triton``).
 
     python scripts/bench_triton.py [--arch gfx942 gfx950]
 """
@@ -31,7 +31,7 @@ try:
     import triton.language as tl
     from triton.backends.compiler import GPUTarget
 except ImportError:
-    sys.exit("bench_triton: needs Triton (pip install 'llnoalias[triton]')")
+    sys.exit("bench_triton: needs Triton (pip install triton)")
 
 import llnoalias
 import llnoalias.triton as hook

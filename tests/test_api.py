@@ -161,3 +161,22 @@ def test_report_false_releases_the_bodies_unless_asked_not_to() -> None:
     assert freed.text == kept.text != text
     assert freed.module.functions[0].instrs == []
     assert [i.opcode for i in kept.module.functions[0].instrs] == ["load", "store", "ret"]
+
+
+@pytest.mark.parametrize("kw", [{"args": "off"}, {"lds": "all"}, {"may_alias": ["0,1"]}, {"regions": False},
+                                {"args": "auto"}, {"lds": "dynamic"}])
+def test_keywords_beside_options_are_refused_not_ignored(kw: dict[str, object]) -> None:
+    """``annotate(ir, options=o, args="off")`` once ran with ``o`` alone and said nothing; a
+    keyword given beside ``options=`` is an error, its default spelt out included."""
+    ir = FIXTURE.read_text()
+    with pytest.raises(TypeError, match=rf"not both: {next(iter(kw))}=.* beside options="):
+        llnoalias.annotate(ir, options=llnoalias.AnnotateOptions(args="noalias"), **kw)  # type: ignore[arg-type]
+    assert llnoalias.annotate(ir, options=llnoalias.AnnotateOptions(args="noalias")).text
+
+
+@pytest.mark.parametrize("may_alias", ["0,2", (0, 2), ["0,2"], [(0, 2)]])
+def test_may_alias_takes_one_group_as_a_string_or_a_tuple_of_indices(may_alias: object) -> None:
+    ir = "define amdgpu_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %b, ptr addrspace(1) %c) {\n  ret void\n}\n"
+    res = llnoalias.annotate(ir, args="noalias", may_alias=may_alias)  # type: ignore[arg-type]
+    assert llnoalias.AnnotateOptions(may_alias=may_alias).may_alias == ((0, 2),)  # type: ignore[arg-type]
+    assert res.text.count(" noalias ") == 1 and "noalias readonly %b" in res.text  # %a and %c may share one

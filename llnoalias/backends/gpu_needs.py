@@ -95,12 +95,23 @@ AMDGPU_NEEDS: tuple[Need, ...] = (
 )
 AMDGPU_CANDIDATES: tuple[str, ...] = ("gfx950",)
 
-#: Intrinsics that narrow an AMDGPU module's GPU down to a family but not to one GPU.
-_AMDGPU_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"@(llvm\.amdgcn\.s?mfma\.[\w.]+)"), "an MFMA: a CDNA GPU (gfx908, gfx90a, gfx942, gfx950)"),
+#: Intrinsics that narrow an AMDGPU module's GPU down to a family but not to one GPU (or,
+#: unmeasured for inference, to one): what each says, and the GPU the error's example
+#: names. The first that matches gives the example; a WMMA of gfx1250's shapes (K of 4, 32,
+#: 64 or 128: LLVM 22 selects ``wmma.f32.16x16x4.f32`` and ``16x16x32.f16`` for gfx1250
+#: and not for gfx1100, gfx1200 or gfx942) is gfx1250's and is not also named as RDNA's.
+_AMDGPU_HINTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"@(llvm\.amdgcn\.(?:wmma\.[\w]+\.16x16x(?:4|32|64|128)\.[\w.]+|wmma\.scale[\w.]*"
+                r"|swmmac\.[\w]+\.16x16x(?:64|128)\.[\w.]+))"),
+     "a WMMA of gfx1250 (its shapes with K of 4, 32, 64 or 128)", "gfx1250"),
+    (re.compile(r"@(llvm\.amdgcn\.s?mfma\.[\w.]+)"), "an MFMA: a CDNA GPU (gfx908, gfx90a, gfx942, gfx950)",
+     "gfx942"),
     (re.compile(r"@(llvm\.amdgcn\.swmmac?\.[\w.]+|llvm\.amdgcn\.wmma\.[\w.]+)"),
-     "a WMMA: an RDNA 3 or 4 GPU (gfx11xx, gfx12xx)"),
+     "a WMMA: an RDNA 3 or 4 GPU (gfx11xx, gfx12xx)", "gfx1200"),
 )
+
+#: the example of the error that asks for ``--mcpu`` when no intrinsic suggests one
+DEFAULT_EXAMPLE = "gfx942"
 
 _ASM_RE = re.compile(r'\basm\b[^"\n]*"([^"\n]*)"')
 _ESCAPE_RE = re.compile(r"\\[0-9A-Fa-f]{2}")
@@ -158,11 +169,15 @@ def infer(text: str, family: str) -> tuple[str, str] | None:
     raise Conflict(found)
 
 
-def hints(text: str) -> list[str]:
-    """What an AMDGPU module's intrinsics say about its GPU when they do not name one."""
-    out = []
-    for pattern, what in _AMDGPU_HINTS:
+def hints(text: str) -> tuple[list[str], str]:
+    """What an AMDGPU module's intrinsics say about its GPU when they do not name one, and
+    the GPU to give as the example of ``--mcpu`` (from the first hint; ``gfx942`` without)."""
+    out: list[str] = []
+    example = ""
+    for pattern, what, cpu in _AMDGPU_HINTS:
         m = pattern.search(text)
-        if m is not None:
-            out.append(f"it calls @{m.group(1)} ({what})")
-    return out
+        if m is None or (example == "gfx1250" and cpu == "gfx1200"):
+            continue
+        out.append(f"it calls @{m.group(1)} ({what})")
+        example = example or cpu
+    return out, example or DEFAULT_EXAMPLE

@@ -252,8 +252,9 @@ def _cpu_from_intrinsics(text: str, family: str, source: str) -> tuple[str, str]
         return cpu, (f"the {kind} module names no GPU (no \"target-cpu\" attribute); generating code for "
                      f"{cpu} because {why}; --mcpu chooses another")
     if family == AMDGPU:
-        said = "".join(f"; {h}" for h in gpu_needs.hints(text))
+        found, example = gpu_needs.hints(text)
+        said = "".join(f"; {h}" for h in found)
         raise LLNoaliasError(
             f"the AMDGPU module (triple '{source}') names no CPU: no \"target-cpu\" attribute{said}; "
-            "pass --mcpu (for example --mcpu=gfx942)")
+            f"pass --mcpu (for example --mcpu={example})")
     return "", ""

@@ -68,7 +68,7 @@ class CheckResult:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "format": FORMAT,
+            "schema": FORMAT,
             "file": self.path,
             "family": self.family,
             "generator": self.generator,

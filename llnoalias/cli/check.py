@@ -7,10 +7,10 @@ import sys
 
 import click
 
-from ..diagnostics import LLNoaliasError, Location, format_diagnostic
+from ..diagnostics import LLNoaliasError, Location, format_diagnostic, note, set_policy, warn
 from ..fileio import display_name, read_input, write_stdout
-from ..options import CODEGEN
-from .options import codegen_option
+from ..options import CODEGEN, QUIET, REPORT, WERROR
+from .options import codegen_option, report_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -149,9 +149,11 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
 @click.option("--compare-plain", is_flag=True,
               help="Also compile the module without the debug locations the check adds, and say whether "
                    "the instructions differ.")
+@report_options
 def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: str | None, as_json: bool,
                   show_waits: bool, compare_plain: bool, codegen: str = CODEGEN.default,
-                  strict: bool = False) -> None:
+                  strict: bool = False, report_path: str | None = REPORT.default, werror: bool = WERROR.default,
+                  quiet: bool = QUIET.default) -> None:
     """Compile IN as given and report every LDS access that races an LDS-DMA: some path of the
     assembly reaches it while the DMA may still write a byte it touches (no vmcnt wait retired it
     in the issuing wave, or, for another wave, no barrier after the retirement). Each race comes
@@ -164,23 +166,36 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
     from ..backends import ExternalToolError
     from ..check.checker import check_text
     from .compile import _fail_external, print_notes
+    from .run import fail_on_promoted, named, warn_if_empty
 
+    set_policy(quiet=quiet, werror=werror)
     name = display_name(input_path)
     try:
         text = read_input(input_path)
+        warn_if_empty(text, name)
+        fail_on_promoted(name)
         res = check_text(text, name, mcpu=mcpu, triple=triple, llc=llc, compare_plain=compare_plain,
                          codegen=codegen)
     except ExternalToolError as exc:
         _fail_external(exc)
         return
     except LLNoaliasError as exc:
+        exc = named(exc, name)
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)
     print_notes(res.notes, False)
     if res.same_instructions is False:
-        sys.stderr.write(format_diagnostic(
-            "warning", f"{name}: the debug locations the check adds changed the generated code "
-                       f"({res.difference}); the verdict is about the located copy"))
+        warn(f"{name}: the debug locations the check adds changed the generated code ({res.difference}); "
+             "the verdict is about the located copy")
+    try:
+        fail_on_promoted(name)
+        if report_path:
+            from ..fileio import write_output
+
+            write_output(report_path, json.dumps(res.to_json(), indent=2) + "\n")
+    except LLNoaliasError as exc:
+        sys.stderr.write(exc.format())
+        sys.exit(exc.exit_code)
     if as_json:
         write_stdout(json.dumps(res.to_json(), indent=2) + "\n")
     for n in range(len(res.races)):
@@ -193,11 +208,10 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
         n_dma = sum(f.dmas for f in res.functions)
         races = len(res.races)
         unproven = len(res.unproven)
-        sys.stderr.write(format_diagnostic(
-            "note", f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses, "
-                    f"{unproven} unproven ({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in "
-                    f"{len(res.functions)} function{'s' if len(res.functions) != 1 else ''}, "
-                    f"{len(res.waits)} vmcnt waits)"))
+        note(f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses, "
+             f"{unproven} unproven ({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in "
+             f"{len(res.functions)} function{'s' if len(res.functions) != 1 else ''}, "
+             f"{len(res.waits)} vmcnt waits)")
     sys.stderr.flush()
     if res.races or (strict and res.unproven):
         sys.exit(EXIT_RACE)

@@ -11,10 +11,11 @@ import click
 from .. import __version__
 from ..backends import ExternalToolError
 from ..backends import codegen as code_generator
-from ..diagnostics import LLNoaliasError, note, warn
+from ..diagnostics import LLNoaliasError, note, set_policy, warn
 from ..fileio import display_name, read_input, write_output
-from ..options import CODEGEN
-from .options import annotate_options, codegen_option, options_from_kwargs
+from ..options import CODEGEN, QUIET, REPORT, WERROR
+from .options import annotate_options, codegen_option, options_from_kwargs, report_options
+from .run import fail_on_promoted, named, warn_if_empty
 
 #: Output extensions and the ``--emit`` they imply; anything else (and stdout) is asm.
 EMIT_BY_EXTENSION = {".s": "asm", ".ptx": "asm", ".o": "obj", ".cubin": "obj"}
@@ -76,7 +77,23 @@ def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, t
     return sc.code
 
 
-@click.command("compile", context_settings={"help_option_names": ["-h", "--help"]})
+#: where :class:`_OneInput` leaves the arguments click would take for llc that came before '--'
+EXTRA_INPUTS_KEY = "llnoalias.extra_inputs"
+
+
+class _OneInput(click.Command):
+    """``compile a.ll b.ll``: ``b.ll`` lands in the llc arguments, which only what follows
+    '--' may fill; the words before '--' (or all, without one) are a second input."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        after = len(args) - args.index("--") - 1 if "--" in args else 0
+        rest = super().parse_args(ctx, args)
+        llc_args = ctx.params.get("llc_args") or ()
+        ctx.meta[EXTRA_INPUTS_KEY] = tuple(llc_args[:len(llc_args) - after])
+        return rest
+
+
+@click.command("compile", cls=_OneInput, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("input_path", metavar="IN")
 @click.option("-o", "--output", "output", metavar="OUT", default="-", show_default=True,
               help="Where to write the code; '-' is stdout. The extension picks --emit.")
@@ -116,11 +133,13 @@ def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, t
                    "racing LDS accesses' alias metadata, whichever loses least; says what was removed.")
 @codegen_option
 @annotate_options
+@report_options
 @click.argument("llc_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- LLC-ARGS...]")
 def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | None, triple: str | None,
                     llc: str | None, codegen_level: str, optimize: bool, verbose: bool, ptxas: str | None,
                     no_annotate: bool, llc_args: tuple[str, ...], no_check: bool = False, codegen: str = CODEGEN.default,
-                    best: bool = False, repair: bool = False, **kwargs: Any) -> None:
+                    best: bool = False, repair: bool = False, report_path: str | None = REPORT.default, werror: bool = WERROR.default,
+                    quiet: bool = QUIET.default, **kwargs: Any) -> None:
     """Annotate IN, then generate AMDGPU code or NVPTX PTX/cubin from it.
 
     The target comes from --triple or IN's triple (Triton's amdgpu9.50-amd-amdhsa included;
@@ -130,10 +149,18 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
     """
     options = options_from_kwargs(kwargs)
     kind = emit or emit_for_output(output)
+    set_policy(quiet=quiet, werror=werror)
+    name = display_name(input_path)
     try:
+        extra = click.get_current_context().meta.get(EXTRA_INPUTS_KEY, ())
+        if extra:
+            raise LLNoaliasError(f"compile takes one input; '{extra[0]}' is a second (compile each on its own; "
+                                 "arguments for --llc go after '--')")
         if kind == "obj" and output in (None, "-") and sys.stdout.isatty():
             raise LLNoaliasError("refusing to write an object file to a terminal; pass -o FILE")
-        text = original = read_input(input_path)
+        text = original = raw = read_input(input_path)
+        warn_if_empty(text, name)
+        fail_on_promoted(name)
         if repair:
             from .best import repair_input
 
@@ -143,11 +170,15 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
             from ..api import annotate
             from .run import note_missed, print_warnings
 
-            name = display_name(input_path)
             result = annotate(text, path=name, options=options, jobs=0)
             print_warnings(text, name, result.report.warnings)
-            note_missed(result, name)
+            fail_on_promoted(name)
+            note_missed(result, name, repaired=text != raw)
+            if report_path:
+                write_output(report_path, result.report.to_json() + "\n")
             text = result.text
+        elif report_path:
+            raise LLNoaliasError("--report writes what annotating found; --no-annotate leaves nothing to report")
         notes: list[str] = []
         used: dict[str, str] = {}
         if verbose:
@@ -168,14 +199,19 @@ def compile_command(input_path: str, output: str, emit: str | None, mcpu: str | 
                                                ptxas=ptxas, triple=triple, optimize=optimize, notes=notes, used=used,
                                                level=int(codegen_level), codegen=codegen)
             else:
-                code = _checked(text, original, display_name(input_path), kind, mcpu, triple, llc,
+                code = _checked(text, original, name, kind, mcpu, triple, llc,
                                 tuple(llc_args), ptxas, optimize, int(codegen_level), notes, used, codegen)
+        except ExternalToolError:
+            raise
+        except LLNoaliasError as exc:
+            raise named(exc, name) from None
         finally:
             print_notes(notes, verbose)
         if verbose and used:
             from .version import generator_line
 
             note(generator_line(used))
+        fail_on_promoted(name)  # the self-check's warnings
         write_output(output, code)
     except ExternalToolError as exc:
         _fail_external(exc)

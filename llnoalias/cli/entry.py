@@ -145,6 +145,10 @@ def parse_fast(argv: list[str], stdin_is_pipe: bool) -> FastRun | None:
     return run
 
 
+#: the variable click's shell completion reads (``_{PROG}_COMPLETE``)
+COMPLETE_VAR = "_LLNOALIAS_COMPLETE"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry: quiet on a closed pipe and on Ctrl-C.
 
@@ -163,7 +167,8 @@ def main(argv: list[str] | None = None) -> None:
         _closed_stdout()
     args = sys.argv[1:] if argv is None else list(argv)
     fast = None
-    if not os.environ.get("LLNOALIAS_NO_FAST_CLI"):
+    # (click's shell completion, ``_LLNOALIAS_COMPLETE=bash_source llnoalias``: click's to answer)
+    if not os.environ.get("LLNOALIAS_NO_FAST_CLI") and COMPLETE_VAR not in os.environ:
         fast = parse_fast(args, stdin_is_pipe=sys.stdin is not None and not sys.stdin.isatty())
     try:
         try:

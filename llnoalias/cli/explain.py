@@ -11,7 +11,8 @@ import click
 
 from ..diagnostics import LLNoaliasError
 from ..fileio import StdoutClosed, write_stdout
-from .options import annotate_options, options_from_kwargs
+from ..options import QUIET, WERROR
+from .options import annotate_options, options_from_kwargs, policy_options
 
 
 def _add_check(functions: list[Any], annotated: str, original: str, input_path: str, mcpu: str | None) -> None:
@@ -41,15 +42,18 @@ def _add_check(functions: list[Any], annotated: str, original: str, input_path: 
               help="Also compile the annotated module (and, where it races, the input) and say per "
                    "function what `llnoalias check` finds in the AMDGPU code.")
 @click.option("--mcpu", metavar="CPU", default=None, help="The GPU --check compiles for (default: the module's).")
+@policy_options
 def explain_command(input_path: str, as_json: bool, untagged_only: bool, summary: bool, with_check: bool = False,
-                    mcpu: str | None = None, **kwargs: Any) -> None:
+                    mcpu: str | None = None, werror: bool = WERROR.default, quiet: bool = QUIET.default, **kwargs: Any) -> None:
     """Show, per function, each access of IN with its IR line, the scopes it reached
     or the reason it did not (mixed phi, `or` without `disjoint`, ordered atomic, ...)."""
+    from ..diagnostics import set_policy
     from ..report.explain import explain, print_plain, summary_text, to_json
     from .render import print_rich
     from .run import run_annotate
 
     options = options_from_kwargs(kwargs)
+    set_policy(quiet=quiet, werror=werror)
     try:
         source, result = run_annotate(input_path, options, verify=False, jobs=0)
     except LLNoaliasError as exc:

@@ -21,11 +21,8 @@ from ..options import (
     NO_CHECK,
     NO_VERIFY,
     OUTPUT,
-    QUIET,
     REMARKS,
-    REPORT,
     STATS,
-    WERROR,
     AnnotateOptions,
 )
 from .options import (
@@ -34,6 +31,7 @@ from .options import (
     option,
     options_from_kwargs,
     print_after_option,
+    report_options,
     stop_after_option,
 )
 from .run import annotate_file
@@ -45,6 +43,10 @@ class DefaultGroup(click.Group):
     """A group whose first argument, when it is not a subcommand, goes to ``annotate``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.resilient_parsing and (not args or args[0] in self.list_commands(ctx)):
+            # shell completion (click's): the words so far, as they are (no default command
+            # for an empty line, whose next word may be a command's name)
+            return super().parse_args(ctx, args)
         if not args:
             if sys.stdin is not None and not sys.stdin.isatty():
                 args = ["annotate"]  # a filter in a pipeline: clang ... | llnoalias | llc ...
@@ -52,7 +54,8 @@ class DefaultGroup(click.Group):
                 click.echo(ctx.get_help())
                 ctx.exit(0)
         elif args[0] not in self.list_commands(ctx) and args[0] not in ("-h", "--help", "--version"):
-            self._refuse_misspelled_command(ctx, args[0])
+            if not ctx.resilient_parsing:
+                self._refuse_misspelled_command(ctx, args[0])
             args = ["annotate", *args]
         return super().parse_args(ctx, args)
 
@@ -142,14 +145,12 @@ def cli() -> None:
 @option(JOBS)
 @annotate_options
 @option(STATS)
-@option(REPORT)
 @option(REMARKS)
 @print_after_option
 @stop_after_option
 @option(NO_VERIFY)
 @option(NO_CHECK)
-@option(WERROR)
-@option(QUIET)
+@report_options
 @click.option("--best", is_flag=True,
               help="Compile to decide: per function, keep the claims or the input's lines (as compile --best).")
 @click.option("--repair", is_flag=True,

@@ -10,7 +10,16 @@ from typing import Any
 
 import click
 
-from ..options import ANNOTATE, CODEGEN, AnnotateOptions, Option, parse_may_alias
+from ..options import (
+    ANNOTATE,
+    CODEGEN,
+    QUIET,
+    REPORT,
+    WERROR,
+    AnnotateOptions,
+    Option,
+    parse_may_alias,
+)
 
 F = Callable[..., Any]
 
@@ -94,3 +103,15 @@ def options_from_kwargs(kwargs: dict[str, Any]) -> AnnotateOptions:
 def codegen_option(func: F) -> F:
     """``--codegen llvmlite|triton``: the LLVM that generates the code (``--llc PATH`` overrides it)."""
     return option(CODEGEN)(func)
+
+
+def policy_options(func: F) -> F:
+    """``-Werror`` and ``-q``: what every command that reads IR takes, declared once."""
+    for opt in (QUIET, WERROR):
+        func = option(opt)(func)
+    return func
+
+
+def report_options(func: F) -> F:
+    """``--report FILE``, ``-Werror`` and ``-q``: annotate's, compile's, stats' and check's."""
+    return option(REPORT)(policy_options(func))

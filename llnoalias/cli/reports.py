@@ -22,11 +22,11 @@ from rich.text import Text
 
 from ..diagnostics import LLNoaliasError, note, warn
 from ..fileio import decode, display_name, read_input
-from ..options import CODEGEN, AnnotateOptions
+from ..options import CODEGEN, QUIET, REPORT, WERROR, AnnotateOptions
 from ..stats import counters as asmstats
 from ..stats import gate
 from ..stats.counters import TOTAL_ROW, FileStats, StatsDiff
-from .options import annotate_options, codegen_option, options_from_kwargs
+from .options import annotate_options, codegen_option, options_from_kwargs, report_options
 from .render import UNBOUNDED, print_table
 
 _IR_MARKERS = re.compile(
@@ -97,6 +97,10 @@ def _compile(text: str, path: str, target: _Target) -> str:
     try:
         return decode(codegen.generate(text, emit="asm", mcpu=target.mcpu, llc=target.llc,
                                        triple=target.triple, notes=notes, codegen=target.codegen))
+    except LLNoaliasError as exc:
+        from .run import named
+
+        raise named(exc, display_name(path)) from None
     finally:
         from .compile import print_notes
 
@@ -117,16 +121,24 @@ class _Target:
     said: set[tuple[str, str]] = field(default_factory=set)
     #: ``--codegen``: llvmlite's LLVM or Triton's
     codegen: str = CODEGEN.default
+    #: ``--report FILE``: where the annotated '.ll' input's report goes, and whether it went
+    report_path: str | None = REPORT.default
+    reported: bool = False
 
 
-def _annotate(text: str, path: str, options: AnnotateOptions) -> str:
+def _annotate(text: str, path: str, options: AnnotateOptions, report_path: str | None = REPORT.default) -> str:
     from ..api import annotate
-    from .run import note_missed, print_warnings
+    from .run import fail_on_promoted, note_missed, print_warnings
 
     name = display_name(path)
     result = annotate(text, path=name, options=options, jobs=0)
     print_warnings(text, name, result.report.warnings)
+    fail_on_promoted(name)
     note_missed(result, name)  # "input" and "llnoalias" would be the same build
+    if report_path:
+        from ..fileio import write_output
+
+        write_output(report_path, result.report.to_json() + "\n")
     return result.text
 
 
@@ -273,17 +285,28 @@ def _gate_table(result: gate.GateResult, rows: Sequence[gate.GateRow]) -> Table:
 @click.option("-v", "--verbose", is_flag=True, help="Also say which rewrites of the version bridge each .ll needed.")
 @codegen_option
 @annotate_options
+@report_options
 def stats_command(files: tuple[str, ...], as_json: bool, mcpu: str | None, llc: str | None, triple: str | None,
-                  verbose: bool, codegen: str = CODEGEN.default, **kwargs: Any) -> None:
+                  verbose: bool, codegen: str = CODEGEN.default, report_path: str | None = REPORT.default, werror: bool = WERROR.default,
+                  quiet: bool = QUIET.default, **kwargs: Any) -> None:
     """Count waits, LDS-DMA instructions and PTX loads per function and in total.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing, PTX, or LLVM IR ('.ll',
     compiled first). One file gives a table; two files a side-by-side diff; one '.ll'
     file is compiled as-is and after llnoalias and shown side by side.
     """
+    from ..diagnostics import set_policy
+    from .run import fail_on_promoted
+
     options = options_from_kwargs(kwargs)
+    set_policy(quiet=quiet, werror=werror)
     try:
-        results = _stats_inputs(files, options, _Target(mcpu, llc, triple, verbose, codegen=codegen))
+        target = _Target(mcpu, llc, triple, verbose, codegen=codegen, report_path=report_path)
+        results = _stats_inputs(files, options, target)
+        if report_path and not target.reported:
+            raise LLNoaliasError("--report writes what annotating one '.ll' input found; stats annotates only "
+                                 "a single '.ll' FILE")
+        fail_on_promoted(", ".join(display_name(f) for f in files))
         diff_result = asmstats.diff(results[0], results[1]) if len(results) == 2 else None
     except LLNoaliasError as exc:
         _fail(exc)
@@ -305,13 +328,18 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
     if list(files).count("-") > 1:
         raise LLNoaliasError("'-' (stdin) can be given only once")
     results: list[FileStats] = []
+    from .run import fail_on_promoted, warn_if_empty
+
     for path in files:
         text = read_input(path)
+        warn_if_empty(text, display_name(path))
+        fail_on_promoted(display_name(path))
         _check_not_binary(path, text)
         if looks_like_llvm_ir(path, text):
             if len(files) == 1:
                 plain = _compile(text, path, target)
-                annotated = _compile(_annotate(text, path, options), path, target)
+                annotated = _compile(_annotate(text, path, options, target.report_path), path, target)
+                target.reported = target.report_path is not None
                 results.append(_collect_text(path, plain, "input"))
                 results.append(_collect_text(path, annotated, "llnoalias"))
                 continue
@@ -336,8 +364,11 @@ def _stats_inputs(files: Sequence[str], options: AnnotateOptions, target: _Targe
                    "occupancy, lds_dma, ld.global.nc, ld.shared, st.shared and cp.async only report.")
 @click.option("--all", "show_all", is_flag=True, help="List unchanged counters too.")
 @click.option("--json", "as_json", is_flag=True, help="Print llnoalias.gate/1 JSON instead of a table.")
+@click.option("--allow-missing", is_flag=True,
+              help="Pass although files of the baseline are not among the inputs (pre-commit gives the "
+                   "changed ones). A function gone from a file given fails the gate still.")
 def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: bool,
-                 counters: tuple[str, ...], show_all: bool, as_json: bool) -> None:
+                 counters: tuple[str, ...], show_all: bool, as_json: bool, allow_missing: bool = False) -> None:
     """Fail (exit 1) when a counter grew past the baseline; exit 0 otherwise.
 
     FILE is AMDGPU assembly, an 'llvm-objdump -d' listing or PTX (compile '.ll' first
@@ -350,6 +381,8 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
         current: list[FileStats] = []
         for path in files:
             text = read_input(path)
+            if not text.strip():
+                raise LLNoaliasError(f"'{display_name(path)}' is empty (did the step that writes it fail?)")
             _check_not_binary(path, text)
             if looks_like_llvm_ir(path, text):
                 raise LLNoaliasError(
@@ -366,7 +399,7 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
         else:
             old = gate.load_baseline(baseline)
         selected = tuple(counters) if counters else None
-        result = gate.compare(old, current, tol, selected, baseline_path=baseline)
+        result = gate.compare(old, current, tol, selected, baseline_path=baseline, allow_missing=allow_missing)
         if selected is not None:
             present = {r.counter for r in result.rows}
             gate.check_counters(selected, present)
@@ -398,7 +431,13 @@ def gate_command(files: tuple[str, ...], baseline: str, tolerance: str, update: 
             console.print(f"gate: ok, nothing grew past the baseline ({moved} counter(s) moved)")
         else:
             n = len(result.failures)
-            console.print(Text(f"gate: FAILED, {n} counter(s) grew past the baseline", style="bold red"))
+            why = [f"{n} counter(s) grew past the baseline"] if n else []
+            if result.vanished:
+                why.append(f"{len(result.vanished)} function(s) of the baseline are gone (--update adopts that)")
+            if result.missing_files and not result.allow_missing:
+                why.append(f"{len(result.missing_files)} file(s) of the baseline not given (--allow-missing "
+                           "passes)")
+            console.print(Text(f"gate: FAILED, {'; '.join(why)}", style="bold red"))
     if update or result.passed:
         sys.exit(0)
     sys.exit(1)

@@ -34,15 +34,55 @@ def _strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
-def note_missed(result: AnnotateResult, name: str) -> None:
+#: how the hint about sized (static) LDS globals ends (``transform.roots.missed_roots``)
+STATIC_HINT_ENDS = ("--lds all makes it one", "--lds all makes them roots")
+
+
+def note_missed(result: AnnotateResult, name: str, repaired: bool = False) -> None:
     """When a run changed nothing but a flag would have given it roots (pointer arguments
-    not ``noalias``, static LDS): say so on stderr, once per hint. Only then: a run that
+    not ``noalias``, static LDS): say so on stderr, in one note. Only then: a run that
     tagged something used the defaults it was given, and a note on every such run of a
-    build would be noise (``--stats`` lists every argument and global left out)."""
-    if result.changed:
+    build would be noise (``--stats`` lists every argument and global left out), but for
+    static LDS globals left out, said after a run that tagged something too.
+    ``repaired``: ``--repair`` changed the input before the run (which then did change it)."""
+    if not result.report.hints:
         return
-    for hint in result.report.hints:
-        note(f"{name}: nothing was changed; {hint}")
+    if result.changed:
+        # the one hint still worth a run that tagged something: static tiles left out, whose
+        # accesses stay unsure against everything else (``--stats`` lists the rest)
+        for hint in result.report.hints:
+            if hint.endswith(STATIC_HINT_ENDS):
+                note(f"{name}: {hint}")
+        return
+    said = "the repair aside, llnoalias tagged nothing" if repaired else "nothing was changed"
+    note(f"{name}: {said}; {'; and '.join(result.report.hints)}")
+
+
+def warn_if_empty(text: str, name: str) -> None:
+    """Empty input (a failed ``clang`` earlier in a pipe) is an empty module to LLVM, so no
+    error; but it is said, and ``-Werror`` makes it fatal. A module of comments is not empty."""
+    if not text.strip(" \t\r\n\ufeff"):
+        from ..diagnostics import warn
+
+        warn(f"{name} is empty")
+
+
+def named(exc: LLNoaliasError, name: str) -> LLNoaliasError:
+    """An error about the module that does not say which input it is about (the target's:
+    "names no CPU", "not a GPU target"), with the input's name in front."""
+    from ..backends import ExternalToolError
+
+    if exc.location is not None or isinstance(exc, ExternalToolError) or name in exc.message:
+        return exc
+    return LLNoaliasError(f"{name}: {exc.message}", None, exc.exit_code, exc.notes)
+
+
+def fail_on_promoted(name: str) -> None:
+    """``-Werror``: the error that ends a run once its warnings, made errors, are out."""
+    if POLICY.werror and POLICY.promoted:
+        n = POLICY.promoted
+        raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
+                             f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
 
 
 def check_verdict(res: CheckResult, path: str) -> None:
@@ -62,27 +102,39 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
     check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
 
 
+#: warnings of one kind (the same message but for its lines, numbers and quoted code) shown
+#: per input; the rest are counted in one line (a module of thousands of kernels of one
+#: template would otherwise repeat one warning thousands of times)
+MAX_ALIKE = 5
+
+
+def _kind(message: str) -> str:
+    import re
+
+    return re.sub(r"`[^`]*`|'[^']*'|[@%][-\w.$]+|\d+", "#", message)
+
+
 def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -> None:
-    """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line."""
+    """The run's warnings about the input, as ``FILE:LINE:COL: warning:`` with the line, each
+    whole on one line (design section 8); past :data:`MAX_ALIKE` of one kind, one line
+    counts the others (``-Werror`` counts each of them)."""
     if not warnings:
         return
-    from ..diagnostics import Location, split_message, warn
+    from ..diagnostics import Location, warn
 
     lines = text.splitlines()
+    seen: dict[str, int] = {}
     for line, col, message in warnings:
+        kind = _kind(message)
+        seen[kind] = seen.get(kind, 0) + 1
+        if seen[kind] > MAX_ALIKE:
+            continue
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        head, rest = split_message(message)  # one line, and the rest as notes (design section 8)
-        warn(head, Location(name, line, col, src))
-        for more in rest:
-            note(more)
-
-
-def fail_on_promoted(name: str) -> None:
-    """Under ``--warnings-as-errors``, a warning said so far fails the run before anything is written."""
-    if POLICY.werror and POLICY.promoted:
-        n = POLICY.promoted
-        raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
-                             f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
+        warn(message, Location(name, line, col, src))
+    hidden = sum(n - MAX_ALIKE for n in seen.values() if n > MAX_ALIKE)
+    if hidden:
+        warn(f"{name}: and {hidden} more warning{'s' if hidden > 1 else ''} like it (--report FILE lists them all)")
+        POLICY.promoted += hidden - 1 if POLICY.werror else 0
 
 
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
@@ -106,6 +158,7 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         from .. import api  # after the child started: it loads llvmlite while this loads llnoalias
 
         text = read_input(input_path)
+        warn_if_empty(text, display_name(input_path))
         if prepare is not None:  # --repair: the input as repaired is the input from here on
             text = prepare(text)
         if pending is not None:
@@ -254,13 +307,15 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
 
             stages = StageLog(print_after)
         prepare: Callable[[str], str] | None = None
+        changed: list[bool] = []  # whether --repair changed the input
         if compiled is not None and compiled[3]:
-            from functools import partial
-
             from .best import repair_input
 
-            prepare = partial(repair_input, name=display_name(path), mcpu=compiled[0], triple=None, llc=None,
-                              codegen=compiled[1])
+            def prepare(text: str) -> str:
+                repaired = repair_input(text, name=display_name(path), mcpu=compiled[0], triple=None, llc=None,
+                                        codegen=compiled[1])
+                changed.append(repaired != text)
+                return repaired
         # (not ``release``: the caller ends the process next, ``annotate_file``)
         original, result = run_annotate(path, options, verify=verify, want_report=want_report, jobs=jobs,
                                         stages=stages, prepare=prepare, release=False)
@@ -280,7 +335,7 @@ def _annotate_file(path: str, output: str | None, options: AnnotateOptions, veri
         if chosen is not None:
             data = chosen.encode("utf-8", "surrogateescape")
         write_output(output or "-", data if data is not None else result.chunks())
-        note_missed(result, display_name(path))
+        note_missed(result, display_name(path), repaired=any(changed))
     except LLNoaliasError as exc:
         sys.stderr.write(exc.format())
         sys.exit(exc.exit_code)

@@ -140,15 +140,22 @@ MEMORY_OPCODES = frozenset({"load", "store", "atomicrmw", "cmpxchg"})
 
 def nothing_tagged(report: Report, module: Module | None = None) -> list[str]:
     """When the run tagged nothing but a flag would have given it roots: a line saying so
-    (with how many memory accesses the module has) and the hints, each ending in the flag
+    (with how many access records the run made, as the totals count them) and the hints, each ending in the flag
     to pass. Empty otherwise."""
     if not report.hints or any(a.tagged for a in report.accesses):
         return []
     what = "nothing was tagged"
-    if module is not None:
-        n = sum(1 for fn in module.functions for inst in fn.instrs if inst.opcode in MEMORY_OPCODES)
-        if n:
-            what = f"none of its {n} memory access{'es' if n != 1 else ''} was tagged"
+    # the unit every other count of explain, --stats and a batch's summary uses: a record
+    # per access and domain it reaches (an LDS-DMA call included); a module none of whose
+    # accesses reaches a root has none, and says so (a batch's summary shows 0 and 0)
+    n = len(report.accesses)
+    if n:
+        what = f"none of its {n} access record{'s' if n != 1 else ''} was tagged"
+    elif module is not None:
+        k = sum(1 for fn in module.functions for inst in fn.instrs if inst.opcode in MEMORY_OPCODES)
+        if k:
+            what = (f"none of its {k} memory access{'es' if k != 1 else ''} reaches a root (no access records), "
+                    "so nothing was tagged")
     return [f"{printable(report.path)}: {what}, because with these options:",
             *(f"  {printable(h)}" for h in report.hints)]
 
@@ -164,6 +171,8 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
     why = nothing_tagged(report, module)
     if not functions:
         out.write("\n".join(why or [no_access_line(report)]) + "\n")
+        for n in report.notes:
+            out.write(f"note: {printable(n)}\n")
         return
     for f in functions:
         kind = "kernel" if f.kernel else "function"
@@ -182,6 +191,8 @@ def print_plain(report: Report, functions: list[ExplainedFunction], out: TextIO,
     out.write(f"total: {len(report.tagged)} tagged, {len(report.untagged)} untagged\n")
     if why:
         out.write("\n".join(why) + "\n")
+    for n in report.notes:
+        out.write(f"note: {printable(n)}\n")
 
 
 def short_domain(domain: str) -> str:

@@ -30,8 +30,10 @@ Decisions
   ``--update`` records it.
 * **Functions absent from the baseline** (``new``) are reported, not failed: there is
   nothing to compare them with; ``--update`` adopts them. Functions in the baseline that
-  are no longer there are reported as ``gone``. Totals are not gated, so a new function
-  cannot fail the gate through them.
+  are no longer there (``gone``) fail the gate: a kernel that vanished from the build must
+  not pass unseen (``--update`` adopts the change). So does a baseline file not given,
+  unless ``allow_missing`` (pre-commit's hook, which gives only the changed files). Totals are not gated, so a new function cannot fail the gate
+  through them.
 * **Matching inputs to the baseline.** A file matches the baseline entry with the same
   normalised path, else the only entry with the same base name; functions of files left
   unmatched then match, by name, a function of a leftover baseline entry when exactly one
@@ -137,6 +139,11 @@ class GateResult:
     missing_files: list[str] = field(default_factory=list)
     new_files: list[str] = field(default_factory=list)
     updated: bool = False
+    #: ``(file, function)`` of each baseline function that a file given lacks: each fails
+    #: the gate; so does each of ``missing_files`` (a baseline file not given) unless
+    #: ``allow_missing`` (pre-commit gives only the files a commit changed)
+    vanished: list[tuple[str, str]] = field(default_factory=list)
+    allow_missing: bool = False
 
     @property
     def failures(self) -> list[GateRow]:
@@ -144,7 +151,7 @@ class GateResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failures
+        return not self.failures and not self.vanished and (self.allow_missing or not self.missing_files)
 
     def moved(self) -> list[GateRow]:
         """Rows worth showing: what changed, and non-zero counts of new/gone functions."""
@@ -168,6 +175,8 @@ class GateResult:
             "updated": self.updated,
             "missing_files": list(self.missing_files),
             "new_files": list(self.new_files),
+            "gone": [{"file": f, "kernel": k} for f, k in self.vanished],
+            "allow_missing": self.allow_missing,
             "rows": [r.to_dict() for r in self.rows],
         }
 
@@ -285,6 +294,7 @@ def compare(
     tolerance: Tolerance | None = None,
     counters: Collection[str] | None = None,
     baseline_path: str = "",
+    allow_missing: bool = False,
 ) -> GateResult:
     """Compare ``current`` with ``baseline``; see the module docstring for the rules."""
     tolerance = tolerance or Tolerance()
@@ -297,6 +307,7 @@ def compare(
         for kname in baseline[bi].kernels:
             leftover.setdefault(kname, []).append((bi, kname))
     claimed: set[tuple[int, str]] = set()
+    vanished: list[tuple[str, str]] = []
 
     for ci, cur in enumerate(current):
         if ci in matched:
@@ -306,6 +317,7 @@ def compare(
                                         base.total)
             for kname, counts in base.kernels.items():
                 if kname not in cur.kernels:
+                    vanished.append((cur.path, kname))
                     rows += _compare_kernel(cur.path, kname, counts, None, tolerance, counters)
             continue
         for kname, counts in cur.kernels.items():
@@ -325,6 +337,8 @@ def compare(
         if len(gone) == len(base.kernels):
             missing_files.append(base.path)
         for kname in gone:
+            if len(gone) < len(base.kernels):  # the file's other functions were found in an input
+                vanished.append((base.path, kname))
             rows += _compare_kernel(base.path, kname, base.kernels[kname], None, tolerance, counters)
 
     new_files = [current[ci].path for ci in left_current]
@@ -335,6 +349,8 @@ def compare(
         counters=tuple(counters) if counters is not None else None,
         missing_files=missing_files,
         new_files=new_files,
+        vanished=vanished,
+        allow_missing=allow_missing,
     )
 
 

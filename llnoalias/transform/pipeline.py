@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from operator import attrgetter
 
 from .. import reasons
+from ..analysis.memory.accesses import asm_memory
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
@@ -45,7 +46,7 @@ from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, Range
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
-from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys
+from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys, outside_lds
 from .stages import (
     ABOUT,
     Changes,
@@ -294,6 +295,7 @@ class DmaSafetyStage(Stage):
         claims = Rewrites()
         lowered(mod, p, guarded, claims)
         unsafe_in = guard(p, claims, dynamic_lds(mod))
+        outside_lds(mod, p)
         SCOPES.count(p)
         rescue(p, unsafe_in, guarded, claims)
         residual(p, guarded, claims)
@@ -568,4 +570,9 @@ def _report(mod: Module, p: Plan, roots: RootSet, ma: ModuleAnalysis) -> Report:
             rule="" if tagged else d.reason, blocker="" if tagged else d.blocker))
     if ma.memory_holds_addresses:
         rep.notes.append(f"integers loaded from memory are treated as addresses: {ma.memory_reason}")
+    asm = asm_memory(mod)
+    if asm:
+        words = list(dict.fromkeys(asm))
+        what = ", ".join(words[:4]) + (f" and {len(words) - 4} more" if len(words) > 4 else "")
+        rep.notes.append(reasons.INLINE_ASM_MEMORY.format(count=len(asm), what=what))
     return rep

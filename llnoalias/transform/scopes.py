@@ -18,12 +18,15 @@ from collections.abc import Iterable, Sequence
 
 from .. import reasons
 from ..analysis.memory.accesses import (
+    PLAIN_OPCODES,
     Access,
     find_accesses,
     module_family,
+    pointer_reaches_lds,
     reaches_global,
     reaches_lds,
 )
+from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.lattice import BOTTOM, NONE, UNKNOWN, Root
 from ..analysis.provenance.rootset import LDS_DOMAIN, RootSet
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
@@ -358,10 +361,54 @@ def finish(p: Plan, claims: Rewrites | None = None) -> None:
     p.domain_keys = keys
 
 
+#: the scope, in the LDS domain, of the accesses through a kernel's pointer arguments:
+#: memory that is not LDS (a launch cannot pass an LDS address; design section 3)
+OUTSIDE_LDS = Root(LDS_DOMAIN, "not LDS (kernel arguments)", "outside")
+
+
+def outside_lds(mod: Module, p: Plan) -> int:
+    """Give each access through a kernel's pointer argument whose pointer may reach LDS by
+    its type (a generic pointer) the scope :data:`OUTSIDE_LDS` in the LDS domain, so that
+    the LDS accesses' ``!noalias`` names it and its ``!noalias`` names every LDS scope:
+    without it a store through ``out`` stays unsure against a tile (a lone tile would make
+    no scope at all), where ``__restrict__`` tells them apart (design section 3). Only where
+    every access tagged in the LDS domain is a load, store or atomic of LDS alone (no call:
+    an LDS-DMA or a memcpy also touches global memory, which ``!noalias`` of its scope would
+    disown) and the module has no LDS-DMA (whose scopes the rules of section 4b may give
+    later). Run before ``finish``; returns how many accesses got it."""
+    decisions = p.decisions
+    lds_tagged = False
+    for d in decisions:
+        if d.keys and d.domain == LDS_DOMAIN:
+            if d.inst.opcode not in PLAIN_OPCODES:
+                return 0
+            lds_tagged = True
+    if not lds_tagged or LDS_DMA_TEXT.search(mod.text) is not None:
+        return 0
+    out: list[Decision] = []
+    outside: Sequence[Root] = [OUTSIDE_LDS]
+    added = 0
+    n = len(decisions)
+    for i, d in enumerate(decisions):
+        out.append(d)
+        if not d.keys or d.domain == LDS_DOMAIN or d.inst.opcode not in PLAIN_OPCODES:
+            continue
+        inst = d.inst
+        if (i > 0 and decisions[i - 1].inst is inst) or (i + 1 < n and decisions[i + 1].inst is inst):
+            continue  # an access with a decision in another domain too: left as it is
+        if not pointer_reaches_lds(mod, inst):
+            continue  # (a global pointer: the address space tells it apart already)
+        out.append(Decision(d.access, None, LDS_DOMAIN, outside, outside))
+        added += 1
+    if added:
+        decisions[:] = out
+    return added
+
+
 def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
     """Every scope of the domain that overlaps none of the access's own scopes."""
     return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
 
 
-__all__ = ["Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish",
-           "may_overlap", "noalias_keys", "plan_function", "root_of"]
+__all__ = ["OUTSIDE_LDS", "Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish",
+           "may_overlap", "noalias_keys", "outside_lds", "plan_function", "root_of"]

@@ -82,7 +82,7 @@ def test_json_has_the_schema_races_and_waits() -> None:
     proc = _cli("check", "--json", "fixtures/check/loop_refill_scoped_races.ll")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
-    assert doc["format"] == FORMAT
+    assert doc["schema"] == FORMAT
     assert doc["functions"][0]["name"] == "k" and doc["functions"][0]["dmas"] == 1
     race = doc["races"][0]
     assert race["function"] == "k" and race["dma"]["line"] == 18 and race["access"]["line"] == 15

@@ -217,7 +217,7 @@ def test_failing_fallback_keeps_llvmlites_message(tmp_path: Path, monkeypatch: p
     assert res.exit_code == 2
     # one error line, then a note per tool tried, not one chained line
     lines = res.stderr.splitlines()
-    assert lines[0].startswith("llnoalias: error: no code generator could take the module: llvmlite")
+    assert lines[0].startswith(f"llnoalias: error: {src}: no code generator could take the module: llvmlite")
     assert "'s LLVM" in lines[1] and "cannot read this module" in lines[1] and lines[1].startswith("llnoalias: note: ")
     assert lines[2] == f"llnoalias: note: {fake}: unknown attribute"
     assert len(lines) == 3

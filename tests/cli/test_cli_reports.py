@@ -273,7 +273,7 @@ def test_stats_ll_codegen_error(tmp_path: Path, fake: FakeBackends, monkeypatch:
     src.write_text(IR)
     result = run("stats", str(src))
     assert result.exit_code == 3
-    assert result.stderr == "llnoalias: error: llc failed: boom\n"
+    assert result.stderr == f"llnoalias: error: {src}: llc failed: boom\n"  # the input named
 
 
 def test_stats_ll_without_codegen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -512,6 +512,9 @@ def test_gate_unwritable_baseline(build: Path) -> None:
 def test_gate_file_left_out_and_all(build: Path) -> None:
     assert run("gate", "--baseline", "base.json", "--update", "out/pipeline.s", "out/kernels.ptx").exit_code == 0
     result = run("gate", "--baseline", "base.json", "out/pipeline.s")
+    assert result.exit_code == 1  # a baselined file gone fails
+    assert "gate: FAILED, 1 file(s) of the baseline not given (--allow-missing passes)" in result.stdout
+    result = run("gate", "--baseline", "base.json", "out/pipeline.s", "--allow-missing")
     assert result.exit_code == 0
     assert result.stderr == "llnoalias: note: 'out/kernels.ptx' is in the baseline but was not given\n"
     # The gone functions are listed (non-zero counts only), with their file.

@@ -84,7 +84,7 @@ def test_unknown_cpu_is_an_error_with_the_close_names(tmp_path: Path) -> None:
     res = _run(["compile", str(src), "--mcpu", "gfx9999", "-o", str(out)])
     assert res.returncode == 2, res.stderr
     lines = res.stderr.splitlines()
-    assert lines[0].startswith("llnoalias: error: 'gfx9999' is not a CPU llvmlite")
+    assert lines[0].startswith(f"llnoalias: error: {src}: 'gfx9999' is not a CPU llvmlite")  # the input named
     assert "amdgcn-amd-amdhsa" in lines[0]
     assert lines[1].startswith("llnoalias: note: did you mean ") and "gfx909" in lines[1]
     assert "not a recognized processor" not in res.stderr  # LLVM's warning became the error
@@ -100,7 +100,7 @@ def test_unknown_nvptx_cpu_is_an_error(tmp_path: Path) -> None:
     src.write_text('target triple = "nvptx64-nvidia-cuda"\n\ndefine ptx_kernel void @k(ptr addrspace(1) %p) {\n'
                    "  store float 1.0, ptr addrspace(1) %p, align 4\n  ret void\n}\n")
     res = _run(["compile", str(src), "--mcpu", "sm_999", "-o", str(tmp_path / "k.ptx")])
-    assert res.returncode == 2 and "error: 'sm_999' is not a CPU" in res.stderr, res.stderr
+    assert res.returncode == 2 and "k.ll: 'sm_999' is not a CPU" in res.stderr, res.stderr
     assert not (tmp_path / "k.ptx").exists()
 
 
@@ -112,7 +112,7 @@ def test_unknown_cpu_for_an_external_llc(tmp_path: Path) -> None:
     src.write_text(AMD_GFX942)
     res = _run(["compile", str(src), "--llc", llc, "--mcpu", "gfx9999", "-o", str(tmp_path / "k.s")])
     assert res.returncode == 2, res.stderr
-    assert f"error: 'gfx9999' is not a CPU {llc} knows for amdgcn-amd-amdhsa" in res.stderr
+    assert f"k.ll: 'gfx9999' is not a CPU {llc} knows for amdgcn-amd-amdhsa" in res.stderr
     assert f"'{llc} -mtriple=amdgcn-amd-amdhsa -mcpu=help' lists them" in res.stderr
     assert not (tmp_path / "k.s").exists()
 

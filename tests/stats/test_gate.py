@@ -109,11 +109,18 @@ def test_counter_missing_in_baseline_compares_against_zero() -> None:
     assert (r.baseline, r.now, r.verdict) == (0, 1, "fail")
 
 
-def test_new_and_gone_kernels_do_not_fail() -> None:
+def test_a_gone_kernel_fails_a_new_one_does_not() -> None:
+    """A function of the baseline that is no longer built fails the gate (it
+    passed, so a kernel that vanished from the build went unseen); a new one does not."""
     base = stats(kernel("old", "s_waitcnt vmcnt(0)"))
     now = stats(kernel("fresh", "s_waitcnt vmcnt(0)", "s_waitcnt vmcnt(0)"))
     result = compare([base], [now])
-    assert result.passed
+    assert not result.passed and result.failures == []
+    assert result.vanished == [("out/k.s", "old")]
+    assert not compare([base], [now], allow_missing=True).passed  # that is for files not given
+    assert compare([stats(kernel("old"))], [stats(kernel("old") + kernel("fresh"))]).passed
+    # one with no counters at all is gone too
+    assert compare([stats(kernel("old") + kernel("k"))], [stats(kernel("k"))]).vanished == [("out/k.s", "old")]
     assert row(result, "fresh", "vmcnt").verdict == "new"
     assert row(result, "fresh", "vmcnt").baseline is None
     assert row(result, "old", "vmcnt").verdict == "gone"
@@ -162,7 +169,8 @@ def test_matching_by_basename_and_by_kernel_name() -> None:
 def test_ambiguous_kernel_names_are_new() -> None:
     base = [stats(VM3, "gfx942/k.s"), stats(VM3, "gfx950/k.s")]
     result = compare(base, [stats(VM4, "other/x.s")])
-    assert result.passed
+    assert not result.passed and not result.failures  # both baseline files are gone
+    assert compare(base, [stats(VM4, "other/x.s")], allow_missing=True).passed
     assert row(result, "k", "vmcnt").verdict == "new"
     assert sorted(result.missing_files) == ["gfx942/k.s", "gfx950/k.s"]
     assert result.new_files == ["other/x.s"]

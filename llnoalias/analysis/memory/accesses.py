@@ -153,6 +153,47 @@ _SEEN: dict[int, tuple[object, str, str | None, tuple[str, tuple[PointerOperand,
                                                        str | None] | None]] = {}
 
 
+#: the opcodes whose one pointer operand is all the memory they touch
+PLAIN_OPCODES = frozenset(("load", "store", "atomicrmw", "cmpxchg"))
+
+
+def pointer_reaches_lds(mod: Module, inst: Instruction) -> bool:
+    """Whether the pointer operand of a load, store or atomic (``PLAIN_OPCODES``) is in an
+    address space that can reach LDS (a generic pointer: CUDA's kernel arguments), by its
+    type; False for any other instruction or one not read."""
+    if inst.opcode not in PLAIN_OPCODES:
+        return False
+    ops = opparse.parse(mod, inst)
+    if ops.kind == "unparsed" or not ops.operands:
+        return False
+    ty = ops.operands[1][0] if ops.kind == "store" else ops.operands[0][0]
+    space = ty.addrspace
+    return space < 0 or reaches_lds(module_family(mod), space)
+
+
+_ASM_CALL = lazy(r'(?m)^[ \t]*(?:%[-\w.$"]+[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?call\b[^\n"]*\basm\b'
+                 r'[^"\n]*"((?:[^"\\\n]|\\.)*)"[ \t]*,[ \t]*"[^"\n]*"[ \t]*\(([^\n]*)\)')
+_ASM_WORD = lazy(r"(?:\\[0-9A-Fa-f]{2}|\s|\{|@!?%?\$?\w+\s)*([A-Za-z_][\w.]*)")
+
+
+def asm_memory(mod: Module) -> list[str]:
+    """The first instruction word of each inline asm call that takes a pointer operand (the
+    memory it reaches is no access llnoalias tags: Triton's NVIDIA modules), in the order of
+    the text (read from the text: a deferred function's body is not parsed for it)."""
+    text = mod.text
+    if " asm " not in text:
+        return []
+    out: list[str] = []
+    word_re = _ASM_WORD
+    for m in _ASM_CALL.finditer(text):
+        args = m.group(2)
+        if "ptr" not in args and "*" not in args:
+            continue
+        w = word_re.match(m.group(1))
+        out.append(w.group(1) if w is not None else "asm")
+    return out
+
+
 def _memory_access(mod: Module, inst: Instruction) -> Access:
     ops = opparse.parse(mod, inst)
     acc = Access(inst, inst.opcode)
