@@ -28,7 +28,7 @@ from ..ir.parser import parse_module
 from ..ir.source import SourceFile
 from ..options import CODEGEN
 from .checker import CheckResult, check_text
-from .judge import Race
+from .judge import Race, Unproven
 
 KEPT_CLAIMS, KEPT_INPUT = "llnoalias", "input"
 
@@ -40,6 +40,8 @@ class Measure:
     races: frozenset[tuple[int, int]] = frozenset()
     spills: int = 0
     vmcnt: int = 0
+    #: the pairs the check could neither tell apart nor witness (as keys)
+    unproven: frozenset[tuple[int, int]] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +74,7 @@ class BestChoice:
         return {c.function for c in self.choices if c.kept == KEPT_INPUT}
 
 
-def _race_key(r: Race) -> tuple[int, int]:
+def _race_key(r: Race | Unproven) -> tuple[int, int]:
     return r.dma.ir_line or -r.dma.asm_line, r.access.ir_line or -r.access.asm_line
 
 
@@ -81,6 +83,9 @@ def measure(res: CheckResult) -> dict[str, Measure]:
     races: dict[str, set[tuple[int, int]]] = {}
     for r in res.races:
         races.setdefault(r.function, set()).add(_race_key(r))
+    doubts: dict[str, set[tuple[int, int]]] = {}
+    for u in res.unproven:
+        doubts.setdefault(u.function, set()).add(_race_key(u))
     out: dict[str, Measure] = {}
     for fn in read_amdgpu(res.asm):
         spills = 0
@@ -88,7 +93,7 @@ def measure(res: CheckResult) -> dict[str, Measure]:
             value = fn.resources.get(key)
             spills += value if isinstance(value, int) else 0
         vmcnt = sum(1 for i in fn.insts if i.kind == WAIT and ("vmcnt" in i.wait or "loadcnt" in i.wait))
-        out[fn.name] = Measure(frozenset(races.get(fn.name, ())), spills, vmcnt)
+        out[fn.name] = Measure(frozenset(races.get(fn.name, ())), spills, vmcnt, frozenset(doubts.get(fn.name, ())))
     return out
 
 
@@ -98,6 +103,8 @@ def decide(name: str, inp: Measure, ann: Measure) -> Choice:
         return Choice(name, KEPT_INPUT, "the claims add an LDS-DMA race", inp, ann)
     if inp.races - ann.races:
         return Choice(name, KEPT_CLAIMS, "the claims remove an LDS-DMA race of the input", inp, ann)
+    if ann.unproven - inp.unproven - inp.races:
+        return Choice(name, KEPT_INPUT, "the claims add an LDS-DMA pair the check cannot prove apart", inp, ann)
     if ann.spills != inp.spills:
         fewer = ann.spills < inp.spills
         return Choice(name, KEPT_CLAIMS if fewer else KEPT_INPUT,

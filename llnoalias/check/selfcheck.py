@@ -20,7 +20,7 @@ from ..ir.parser import parse_module
 from ..ir.source import SourceFile
 from ..options import CODEGEN
 from .checker import CheckResult, check_text, has_lds_dma
-from .judge import Race
+from .judge import Race, Unproven
 
 #: how often a module is compiled again after claims were withdrawn (each round can only
 #: take claims away, so two rounds reach the input's own state in the worst case)
@@ -33,7 +33,7 @@ class SelfChecked:
 
     code: bytes
     #: functions whose claims were withdrawn, with the race that made it so
-    withdrawn: dict[str, Race] = field(default_factory=dict)
+    withdrawn: dict[str, Race | Unproven] = field(default_factory=dict)
     #: races of the input itself (llnoalias did not make them)
     inherited: list[Race] = field(default_factory=list)
     #: races left in the code written (none unless the input had them)
@@ -45,7 +45,7 @@ class SelfChecked:
     result: CheckResult | None = None
 
 
-def _key(r: Race) -> tuple[str, int, int]:
+def _key(r: Race | Unproven) -> tuple[str, int, int]:
     return r.function, r.dma.ir_line or -r.dma.asm_line, r.access.ir_line or -r.access.asm_line
 
 
@@ -105,14 +105,16 @@ def checked_compile(annotated: str, original: str, path: str, *, emit: str = "as
             f_code = pool.submit(gen, text)
             res, code = f_check.result(), f_code.result()
         out.code, out.text, out.result = code, text, res
-        if res.clean:
+        if res.clean and not res.unproven:
             break
         if base is None:
             orig_mod = parse_module(SourceFile(path, original))
             base = check_text(original, path, mcpu=mcpu, triple=triple, llc=llc, module=orig_mod, codegen=codegen)
             out.inherited = list(base.races)
-        theirs = {_key(r) for r in base.races}
-        new = {r.function: r for r in res.races if _key(r) not in theirs and r.function not in out.withdrawn}
+        theirs = {_key(r) for r in base.races} | {_key(u) for u in base.unproven}
+        # the claims' own doubt is withdrawn too: a pair the input lacks that the check cannot prove apart
+        doubt: list[Race | Unproven] = [*res.races, *res.unproven]
+        new = {r.function: r for r in doubt if _key(r) not in theirs and r.function not in out.withdrawn}
         if not new:
             break
         assert orig_mod is not None

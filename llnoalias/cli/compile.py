@@ -64,10 +64,12 @@ def _checked(text: str, original: str, name: str, kind: str, mcpu: str | None, t
     sc = checked_compile(text, original, name, emit=kind, mcpu=mcpu, triple=triple, llc=llc, llc_args=llc_args,
                          ptxas=ptxas, optimize=optimize, level=level, notes=notes, used=used, codegen=codegen_name)
     for fn, race in sc.withdrawn.items():
+        how = "may still write its bytes" if hasattr(race, "witness") else (
+            "may write bytes the check cannot prove apart from it (unproven)")
         warn(f"{name}: withdrew llnoalias's claims in {fn}: the annotated module compiled to an LDS access "
-             f"(line {race.access.ir_line}) that runs while the LDS-DMA at line {race.dma.ir_line} may still "
-             "write its bytes, and the input does not; compiled again without them (llnoalias check shows "
-             "the race; --no-check keeps the claims)")
+             f"(line {race.access.ir_line}) that runs while the LDS-DMA at line {race.dma.ir_line} {how}, "
+             "and the input does not; compiled again without them (llnoalias check shows "
+             "the pair; --no-check keeps the claims)")
     if sc.left:
         r = sc.left[0]
         more = f" and {len(sc.left) - 1} more" if len(sc.left) > 1 else ""
