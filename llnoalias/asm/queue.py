@@ -168,6 +168,10 @@ class Replay:
             self._waits = self._find_waits()
         return self._waits
 
+    def waits_index(self) -> list[int]:
+        """The instruction index of each of ``waits``, in order."""
+        return [w.index for w in self.waits]
+
     def _find_waits(self) -> list[WaitInfo]:
         out: list[WaitInfo] = []
         f = self.field_name

@@ -90,7 +90,7 @@ def has_lds_dma(text: str) -> bool:
 
 def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, triple: str | None = None,
                llc: str | None = None, compare_plain: bool = False, timeout: float = 300.0,
-               module: Module | None = None, codegen: str = CODEGEN.default) -> CheckResult:
+               module: Module | None = None, codegen: str = CODEGEN.default, ideal: bool = False) -> CheckResult:
     """Check one module's text (see the module's docstring) with the code generator ``codegen``
     names (``codegen.generate``'s: ``llvmlite`` or ``triton``) or ``llc``; a module whose
     synchronization llvmlite's LLVM would change goes to one that keeps it
@@ -123,7 +123,7 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
             res.same_instructions, res.difference = same_instructions(asm, f_plain.result())
     res.notes[:] = list(dict.fromkeys(res.notes))
     res.asm = asm
-    res.functions = judge(asm, accesses, exact=exact_functions(mod, accesses, wave_size(asm)))
+    res.functions = judge(asm, accesses, exact=exact_functions(mod, accesses, wave_size(asm)), ideal=ideal)
     return res
 
 

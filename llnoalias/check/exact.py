@@ -123,6 +123,8 @@ class FunctionExact:
                                if th is not None else set(), dependencies(mod, fn, roots))
         self._bytes: dict[tuple[int, tuple[int, ...], Variant], Bytes | Unknown] = {}
         self._uniforms: dict[str, bool] = {}
+        #: ``compare``'s verdicts, by its arguments (the waits' loosest counts judge again)
+        self.verdicts: dict[tuple[object, ...], Verdict] = {}
 
     def _find_sites(self) -> None:
         mod, fn = self.mod, self.fn
@@ -281,6 +283,16 @@ def compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int
     join, each of its incoming values is tried: apart for all is apart, a race for all is a race.
     Where a witness needs the integer kernel arguments (a bound on the lanes that run a DMA), it
     is looked for with each argument at one of ``ASSUMED`` and names that assumption."""
+    key = (dma_line, cd, acc_line, ca, same_wave, other_waves, fresh)
+    memo = fx.verdicts.get(key)
+    if memo is None:
+        memo = fx.verdicts[key] = _compare_all(fx, dma_line, cd, acc_line, ca, same_wave=same_wave,
+                                               other_waves=other_waves, fresh=fresh)
+    return memo
+
+
+def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
+                 *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
     kw = {"same_wave": same_wave, "other_waves": other_waves, "fresh": fresh}
     got = _compare(fx, dma_line, cd, acc_line, ca, ((), ()), **kw)
     if got.kind != "unproven":

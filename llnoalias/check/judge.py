@@ -12,6 +12,7 @@ of LDS. Every ``vmcnt`` wait is given its cause.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -98,11 +99,15 @@ class Wait:
     cause: str
     retires: tuple[Place, ...]
     needed_by: Place | None
+    #: the loosest count that keeps every race-or-unproven pair and every register a retired load
+    #: writes as it is (``check.ideal``; None: not computed); the counter's top: needed by nothing
+    loosest: int | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "at": self.at.to_json(), "vmcnt": self.value, "cause": self.cause,
                 "retires": [p.to_json() for p in self.retires],
-                "needed_by": None if self.needed_by is None else self.needed_by.to_json()}
+                "needed_by": None if self.needed_by is None else self.needed_by.to_json(),
+                "loosest": self.loosest}
 
 
 @dataclass(slots=True)
@@ -206,7 +211,7 @@ def _judged(inst: AsmInst, accesses: dict[int, IRAccess]) -> bool:
 
 
 def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAccess],
-                   fx: FunctionExact | None = None) -> FunctionVerdict:
+                   fx: FunctionExact | None = None, *, ideal: bool = False) -> FunctionVerdict:
     """Races, unproven pairs and waits of one function of the assembly (``fx``: the exact
     footprints of its IR function; None: every pair that ranges do not tell apart is unproven)."""
     v = FunctionVerdict(fn.name)
@@ -245,6 +250,11 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
             pairs.judge(d, ca, a, ca, same_wave=True, fresh=True, kind="moved", others=False)
     v.races, v.unproven = pairs.results()
     v.waits = _waits(fn, rp, fps)
+    if ideal and v.waits:
+        from .ideal import loosest_counts
+
+        counts = loosest_counts(fn, generation, accesses, fx, v, rp)
+        v.waits = [dataclasses.replace(w, loosest=counts.get(i)) for w, i in zip(v.waits, rp.waits_index(), strict=True)]
     return v
 
 
@@ -441,7 +451,7 @@ def _waits(fn: AsmFunction, rp: Replay, fps: dict[int, Footprint]) -> list[Wait]
 
 
 def judge(asm: str, accesses: dict[int, IRAccess], functions: set[str] | None = None,
-          exact: dict[str, FunctionExact] | None = None) -> list[FunctionVerdict]:
+          exact: dict[str, FunctionExact] | None = None, *, ideal: bool = False) -> list[FunctionVerdict]:
     """Judge every function of the assembly (those named in ``functions``, when given);
     ``exact``: the exact footprints of the IR functions, by name (without ``@``)."""
     generation = target_generation(asm)
@@ -449,7 +459,7 @@ def judge(asm: str, accesses: dict[int, IRAccess], functions: set[str] | None = 
     for fn in read_amdgpu(asm):
         if functions is not None and fn.name not in functions:
             continue
-        out.append(judge_function(fn, generation, accesses, (exact or {}).get(fn.name)))
+        out.append(judge_function(fn, generation, accesses, (exact or {}).get(fn.name), ideal=ideal))
     return out
 
 

@@ -120,6 +120,12 @@ def format_waits(res: CheckResult) -> str:
         counts[w.cause] = counts.get(w.cause, 0) + 1
     summary = ", ".join(f"{counts[c]} {_CAUSE_TEXT[c]}" for c in _CAUSE_TEXT if counts.get(c))
     lines.append(f"{len(res.waits)} vmcnt waits" + (f": {summary}" if summary else ""))
+    judged = [w for w in res.waits if w.loosest is not None]
+    if judged:
+        looser = sum(1 for w in judged if w.loosest is not None and w.value < w.loosest < 63)
+        free = sum(1 for w in judged if w.loosest == 63)
+        lines.append(f"ideal: {looser} stricter than needed, {free} needed by nothing "
+                     f"({len(judged)} of {len(res.waits)} judged)")
     return "\n".join(lines) + "\n"
 
 
@@ -131,6 +137,8 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
         head += f"; retires {shown}{more}"
     if w.needed_by is not None:
         head += f"; for {_where(src, w.needed_by)} `{w.needed_by.asm_text}`"
+    if w.loosest is not None and w.loosest > w.value:
+        head += "; could be removed" if w.loosest == 63 else f"; could be vmcnt({w.loosest})"
     return head
 
 
@@ -143,7 +151,8 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema llnoalias.check/1) on stdout.")
 @click.option("--waits", "show_waits", is_flag=True,
               help="List every vmcnt wait with its cause (the load or DMA it retires and what needed it, a "
-                   "barrier, the producer's own wait, or nothing: a wait a change could save).")
+                   "barrier, the producer's own wait, or nothing: a wait a change could save) and its loosest "
+                   "safe count ('could be vmcnt(7)'; judged again per count, so slower).")
 @click.option("--strict", is_flag=True,
               help="Exit 1 also when a pair is unproven (neither told apart nor witnessed to race).")
 @click.option("--compare-plain", is_flag=True,
@@ -175,7 +184,7 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
         warn_if_empty(text, name)
         fail_on_promoted(name)
         res = check_text(text, name, mcpu=mcpu, triple=triple, llc=llc, compare_plain=compare_plain,
-                         codegen=codegen)
+                         codegen=codegen, ideal=show_waits)
     except ExternalToolError as exc:
         _fail_external(exc)
         return

@@ -116,3 +116,20 @@ def test_the_stage_counter_is_a_cycle_of_two() -> None:
     assert [s[0] for s in unit.states] == [0, 1] and unit.succ == [1, 0]
     # the trip counter feeds no address and has no cycle: it is not part of the contexts
     assert [u.phis for u in ev.dropped] == [("%i",)] and ev.dropped[0].kinds["%i"] == "affine"
+
+
+@pytest.mark.slow
+def test_the_ideal_count_of_each_wait() -> None:
+    """In the clean pipeline, the wait before the barrier retires the DMA the next stage reads (it
+    stays vmcnt(0)); the one LLVM puts before the read of this stage's slot is needed by nothing."""
+    path = CHECK / "pipeline_stage_clean.ll"
+    res = check_text(path.read_text(), str(path), ideal=True)
+    by_line = {w.at.ir_line: (w.value, w.loosest) for w in res.waits}
+    assert by_line[26] == (0, 0), by_line
+    assert by_line[42] == (0, 63), by_line
+    # a count raised past the ideal is a race: the barrier's wait at vmcnt(1) leaves the DMA in flight
+    text = path.read_text().replace("  call void @llvm.amdgcn.s.waitcnt(i32 0)\n  call void @llvm.amdgcn.s.barrier()",
+                                    "  call void @llvm.amdgcn.s.waitcnt(i32 1)\n  call void @llvm.amdgcn.s.barrier()")
+    assert text != path.read_text()
+    raised = check_text(text, "raised.ll")
+    assert raised.races and raised.races[0].witness["between_waves"]
