@@ -43,7 +43,7 @@ _SCAN = 1 << 16
 #: (integer kernel arguments assumed, a join phi's incoming value chosen) of an evaluation
 Variant = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
 #: the values a witness may assume every integer kernel argument has, tried in turn
-ASSUMED = (4096, 65536, 256, 1, 0)
+ASSUMED = (4096, 65536, 256, 192, 160, 128, 64, 1, 0)
 #: the mark of a condition every thread shares (see ``FunctionExact.standing``)
 UNIFORM = "~"
 #: calls whose value every thread of a work-group shares
@@ -120,7 +120,9 @@ class FunctionExact:
         self.guards = guards(fn, mod)
         conds = [g.cond for gs in self.guards for g in gs if g.cond]
         self.evol = Evolutions(mod, fn, th or Threads(1, wave), dependencies(mod, fn, roots + conds)
-                               if th is not None else set(), dependencies(mod, fn, roots))
+                               if th is not None else set(), dependencies(mod, fn, roots),
+                               every_lane=lambda inst: not self.guards[inst.block] if inst.block < len(self.guards)
+                               else False)
         self._bytes: dict[tuple[int, tuple[int, ...], Variant], Bytes | Unknown] = {}
         self._uniforms: dict[str, bool] = {}
         #: ``compare``'s verdicts, by its arguments (the waits' loosest counts judge again)

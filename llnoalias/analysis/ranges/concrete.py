@@ -173,10 +173,13 @@ class Evaluator:
 
     def __init__(self, mod: Module, fn: Function, threads: Threads, phis: dict[str, Val],
                  is_header_phi: Callable[[str], bool], *, args: dict[str, int] | None = None,
-                 choose: dict[str, int] | None = None) -> None:
+                 choose: dict[str, int] | None = None,
+                 every_lane: Callable[[Instruction], bool] | None = None) -> None:
         """``args``: values assumed for integer kernel arguments (for a witness); ``choose``: for
-        phis of joins, the incoming value to take."""
+        phis of joins, the incoming value to take; ``every_lane``: whether every lane of the
+        work-group runs an instruction (then a ``ballot`` or ``ds.bpermute`` there reads them all)."""
         self.mod = mod
+        self.every_lane = every_lane
         self.args = args or {}
         self.choose = choose or {}
         self.fn = fn
@@ -419,6 +422,10 @@ class Evaluator:
             if isinstance(v, tuple):
                 return firsts
             return Ptr(v.space, firsts) if isinstance(v, Ptr) else PtrInt(v.space, firsts)
+        if name.startswith("llvm.amdgcn.ballot.") and len(args) == 1:
+            return self._ballot(inst, args[0])
+        if name == "llvm.amdgcn.ds.bpermute" and len(args) == 2:
+            return self._bpermute(inst, args[0], args[1])
         if name.startswith("llvm.amdgcn.mbcnt.") and len(args) == 2:
             mask, acc = self.value(*args[0]), self.value(*args[1])
             if isinstance(mask, Unknown) or isinstance(acc, Unknown):
@@ -438,6 +445,42 @@ class Evaluator:
         if name.startswith("llvm.") and key in _MINMAX and len(args) == 2:
             return self._minmax(inst, key, args)
         return self._unknown(inst, f"a call of {name or 'a function'}")
+
+    def _lanes_all_run(self, inst: Instruction) -> bool:
+        return self.every_lane is not None and self.every_lane(inst)
+
+    def _ballot(self, inst: Instruction, arg: tuple[Type, Value]) -> Val:
+        """The mask of the wave's lanes whose condition holds (every lane running it)."""
+        c = self.value(*arg)
+        if isinstance(c, Unknown):
+            return c
+        if not isinstance(c, (int, tuple)) or not self._lanes_all_run(inst):
+            return self._unknown(inst, "a ballot where not every lane may run")
+        th = self.threads
+        masks: list[int] = []
+        for w in range(th.waves):
+            m = 0
+            for t in range(w * th.wave, min((w + 1) * th.wave, th.count)):
+                if at(c, t) & 1:
+                    m |= 1 << (t - w * th.wave)
+            masks.append(m)
+        return tuple(masks[t // th.wave] for t in range(th.count))
+
+    def _bpermute(self, inst: Instruction, addr: tuple[Type, Value], data: tuple[Type, Value]) -> Val:
+        """Each lane reads ``data`` of the wave's lane ``addr / 4`` (every lane running it)."""
+        a, d = self.value(*addr), self.value(*data)
+        for x in (a, d):
+            if isinstance(x, Unknown):
+                return x
+        if not isinstance(a, (int, tuple)) or not isinstance(d, (int, tuple)) or not self._lanes_all_run(inst):
+            return self._unknown(inst, "a ds.bpermute where not every lane may run")
+        th = self.threads
+        out = []
+        for t in range(th.count):
+            first = (t // th.wave) * th.wave
+            src = first + (at(a, t) >> 2) % th.wave
+            out.append(at(d, src) if src < th.count else 0)
+        return tuple(out)
 
     def _minmax(self, inst: Instruction, key: str, args: list[tuple[Type, Value]]) -> Val:
         signed, pick = _MINMAX[key]

@@ -23,11 +23,12 @@ condition; a join adds none, as the lanes reconverge there).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...ir import operands as opparse
 from ...ir.lexer import tokenize
-from ...ir.model import Function, LocalRef, Module, Value
+from ...ir.model import Function, Instruction, LocalRef, Module, Value
 from .concrete import Evaluator, Threads, Unknown, Val
 
 TYPE_CHECKING = False
@@ -194,8 +195,9 @@ class Evolutions:
     only a bound reads would multiply the contexts for nothing)."""
 
     def __init__(self, mod: Module, fn: Function, threads: Threads, relevant: set[str],
-                 addresses: set[str] | None = None) -> None:
+                 addresses: set[str] | None = None, every_lane: Callable[[Instruction], bool] | None = None) -> None:
         self.mod = mod
+        self.every_lane = every_lane
         self.fn = fn
         self.threads = threads
         self.loops = find_loops(fn)
@@ -298,7 +300,7 @@ class Evolutions:
             if got is not None:
                 inc[p] = got
                 types[p] = opparse.parse(self.mod, self.fn.by_name[p]).result_type
-        ev0 = Evaluator(self.mod, self.fn, self.threads, {}, self.is_header_phi)
+        ev0 = Evaluator(self.mod, self.fn, self.threads, {}, self.is_header_phi, every_lane=self.every_lane)
         state = tuple(ev0.value(types[p], inc[p][0]) if p in inc else Unknown(f"{p} (entered from several values)")
                       for p in unit.phis)
         seen: dict[tuple[Val, ...], int] = {}
@@ -312,7 +314,7 @@ class Evolutions:
             unit.states.append(state)
             unit.succ.append(len(unit.states) if len(unit.states) < HORIZON else BEYOND)
             ev = Evaluator(self.mod, self.fn, self.threads, dict(zip(unit.phis, state, strict=True)),
-                           self.is_header_phi)
+                           self.is_header_phi, every_lane=self.every_lane)
             state = tuple(ev.value(types[p], inc[p][1]) if p in inc else Unknown(f"{p} (several latches)")
                           for p in unit.phis)
         for i, p in enumerate(unit.phis):
@@ -348,7 +350,7 @@ class Evolutions:
                     if 0 <= k < len(unit.states):
                         env.update(zip(unit.phis, unit.states[k], strict=True))
             ev = self._evals[key] = Evaluator(self.mod, self.fn, self.threads, env, self.is_header_phi,
-                                              args=dict(args), choose=dict(choose))
+                                              args=dict(args), choose=dict(choose), every_lane=self.every_lane)
         return ev
 
     def describe(self, ctx: tuple[int, ...]) -> list[dict[str, object]]:
