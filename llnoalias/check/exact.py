@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..analysis.memory.accesses import find_accesses
 from ..analysis.memory.intrinsics import lds_dma
 from ..analysis.ranges.concrete import DYN, Ptr, Threads, Unknown, at, threads_of
-from ..analysis.ranges.evolution import Evolutions, Guard, dependencies, guards
+from ..analysis.ranges.evolution import Evolutions, Guard, dependencies, guards, phi_labels
 from ..analysis.ranges.footprints import extent
 from ..analysis.ranges.interval import int_const
 from ..analysis.ranges.workgroup import work_group
@@ -89,6 +89,8 @@ class Verdict:
     witness: dict[str, object] | None = None
     why: str = ""
     line: int = 0
+    #: the phi of a join whose incoming values differ, where that is what blocks the proof
+    join: str = ""
 
 
 APART = Verdict("apart")
@@ -299,17 +301,17 @@ def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line
     got = _compare(fx, dma_line, cd, acc_line, ca, ((), ()), **kw)
     if got.kind != "unproven":
         return got
-    joins = _joins(fx, dma_line, cd, acc_line, ca)
-    if joins:
-        got = _alternatives(fx, dma_line, cd, acc_line, ca, joins, (), got, **kw)
+    if got.join:
+        got = _alternatives(fx, dma_line, cd, acc_line, ca, (), got, **kw)
         if got.kind != "unproven":
             return got
     for value in ASSUMED:
         args = fx.assumed_args(value)
         if not args:
             break
-        trial = (_alternatives(fx, dma_line, cd, acc_line, ca, joins, args, got, **kw) if joins else
-                 _compare(fx, dma_line, cd, acc_line, ca, (args, ()), **kw))
+        trial = _compare(fx, dma_line, cd, acc_line, ca, (args, ()), **kw)
+        if trial.kind == "unproven" and trial.join:
+            trial = _alternatives(fx, dma_line, cd, acc_line, ca, args, trial, **kw)
         if trial.kind == "race" and trial.witness is not None:
             w = dict(trial.witness)
             w["assumes"] = {name: v for name, v in args}
@@ -317,37 +319,42 @@ def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line
     return got
 
 
-def _joins(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...]) -> list[str]:
-    out: list[str] = []
-    for line, ctx in ((dma_line, cd), (acc_line, ca)):
-        site = fx.sites.get(line)
-        if site is None:
-            continue
-        ev = fx.evol.evaluator(ctx)
-        v = ev.value(site.ptr_type, site.ptr)
-        if isinstance(v, Unknown) and v.join and v.join not in out:
-            out.append(v.join)
-    return out[:_JOINS]
-
-
 def _alternatives(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
-                  joins: list[str], args: tuple[tuple[str, int], ...], got: Verdict, **kw: bool) -> Verdict:
-    """Each combination of the joins' incoming values: one verdict when they all agree."""
-    import itertools
+                  args: tuple[tuple[str, int], ...], got: Verdict, **kw: bool) -> Verdict:
+    """The pair judged once per way into the joins whose phis block the proof: a join's phis all
+    take the value of one predecessor (phis of one block agree on it), each predecessor in turn,
+    at most ``_JOINS`` joins deep. Apart every way is apart, a race every way is a race."""
+    leaves: list[Verdict] = []
 
-    counts = []
-    for name in joins:
-        inst = fx.fn.by_name.get(name)
-        counts.append(len(opparse.parse(fx.mod, inst).incoming) if inst is not None else 0)
-    verdicts: list[Verdict] = []
-    for combo in itertools.product(*(range(n) for n in counts)):
-        choose = tuple(zip(joins, combo, strict=True))
-        verdicts.append(_compare(fx, dma_line, cd, acc_line, ca, (args, choose), **kw))
-    if verdicts and all(v.kind == "apart" for v in verdicts):
+    def explore(choose: dict[str, int], fixed: dict[int, str], v: Verdict, depth: int) -> None:
+        if len(leaves) >= 4 * _JOINS * _JOINS:
+            leaves.append(v if v.kind == "unproven" else Verdict("unproven", why=got.why, line=got.line))
+            return
+        inst = fx.fn.by_name.get(v.join) if v.kind == "unproven" and v.join else None
+        if inst is None or depth >= _JOINS or v.join in choose:
+            leaves.append(v)
+            return
+        labels = phi_labels(fx.mod.text[inst.opstart:inst.end])
+        block = inst.block
+        picks = [fixed[block]] if block in fixed else list(dict.fromkeys(labels))
+        for label in picks:
+            if label not in labels:
+                leaves.append(v)
+                continue
+            nxt = dict(choose)
+            nxt[v.join] = labels.index(label)
+            # the other phis of the block this way takes: the same predecessor
+            nfixed = dict(fixed)
+            nfixed[block] = label
+            variant = (args, tuple(sorted(nxt.items())))
+            explore(nxt, nfixed, _compare(fx, dma_line, cd, acc_line, ca, variant, **kw), depth + 1)
+
+    explore({}, {}, got, 0)
+    if leaves and all(v.kind == "apart" for v in leaves):
         return APART
-    if verdicts and all(v.kind == "race" for v in verdicts):
-        return verdicts[0]
-    return next((v for v in verdicts if v.kind == "unproven"), got)
+    if leaves and all(v.kind == "race" for v in leaves):
+        return leaves[0]
+    return next((v for v in leaves if v.kind == "unproven"), got)
 
 
 def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
@@ -358,7 +365,7 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
     a = fx.bytes(acc_line, ca, variant)
     for x in (d, a):
         if isinstance(x, Unknown):
-            return Verdict("unproven", why=x.why, line=x.line)
+            return Verdict("unproven", why=x.why, line=x.line, join=x.join)
     assert isinstance(d, Bytes) and isinstance(a, Bytes) and th is not None and dsite is not None
     if d.space != a.space and DYN not in (d.space, a.space) or (d.space != a.space):
         return APART
