@@ -12,8 +12,9 @@ states not known (``BEYOND``): no witness and no proof rests on them.
 
 from __future__ import annotations
 
-from ..analysis.ranges.evolution import BEYOND, control_flow
+from ..analysis.ranges.evolution import BEYOND
 from ..asm.reader import AsmFunction
+from ..ir.cfg import control_flow
 from .exact import FunctionExact
 
 Ctx = tuple[int, ...]

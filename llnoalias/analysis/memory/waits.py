@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ...ir.cfg import control_flow
 from ...ir.lazyre import lazy
 
 TYPE_CHECKING = False
@@ -117,63 +118,16 @@ class WaitFlow:
         self._dom: tuple[list[int], list[int]] = ([], [])
 
     def _order(self) -> None:
-        """The back edges and the dominator tree (Cooper, Harvey and Kennedy's iterative
-        dataflow over the reverse postorder)."""
+        """The back edges and the dominator tree's preorder and postorder numbers
+        (``ir.cfg.control_flow``)."""
         succ = self.succ
         n = len(succ)
-        state = [0] * n  # 0: not seen, 1: on the walk's stack, 2: done
-        post: list[int] = []
-        back: set[tuple[int, int]] = set()
-        stack: list[tuple[int, int]] = [(0, 0)]
-        state[0] = 1
-        while stack:
-            b, k = stack[-1]
-            if k < len(succ[b]):
-                stack[-1] = (b, k + 1)
-                x = succ[b][k]
-                if state[x] == 0:
-                    state[x] = 1
-                    stack.append((x, 0))
-                elif state[x] == 1:
-                    back.add((b, x))
-                continue
-            state[b] = 2
-            post.append(b)
-            stack.pop()
-        rpo = post[::-1]
-        order = [-1] * n
-        for i, b in enumerate(rpo):
-            order[b] = i
-        preds: list[list[int]] = [[] for _ in range(n)]
-        for b in rpo:
-            for x in succ[b]:
-                preds[x].append(b)
-        idom = [-1] * n
-        idom[0] = 0
-        changed = True
-        while changed:
-            changed = False
-            for b in rpo[1:]:
-                new = -1
-                for p in preds[b]:
-                    if idom[p] < 0:
-                        continue
-                    if new < 0:
-                        new = p
-                        continue
-                    a, c = p, new
-                    while a != c:
-                        while order[a] > order[c]:
-                            a = idom[a]
-                        while order[c] > order[a]:
-                            c = idom[c]
-                    new = a
-                if new != idom[b]:
-                    idom[b] = new
-                    changed = True
+        back, idom = control_flow(succ)
+        # (a dominance test reads the numbers as intervals: the children's order is free)
         kids: list[list[int]] = [[] for _ in range(n)]
-        for b in rpo[1:]:
-            kids[idom[b]].append(b)
+        for b in range(1, n):
+            if idom[b] >= 0:
+                kids[idom[b]].append(b)
         pre_n, post_n = [-1] * n, [-1] * n
         clock = 0
         walk: list[tuple[int, bool]] = [(0, False)]

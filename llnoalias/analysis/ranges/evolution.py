@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...ir import operands as opparse
+from ...ir.cfg import control_flow
 from ...ir.lexer import tokenize
 from ...ir.model import Function, Instruction, LocalRef, Module, Value
 from .concrete import Evaluator, Threads, Unknown, Val
@@ -39,65 +40,6 @@ if TYPE_CHECKING:
 HORIZON = 16
 #: a loop state that is not known (past the horizon, or a loop whose states were not found)
 BEYOND = -1
-
-
-def control_flow(succ: list[list[int]]) -> tuple[set[tuple[int, int]], list[int]]:
-    """The retreating edges of a depth-first walk from block 0 and each block's immediate
-    dominator (-1: not reached; Cooper, Harvey and Kennedy's iteration over the reverse postorder)."""
-    n = len(succ)
-    state = [0] * n
-    post: list[int] = []
-    back: set[tuple[int, int]] = set()
-    if not n:
-        return back, []
-    stack: list[tuple[int, int]] = [(0, 0)]
-    state[0] = 1
-    while stack:
-        b, k = stack[-1]
-        if k < len(succ[b]):
-            stack[-1] = (b, k + 1)
-            x = succ[b][k]
-            if state[x] == 0:
-                state[x] = 1
-                stack.append((x, 0))
-            elif state[x] == 1:
-                back.add((b, x))
-            continue
-        state[b] = 2
-        post.append(b)
-        stack.pop()
-    rpo = post[::-1]
-    order = [-1] * n
-    for i, b in enumerate(rpo):
-        order[b] = i
-    preds: list[list[int]] = [[] for _ in range(n)]
-    for b in rpo:
-        for x in succ[b]:
-            preds[x].append(b)
-    idom = [-1] * n
-    idom[0] = 0
-    changed = True
-    while changed:
-        changed = False
-        for b in rpo[1:]:
-            new = -1
-            for p in preds[b]:
-                if idom[p] < 0:
-                    continue
-                if new < 0:
-                    new = p
-                    continue
-                a, c = p, new
-                while a != c:
-                    while order[a] > order[c]:
-                        a = idom[a]
-                    while order[c] > order[a]:
-                        c = idom[c]
-                new = a
-            if new != idom[b]:
-                idom[b] = new
-                changed = True
-    return back, idom
 
 
 @dataclass(slots=True)
@@ -179,12 +121,16 @@ def dependencies(mod: Module, fn: Function, names: list[str]) -> set[str]:
             continue
         seen.add(n)
         inst = fn.by_name.get(n)
-        if inst is None:
-            continue
-        ops = opparse.parse(mod, inst)
-        vals = list(ops.incoming) if ops.kind == "phi" else [v for _, v in ops.operands]
-        todo.extend(v.name for v in vals if isinstance(v, LocalRef))
+        if inst is not None:
+            todo.extend(operand_names(mod, inst))
     return seen
+
+
+def operand_names(mod: Module, inst: Instruction) -> list[str]:
+    """The local values an instruction reads (a phi: its incoming values)."""
+    ops = opparse.parse(mod, inst)
+    vals = list(ops.incoming) if ops.kind == "phi" else [v for _, v in ops.operands]
+    return [v.name for v in vals if isinstance(v, LocalRef)]
 
 
 class Evolutions:
@@ -264,11 +210,8 @@ class Evolutions:
                 found.add(n)
                 continue
             inst = self.fn.by_name.get(n)
-            if inst is None:
-                continue
-            ops = opparse.parse(self.mod, inst)
-            vals = list(ops.incoming) if ops.kind == "phi" else [v for _, v in ops.operands]
-            todo.extend(v.name for v in vals if isinstance(v, LocalRef))
+            if inst is not None:
+                todo.extend(operand_names(self.mod, inst))
         return found
 
     def _incoming(self, lp: Loop, name: str) -> tuple[Value, Value] | None:
@@ -448,5 +391,5 @@ def _depth(idom: list[int], b: int) -> int:
     return d
 
 
-__all__ = ["BEYOND", "HORIZON", "Evolutions", "Guard", "Loop", "Unit", "control_flow", "dependencies", "find_loops",
+__all__ = ["BEYOND", "HORIZON", "Evolutions", "Guard", "Loop", "Unit", "dependencies", "find_loops",
            "guards", "phi_labels"]
