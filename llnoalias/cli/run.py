@@ -35,9 +35,16 @@ def note_missed(result: AnnotateResult, name: str) -> None:
         note(f"{name}: nothing was changed; {hint}")
 
 
-def check_verdict(res: CheckResult, path: str) -> None:
-    """What the CLI makes of llvmlite's verdict on the output (design section 6)."""
-    if res.regression:
+def check_verdict(res: CheckResult, path: str, text: str | None = None, bridged: str | None = None,
+                  output: bool = True) -> None:
+    """What the CLI makes of llvmlite's verdict on the input ``text`` (when given) and the
+    output (``output``: one was checked) (design section 6). ``bridged``: the copy of the
+    input the child read, where the bridge changed it."""
+    if text is not None and res.input_rejected:
+        from ..backends.input_error import input_error
+
+        raise input_error(res, text, path, bridged)
+    if output and res.regression:
         raise LLNoaliasError(
             f"{path}: the annotated module does not verify with llvmlite's LLVM although the input does "
             f"(this is a bug in llnoalias; use --no-verify to write it anyway): {res.message}")
@@ -49,7 +56,8 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
     """Check the output with llvmlite's LLVM in a child process (design section 6)."""
     from ..backends.llvmlite_backend import check_module
 
-    check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
+    check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path,
+                  _strip_bom(source_text))
 
 
 def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -> None:
@@ -102,8 +110,11 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
             n = POLICY.promoted
             raise LLNoaliasError(f"{name}: {n} warning{'s' if n > 1 else ''} treated as "
                                  f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
-        if pending is not None and result.changed:
-            check_verdict(pending.finish(_strip_bom(result.text)), name)
+        if pending is not None:
+            # the input's verdict whether or not anything changed: input LLVM rejects is an error
+            verdict = pending.finish(_strip_bom(result.text)) if result.changed else pending.finish_input()
+            check_verdict(verdict, name, _strip_bom(text) if pending.bridge_active else None, pending.bridged_input,
+                          output=result.changed)
     finally:
         if pending is not None and pending.proc is not None:
             pending.cancel()
