@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..compiled import load
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment
-from .lines import LineReader, entry_number, error_at
+from .lines import LineReader, Lines, entry_number, error_at
 from .model import Function, Instruction
 from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
 from .shapes import LineShape
@@ -295,42 +295,6 @@ class BodyReader(LineReader):
     def _body_lines(self, fn: Function, i: int, def_off: int) -> int:
         return self._scan_lines(fn, i, def_off)[0]
 
-    def _body_inline(self, fn: Function, j: int, pos: int, def_off: int) -> int:
-        """The body of a function whose define's last line ``j`` goes on after the '{' at
-        ``pos``: the first instruction there and the rest on the lines below, or the whole
-        body there (``define i32 @a() { ret i32 0 }``: read when it is one terminator).
-        Returns the line after the body."""
-        src = self.src
-        text = src.text
-        lines = self.lines
-        eol = lines.starts[j + 1] - 1 if j + 1 < lines.n else len(text)
-        code = split_comment(text[pos:eol])
-        close = _closing_brace(code)
-        if close < 0:
-            return self._scan_lines(fn, j, def_off, first=pos)[0]
-        if code[close + 1:].strip():
-            raise error_at(src, pos + close + 1 + len(code[close + 1:]) - len(code[close + 1:].lstrip()),
-                           "llnoalias reads nothing after the '}' that closes a function body on its line")
-        seg = code[:close].rstrip()
-        s = seg.lstrip()
-        lead = pos + len(seg) - len(s)
-        if not s:
-            raise error_at(src, pos + close, "function body requires at least one basic block")
-        m = _OP_RE.match(s)
-        op = m.group() if m else ""
-        if op not in _LONE_TERMINATORS:
-            raise error_at(src, lead, "llnoalias reads a body on the line of its '{' only when it is one "
-                           "terminator ('{ ret i32 0 }'): put the instructions on lines of their own")
-        defined = {a.name for a in fn.args}
-        block = f"%{entry_number(fn)}"
-        block = self.names.setdefault(block, block)
-        defined.add(block)
-        fn.blocks.append(block)
-        fn.block_offsets.append(lead)
-        fn.instrs.append(Instruction(None, _OPCODES.get(op) or _intern_opcode(op), lead, lead + len(s), fn, lead))
-        self._check_refs(lead, lead + len(s), defined)
-        return j + 1
-
     def _scan_lines(self, fn: Function, i: int, def_off: int, defined: set[str] | None = None,
                     body_start: int | None = None, single: bool = False,
                     num: Numbering | None = None, first: int | None = None) -> tuple[int, bool]:
@@ -412,13 +376,9 @@ class BodyReader(LineReader):
                     raise error_at(src, def_off, "expected '}' to close the function body before this definition")
                 if word[0] in _GOES_ON and instrs and instrs[-1].function is fn and (
                         not block_offsets or block_offsets[-1] <= instrs[-1].start):
-                    # the operands of the instruction before, continued on this line
-                    # (``call void asm sideeffect`` then its string; ``switch ..., label %d``
-                    # then its table): that instruction runs on to where this line's code ends
-                    last_inst = instrs[-1]
-                    end = start + len(split_comment(text[start:eol]).rstrip())
-                    j, end = self._continued(i, start, end)
-                    last_inst._len = end - last_inst.start
+                    # the instruction before goes on here (its asm string, its switch table)
+                    j, end = _continued(lines, i, start, start + len(split_comment(text[start:eol]).rstrip()))
+                    instrs[-1]._len = end - instrs[-1].start
                     i = j + 1
                     if single:
                         return i, False
@@ -459,7 +419,7 @@ class BodyReader(LineReader):
                 code_end = eol
             while code_end > start and text[code_end - 1] in " \t\r":
                 code_end -= 1
-            j, code_end = self._continued(i, start, code_end)
+            j, code_end = _continued(lines, i, start, code_end)
             if name is None and opcode not in NO_VALUE and produces_value(opcode, text[m.end("op"):code_end]):
                 # an unnamed value: it takes the next number, as in LLVM's parser
                 name = f"%{num.next}"
@@ -478,53 +438,6 @@ class BodyReader(LineReader):
             if single:
                 return i, False
         raise error_at(src, def_off, "expected '}' to close the function body before the end of the file")
-
-    def _continued(self, i: int, start: int, code_end: int) -> tuple[int, int]:
-        """The last line of the instruction whose code on line ``i`` runs from ``start`` to
-        ``code_end``, and where its code ends there. It goes on to the next line inside a
-        string (an inline-asm string of several lines: LLVM's strings hold line breaks),
-        after an opening bracket or a comma (switch tables, hand-split calls and phis), and
-        onto a line that starts with what only continues an instruction (``_GOES_ON``: a
-        string, a bracket, a comma)."""
-        text = self.src.text
-        lines = self.lines
-        n = lines.n
-        first = text[start:code_end]
-        in_str = first.count('"') % 2 == 1
-        bal = bracket_balance(first)
-        tail = first[-1:] if first else ""
-        j = i
-        while j + 1 < n:
-            raw = lines.line(j + 1)
-            if in_str:
-                # the string goes on: to its closing quote, then code again
-                quote = raw.find('"')
-                j += 1
-                if quote < 0:
-                    code_end = lines.starts[j] + len(raw.rstrip("\r"))
-                    continue
-                rest = split_comment(raw[quote + 1:])
-                in_str = rest.count('"') % 2 == 1
-                bal += bracket_balance(rest)
-                code = raw[:quote + 1] + rest
-                code_end = lines.starts[j] + len(code.rstrip())
-                tail = code.rstrip()[-1:]
-                continue
-            more = split_comment(raw)
-            ms = more.strip()
-            if bal > 0 or tail == ",":
-                if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
-                    break
-            elif not ms or ms[0] not in _GOES_ON:
-                break
-            j += 1
-            bal += bracket_balance(more)
-            if more.count('"') % 2 == 1:
-                in_str = True
-            if ms:
-                tail = ms[-1]
-                code_end = lines.code_end(j) if not in_str else lines.starts[j] + len(raw.rstrip("\r"))
-        return j, code_end
 
     def _check_refs(self, start: int, end: int, defined: set[str]) -> None:
         """Every %value and @symbol used in the body [start, end) must be defined (one
@@ -652,4 +565,88 @@ def _body_plain(self: BodyReader, fn: Function, i: int, shape: LineShape, body_s
     return end_line + 1
 
 
-__all__ = ["BodyReader", "copy_body"]
+def _continued(lines: Lines, i: int, start: int, code_end: int) -> tuple[int, int]:
+    """The last line of the instruction whose code on line ``i`` runs from ``start`` to
+    ``code_end``, and where its code ends there. It goes on to the next line inside a
+    string (an inline-asm string of several lines: LLVM's strings hold line breaks),
+    after an opening bracket or a comma (switch tables, hand-split calls and phis), and
+    onto a line that starts with what only continues an instruction (``_GOES_ON``: a
+    string, a bracket, a comma)."""
+    text = lines.text
+    n = lines.n
+    first = text[start:code_end]
+    in_str = first.count('"') % 2 == 1
+    bal = bracket_balance(first)
+    tail = first[-1:] if first else ""
+    j = i
+    while j + 1 < n:
+        raw = lines.line(j + 1)
+        if in_str:
+            # the string goes on: to its closing quote, then code again
+            quote = raw.find('"')
+            j += 1
+            if quote < 0:
+                code_end = lines.starts[j] + len(raw.rstrip("\r"))
+                continue
+            rest = split_comment(raw[quote + 1:])
+            in_str = rest.count('"') % 2 == 1
+            bal += bracket_balance(rest)
+            code = raw[:quote + 1] + rest
+            code_end = lines.starts[j] + len(code.rstrip())
+            tail = code.rstrip()[-1:]
+            continue
+        more = split_comment(raw)
+        ms = more.strip()
+        if bal > 0 or tail == ",":
+            if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
+                break
+        elif not ms or ms[0] not in _GOES_ON:
+            break
+        j += 1
+        bal += bracket_balance(more)
+        if more.count('"') % 2 == 1:
+            in_str = True
+        if ms:
+            tail = ms[-1]
+            code_end = lines.code_end(j) if not in_str else lines.starts[j] + len(raw.rstrip("\r"))
+    return j, code_end
+
+
+def body_inline(self: BodyReader, fn: Function, j: int, pos: int, def_off: int) -> int:
+    """The body of a function whose define's last line ``j`` goes on after the '{' at
+    ``pos``: the first instruction there and the rest on the lines below, or the whole
+    body there (``define i32 @a() { ret i32 0 }``: read when it is one terminator).
+    Returns the line after the body."""
+    src = self.src
+    text = src.text
+    lines = self.lines
+    eol = lines.starts[j + 1] - 1 if j + 1 < lines.n else len(text)
+    code = split_comment(text[pos:eol])
+    close = _closing_brace(code)
+    if close < 0:
+        return self._scan_lines(fn, j, def_off, first=pos)[0]
+    if code[close + 1:].strip():
+        raise error_at(src, pos + close + 1 + len(code[close + 1:]) - len(code[close + 1:].lstrip()),
+                       "llnoalias reads nothing after the '}' that closes a function body on its line")
+    seg = code[:close].rstrip()
+    s = seg.lstrip()
+    lead = pos + len(seg) - len(s)
+    if not s:
+        raise error_at(src, pos + close, "function body requires at least one basic block")
+    m = _OP_RE.match(s)
+    op = m.group() if m else ""
+    if op not in _LONE_TERMINATORS:
+        raise error_at(src, lead, "llnoalias reads a body on the line of its '{' only when it is one "
+                       "terminator ('{ ret i32 0 }'): put the instructions on lines of their own")
+    defined = {a.name for a in fn.args}
+    block = f"%{entry_number(fn)}"
+    block = self.names.setdefault(block, block)
+    defined.add(block)
+    fn.blocks.append(block)
+    fn.block_offsets.append(lead)
+    fn.instrs.append(Instruction(None, _OPCODES.get(op) or _intern_opcode(op), lead, lead + len(s), fn, lead))
+    self._check_refs(lead, lead + len(s), defined)
+    return j + 1
+
+
+__all__ = ["BodyReader", "body_inline", "copy_body"]

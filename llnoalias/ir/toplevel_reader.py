@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .body_reader import BODY_COPY_CHARS, BodyReader, _body_plain, _cscan
+from .body_reader import BODY_COPY_CHARS, BodyReader, _body_plain, _cscan, body_inline
 from .datalayout import layout_error
 from .header_reader import _NAME_RE, HeaderReader
 from .kernel_copy import make_template
@@ -395,7 +395,7 @@ class TopLevelReader(HeaderReader, BodyReader):
             raise error_at(self.src, off, f"redefinition of function '{fn.name}'")
         mod.functions.append(fn)
         mod.functions_by_name[fn.name] = fn
-        return self._body_inline(fn, j, pos, off)
+        return body_inline(self, fn, j, pos, off)
 
     def _add_function(self, fn: Function, i: int, off: int) -> int:
         """Add ``fn`` (its header read, defined at ``off``) and read its body from line ``i``;

@@ -1,4 +1,4 @@
-"""Constructs LLVM 19 reads that llnoalias's reader once rejected (issue 46), each a fixture of
+"""Constructs LLVM 19 reads that llnoalias's reader once rejected, each a fixture of
 ``fixtures/parse/`` cut from LLVM 19's own CodeGen tests: annotate keeps every byte of the input
 where it claims nothing, and opt-19 reads what it writes where it claims something."""
 
