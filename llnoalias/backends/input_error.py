@@ -24,6 +24,16 @@ _RESULT_RE = re.compile(r"(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*(?:(?:tail|mustt
 _FUNCTION_RE = re.compile(r"(?:ptr\s+)?(@[-a-zA-Z$._0-9]+|@\"[^\"]*\")$")
 
 
+def newer_rules(res: CheckResult) -> list[str] | None:
+    """For an input LLVM read but whose verifier rejected it: the rules of LLVM 22's
+    verifier that LLVM 19's lacks that every error is (``verifier_rules``), or None."""
+    if not res.input_readable:
+        return None
+    from .verifier_rules import newer_verifier_rules
+
+    return newer_verifier_rules(res.input_detail or res.input_message)
+
+
 def input_error(res: CheckResult, text: str, path: str, bridged: str | None = None) -> LLNoaliasError:
     """The error for an input LLVM rejected (``CheckResult.input_rejected``): ``text`` is the input
     as llnoalias read it, ``bridged`` the copy the child read where the bridge changed it."""
@@ -84,11 +94,14 @@ def _line_of(src: list[str], stripped: list[str], shown: str) -> int | None:
         return next((k for k, ln in enumerate(src) if pattern.match(ln)), None)
     f = _FUNCTION_RE.match(shown)
     if f is not None:
-        pattern = re.compile(r"\s*define\b.*?" + re.escape(f.group(1)) + r"\s*\(")
-        return next((k for k, ln in enumerate(src) if pattern.match(ln)), None)
+        # its definition or declaration, else its first use
+        pattern = re.compile(r"\s*(?:define|declare)\b.*?" + re.escape(f.group(1)) + r"\s*\(")
+        hit = next((k for k, ln in enumerate(src) if pattern.match(ln)), None)
+        use = re.compile(re.escape(f.group(1)) + r"\b")
+        return hit if hit is not None else next((k for k, ln in enumerate(src) if use.search(ln)), None)
     # an instruction without a result: what LLVM prints before the attributes it adds
     head = re.split(r",\s*(?:align|!)", shown, maxsplit=1)[0]
     return next((k for k, s in enumerate(stripped) if s.startswith(head)), None) if len(head) > 3 else None
 
 
-__all__ = ["input_error"]
+__all__ = ["input_error", "newer_rules"]

@@ -16,6 +16,7 @@ from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .limits import MAX_DIGITS, too_long
 from .lines import NAME, blank_comment, error_at
 from .model import Argument, Declaration, Function, Global
+from .operands import CONSTEXPR_OPS
 from .shapes import LineShape
 from .types import Type, TypeParser
 
@@ -52,6 +53,10 @@ LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "
 
 #: what a line after a global starts with when it is a top-level entity of its own
 _NO_GLOBAL_GOES_ON = frozenset("@!%$^#}")
+
+#: the instruction words no constant starts with (the others, ``getelementptr``, ``bitcast``...,
+#: may start a global's initializer on its next line)
+_NO_CONSTANT_WORDS = frozenset(INSTRUCTION_WORDS - CONSTEXPR_OPS)
 
 #: make the functions spelled as one made again before from it (``kernel_copy``; a test switches it off)
 KERNEL_COPY = True
@@ -186,8 +191,8 @@ class TopLevelReader(HeaderReader, BodyReader):
             if not ms or ms[0] in _NO_GLOBAL_GOES_ON:
                 break
             word = _OPCODE_RE.match(ms)
-            if word is not None and word.group() in TOP_LEVEL_WORDS:
-                break
+            if word is not None and (word.group() in TOP_LEVEL_WORDS or word.group() in _NO_CONSTANT_WORDS):
+                break  # (an instruction outside a function is the error it is below)
             more, j = self._logical(j + 1, more)
             code = code + "\n" + more
         return code, j

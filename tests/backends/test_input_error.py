@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from llnoalias.backends.child_result import CheckResult
-from llnoalias.backends.input_error import input_error
+from llnoalias.backends.input_error import input_error, newer_rules
 from llnoalias.backends.llvmlite_backend import check_module
 
 MISMATCH = "define i32 @f(i32 %a) {\n  %x = add i64 %a, 1\n  ret i32 %x\n}\n"
@@ -63,3 +63,35 @@ def test_a_byte_column_past_non_ascii_text_is_a_character_column() -> None:
     assert res.input_rejected
     err = input_error(res, text, "in.ll")
     assert err.location is not None and text.splitlines()[1][err.location.col - 1:].startswith("bad")
+
+
+@pytest.mark.parametrize(("message", "rules"), [
+    ("target-features attribute should not contain an empty string\n", ["empty-target-features"]),
+    ("calling convention does not permit calls\n  call amdgpu_kernel void @callee(ptr addrspace(1) %out)\n",
+     ["call-to-kernel"]),
+    ("Intrinsic has incorrect argument type!\nptr @llvm.amdgcn.s.barrier.init\n"
+     "Intrinsic has incorrect return type!\nptr @llvm.amdgcn.s.barrier.leave\n", ["amdgcn-named-barrier-signatures"]),
+    # the same messages about anything else, or with an error no rule names, are errors of the input
+    ("Intrinsic has incorrect argument type!\nptr @llvm.amdgcn.raw.buffer.load\n", None),
+    ("calling convention does not permit calls\n  call amdgpu_gfx void @callee()\n", None),
+    ("target-features attribute should not contain an empty string\nRange types must match instruction type!\n"
+     "  %x = load i32, ptr %p, align 4, !range !0\n", None),
+])
+def test_only_rules_llvm19_lacks_let_a_rejected_input_go_on(message: str, rules: list[str] | None) -> None:
+    res = CheckResult(input_readable=True, input_message=message.splitlines()[0], input_detail=message, stage="done")
+    assert res.input_rejected
+    assert newer_rules(res) == rules
+
+
+def test_a_parse_error_is_never_a_newer_rule() -> None:
+    res = CheckResult(input_message="<string>:1:1: error: target-features attribute should not contain an empty "
+                      "string", stage="done")
+    assert newer_rules(res) is None
+
+
+def test_a_verifier_error_about_a_declared_function_points_at_its_declaration() -> None:
+    text = "declare void @llvm.amdgcn.s.barrier.init(ptr addrspace(3), i32)\ndeclare void @g()\n"
+    res = CheckResult(input_readable=True, stage="done", input_message="Intrinsic has incorrect argument type!",
+                      input_detail="Intrinsic has incorrect argument type!\nptr @g\n")
+    err = input_error(res, text, "in.ll")
+    assert err.location is not None and err.location.line == 2

@@ -60,3 +60,16 @@ def test_no_verify_reads_it_as_before(tmp_path: Path) -> None:
     res = run_cli([str(src), "--no-verify", "-o", str(out)])
     assert res.exit_code == 0, res.stderr
     assert out.read_text() == text
+
+
+def test_what_only_llvm22s_verifier_rejects_goes_on_with_one_note(tmp_path: Path) -> None:
+    # LLVM 19's own AMDGPU tests write an empty feature first; LLVM 22's verifier rejects it
+    text = ('define amdgpu_kernel void @k(ptr addrspace(1) %p) #0 {\n  store i32 0, ptr addrspace(1) %p\n'
+            '  ret void\n}\nattributes #0 = { "target-features"=",+wavefrontsize64" }\n')
+    src = tmp_path / "in.ll"
+    src.write_text(text)
+    out = tmp_path / "out.ll"
+    res = run_cli([str(src), "-o", str(out)])
+    assert res.exit_code == 0, res.stderr
+    assert out.read_text() == text
+    assert res.stderr.count("empty-target-features") == 1 and "error" not in res.stderr
