@@ -202,8 +202,8 @@ def _stream(workdir: str) -> int:
     """``--stream``: a check whose texts come while it runs. The child imports llvmlite
     at once, then reads ``input`` and ``output`` lines on stdin, each when ``input.ll`` or
     ``output.ll`` is written, so that llvmlite loads and the input is checked while the
-    parent is still annotating. End of input before ``output``: the parent needs no
-    check (nothing changed, or it failed); the child just exits."""
+    parent is still annotating. End of input before ``output``: the parent needs only
+    the input's verdict (nothing changed) or none (it failed); the child saves it and exits."""
     result: dict[str, Any] = {"op": "check", "stage": "import"}
     _save(workdir, result)
     llvm = _direct_llvm()
@@ -215,6 +215,9 @@ def _stream(workdir: str) -> int:
         result["stage"] = "wait-output"
         _save(workdir, result)
         if sys.stdin.readline().strip() != "output":
+            # the output equals the input (nothing changed): the input's verdict is all
+            result["stage"] = "done"
+            _save(workdir, result)
             return 0
         _check_output(llvm, workdir, os.path.join(workdir, "output.ll"), result)
     _save(workdir, result)

@@ -85,13 +85,13 @@ class CheckResult(Record):
     """What llvmlite's LLVM said about an input module and its rewritten output."""
 
     __slots__ = ("input_readable", "input_verified", "output_checked", "output_ok", "message", "input_message",
-                 "crashed", "timed_out", "returncode", "death", "stage", "stderr", "rewrites")
+                 "crashed", "timed_out", "returncode", "death", "stage", "stderr", "rewrites", "input_detail")
     _FIELDS = __slots__
 
     def __init__(self, input_readable: bool = False, input_verified: bool = False, output_checked: bool = False,
                  output_ok: bool = False, message: str = "", input_message: str = "", crashed: bool = False,
                  timed_out: bool = False, returncode: int | None = None, death: str = "", stage: str = "",
-                 stderr: str = "", rewrites: tuple[str, ...] = ()) -> None:
+                 stderr: str = "", rewrites: tuple[str, ...] = (), input_detail: str = "") -> None:
         #: The input parsed. False: llvmlite's LLVM cannot read it (newer or older syntax).
         self.input_readable = input_readable
         #: The input parsed and passed the verifier.
@@ -118,6 +118,8 @@ class CheckResult(Record):
         self.stderr = stderr
         #: The bridge's rewrites applied to the copy llvmlite's LLVM read (see :mod:`.bridge`).
         self.rewrites = rewrites
+        #: All llvmlite said about the input (a verifier error's second line prints what it is about).
+        self.input_detail = input_detail
 
     @property
     def verified(self) -> bool:
@@ -128,6 +130,16 @@ class CheckResult(Record):
     def regression(self) -> bool:
         """The input verified and the output did not: llnoalias broke the module."""
         return self.verified and self.input_verified and not self.output_ok
+
+    @property
+    def input_rejected(self) -> bool:
+        """llvmlite's LLVM read the input (as the bridge rewrote it) to the end and rejected
+        it: it does not parse or does not verify (design section 6). Not where the check
+        could not be made (a crash, a timeout) or the bridge named a construct that LLVM 22
+        lacks and no rewrite stands in for (``stage == "bridge"``)."""
+        if self.stage == "bridge" or self.crashed or self.timed_out:
+            return False
+        return not self.input_readable or not self.input_verified
 
     def reason(self) -> str:
         """Why the output could not be verified, for one note on stderr."""
@@ -158,6 +170,7 @@ def _check_result(outcome: ChildOutcome, rewrites: tuple[str, ...] = ()) -> Chec
         stage=str(r.get("stage", "")),
         stderr=outcome.stderr,
         rewrites=rewrites,
+        input_detail=str(r.get("input_message", "")),
     )
     if res.crashed and not res.death:
         res.death = "no result"

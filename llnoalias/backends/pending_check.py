@@ -212,6 +212,12 @@ class PendingCheck:
         self.use_bridge = use_bridge
         self.rewrites: tuple[str, ...] = ()
         self.bridge_error: str | None = None
+        #: the input as the child read it, where the bridge changed it (else None): where an
+        #: error against the input is located (``input_error``)
+        self.bridged_input: str | None = None
+        #: whether the bridge rewrote what the child reads: with it off (``LLNOALIAS_BRIDGE=0``)
+        #: a module LLVM 22 rejects may be one only a newer LLVM reads, so no error is made of it
+        self.bridge_active = True
         try:
             self.workdir = _make_workdir()
         except OSError as exc:
@@ -237,8 +243,9 @@ class PendingCheck:
     def _tell(self, name: str, text: str) -> None:
         if self.bridge_error is not None:
             return
-        from .bridge import BridgeError, bridge
+        from .bridge import BridgeError, bridge, enabled
 
+        self.bridge_active = enabled() if self.use_bridge is None else self.use_bridge
         try:
             # every text handed to a child goes through the bridge (as emit's module does)
             text, applied = bridge(text, active=self.use_bridge)
@@ -247,6 +254,8 @@ class PendingCheck:
             return
         if name == "input":
             self.rewrites = tuple(applied)
+            if applied:
+                self.bridged_input = text
         with open(os.path.join(self.workdir, f"{name}.ll"), "wb") as fh:
             fh.write(text.encode("utf-8", "surrogateescape"))
         if self.proc is not None:
@@ -259,6 +268,14 @@ class PendingCheck:
     def finish(self, output_text: str, timeout: float = 120.0) -> CheckResult:
         """Hand over the output and wait (at most ``timeout`` s) for the verdict."""
         self._tell("output", output_text)
+        return self._verdict(timeout)
+
+    def finish_input(self, timeout: float = 120.0) -> CheckResult:
+        """Wait (at most ``timeout`` s) for the input's verdict alone: the output is the
+        input (nothing changed), there is nothing more to check."""
+        return self._verdict(timeout)
+
+    def _verdict(self, timeout: float) -> CheckResult:
         # What reading the verdict needs (json with it) is imported while the child checks
         # the output.
         from .child_result import CheckResult, ChildOutcome, _check_result, read_result

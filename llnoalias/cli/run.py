@@ -85,9 +85,22 @@ def fail_on_promoted(name: str) -> None:
                              f"error{'s' if n > 1 else ''} (--warnings-as-errors); nothing was written")
 
 
-def check_verdict(res: CheckResult, path: str) -> None:
-    """What the CLI makes of llvmlite's verdict on the output (design section 6)."""
-    if res.regression:
+def check_verdict(res: CheckResult, path: str, text: str | None = None, bridged: str | None = None,
+                  output: bool = True) -> None:
+    """What the CLI makes of llvmlite's verdict on the input ``text`` (when given) and the
+    output (``output``: one was checked) (design section 6). ``bridged``: the copy of the
+    input the child read, where the bridge changed it."""
+    if text is not None and res.input_rejected:
+        from ..backends.input_error import input_error, newer_rules
+
+        rules = newer_rules(res)
+        if rules is None:
+            raise input_error(res, text, path, bridged)
+        # what LLVM 19 reads and only LLVM 22's verifier rejects: one note, and on
+        note(f"{path}: the input and output were not verified: llvmlite's LLVM (22) rejects what LLVM 19 "
+             f"reads ({', '.join(rules)}: docs/bridge.md)")
+        return
+    if output and res.regression:
         raise LLNoaliasError(
             f"{path}: the annotated module does not verify with llvmlite's LLVM although the input does "
             f"(this is a bug in llnoalias; use --no-verify to write it anyway): {res.message}")
@@ -99,7 +112,8 @@ def verify_output(source_text: str, output_text: str, path: str, timeout: float 
     """Check the output with llvmlite's LLVM in a child process (design section 6)."""
     from ..backends.llvmlite_backend import check_module
 
-    check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path)
+    check_verdict(check_module(_strip_bom(source_text), _strip_bom(output_text), timeout=timeout), path,
+                  _strip_bom(source_text))
 
 
 #: warnings of one kind (the same message but for its lines, numbers and quoted code) shown
@@ -170,8 +184,11 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
             sys.stderr.write(stages.text())
         print_warnings(text, name, result.report.warnings)
         fail_on_promoted(name)
-        if pending is not None and result.changed:
-            check_verdict(pending.finish(_strip_bom(result.text)), name)
+        if pending is not None:
+            # the input's verdict whether or not anything changed: input LLVM rejects is an error
+            verdict = pending.finish(_strip_bom(result.text)) if result.changed else pending.finish_input()
+            check_verdict(verdict, name, _strip_bom(text) if pending.bridge_active else None, pending.bridged_input,
+                          output=result.changed)
     finally:
         if pending is not None and pending.proc is not None:
             pending.cancel()

@@ -58,10 +58,16 @@ static Py_ssize_t op_at(int kind, const void *data, Py_ssize_t p, Py_ssize_t nl)
 }
 
 /* The end of the tail after an opcode ending at q: -1 when the line cannot be an
- * instruction row (a ';', or its last character opens a bracket or is a comma). */
+ * instruction row (a ';', a string that goes on to the next line, or its last character
+ * opens a bracket or is a comma). */
 static Py_ssize_t tail_end(int kind, const void *data, Py_ssize_t q, Py_ssize_t nl) {
-    for (Py_ssize_t k = q; k < nl; k++)
-        if (RD(k) == ';') return -1;
+    int quotes = 0;
+    for (Py_ssize_t k = q; k < nl; k++) {
+        Py_UCS4 c = RD(k);
+        if (c == ';') return -1;
+        if (c == '"') quotes ^= 1;
+    }
+    if (quotes) return -1;
     Py_ssize_t e = nl;
     while (e > q) {
         Py_UCS4 c = RD(e - 1);

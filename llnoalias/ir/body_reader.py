@@ -10,7 +10,7 @@ import re
 from ..compiled import load
 from .lazyre import lazy
 from .lexer import bracket_balance, canon_name, split_comment
-from .lines import LineReader, entry_number, error_at
+from .lines import LineReader, Lines, entry_number, error_at
 from .model import Function, Instruction
 from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
 from .shapes import LineShape
@@ -55,6 +55,33 @@ def _intern_opcode(op: str) -> str:
     if got is None:
         got = _OPCODES[op] = op
     return got
+
+_OP_RE = lazy(r"[a-z_]+")
+#: the terminators a body that opens and closes on one line may be (one instruction: its last)
+_LONE_TERMINATORS = frozenset(("ret", "unreachable", "br"))
+
+
+def _closing_brace(code: str) -> int:
+    """The index of the first '}' at depth 0 outside strings in ``code``, or -1."""
+    depth = 0
+    in_str = False
+    for k, ch in enumerate(code):
+        if ch == '"':
+            in_str = not in_str
+        elif in_str:
+            continue
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if ch == "}" and depth == 0:
+                return k
+            depth -= 1
+    return -1
+
+
+#: what a line that continues the instruction before it starts with (no instruction, label or
+#: '}' starts so): a string, an opening or closing bracket, a comma
+_GOES_ON = frozenset('"[(<{,)]>')
 
 _REF_SCAN_RE = lazy(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
 _PLAIN_REF_RE = lazy(r"[%@][-a-zA-Z$._0-9]+")
@@ -117,6 +144,9 @@ class BodyReader(LineReader):
         intern = _intern_opcode
         skip_to = -1  # the rows of lines the line-by-line scanner has read
         for (pre, res, op, tail, label, dbg, other), start in zip(rows, starts[i:end_line], strict=True):
+            if op and '"' in tail and tail.count('"') & 1:
+                op = ""  # a string that goes on to the next line: the line-by-line scanner reads it
+                other = tail
             if op:
                 if start < skip_to:
                     continue
@@ -266,13 +296,14 @@ class BodyReader(LineReader):
 
     def _scan_lines(self, fn: Function, i: int, def_off: int, defined: set[str] | None = None,
                     body_start: int | None = None, single: bool = False,
-                    num: Numbering | None = None) -> tuple[int, bool]:
+                    num: Numbering | None = None, first: int | None = None) -> tuple[int, bool]:
         """The general scanner: one regex match per line reads the label, result name and
         opcode; continued instructions, quoted names and errors are handled here. It
         reads a body from line ``i`` to its '}', or with ``single`` one line (with the
         lines that continue it) of a body that starts at ``body_start``, whose names so
-        far are ``defined`` and whose numbering stands at ``num``. Returns the next line and
-        whether the body ended."""
+        far are ``defined`` and whose numbering stands at ``num``; ``first``: where on line
+        ``i`` the body starts (after the '{' of a define that goes on). Returns the next line
+        and whether the body ended."""
         src = self.src
         text = src.text
         lines = self.lines
@@ -285,7 +316,7 @@ class BodyReader(LineReader):
         if num is None:
             num = Numbering(entry_number(fn))
         if body_start is None:
-            body_start = starts[i] if i < n else tlen
+            body_start = first if first is not None else starts[i] if i < n else tlen
         instrs = fn.instrs
         by_name = fn.by_name
         blocks = fn.blocks
@@ -296,6 +327,8 @@ class BodyReader(LineReader):
         names = self.names
         while i < n:
             start = starts[i]
+            if first is not None:
+                start, first = first, None
             eol = starts[i + 1] - 1 if i + 1 < n else tlen
             m = line_match(text, start, eol)
             if m is None:
@@ -340,6 +373,15 @@ class BodyReader(LineReader):
                 word = m.group("bad")
                 if word.startswith("define") or word.startswith("declare"):
                     raise error_at(src, def_off, "expected '}' to close the function body before this definition")
+                if word[0] in _GOES_ON and instrs and instrs[-1].function is fn and (
+                        not block_offsets or block_offsets[-1] <= instrs[-1].start):
+                    # the instruction before goes on here (its asm string, its switch table)
+                    j, end = _continued(lines, i, start, start + len(split_comment(text[start:eol]).rstrip()))
+                    instrs[-1]._len = end - instrs[-1].start
+                    i = j + 1
+                    if single:
+                        return i, False
+                    continue
                 raise error_at(src, off, "expected an instruction")
             # an instruction
             if not blocks or num.after_term:
@@ -376,24 +418,7 @@ class BodyReader(LineReader):
                 code_end = eol
             while code_end > start and text[code_end - 1] in " \t\r":
                 code_end -= 1
-            j = i
-            # An instruction continues on the next line only after an opening bracket or a
-            # comma (switch tables, hand-split calls and phis).
-            last = text[code_end - 1]
-            if last in "[({," and (last == "," or bracket_balance(text[start:code_end]) > 0):
-                bal = bracket_balance(text[start:code_end])
-                tail = last
-                while (bal > 0 or tail == ",") and j + 1 < n:
-                    more = split_comment(lines.line(j + 1))
-                    ms = more.strip()
-                    if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
-                        break
-                    j += 1
-                    bal += bracket_balance(more)
-                    if ms:
-                        tail = ms[-1]
-                if j != i:
-                    code_end = lines.code_end(j)
+            j, code_end = _continued(lines, i, start, code_end)
             if name is None and opcode not in NO_VALUE and produces_value(opcode, text[m.end("op"):code_end]):
                 # an unnamed value: it takes the next number, as in LLVM's parser
                 name = f"%{num.next}"
@@ -488,4 +513,88 @@ def _body_plain(self: BodyReader, fn: Function, i: int, shape: LineShape, body_s
     return end_line + 1
 
 
-__all__ = ["BodyReader"]
+def _continued(lines: Lines, i: int, start: int, code_end: int) -> tuple[int, int]:
+    """The last line of the instruction whose code on line ``i`` runs from ``start`` to
+    ``code_end``, and where its code ends there. It goes on to the next line inside a
+    string (an inline-asm string of several lines: LLVM's strings hold line breaks),
+    after an opening bracket or a comma (switch tables, hand-split calls and phis), and
+    onto a line that starts with what only continues an instruction (``_GOES_ON``: a
+    string, a bracket, a comma)."""
+    text = lines.text
+    n = lines.n
+    first = text[start:code_end]
+    in_str = first.count('"') % 2 == 1
+    bal = bracket_balance(first)
+    tail = first[-1:] if first else ""
+    j = i
+    while j + 1 < n:
+        raw = lines.line(j + 1)
+        if in_str:
+            # the string goes on: to its closing quote, then code again
+            quote = raw.find('"')
+            j += 1
+            if quote < 0:
+                code_end = lines.starts[j] + len(raw.rstrip("\r"))
+                continue
+            rest = split_comment(raw[quote + 1:])
+            in_str = rest.count('"') % 2 == 1
+            bal += bracket_balance(rest)
+            code = raw[:quote + 1] + rest
+            code_end = lines.starts[j] + len(code.rstrip())
+            tail = code.rstrip()[-1:]
+            continue
+        more = split_comment(raw)
+        ms = more.strip()
+        if bal > 0 or tail == ",":
+            if ms == "}" and not more.startswith(" ") or not ms and bal <= 0:
+                break
+        elif not ms or ms[0] not in _GOES_ON:
+            break
+        j += 1
+        bal += bracket_balance(more)
+        if more.count('"') % 2 == 1:
+            in_str = True
+        if ms:
+            tail = ms[-1]
+            code_end = lines.code_end(j) if not in_str else lines.starts[j] + len(raw.rstrip("\r"))
+    return j, code_end
+
+
+def body_inline(self: BodyReader, fn: Function, j: int, pos: int, def_off: int) -> int:
+    """The body of a function whose define's last line ``j`` goes on after the '{' at
+    ``pos``: the first instruction there and the rest on the lines below, or the whole
+    body there (``define i32 @a() { ret i32 0 }``: read when it is one terminator).
+    Returns the line after the body."""
+    src = self.src
+    text = src.text
+    lines = self.lines
+    eol = lines.starts[j + 1] - 1 if j + 1 < lines.n else len(text)
+    code = split_comment(text[pos:eol])
+    close = _closing_brace(code)
+    if close < 0:
+        return self._scan_lines(fn, j, def_off, first=pos)[0]
+    if code[close + 1:].strip():
+        raise error_at(src, pos + close + 1 + len(code[close + 1:]) - len(code[close + 1:].lstrip()),
+                       "llnoalias reads nothing after the '}' that closes a function body on its line")
+    seg = code[:close].rstrip()
+    s = seg.lstrip()
+    lead = pos + len(seg) - len(s)
+    if not s:
+        raise error_at(src, pos + close, "function body requires at least one basic block")
+    m = _OP_RE.match(s)
+    op = m.group() if m else ""
+    if op not in _LONE_TERMINATORS:
+        raise error_at(src, lead, "llnoalias reads a body on the line of its '{' only when it is one "
+                       "terminator ('{ ret i32 0 }'): put the instructions on lines of their own")
+    defined = {a.name for a in fn.args}
+    block = f"%{entry_number(fn)}"
+    block = self.names.setdefault(block, block)
+    defined.add(block)
+    fn.blocks.append(block)
+    fn.block_offsets.append(lead)
+    fn.instrs.append(Instruction(None, _OPCODES.get(op) or _intern_opcode(op), lead, lead + len(s), fn, lead))
+    self._check_refs(lead, lead + len(s), defined)
+    return j + 1
+
+
+__all__ = ["BodyReader", "body_inline"]

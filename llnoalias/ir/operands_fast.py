@@ -112,7 +112,10 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("other")
         ops.flags = ("ret",)
-        ops.operands = [] if m.group(1) is None else [(type_of(m.group(1)), _val(m.group(2)))]
+        value = None if m.group(1) is None else _val(m.group(2))
+        # (a constant is no reference: the full parser's generic rule keeps references only)
+        ops.operands = [] if value is None or isinstance(value, (PlainConst, UndefConst)) else [
+            (type_of(m.group(1)), value)]
         return ops
     if op == "fence" or op == "unreachable":
         if _FAST_NO_OPERANDS.match(text, pos, end) is None:

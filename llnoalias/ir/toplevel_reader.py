@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .body_reader import BodyReader
+from .body_reader import BodyReader, body_inline
 from .datalayout import layout_error
 from .header_reader import _NAME_RE, HeaderReader
 from .lazyre import lazy
@@ -15,6 +15,7 @@ from .lexer import bracket_balance, canon_name, split_comment, tokenize
 from .limits import MAX_DIGITS, too_long
 from .lines import NAME, blank_comment, error_at
 from .model import Argument, Declaration, Function, Global
+from .operands import CONSTEXPR_OPS
 from .shapes import LineShape
 from .types import Type, TypeParser
 
@@ -45,6 +46,33 @@ LINKAGES = {"private", "internal", "available_externally", "linkonce", "weak", "
             "extern_weak", "linkonce_odr", "weak_odr", "external"}
 
 
+#: what a line after a global starts with when it is a top-level entity of its own
+_NO_GLOBAL_GOES_ON = frozenset("@!%$^#}")
+
+#: the instruction words no constant starts with (the others, ``getelementptr``, ``bitcast``...,
+#: may start a global's initializer on its next line)
+_NO_CONSTANT_WORDS = frozenset(INSTRUCTION_WORDS - CONSTEXPR_OPS)
+
+def body_brace(code: str) -> int:
+    """The index in ``code`` (a define's text, its comments blanked) of the '{' that opens the
+    body: the first at depth 0 after the parameters' ')'; -1 when it is not there yet."""
+    toks = tokenize(code)
+    k = next((k for k, t in enumerate(toks) if t.kind == "global" and k + 1 < len(toks) and toks[k + 1].text == "("),
+             -1)
+    if k < 0:
+        return -1
+    depth = 0
+    for t in toks[k + 1:]:
+        text = t.text
+        if text == "{" and depth == 0:
+            return t.start
+        if text in "([{<":
+            depth += 1
+        elif text in ")]}>":
+            depth -= 1
+    return -1
+
+
 class BodyMismatch(Exception):
     """A body read on demand ended elsewhere than the top-level pass found its '}' (a
     line that begins with '}' inside the body): the module must be read in one pass."""
@@ -65,7 +93,7 @@ class TopLevelReader(HeaderReader, BodyReader):
         first = s[0]
         lineno = i + 1
         if first == "@":
-            code2, j = self._logical(i, code)
+            code2, j = self._global_lines(i, code)
             self._global(code2, off, lineno)
             return j + 1
         if first == "!":
@@ -139,6 +167,24 @@ class TopLevelReader(HeaderReader, BodyReader):
         if word in INSTRUCTION_WORDS:
             raise error_at(src, off, "instruction outside of a function")
         raise error_at(src, off, "expected a top-level entity (this does not look like LLVM IR)")
+
+    def _global_lines(self, i: int, code: str) -> tuple[str, int]:
+        """``_logical`` for a global, which also goes on to the lines after it that start no
+        top-level entity (``@a = addrspace(1) constant [4 x bfloat]`` with its initializer on
+        the next line: LLVM reads tokens, not lines). A blank or comment line ends it."""
+        code, j = self._logical(i, code)
+        lines = self.lines
+        while j + 1 < lines.n:
+            more = split_comment(lines.line(j + 1))
+            ms = more.strip()
+            if not ms or ms[0] in _NO_GLOBAL_GOES_ON:
+                break
+            word = _OPCODE_RE.match(ms)
+            if word is not None and (word.group() in TOP_LEVEL_WORDS or word.group() in _NO_CONSTANT_WORDS):
+                break  # (an instruction outside a function is the error it is below)
+            more, j = self._logical(j + 1, more)
+            code = code + "\n" + more
+        return code, j
 
     def _global(self, code: str, off: int, lineno: int) -> None:
         toks = tokenize(code.strip(), off)
@@ -278,9 +324,16 @@ class TopLevelReader(HeaderReader, BodyReader):
         code = blank_comment(raw)
         j = i
         bal = bracket_balance(code)
+        more = code
         while not (bal == 1 and code.rstrip().endswith("{")):
             if bal > 1 and code.rstrip().endswith("{"):
                 break
+            if "{" in more:
+                brace = body_brace(code)
+                if brace >= 0:
+                    # the body starts on this line, after its '{' (``define i32 @a() { ret i32 0 }``)
+                    return self._add_function_inline(self._header(code[:brace], start, i + 1, off), j,
+                                                      start + brace + 1, off)
             j += 1
             if j >= n:
                 raise error_at(src, off, "expected '{' to start the function body")
@@ -292,6 +345,16 @@ class TopLevelReader(HeaderReader, BodyReader):
             bal += bracket_balance(more)
         fn = self._header(code[: code.rstrip().rfind("{")], start, i + 1, off)
         return self._add_function(fn, j + 1, off)
+
+    def _add_function_inline(self, fn: Function, j: int, pos: int, off: int) -> int:
+        """``_add_function`` for a body that starts on line ``j`` (its define's last line) at
+        ``pos``, after the '{': read now (``_body_inline``)."""
+        mod = self.mod
+        if fn.name in mod.functions_by_name or fn.name in mod.globals:
+            raise error_at(self.src, off, f"redefinition of function '{fn.name}'")
+        mod.functions.append(fn)
+        mod.functions_by_name[fn.name] = fn
+        return body_inline(self, fn, j, pos, off)
 
     def _add_function(self, fn: Function, i: int, off: int) -> int:
         """Add ``fn`` (its header read, defined at ``off``) and read its body from line ``i``;

@@ -46,7 +46,9 @@ def test_a_child_that_dies_before_the_input_is_contained(monkeypatch: pytest.Mon
     assert res.crashed and not res.verified and not res.regression and res.death == "SIGABRT"
 
 
-def test_unchanged_output_starts_no_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unchanged_output_checks_the_input_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing changed: the child gives the input's verdict (input LLVM rejects is an error even
+    then) without waiting for an output, and is gone with its files."""
     path = tmp_path / "plain.ll"
     path.write_text("define void @f() {\n  ret void\n}\n")
     started: list[PendingCheck] = []
@@ -57,9 +59,19 @@ def test_unchanged_output_starts_no_check(tmp_path: Path, monkeypatch: pytest.Mo
         return started[-1]
 
     monkeypatch.setattr(PendingCheck, "start", staticmethod(spy))
+    verdicts: list[object] = []
+    real_finish_input = PendingCheck.finish_input
+
+    def spy_finish(self: PendingCheck, timeout: float = 120.0) -> object:
+        verdicts.append(real_finish_input(self, timeout))
+        return verdicts[-1]
+
+    monkeypatch.setattr(PendingCheck, "finish_input", spy_finish)
     _, result = run_annotate(str(path), AnnotateOptions())
     assert not result.changed
     assert started and started[0].proc is None and not os.path.exists(started[0].workdir)
+    [res] = verdicts
+    assert res.input_verified and not res.output_checked and not res.crashed  # type: ignore[attr-defined]
 
 
 @pytest.mark.slow
