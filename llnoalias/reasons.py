@@ -32,6 +32,7 @@ GROUPS = {
     "root": "An argument or LDS global that is not a root",
     "range": "Why an access has no byte range (with --regions)",
     "escape": "Why an argument is not proved readonly or writeonly",
+    "exact": "Why `check` cannot tell a pair apart per thread (after \"unproven\")",
 }
 
 
@@ -430,6 +431,12 @@ INTRINSIC_NO_LENGTH = _r("intrinsic-no-length", "memory intrinsic with no length
                          "A memory intrinsic whose length operand is missing.",
                          "Report the call (llnoalias's version and the line): a memory intrinsic has a "
                          "length operand that llnoalias could not read.")
+NOT_EVALUATED = _r("not-evaluated", "{value} is not evaluated per thread: {what}", "exact",
+                   "`check` computes each LDS address per thread and loop state; this value (a kernel "
+                   "argument, a loaded value, a loop value with no known evolution, a phi of a join, an "
+                   "operation it does not evaluate) blocks it, so the pair is unproven, not a race.",
+                   "Nothing, or give the check more to read: a work-group size, addresses from thread ids "
+                   "and loop counters; `--strict` makes an unproven pair fail.")
 LENGTH_NO_RANGE = _r("length-no-range", "length with no range: {why}", "range",
                      "A memory intrinsic's length has no range.", _RANGE, nested="why")
 DMA_GLOBAL_SIDE = _r("dma-global-side", "the global side of an LDS DMA", "range",

@@ -7,7 +7,7 @@ GPU) for gfx950, where Triton's AMD pipeliner uses async copies by default
 (``global.load.async.lds`` + ``asyncmark`` / ``wait.asyncmark``), and for gfx942 with
 ``TRITON_HIP_USE_ASYNC_COPY=1``; fp16, bf16 and fp8 (``fp8e4nv`` on gfx950, ``fp8e4b8`` on
 gfx942), 4 and 8 warps, ``num_stages`` 2, 3 and 4: a spread of the product, not all of it.
-These are the inputs of issue 43's judge and of ``scripts/pipeline_mutants.py``.
+These are the inputs of the check's exact judge (design 4b) and of ``scripts/pipeline_mutants.py``.
 
 It reuses ``scripts/gen_triton_corpus.py``'s helpers (same environment scrubbing, fresh cache
 per kernel, the same header and path rewriting, ``MAX_BYTES``). A module that is meant to be

@@ -121,7 +121,7 @@ def check_one(module: str, mut: Mutant, path: str, codegen: str, base: list[str]
     else:
         row.races = len(res.races)
         row.witnessed = sum(1 for r in res.races if getattr(r, "witness", None))
-        unproven = list(getattr(res, "unproven", []))  # the judge of issue 43 has them
+        unproven = list(getattr(res, "unproven", []))  # the exact judge (design 4b) has them
         row.unproven = len(unproven)
         row.details = {"race_list": [_js(r) for r in res.races], "unproven_list": [_js(u) for u in unproven]}
         asm = getattr(res, "asm", "") or ""

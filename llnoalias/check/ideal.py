@@ -13,25 +13,18 @@ wait. Functions with more than ``MAX_WAITS`` waits are left out (each trial judg
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..asm.queue import Replay, counter_of
 from ..asm.reader import VMEM_LOAD, AsmFunction
-from .exact import FunctionExact
-from .footprints import IRAccess
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from .judge import FunctionVerdict
+#: a (DMA, access) pair the judge reports, by their lines
+Pair = tuple[int, int]
 
 #: the counter's largest count (6 bits)
 TOP = 63
 #: waits of one function beyond which their loosest counts are not searched
 MAX_WAITS = 48
-
-
-def _pairs(v: FunctionVerdict) -> set[tuple[int, int]]:
-    out = {(r.dma.ir_line or -r.dma.asm_line, r.access.ir_line or -r.access.asm_line) for r in v.races}
-    out |= {(u.dma.ir_line or -u.dma.asm_line, u.access.ir_line or -u.access.asm_line) for u in v.unproven}
-    return out
 
 
 def _register_bound(fn: AsmFunction, rp: Replay, index: int) -> int:
@@ -66,16 +59,14 @@ def _register_bound(fn: AsmFunction, rp: Replay, index: int) -> int:
     return bound
 
 
-def loosest_counts(fn: AsmFunction, generation: int, accesses: dict[int, IRAccess], fx: FunctionExact | None,
-                   verdict: FunctionVerdict, rp: Replay) -> dict[int, int]:
-    """Per wait (its instruction index), the loosest safe count (see the module's docstring)."""
-    from .judge import judge_function
-
+def loosest_counts(fn: AsmFunction, generation: int, rp: Replay, base: set[Pair],
+                   pairs: Callable[[], set[Pair]]) -> dict[int, int]:
+    """Per wait (its instruction index), the loosest safe count (see the module's docstring):
+    ``base`` the pairs the judge reports as the function is, ``pairs()`` what it reports again."""
     f = counter_of(generation)
     waits = [i.index for i in fn.insts if i.wait and f in i.wait]
     if len(waits) > MAX_WAITS:
         return {}
-    base = _pairs(verdict)
     out: dict[int, int] = {}
 
     def safe(index: int, n: int) -> bool:
@@ -83,10 +74,10 @@ def loosest_counts(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
         old = inst.wait[f]
         inst.wait[f] = n
         try:
-            got = judge_function(fn, generation, accesses, fx, ideal=False)
+            got = pairs()
         finally:
             inst.wait[f] = old
-        return _pairs(got) <= base
+        return got <= base
 
     for index in waits:
         value = fn.insts[index].wait[f]

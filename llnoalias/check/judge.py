@@ -253,9 +253,19 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     if ideal and v.waits:
         from .ideal import loosest_counts
 
-        counts = loosest_counts(fn, generation, accesses, fx, v, rp)
+        def again() -> set[tuple[int, int]]:
+            return _pair_keys(judge_function(fn, generation, accesses, fx))
+
+        counts = loosest_counts(fn, generation, rp, _pair_keys(v), again)
         v.waits = [dataclasses.replace(w, loosest=counts.get(i)) for w, i in zip(v.waits, rp.waits_index(), strict=True)]
     return v
+
+
+def _pair_keys(v: FunctionVerdict) -> set[tuple[int, int]]:
+    """The (DMA, access) pairs a verdict reports, races and unproven alike."""
+    out = {(r.dma.ir_line or -r.dma.asm_line, r.access.ir_line or -r.access.asm_line) for r in v.races}
+    out |= {(u.dma.ir_line or -u.dma.asm_line, u.access.ir_line or -u.access.asm_line) for u in v.unproven}
+    return out
 
 
 class _Pairs:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ... import reasons
 from ...ir import operands as opparse
 from ...ir.facts import LDS_ADDRSPACE
 from ...ir.model import (
@@ -86,6 +87,11 @@ class Threads:
     @property
     def waves(self) -> int:
         return (self.count + self.wave - 1) // self.wave
+
+
+def _why(value: str, what: str) -> str:
+    """What blocks the evaluation of ``value``: a reason of the registry (``what``: a word or two)."""
+    return reasons.NOT_EVALUATED.format(value=value, what=what)
 
 
 def _mask(bits: int) -> int:
@@ -196,7 +202,7 @@ class Evaluator:
         if isinstance(v, LocalRef):
             got = self.memo.get(v.name)
             if got is None:
-                self.memo[v.name] = Unknown(f"{v.name} (a cycle)")
+                self.memo[v.name] = Unknown(_why(v.name, "cycle"))
                 got = self.memo[v.name] = self._local(v.name)
             return got
         if isinstance(v, GlobalRef):
@@ -204,11 +210,11 @@ class Evaluator:
         if isinstance(v, ConstExpr):
             return self._constexpr(v)
         if isinstance(v, AggregateConst):
-            return Unknown("an aggregate constant")
+            return Unknown(_why("a constant", "aggregate"))
         c = int_const(v)
         if c is not None:
             return c & _mask(_bits(ty)) if ty is not None and ty.kind == "int" else c
-        return Unknown(f"the constant {getattr(v, 'text', v)!r}")
+        return Unknown(_why(str(getattr(v, "text", v)), "constant"))
 
     def _global(self, name: str) -> Val:
         facts = self.mod.facts
@@ -216,7 +222,7 @@ class Evaluator:
             return Ptr(DYN, 0)
         if name in facts.static_lds:
             return Ptr(name, 0)
-        return Unknown(f"{name} (not an LDS variable)")
+        return Unknown(_why(name, "not LDS"))
 
     def _local(self, name: str) -> Val:
         if name in self.phis:
@@ -224,16 +230,16 @@ class Evaluator:
         if name in self._args:
             if name in self.args:
                 return self.args[name]
-            return Unknown(f"the kernel argument {name}")
+            return Unknown(_why(name, "kernel argument"))
         inst = self.fn.by_name.get(name)
         if inst is None:
-            return Unknown(f"{name} (not defined)")
+            return Unknown(_why(name, "undefined"))
         if inst.opcode == "phi" and self.is_header_phi(name):
-            return Unknown(f"{name} (a loop's value with no known evolution)", inst.line)
+            return Unknown(_why(name, "loop value"), inst.line)
         return self._inst(inst)
 
     def _unknown(self, inst: Instruction, what: str = "") -> Unknown:
-        return Unknown(f"{inst.name} ({what or inst.opcode})", inst.line)
+        return Unknown(_why(str(inst.name), what or inst.opcode), inst.line)
 
     def _inst(self, inst: Instruction) -> Val:
         ops = opparse.parse(self.mod, inst)
@@ -255,15 +261,15 @@ class Evaluator:
             if pick is not None and pick < len(ops.incoming):
                 return self.value(ops.result_type, ops.incoming[pick])
             vals = [self.value(ops.result_type, v) for v in ops.incoming]
-            first = vals[0] if vals else Unknown("an empty phi")
+            first = vals[0] if vals else Unknown(_why("a phi", "empty"))
             if all(v == first for v in vals[1:]):
                 return first
-            return Unknown(f"{inst.name} (a phi of values that differ on the paths into it)", inst.line,
+            return Unknown(_why(str(inst.name), "join"), inst.line,
                            join=str(inst.name))
         if k == "call":
             return self._call(inst, ops)
         if k == "load":
-            return self._unknown(inst, "a loaded value")
+            return self._unknown(inst, "loaded value")
         return self._unknown(inst)
 
     def _binop(self, inst: Instruction, flags: tuple[str, ...], operands: list[tuple[Type, Value]]) -> Val:
@@ -273,7 +279,7 @@ class Evaluator:
                       line: int) -> Val:
         ty = operands[0][0]
         if ty.kind != "int":
-            return Unknown(f"{name} (a {ty.kind} {op})", line)
+            return Unknown(_why(name, f"{ty.kind} {op}"), line)
         bits = ty.bits or 64
         a, b = self.value(*operands[0]), self.value(*operands[1])
         if isinstance(a, Unknown):
@@ -291,9 +297,9 @@ class Evaluator:
                 return PtrInt(a.space, lift(lambda x, y: x - y, a.off, b))
             if op == "sub" and isinstance(a, PtrInt) and isinstance(b, PtrInt) and a.space == b.space:
                 return lift(lambda x, y: (x - y) & _mask(bits), a.off, b.off)
-            return Unknown(f"{name} (an LDS address under {op})", line)
+            return Unknown(_why(name, f"address {op}"), line)
         if isinstance(a, Ptr) or isinstance(b, Ptr):
-            return Unknown(f"{name} (a pointer under {op})", line)
+            return Unknown(_why(name, f"pointer {op}"), line)
         bad = False
 
         def f(x: int, y: int) -> int:
@@ -305,7 +311,7 @@ class Evaluator:
             return r
 
         out = lift(f, a, b)
-        return Unknown(f"{name} ({op} past its width or by zero)", line) if bad else out
+        return Unknown(_why(name, f"{op} overflow"), line) if bad else out
 
     def _cast(self, cast: str, src: tuple[Type, Value], dest: Type | None) -> Val:
         v = self.value(*src)
@@ -315,32 +321,32 @@ class Evaluator:
         if cast in ("bitcast", "addrspacecast"):
             if isinstance(v, Ptr) and dest is not None and dest.kind == "ptr" and dest.addrspace not in (
                     LDS_ADDRSPACE, 0):
-                return Unknown("an LDS pointer cast to another address space")
+                return Unknown(_why("a pointer", "addrspacecast"))
             return v
         if cast == "ptrtoint":
-            return PtrInt(v.space, v.off) if isinstance(v, Ptr) else Unknown("ptrtoint of a pointer not into LDS")
+            return PtrInt(v.space, v.off) if isinstance(v, Ptr) else Unknown(_why("a pointer", "not LDS"))
         if cast == "inttoptr":
             if isinstance(v, PtrInt):
                 return Ptr(v.space, v.off)
-            return Unknown("inttoptr of an integer that is no LDS address")
+            return Unknown(_why("an integer", "not LDS"))
         if isinstance(v, (Ptr, PtrInt)):
             if cast in ("zext", "sext", "trunc") and isinstance(v, PtrInt) and dbits >= 32:
                 return v
-            return Unknown(f"{cast} of an LDS address")
+            return Unknown(_why("an address", cast))
         if cast == "zext":
             return lift(lambda x: x & _mask(sbits), v)
         if cast == "sext":
             return lift(lambda x: _signed(x, sbits) & _mask(dbits), v)
         if cast == "trunc":
             return lift(lambda x: x & _mask(dbits), v)
-        return Unknown(f"a {cast}")
+        return Unknown(_why("a value", cast))
 
     def _gep(self, source: Type | None, operands: list[tuple[Type, Value]]) -> Val:
         base = self.value(*operands[0])
         if isinstance(base, Unknown):
             return base
         if not isinstance(base, Ptr):
-            return Unknown("a getelementptr of a pointer not into LDS")
+            return Unknown(_why("a getelementptr", "not LDS"))
         off: Ints = base.off
         cur = source
         named = self.mod.named_types
@@ -354,7 +360,7 @@ class Evaluator:
                 continue
             idx = self.value(ity, iv)
             if not isinstance(idx, (int, tuple)):
-                return idx if isinstance(idx, Unknown) else Unknown("a pointer as an index")
+                return idx if isinstance(idx, Unknown) else Unknown(_why("an index", "pointer"))
             ib = _bits(ity)
             off = lift(lambda x, i, s=scale, b=ib: x + _signed(i, b) * s, off, idx)
         return Ptr(base.space, off)
@@ -362,7 +368,7 @@ class Evaluator:
     def _cmp(self, inst: Instruction, operands: list[tuple[Type, Value]]) -> Val:
         text = self.mod.text[inst.opstart:inst.end].split()
         if not text or text[0] != "icmp" or len(text) < 2:
-            return self._unknown(inst, "a comparison of floats")
+            return self._unknown(inst, "fcmp")
         pred = text[1]
         ty = operands[0][0]
         bits = _bits(ty)
@@ -375,7 +381,7 @@ class Evaluator:
                     and a.space == b.space:
                 a, b = a.off, b.off
             else:
-                return self._unknown(inst, "a comparison of addresses")
+                return self._unknown(inst, "address icmp")
         if pred in _CMP:
             fn = _CMP[pred]
             return lift(lambda x, y: int(fn(x & _mask(bits), y & _mask(bits))), a, b)
@@ -400,7 +406,7 @@ class Evaluator:
             return lift(lambda s, x, y: x if s & 1 else y, c, a, b)
         if isinstance(a, Ptr) and isinstance(b, Ptr) and a.space == b.space:
             return Ptr(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
-        return self._unknown(inst, "a select of pointers into different spaces")
+        return self._unknown(inst, "spaces select")
 
     def _call(self, inst: Instruction, ops: opparse.Ops) -> Val:
         callee = ops.callee
@@ -444,7 +450,7 @@ class Evaluator:
         key = name.split(".")[1] if name.count(".") >= 2 else ""
         if name.startswith("llvm.") and key in _MINMAX and len(args) == 2:
             return self._minmax(inst, key, args)
-        return self._unknown(inst, f"a call of {name or 'a function'}")
+        return self._unknown(inst, f"call @{name}" if name else "indirect call")
 
     def _lanes_all_run(self, inst: Instruction) -> bool:
         return self.every_lane is not None and self.every_lane(inst)
@@ -455,7 +461,7 @@ class Evaluator:
         if isinstance(c, Unknown):
             return c
         if not isinstance(c, (int, tuple)) or not self._lanes_all_run(inst):
-            return self._unknown(inst, "a ballot where not every lane may run")
+            return self._unknown(inst, "ballot lanes")
         th = self.threads
         masks: list[int] = []
         for w in range(th.waves):
@@ -473,7 +479,7 @@ class Evaluator:
             if isinstance(x, Unknown):
                 return x
         if not isinstance(a, (int, tuple)) or not isinstance(d, (int, tuple)) or not self._lanes_all_run(inst):
-            return self._unknown(inst, "a ds.bpermute where not every lane may run")
+            return self._unknown(inst, "bpermute lanes")
         th = self.threads
         out = []
         for t in range(th.count):
@@ -502,7 +508,7 @@ class Evaluator:
             return self._cast(ce.opcode, ce.operands[0], ce.dest)
         if ce.opcode in ("add", "sub", "or") and len(ce.operands) == 2:
             return self._binop_values(ce.opcode, ce.flags, ce.operands, f"a constant {ce.opcode}", 0)
-        return Unknown(f"a constant expression ({ce.opcode})")
+        return Unknown(_why("a constant", ce.opcode))
 
 
 def threads_of(fn: Function, text: str, bounds: list[int | None], wave: int) -> Threads | None:

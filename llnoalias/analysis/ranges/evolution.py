@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ... import reasons
 from ...ir import operands as opparse
 from ...ir.cfg import control_flow
 from ...ir.lexer import tokenize
@@ -244,7 +245,7 @@ class Evolutions:
                 inc[p] = got
                 types[p] = opparse.parse(self.mod, self.fn.by_name[p]).result_type
         ev0 = Evaluator(self.mod, self.fn, self.threads, {}, self.is_header_phi, every_lane=self.every_lane)
-        state = tuple(ev0.value(types[p], inc[p][0]) if p in inc else Unknown(f"{p} (entered from several values)")
+        state = tuple(ev0.value(types[p], inc[p][0]) if p in inc else Unknown(reasons.NOT_EVALUATED.format(value=p, what="several entries"))
                       for p in unit.phis)
         seen: dict[tuple[Val, ...], int] = {}
         while len(unit.states) < HORIZON:
@@ -258,7 +259,7 @@ class Evolutions:
             unit.succ.append(len(unit.states) if len(unit.states) < HORIZON else BEYOND)
             ev = Evaluator(self.mod, self.fn, self.threads, dict(zip(unit.phis, state, strict=True)),
                            self.is_header_phi, every_lane=self.every_lane)
-            state = tuple(ev.value(types[p], inc[p][1]) if p in inc else Unknown(f"{p} (several latches)")
+            state = tuple(ev.value(types[p], inc[p][1]) if p in inc else Unknown(reasons.NOT_EVALUATED.format(value=p, what="several latches"))
                           for p in unit.phis)
         for i, p in enumerate(unit.phis):
             vals = [s[i] for s in unit.states]
@@ -285,7 +286,7 @@ class Evolutions:
                 k = ctx[pos] if pos < len(ctx) else BEYOND
                 for i, p in enumerate(unit.phis):
                     env[p] = unit.states[k][i] if 0 <= k < len(unit.states) else Unknown(
-                        f"{p} past the {len(unit.states)} iterations followed")
+                        reasons.NOT_EVALUATED.format(value=p, what=f"past {len(unit.states)}"))
             if args:
                 for unit in self.dropped:
                     k = next((ctx[pos] for pos, u in enumerate(self.units) if u.loop == unit.loop and pos < len(ctx)),

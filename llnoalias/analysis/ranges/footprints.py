@@ -66,7 +66,7 @@ def extent(mod: Module, fr: FunctionRanges | None, dl: DataLayout, acc: Access,
         lty, lv = args[2]
         if fr is None:
             c = int_const(lv)
-            return (0, max(c, 1)) if c is not None and c >= 0 else reasons.LENGTH_NO_RANGE.format(why="not a constant")
+            return (0, max(c, 1)) if c is not None and c >= 0 else reasons.LENGTH_NO_RANGE.format(why="non-constant")
         r = fr.int_range(lty, lv)
         if not isinstance(r, Range):
             return reasons.LENGTH_NO_RANGE.format(why=r)
