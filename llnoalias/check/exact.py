@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import reasons
 from ..analysis.memory.accesses import find_accesses
 from ..analysis.memory.intrinsics import lds_dma
-from ..analysis.ranges.concrete import DYN, Ptr, Threads, Unknown, at, threads_of
+from ..analysis.ranges.concrete import ARG_SPACE, Ptr, Threads, Unknown, at, threads_of
 from ..analysis.ranges.evolution import Evolutions, Guard, dependencies, guards, phi_labels
 from ..analysis.ranges.footprints import extent
 from ..analysis.ranges.interval import int_const
@@ -367,8 +368,12 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
         if isinstance(x, Unknown):
             return Verdict("unproven", why=x.why, line=x.line, join=x.join)
     assert isinstance(d, Bytes) and isinstance(a, Bytes) and th is not None and dsite is not None
-    if d.space != a.space and DYN not in (d.space, a.space) or (d.space != a.space):
-        return APART
+    if d.space != a.space:
+        if d.space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
+            return Verdict("unproven", why=reasons.NOT_EVALUATED.format(
+                value=(d.space if d.space.startswith(ARG_SPACE) else a.space)[len(ARG_SPACE):],
+                what="argument pointer"))
+        return APART  # two LDS variables the lowering places apart, or one and the dynamic block
     span = th.wave * dsite.stride + dsite.size + max(dsite.imm, 0)
     before = min(dsite.imm, 0)
     dlo, dhi = min(d.lo) + before, max(d.lo) + span

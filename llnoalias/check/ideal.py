@@ -18,8 +18,8 @@ from collections.abc import Callable
 from ..asm.queue import Replay, counter_of
 from ..asm.reader import VMEM_LOAD, AsmFunction
 
-#: a (DMA, access) pair the judge reports, by their lines
-Pair = tuple[int, int]
+#: a (DMA, access) pair the judge reports, by their lines, and how
+Pair = tuple[object, ...]
 
 #: the counter's largest count (6 bits)
 TOP = 63

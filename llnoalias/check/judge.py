@@ -78,6 +78,8 @@ class Unproven:
     #: the IR line of the value that blocks the proof (0: none)
     line: int = 0
     kind: str = "read"
+    #: the DMA may still be in the access's own wave's queue (not only unsynchronized with another)
+    in_queue: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "dma": self.dma.to_json(), "access": self.access.to_json(),
@@ -253,7 +255,7 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     if ideal and v.waits:
         from .ideal import loosest_counts
 
-        def again() -> set[tuple[int, int]]:
+        def again() -> set[tuple[object, ...]]:
             return _pair_keys(judge_function(fn, generation, accesses, fx))
 
         counts = loosest_counts(fn, generation, rp, _pair_keys(v), again)
@@ -261,10 +263,13 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     return v
 
 
-def _pair_keys(v: FunctionVerdict) -> set[tuple[int, int]]:
-    """The (DMA, access) pairs a verdict reports, races and unproven alike."""
-    out = {(r.dma.ir_line or -r.dma.asm_line, r.access.ir_line or -r.access.asm_line) for r in v.races}
-    out |= {(u.dma.ir_line or -u.dma.asm_line, u.access.ir_line or -u.access.asm_line) for u in v.unproven}
+def _pair_keys(v: FunctionVerdict) -> set[tuple[object, ...]]:
+    """The (DMA, access) pairs a verdict reports, races and unproven alike, with how (a race
+    within a wave or between waves; an unproven pair in the wave's queue or not)."""
+    out: set[tuple[object, ...]] = {(r.dma.ir_line or -r.dma.asm_line, r.access.ir_line or -r.access.asm_line,
+                                      "race", bool(r.witness.get("between_waves"))) for r in v.races}
+    out |= {(u.dma.ir_line or -u.dma.asm_line, u.access.ir_line or -u.access.asm_line, "unproven", u.in_queue)
+            for u in v.unproven}
     return out
 
 
@@ -304,13 +309,19 @@ class _Pairs:
             w = dict(verdict.witness or {})
             w["kind"] = kind
             path = tuple(self.rp.path(d, a)) if kind != "overwrite" else ()
-            self.races[key] = Race(self.fn.name, _place(di), _place(ai), path, dfp, afp, moved=kind == "moved",
+            at = _place(ai)
+            line = w.get("access_line")
+            if isinstance(line, int) and line in self.accesses:
+                # a merged instruction: the IR access of it that races
+                at = Place(ai.line, ai.text, line, self.accesses[line].col)
+            self.races[key] = Race(self.fn.name, _place(di), at, path, dfp, afp, moved=kind == "moved",
                                    witness=w)
             self.unproven.pop(key, None)
             return
-        if key not in self.unproven:
+        old = self.unproven.get(key)
+        if old is None or (same_wave and not old.in_queue):
             self.unproven[key] = Unproven(self.fn.name, _place(di), _place(ai), dfp, afp, verdict.why, verdict.line,
-                                          kind)
+                                          kind, in_queue=same_wave or (old is not None and old.in_queue))
 
     def _exact(self, d: int, cd: tuple[int, ...], a: int, ca: tuple[int, ...], *, same_wave: bool, others: bool,
                fresh: bool) -> Verdict:
@@ -347,9 +358,13 @@ class _Pairs:
         pairs = self._merged_pairs(ai, cands, ca)
         if pairs:
             # the instruction is one of these pairs: it races where it holds a racing access
-            per = [verdict[x] if verdict[x].kind == "race" else verdict[y] if verdict[y].kind == "race" else
-                   (APART_V if verdict[x].kind == verdict[y].kind == "apart" else Verdict("unproven"))
-                   for x, y in pairs]
+            def held_by(x: int, y: int) -> Verdict:
+                for c in (x, y):
+                    if verdict[c].kind == "race":
+                        return Verdict("race", {**(verdict[c].witness or {}), "access_line": c})
+                return APART_V if verdict[x].kind == verdict[y].kind == "apart" else Verdict("unproven")
+
+            per = [held_by(x, y) for x, y in pairs]
             if all(v.kind == "race" for v in per):
                 w = dict(per[0].witness or {})
                 w["merged"] = [list(p) for p in pairs]
@@ -369,6 +384,7 @@ class _Pairs:
         if all(v.kind == "race" for v in got):
             w = dict(got[0].witness or {})
             w["merged"] = cands
+            w["access_line"] = cands[0]
             return Verdict("race", w)
         if all(v.kind == "apart" for v in got):
             return Verdict("apart")

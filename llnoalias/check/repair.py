@@ -59,7 +59,11 @@ class Repair:
 
 
 def _access_lines(race: Race, accesses: dict[int, IRAccess]) -> list[int]:
-    """The IR lines of the LDS accesses ``race`` stands for."""
+    """The IR lines of the LDS accesses ``race`` stands for (a merged instruction: every access
+    it may merge, as its witness names them)."""
+    merged = race.witness.get("merged")
+    if isinstance(merged, list) and merged:
+        return sorted({n for p in merged for n in (p if isinstance(p, list) else [p]) if isinstance(n, int)})
     line = race.access.ir_line
     acc = accesses.get(line) if line else None
     if acc is not None:

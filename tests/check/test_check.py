@@ -97,7 +97,9 @@ def test_waits_lists_each_wait_with_its_cause() -> None:
     proc = _cli("check", "--waits", "fixtures/check/plain_read_waits.ll")
     assert proc.returncode == 0
     assert "vmcnt(0) in k: needed; retires fixtures/check/plain_read_waits.ll:8" in proc.stdout
-    assert proc.stdout.rstrip().endswith("1 vmcnt waits: 1 needed")
+    assert "\n1 vmcnt waits: 1 needed\n" in proc.stdout
+    # the ideal count: the read of the DMA's bytes needs the wait as it is
+    assert proc.stdout.rstrip().endswith("ideal: 0 stricter than needed, 0 needed by nothing (1 of 1 judged)")
 
 
 def test_an_assembly_comment_is_no_wait_and_the_producers_wait_is() -> None:
@@ -117,13 +119,14 @@ def _deleted_waits_are_caught(path: Path, mcpu: str) -> int:
     """Delete, one at a time, every wait the check says a DMA's bytes need; each deletion must
     show as a race at the access that needed it. Returns how many were deleted."""
     text = path.read_text()
-    res = check_text(text, str(path), mcpu=mcpu)
+    res = check_text(text, str(path), mcpu=mcpu, ideal=True)
     mod = parse_module(SourceFile(str(path), text))
     fps = module_footprints(mod)
     lines = res.asm.splitlines(keepends=True)
     n = 0
     for w in res.waits:
-        if w.cause != "needed" or w.needed_by is None:
+        # (a wait the ideal count finds needed by nothing is one the byte ranges only guessed at)
+        if w.cause != "needed" or w.needed_by is None or w.loosest == 63:
             continue
         if not any(p.asm_text.endswith(" lds") or "load_lds" in p.asm_text for p in w.retires):
             continue

@@ -21,7 +21,7 @@ declare void @llvm.amdgcn.raw.ptr.buffer.load.{dma}lds(ptr addrspace(8) readonly
 declare void @llvm.amdgcn.asyncmark()
 declare void @llvm.amdgcn.wait.asyncmark(i16 immarg)
 
-attributes #0 = {{ "target-cpu"="gfx950" }}
+attributes #0 = {{ "amdgpu-flat-work-group-size"="1,64" "target-cpu"="gfx950" }}
 """
 
 #: the asynchronous load's line and column (1-based), and the read's line

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 #: the dynamic LDS block
 DYN = "dyn"
+#: the space of an LDS pointer argument (its name follows): where in LDS it points is not known
+ARG_SPACE = "argument "
 
 #: an integer in every thread: one ``int`` when all share it, else a tuple (one per thread)
 Ints = int | tuple[int, ...]
@@ -195,6 +197,7 @@ class Evaluator:
         self.dl = mod.facts.layout
         self.memo: dict[str, Val] = {}
         self._args = {a.name for a in fn.args}
+        self._lds_args = {a.name for a in fn.args if a.type.kind == "ptr" and a.type.addrspace == LDS_ADDRSPACE}
         self._tid: tuple[int, ...] = tuple(range(threads.count))
 
     # -------------------------------------------------------------- values
@@ -230,6 +233,9 @@ class Evaluator:
         if name in self._args:
             if name in self.args:
                 return self.args[name]
+            if name in self._lds_args:
+                # an LDS pointer argument: a base of its own, not known, the same for every thread
+                return Ptr(ARG_SPACE + name, 0)
             return Unknown(_why(name, "kernel argument"))
         inst = self.fn.by_name.get(name)
         if inst is None:
@@ -523,4 +529,4 @@ def threads_of(fn: Function, text: str, bounds: list[int | None], wave: int) -> 
     return Threads(x, wave)
 
 
-__all__ = ["DYN", "Evaluator", "Ints", "Ptr", "PtrInt", "Threads", "Unknown", "Val", "at", "lift", "threads_of"]
+__all__ = ["ARG_SPACE", "DYN", "Evaluator", "Ints", "Ptr", "PtrInt", "Threads", "Unknown", "Val", "at", "lift", "threads_of"]
