@@ -320,6 +320,23 @@ def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line
     return got
 
 
+def _feasible(fx: FunctionExact, label: str, ctx: tuple[int, ...], args: tuple[tuple[str, int], ...]) -> bool:
+    """Whether the block ``label`` may run with the integer arguments at ``args``: no condition
+    on it that every thread shares is false then."""
+    try:
+        block = fx.fn.blocks.index(label)
+    except ValueError:
+        return True
+    ev = fx.evol.evaluator(ctx, args)
+    for g in fx.guards[block] if block < len(fx.guards) else ():
+        if g.cond is None:
+            continue
+        v = ev.value(None, LocalRef(g.cond))
+        if isinstance(v, int) and bool(v & 1) != g.holds:
+            return False
+    return True
+
+
 def _alternatives(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
                   args: tuple[tuple[str, int], ...], got: Verdict, **kw: bool) -> Verdict:
     """The pair judged once per way into the joins whose phis block the proof: a join's phis all
@@ -342,6 +359,8 @@ def _alternatives(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_lin
             if label not in labels:
                 leaves.append(v)
                 continue
+            if args and not _feasible(fx, label, ca, args):
+                continue  # with these arguments no thread comes this way
             nxt = dict(choose)
             nxt[v.join] = labels.index(label)
             # the other phis of the block this way takes: the same predecessor

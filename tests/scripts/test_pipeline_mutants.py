@@ -94,21 +94,9 @@ def test_originals_do_not_race(rows: dict[tuple[str, str], dict[str, Any]], modu
     assert row["races"] == 0, row["race_list"][:2]
 
 
-#: racing mutants the check reports as unproven, not yet as races (a known gap, strict: the day
-#: one is found this fails, and the entry goes): the epilogue's read after its last wait is
-#: removed, where which slot it reads depends on the path out of the loop (the trip count)
-KNOWN_MISSES = {("matmul_64x64x32_w4s2_fp16_gfx950", "del@L518")}
-
-
-def _marked(e: dict[str, Any]) -> Any:  # noqa: ANN401
-    if (e["module"], e["mutant"]) in KNOWN_MISSES:
-        return pytest.param(e, marks=pytest.mark.xfail(strict=True, reason="reported unproven, not a race"))
-    return e
-
-
 @pytest.mark.slow
 @needs_triton
-@pytest.mark.parametrize("entry", [_marked(e) for e in _truth_small()], ids=lambda e: f"{e['module']}:{e['mutant']}")
+@pytest.mark.parametrize("entry", _truth_small(), ids=lambda e: f"{e['module']}:{e['mutant']}")
 def test_mutants_match_the_truth(rows: dict[tuple[str, str], dict[str, Any]], entry: dict[str, Any]) -> None:
     row = rows[(entry["module"], entry["mutant"])]
     assert not row["error"], row["error"]
