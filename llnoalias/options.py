@@ -64,7 +64,8 @@ class Option(ValueRecord):
 
 # ------------------------------------------------- what an annotation run does
 LDS = Option("lds", ("--lds",), "choice", "dynamic", choices=LDS_MODES,
-             help="Which addrspace(3) globals get scopes: external zero-sized ones, all, or none.")
+             help="Which addrspace(3) globals get scopes: external zero-sized ones (one buffer: they start at one "
+                  "address, so only byte offsets proved apart tell them apart), all, or none.")
 ARGS = Option("args", ("--args",), "choice", "auto", choices=ARGS_MODES,
               help="Kernel pointer arguments as roots: those already noalias (auto), every one (noalias), none.")
 MAY_ALIAS = Option("may_alias", ("--may-alias",), "many", (), metavar="I,J[,K]",

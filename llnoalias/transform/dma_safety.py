@@ -351,6 +351,13 @@ def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> l
     return unsafe_in
 
 
+def _apart(d: Decision, m: Decision) -> bool:
+    """Are the bytes ``d`` and ``m`` (two decisions of one root) touch known and apart? (The
+    dynamic LDS variables of a module are one root, told apart only so: ``roots``.)"""
+    a, b = d.byte_range, m.byte_range
+    return a is not None and b is not None and (a[1] <= b[0] or b[1] <= a[0])
+
+
 def _why(d: Decision) -> str:
     if not d.reason or d.reason == reasons.PROVENANCE_NOT_EXPLAINED.text:
         return reasons.DMA_DESTINATION_UNTRACED.text
@@ -475,6 +482,8 @@ def residual(p: Plan, out: Guarded, claims: Rewrites) -> None:
             for m in dmas:
                 if roots and not roots & {id(r) for r in m.roots}:
                     continue  # another buffer: the scopes tell them apart, rightly
+                if _apart(d, m):
+                    continue  # bytes of one buffer proved apart (its regions): rightly too
                 if m.dma is not None and in_flight(d.dma, m.dma) and not keeps(d.dma, m.dma):
                     risky.append((d, m))
                     break

@@ -117,14 +117,19 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     check_may_alias(mod, options)
     rs = RootSet()
     if options.lds != "off":
+        dynamic_names: list[str] = []
         for g in mod.globals.values():
             if g.kind != "variable" or g.addrspace != LDS_ADDRSPACE:
                 continue
             dynamic = g.is_external and g.is_zero_sized
+            if dynamic:
+                dynamic_names.append(g.name)
             if options.lds == "all" or dynamic:
                 rs.lds[g.name] = Root(LDS_DOMAIN, unquote_name(g.name), "lds", (g.name,))
             else:
                 rs.lds_skipped[g.name] = STATIC_LDS_REASON
+        if len(dynamic_names) > 1:
+            _one_dynamic_root(rs, dynamic_names)
     else:
         for g in mod.globals.values():
             if g.kind == "variable" and g.addrspace == LDS_ADDRSPACE:
@@ -182,6 +187,23 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
         for idx, label, members in made:
             roots[idx] = Root(domain, label, "arg", members, idx)
     return rs
+
+
+#: the name of the one root of a module's dynamic LDS variables when it has several
+#: (``_one_dynamic_root``); a module with one keeps its name
+DYNAMIC_LDS_ROOT = "dynamic LDS"
+
+
+def _one_dynamic_root(rs: RootSet, names: list[str]) -> None:
+    """Make the dynamic LDS variables ``names`` (two or more) one root: every external
+    zero-sized ``addrspace(3)`` global starts at the start of dynamic LDS (HIP and CUDA
+    semantics; LLVM's module-LDS lowering gives them all one address), so their names tell
+    nothing apart. Their accesses are told apart by their bytes from that common start
+    only, as the regions of this one root (design section 2b); without regions they share
+    its scope. The root keeps the place of the first of them among the LDS roots."""
+    root = Root(LDS_DOMAIN, DYNAMIC_LDS_ROOT, "lds", tuple(names))
+    for name in names:
+        rs.lds[name] = root
 
 
 #: the memo's class (tests/support/fast_paths.py gives it one that keeps nothing)

@@ -66,9 +66,16 @@ class RootSet:
         return out
 
     def all_roots(self) -> Iterator[Root]:
-        """Every root once: the LDS roots, then each kernel's (the members of a
-        ``--may-alias`` group share one)."""
-        yield from self.lds.values()
+        """Every root once: the LDS roots (a module's several dynamic LDS variables share
+        one), then each kernel's (the members of a ``--may-alias`` group share one)."""
+        lds = self.lds
+        if lds:
+            # (the dynamic LDS variables of a module with several share one root)
+            seen_lds: set[int] = set()
+            for r in lds.values():
+                if id(r) not in seen_lds:
+                    seen_lds.add(id(r))
+                    yield r
         for ka in self.kernels.values():
             seen: set[int] = set()
             for r in ka.roots.values():

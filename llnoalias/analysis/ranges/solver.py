@@ -137,7 +137,8 @@ class FunctionRanges(LoopRanges):
                 r = self.offset(ty, v)
                 if not isinstance(r, Off):
                     if reasons.ITSELF in r:
-                        return reasons.LOOP_ADVANCED_ADDRESS.format(at=at_line(inst))
+                        web = self._phi_web(inst, ty)
+                        return web if web is not None else reasons.LOOP_ADVANCED_ADDRESS.format(at=at_line(inst))
                     return r
                 if out is not None and out.root is not r.root:
                     return reasons.TWO_ROOTS.format(kind=k, at=at_line(inst))
@@ -152,6 +153,42 @@ class FunctionRanges(LoopRanges):
             return reasons.ADDRESS_FROM_CALL.format(callee=("@" + name) if name else reasons.INDIRECT_CALLEE,
                                                      at=at_line(inst))
         return reasons.ADDRESS_COMPUTED.format(op=ops.flags[0] if ops.flags else k, at=at_line(inst))
+
+    def _phi_web(self, inst: Instruction, ty: Type) -> Off | None:
+        """The offsets of a phi (or select) that depends on itself only through phis and
+        selects: a *web* of them (a pipelined loop's buffers swapped through phis, as
+        FlyDSL's named bases are) can hold no value but one its members take from outside
+        the web, so the join of those values' offsets holds for every member. None when the
+        web is too large, or a value from outside depends on it (an address advanced
+        around the loop) or has no offset."""
+        by_name = self.fn.by_name
+        web: set[str] = set()
+        outside: list[Value] = []
+        todo = [inst]
+        while todo:
+            cur = todo.pop()
+            if cur.name is None or cur.name in web:
+                continue
+            web.add(cur.name)
+            if len(web) > _WEB_MOST:
+                return None
+            ops = opparse.parse(self.mod, cur)
+            vals = ops.incoming if ops.kind == "phi" else [ops.operands[1][1], ops.operands[2][1]]
+            for v in vals:
+                d = by_name.get(v.name) if isinstance(v, LocalRef) else None
+                if d is not None and d.opcode in ("phi", "select"):
+                    todo.append(d)
+                elif not isinstance(v, UndefConst):
+                    outside.append(v)
+        out: Off | None = None
+        for v in outside:
+            r = self.offset(ty, v)
+            if not isinstance(r, Off) or (out is not None and out.root is not r.root):
+                return None
+            out = r if out is None else self._off_join(out, r)
+        if out is not None and self.mod.facts.dynamic_lds.isdisjoint(out.root.members):
+            return None  # (for dynamic LDS only, so far: other modules' output stays as it was)
+        return out
 
     def _off_join(self, a: Off, b: Off) -> Off:
         """Either of two offsets of one root: the hull, and the bits both share."""
@@ -282,6 +319,9 @@ def const_key(ce: ConstExpr) -> tuple[object, ...] | None:
 #: the Python queries, the reference for the compiled ones
 PY_OFFSET = FunctionRanges.offset
 PY_INT_RANGE = FunctionRanges.int_range
+
+#: the most phis and selects ``_phi_web`` follows
+_WEB_MOST = 64
 
 #: the compiled queries (``ranges/_solver.c``), or None: the Python methods
 _crange = load("range_solver")
