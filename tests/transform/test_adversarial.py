@@ -13,10 +13,12 @@ import pytest
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.pipeline import annotate_text
 
+# two sized static buffers, run with --lds all: two dynamic (external zero-sized) ones would
+# start at one address, and the stores that check a kernel tags at all would share bytes
 LDS_HEAD = """target triple = "amdgcn-amd-amdhsa"
 
-@lds_a = external addrspace(3) global [0 x i8], align 16
-@lds_b = external addrspace(3) global [0 x i8], align 16
+@lds_a = addrspace(3) global [4096 x i8] undef, align 16
+@lds_b = addrspace(3) global [4096 x i8] undef, align 16
 """
 
 
@@ -29,6 +31,7 @@ def _tagged(text: str, needle: str) -> bool:
 
 
 def _run(src: str, **opts: object) -> str:
+    opts.setdefault("lds", "all")
     out = annotate_text(src, options=AnnotateOptions(**opts)).text  # type: ignore[arg-type]
     assert annotate_text(out, options=AnnotateOptions(**opts)).text == out  # type: ignore[arg-type]
     return out

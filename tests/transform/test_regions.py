@@ -80,12 +80,14 @@ def test_lds_dma_covers_a_whole_wave() -> None:
 
 
 def test_single_region_roots_are_left_as_before() -> None:
-    globs = "@lds_b = external addrspace(3) global [0 x i8], align 16\n"
+    # (a sized static second buffer, with --lds all: a second dynamic one would start where
+    # @smem does, one root with it)
+    globs = "@lds_b = addrspace(3) global [1024 x i8] undef, align 16\n"
     body = ("  %p = getelementptr i32, ptr addrspace(3) @smem, i32 %t\n  %v = load i32, ptr addrspace(3) %p, align 4\n"
             "  %q = getelementptr i32, ptr addrspace(3) @lds_b, i32 %t\n  store i32 %v, ptr addrspace(3) %q, align 4")
     text = _kernel(body, globs=globs)
-    with_regions = annotate_text(text).text
-    assert with_regions == annotate_text(text, options=AnnotateOptions(regions=False)).text
+    with_regions = annotate_text(text, options=AnnotateOptions(lds="all")).text
+    assert with_regions == annotate_text(text, options=AnnotateOptions(lds="all", regions=False)).text
     assert '!"smem"' in with_regions and "[" not in with_regions.split("!0 = ")[1]
 
 

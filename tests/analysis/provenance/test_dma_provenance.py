@@ -101,7 +101,7 @@ def test_dma_with_an_untraced_lds_destination_stays_untagged() -> None:
     body = ("  %r = call ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1) %g, i16 0, i64 64, i32 159744)\n"
             "  %d = load ptr addrspace(3), ptr addrspace(1) %t, align 8\n"
             "  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) %d, i32 4, i32 0, i32 0, i32 0, i32 0) ; dma\n"
-            "  store i32 0, ptr addrspace(3) @A, align 4 ; wA\n  store i32 0, ptr addrspace(3) @B, align 4 ; wB\n")
+            "  store i32 0, ptr addrspace(3) @A, align 4 ; wA\n  store i32 0, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 65536), align 4 ; wB\n")
     got = _records(body, "ptr addrspace(1) %g, ptr addrspace(1) %t")
     assert not got[("dma", "lds")][0]
     assert "pointer loaded from memory" in got[("dma", "lds")][1]
@@ -114,7 +114,7 @@ def test_aggregate_argument_without_a_pointer_is_plain() -> None:
     """An offset from ``<{ <{ i32, i32 }>, <{ i64 }> }>`` keeps @A's root (like an i32)."""
     body = ("  %f = extractvalue <{ <{ i32, i32 }>, <{ i64 }> }> %n, 0, 1\n"
             "  %p = getelementptr i8, ptr addrspace(3) @A, i32 %f\n"
-            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) @B, align 4 ; wB\n")
+            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 65536), align 4 ; wB\n")
     got = _records(body, "<{ <{ i32, i32 }>, <{ i64 }> }> %n, [4 x float] %m")
     assert got[("wA", "lds")] == (True, "")
     assert got[("wB", "lds")] == (True, "")
@@ -127,7 +127,7 @@ def test_aggregate_argument_with_a_pointer_keeps_per_field_tracking() -> None:
             "  store i32 1, ptr addrspace(3) %q, align 4 ; wq\n"
             "  %f = extractvalue { ptr addrspace(3), i32 } %s, 1\n"
             "  %p = getelementptr i8, ptr addrspace(3) @A, i32 %f\n"
-            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) @B, align 4 ; wB\n")
+            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 65536), align 4 ; wB\n")
     got = _records(body, "{ ptr addrspace(3), i32 } %s")
     assert got[("wq", "lds")][0] is False
     assert "pointer field of the aggregate kernel argument %s" in got[("wq", "lds")][1]

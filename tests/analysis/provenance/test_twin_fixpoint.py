@@ -82,7 +82,7 @@ def test_compiled_and_python_solvers_agree(path: Path, monkeypatch: pytest.Monke
 HANDED_BACK = """
 target triple = "amdgcn-amd-amdhsa"
 @lds = external addrspace(3) global [0 x i32]
-@lds2 = external addrspace(3) global [0 x i32]
+@lds2 = addrspace(3) global [16 x i32] undef
 @other = addrspace(1) global i32 0
 %pair = type { ptr addrspace(3), i32 }
 
