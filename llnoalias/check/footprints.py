@@ -158,6 +158,8 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
 _LOCAL = re.compile(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
 #: how far back through operands a folded instruction is traced to the load it was folded with
 FOLD_DEPTH = 3
+#: instructions that only move elements (a vector built from loads): traced through at no depth
+_MOVES = frozenset(("shufflevector", "insertelement", "extractelement", "bitcast"))
 
 
 def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAccess]:
@@ -166,7 +168,9 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
     Instruction selection folds a load with the instructions that use it (a bitcast, an
     extract, a conversion) into one machine instruction, whose debug location may be the
     user's. Such a line gets the union of the footprints of the LDS loads among its operands,
-    up to ``FOLD_DEPTH`` instructions back (a mix of LDS spaces: all of LDS)."""
+    up to ``FOLD_DEPTH`` instructions back, through any number of instructions that only move
+    elements (a vector built by shuffles of byte loads takes the line of its last shuffle); a mix
+    of LDS spaces: all of LDS."""
     loads = {a.line: a for a in accesses if not a.is_dma and a.kind in ("load", "call")}
     if not loads:
         return []
@@ -196,9 +200,10 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
             if acc is not None:
                 found.append(acc)
                 continue
-            if depth < FOLD_DEPTH and d.opcode not in ("load", "call", "phi", "store"):
+            if d.opcode in _MOVES or (depth < FOLD_DEPTH and d.opcode not in ("load", "call", "phi", "store")):
                 sub = text[d.opstart:d.end].split(", !", 1)[0]
-                todo.extend((m.group(0), depth + 1) for m in _LOCAL.finditer(sub))
+                step = 0 if d.opcode in _MOVES else 1
+                todo.extend((m.group(0), depth + step) for m in _LOCAL.finditer(sub))
         if not found:
             continue
         fp = found[0].footprint
