@@ -22,6 +22,7 @@ from ..asm.sync import RETIRED, replay_sync
 from .exact import APART as APART_V
 from .exact import Bytes, FunctionExact, Verdict, compare
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
+from .locate import BLOCK_DIRECTORY
 from .iterations import Iterations
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
@@ -169,19 +170,32 @@ def footprint_of(inst: AsmInst, accesses: dict[int, IRAccess], unclaimed: Footpr
     return acc.footprint.widened(reach, reach) if reach else acc.footprint
 
 
-def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None) -> Footprint:
+def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None, block: int = -1) -> Footprint:
     """What an LDS instruction at line 0 may touch. LLVM gives an instruction that merges two
     (``ds_read2``, ``ds_write2``) of different lines the merged location, line 0: it stands for
     IR accesses of its function that no instruction of the assembly names, of its direction
-    (reads, writes; atomics and calls both). The union of their footprints; every byte of LDS
-    when there are none."""
+    (reads, writes; atomics and calls both), and of the IR block its location's scope names
+    where it names one (``block``, see ``_block_of``). The union of their footprints; every byte
+    of LDS when there are none."""
     fp: Footprint | None = None
-    for acc in _unclaimed_accesses(fn, accesses, write):
+    for acc in _unclaimed_accesses(fn, accesses, write, block):
         fp = acc.footprint if fp is None else union(fp, acc.footprint)
     return EVERYWHERE if fp is None else fp
 
 
-def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None) -> list[IRAccess]:
+def _block_of(inst: AsmInst) -> int:
+    """The IR block (index in its function) the scope of an instruction's location names, -1
+    where it names none. The located copy (``locate``) scopes each location in a lexical block
+    of its IR block; LLVM merges two locations into the nearest scope both share, so a merged
+    instruction names a block only where both of its accesses are in that block."""
+    d = inst.loc_dir
+    if d.startswith(BLOCK_DIRECTORY) and d[len(BLOCK_DIRECTORY):].isdigit():
+        return int(d[len(BLOCK_DIRECTORY):])
+    return -1
+
+
+def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None,
+                        block: int = -1) -> list[IRAccess]:
     """The IR accesses an instruction at line 0 may stand for (``_unclaimed``)."""
     names = {f"@{fn.name}", f'@"{fn.name}"'}
     claimed: set[int] = set()
@@ -196,6 +210,8 @@ def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: b
         if acc.function not in names or acc.is_dma or acc.kind == "folded" or acc.line in claimed:
             continue
         if write is not None and acc.kind in ("load", "store") and (acc.kind == "store") != write:
+            continue
+        if block >= 0 and acc.block != block:
             continue
         out.append(acc)
     return out
@@ -220,12 +236,13 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     insts = fn.insts
     rp = replay(fn, generation)
     fps: dict[int, Footprint] = {}
-    lost: dict[bool | None, Footprint] = {}
+    lost: dict[tuple[bool | None, int], Footprint] = {}
     for inst in insts:
         if inst.kind == "dma" or _judged(inst, accesses):
-            if inst.kind == "lds" and not inst.ir_line and inst.lds_write not in lost:
-                lost[inst.lds_write] = _unclaimed(fn, accesses, inst.lds_write)
-            fps[inst.index] = footprint_of(inst, accesses, lost.get(inst.lds_write, EVERYWHERE))
+            where = (inst.lds_write, _block_of(inst))
+            if inst.kind == "lds" and not inst.ir_line and where not in lost:
+                lost[where] = _unclaimed(fn, accesses, *where)
+            fps[inst.index] = footprint_of(inst, accesses, lost.get(where, EVERYWHERE))
             if inst.kind == "dma":
                 v.dmas += 1
             else:
@@ -331,12 +348,14 @@ class _Pairs:
             return Verdict("unproven", why="no exact footprints for this function")
         if not ai.ir_line and ai.kind == "lds" and di.ir_line in fx.sites:
             return self._merged(ai, di.ir_line, cd, ca, same_wave=same_wave, others=others, fresh=fresh)
-        if not ai.ir_line or ai.ir_line not in fx.sites:
-            return Verdict("unproven", why="an LDS instruction of the assembly whose IR access is not known "
-                           "(merged, or without a line)", line=ai.ir_line)
         if not di.ir_line or di.ir_line not in fx.sites:
             return Verdict("unproven", why="an LDS-DMA whose IR call is not known", line=di.ir_line)
         acc = self.accesses.get(ai.ir_line)
+        if acc is not None and acc.kind == "folded" and acc.sources and all(s in fx.sites for s in acc.sources):
+            return self._folded(acc, di.ir_line, cd, ca, same_wave=same_wave, others=others, fresh=fresh)
+        if not ai.ir_line or ai.ir_line not in fx.sites:
+            return Verdict("unproven", why="an LDS instruction of the assembly whose IR access is not known "
+                           "(merged, or without a line)", line=ai.ir_line)
         got = compare(fx, di.ir_line, cd, ai.ir_line, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
         if got.kind == "apart" and acc is not None and _widening(ai, acc):
             return Verdict("unproven", why=f"the instruction `{ai.mnemonic}` covers more than its IR access "
@@ -349,7 +368,7 @@ class _Pairs:
         where each of them races (whichever it is), apart where each is apart."""
         fx = self.fx
         assert fx is not None
-        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write)]
+        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write, _block_of(ai))]
         if not cands or any(c not in fx.sites for c in cands):
             return Verdict("unproven", why="an LDS instruction of the assembly with no IR line, standing for "
                            "accesses whose addresses are not all read")
@@ -391,6 +410,26 @@ class _Pairs:
         return Verdict("unproven", why="an LDS instruction of the assembly with no IR line (merged): some of "
                        f"the accesses it may stand for (lines {', '.join(map(str, cands[:6]))}) race, some not: {', '.join(v.kind for v in got[:6])}")
 
+    def _folded(self, acc: IRAccess, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *,
+                same_wave: bool, others: bool, fresh: bool) -> Verdict:
+        """An instruction at the line of an instruction that LDS loads were folded into (a vector
+        built from byte loads: the loads take the line of the shuffle that uses them) stands for one
+        of those loads: a race where each of them races, apart where each is apart."""
+        fx = self.fx
+        assert fx is not None
+        got = {s: compare(fx, dma_line, cd, s, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+               for s in acc.sources}
+        kinds = {v.kind for v in got.values()}
+        if kinds == {"race"}:
+            first = min(got)
+            return Verdict("race", {**(got[first].witness or {}), "access_line": first,
+                                    "folded": list(acc.sources)})
+        if kinds == {"apart"}:
+            return APART_V
+        return Verdict("unproven", why="an LDS instruction of the assembly at the line of an instruction loads "
+                       f"were folded into: some of those loads (lines {', '.join(map(str, acc.sources[:6]))}) "
+                       "race, some not", line=acc.line)
+
     def _held_together(self, ai: AsmInst, pairs: list[tuple[int, int]], cands: list[int]) -> list[int]:
         """The assembly lines of the merged instructions like ``ai`` (line 0, one mnemonic) where they
         are as many as the pairs, the pairs share no access and cover the candidates, and they run in
@@ -421,8 +460,11 @@ class _Pairs:
         lo: dict[int, tuple[int, ...]] = {}
         for c in cands:
             b = fx.bytes(c, ca)
-            if isinstance(b, Bytes):
-                lo[c] = b.lo
+            if not isinstance(b, Bytes):
+                # a candidate whose addresses are not read may be half of the instruction: no
+                # pair can be said to be the one it is
+                return []
+            lo[c] = b.lo
         out = []
         for x in lo:
             for y in lo:
