@@ -43,6 +43,7 @@ _SOPK_WAIT = re.compile(r"^s_waitcnt_(vmcnt|lgkmcnt|expcnt|vscnt)$")
 #: gfx12's ``s_wait_<counter>`` and ``s_wait_<counter>_<counter>`` (the high field first)
 _SPLIT_WAIT = re.compile(r"^s_wait_((?:[a-z0-9]+cnt)(?:_[a-z0-9]+cnt)*)$")
 _LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_FILE = re.compile(r'^\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"((?:[^"\\]|\\.)*)")?')
 _OFFSET = re.compile(r"^(offset[01]?):(-?(?:0x[0-9a-fA-F]+|\d+))$")
 _GFX = re.compile(r"gfx(\d+)[a-z]?")
 #: ``; NumVgprs: 12``, ``; codeLenInByte = 268``, ``; COMPUTE_PGM_RSRC2:USER_SGPR: 2``
@@ -93,6 +94,8 @@ class AsmInst:
     target: str | None = None
     #: a flat instruction: vector memory that may also touch LDS
     may_lds: bool = False
+    #: the directory of the file its ``.loc`` names (the located copy names an IR block there)
+    loc_dir: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +304,7 @@ def split_instruction(code: str) -> tuple[str, str, tuple[str, ...]]:
 
 
 def parse_instruction(code: str, index: int, line: int, generation: int, *, loc: tuple[int, int] = (0, 0),
-                      producer: bool = False) -> AsmInst:
+                      producer: bool = False, loc_dir: str = "") -> AsmInst:
     """One line of code (comment already stripped) as an instruction."""
     mnem, rest, ops = split_instruction(code)
     kind, lds_write, may_lds = _classify(mnem, ops)
@@ -330,7 +333,7 @@ def parse_instruction(code: str, index: int, line: int, generation: int, *, loc:
         target = ops[0]
     return AsmInst(index, line, code, mnem, ops, kind, loc[0], loc[1] if loc[0] else 0, producer,
                    lds_write if kind in (LDS, DMA) or may_lds else None, wait or {}, tuple(dests),
-                   tuple(uses), tuple(offsets), width, target, may_lds)
+                   tuple(uses), tuple(offsets), width, target, may_lds, loc_dir)
 
 
 def _strip(raw: str) -> str:
@@ -352,6 +355,9 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
     in_text = True
     producer = False
     loc = (0, 0)
+    loc_dir = ""
+    #: ``.file`` number -> its directory
+    dirs: dict[int, str] = {}
     for no, raw in enumerate(lines, 1):
         s = raw.strip()
         if s.startswith(";;#ASMSTART"):
@@ -371,7 +377,7 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
                     _finish(cur)
                 cur = AsmFunction(name, no)
                 funcs.append(cur)
-                loc, producer, in_text = (0, 0), False, True
+                loc, loc_dir, producer, in_text = (0, 0), "", False, True
                 continue
             if cur is not None and name.startswith(".Lfunc_end"):
                 cur.end = no
@@ -392,10 +398,16 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
                 lm = _LOC.match(code)
                 if lm:
                     loc = (int(lm.group(2)), int(lm.group(3) or 0))
+                    loc_dir = dirs.get(int(lm.group(1)), "")
+            elif code.startswith(".file"):
+                fm = _FILE.match(code)
+                if fm and fm.group(3) is not None:
+                    dirs[int(fm.group(1))] = fm.group(2)
             continue
         if cur is None or not in_text:
             continue
-        cur.insts.append(parse_instruction(code, len(cur.insts), no, generation, loc=loc, producer=producer))
+        cur.insts.append(parse_instruction(code, len(cur.insts), no, generation, loc=loc, producer=producer,
+                                           loc_dir=loc_dir))
     if cur is not None:
         _finish(cur)
     _resources(lines, funcs)

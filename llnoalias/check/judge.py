@@ -22,8 +22,8 @@ from ..asm.sync import RETIRED, replay_sync
 from .exact import APART as APART_V
 from .exact import Bytes, FunctionExact, Verdict, compare
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
-from .locate import BLOCK_DIRECTORY
 from .iterations import Iterations
+from .locate import BLOCK_DIRECTORY
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
 _ELEM = {"b32": 4, "b64": 8}
