@@ -75,6 +75,16 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
     verdict on a program whose synchronization was changed."""
     if llc or codegen == "triton":
         return codegen
+    from ..analysis.memory.intrinsics import ASYNC_LDS_TEXT, async_lds
+
+    for m in ASYNC_LDS_TEXT.finditer(text):
+        row = async_lds(m.group(0)[1:])
+        if row is not None and not row.llvm22 and triton_backend.available():
+            # LLVM 22 rejects gfx1250's five-group tensor operations as a broken module
+            if notes is not None:
+                notes.append(f"the module calls {m.group(0)[1:]}, which llvmlite's LLVM (22) rejects: its code "
+                             "is generated and judged with Triton's LLVM (--codegen triton)")
+            return "triton"
     from .sync import sync_change
 
     change = sync_change(text)
