@@ -60,8 +60,8 @@ def markdown() -> str:
     for e in MEMORY_INTRINSICS:
         effects = ", ".join(f"{i}: {x}" for i, x in sorted(e.effects.items())) or "-"
         data = ", ".join(map(str, e.data)) or "-"
-        cells = (f"`{e.pattern}`", effects, e.default_effect, data, f"`{e.footprint}`" if e.footprint else "-")
-        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        row = (f"`{e.pattern}`", effects, e.default_effect, data, f"`{e.footprint}`" if e.footprint else "-")
+        out.append("| " + " | ".join(_cell(c) for c in row) + " |")
     out.append("")
     return "\n".join(out)
 
