@@ -19,15 +19,16 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.memory.accesses import Access, find_accesses
-from ..analysis.memory.intrinsics import lds_dma
+from ..analysis.memory.intrinsics import async_lds, lds_dma
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
+from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout
 from ..ir.facts import reaches_lds
-from ..ir.model import Function, LocalRef, Module, ModuleFacts
+from ..ir.model import Function, GlobalRef, LocalRef, Module, ModuleFacts
 from ..options import AnnotateOptions
 from ..transform.roots import find_roots
 
@@ -127,8 +128,9 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
     accesses = [a for a in find_accesses(mod, fn)
                 if any(p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace) for p in a.pointers)
                 or lds_dma(a.intrinsic) is not None]
-    if not any(lds_dma(a.intrinsic) is not None for a in accesses):
-        return []  # nothing can race in a function without an LDS-DMA
+    others = _other_async(mod, fn, {a.inst.line for a in accesses})
+    if not others and not any(lds_dma(a.intrinsic) is not None for a in accesses):
+        return []  # nothing can race in a function without an asynchronous LDS operation
     fa = ma.function(fn)
     fa.solve([p.value.name for a in accesses for p in a.pointers if isinstance(p.value, LocalRef)])
     dl = mod.facts.layout
@@ -150,8 +152,29 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
         col = inst.start - starts[line - 1] + 1 + len(code) - len(code.lstrip())
         got.append(IRAccess(fn.name, line, col, acc.kind, acc.intrinsic, lds_dma(acc.intrinsic) is not None, fp,
                             code.strip(), size, block=inst.block))
+    got.extend(others)
     got.extend(_folded(mod, fn, got))
     return got
+
+
+def _other_async(mod: Module, fn: Function, taken: set[int]) -> list[IRAccess]:
+    """The asynchronous LDS operations of ``ASYNC_LDS`` that are no access of the tagging
+    tables (the tensor data mover, gfx1250's cluster loads and stores from LDS): what they touch is
+    read per thread by ``check.exact`` (a descriptor) or not at all; here, any byte of LDS."""
+    text = mod.text
+    starts = mod.source.line_starts
+    out: list[IRAccess] = []
+    for inst in fn.instrs:
+        if inst.opcode != "call" or inst.line in taken or "lds" not in text[inst.opstart:inst.end]:
+            continue
+        callee = opparse.parse(mod, inst).callee
+        name = callee.name.lstrip("@") if isinstance(callee, GlobalRef) else ""
+        if async_lds(name) is None:
+            continue
+        code = text[inst.start:inst.end]
+        col = inst.start - starts[inst.line - 1] + 1 + len(code) - len(code.lstrip())
+        out.append(IRAccess(fn.name, inst.line, col, "call", name, True, EVERYWHERE, code.strip(), block=inst.block))
+    return out
 
 
 #: a local name among an instruction's operands

@@ -59,11 +59,13 @@ class Race:
     #: ``read`` (the access while the DMA may write), ``overwrite`` (a DMA of one wave over bytes
     #: another wave may still read) or ``moved``
     witness: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
+    #: the counter whose wait would have retired the DMA (``vmcnt``/``loadcnt``, ``asynccnt``, ``tensorcnt``)
+    counter: str = "vmcnt"
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "dma": self.dma.to_json(), "access": self.access.to_json(),
                 "path": list(self.path), "dma_bytes": str(self.dma_bytes), "access_bytes": str(self.access_bytes),
-                "moved": self.moved, "witness": dict(self.witness)}
+                "moved": self.moved, "witness": dict(self.witness), "counter": self.counter}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +107,17 @@ class Wait:
     #: the loosest count that keeps every race-or-unproven pair and every register a retired load
     #: writes as it is (``check.ideal``; None: not computed); the counter's top: needed by nothing
     loosest: int | None = None
+    #: the counter it waits on: ``vmcnt`` (gfx12 ``loadcnt``), ``asynccnt``, ``tensorcnt``
+    counter: str = "vmcnt"
 
     def to_json(self) -> dict[str, object]:
-        return {"function": self.function, "at": self.at.to_json(), "vmcnt": self.value, "cause": self.cause,
-                "retires": [p.to_json() for p in self.retires],
-                "needed_by": None if self.needed_by is None else self.needed_by.to_json(),
-                "loosest": self.loosest}
+        out: dict[str, object] = {"function": self.function, "at": self.at.to_json(), "vmcnt": self.value,
+                                  "cause": self.cause, "retires": [p.to_json() for p in self.retires],
+                                  "needed_by": None if self.needed_by is None else self.needed_by.to_json(),
+                                  "loosest": self.loosest}
+        if self.counter in ("asynccnt", "tensorcnt"):
+            out["counter"] = self.counter
+        return out
 
 
 @dataclass(slots=True)
@@ -276,7 +283,8 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
             return _pair_keys(judge_function(fn, generation, accesses, fx))
 
         counts = loosest_counts(fn, generation, rp, _pair_keys(v), again)
-        v.waits = [dataclasses.replace(w, loosest=counts.get(i)) for w, i in zip(v.waits, rp.waits_index(), strict=True)]
+        v.waits = [dataclasses.replace(w, loosest=counts.get((wi.index, wi.counter or rp.field_name)))
+                   for w, wi in zip(v.waits, rp.waits, strict=True)]
     return v
 
 
@@ -316,6 +324,11 @@ class _Pairs:
         if memo in self._done:
             return
         self._done.add(memo)
+        if di.lds_write is False:
+            # an asynchronous read of LDS (a store from LDS): only a write of its bytes races it
+            if ai.lds_write is False or kind == "overwrite":
+                return
+            kind = "write" if kind == "read" else kind
         dfp, afp = self.fps.get(d), self.fps.get(a)
         if dfp is None or afp is None or not dfp.meets(afp):
             return
@@ -332,7 +345,7 @@ class _Pairs:
                 # a merged instruction: the IR access of it that races
                 at = Place(ai.line, ai.text, line, self.accesses[line].col)
             self.races[key] = Race(self.fn.name, _place(di), at, path, dfp, afp, moved=kind == "moved",
-                                   witness=w)
+                                   witness=w, counter=self.rp.qs[d] if self.rp.qs else self.rp.field_name)
             self.unproven.pop(key, None)
             return
         old = self.unproven.get(key)
@@ -514,7 +527,8 @@ def _waits(fn: AsmFunction, rp: Replay, fps: dict[int, Footprint]) -> list[Wait]
             if insts[w.needed_by].kind != "dma" and not any(
                     insts[i].kind != "dma" or (i in fps and fps[i].meets(nfp)) for i in w.retires):
                 cause, needed = "none", None
-        out.append(Wait(fn.name, _place(insts[w.index]), w.value, cause, retires, needed))
+        out.append(Wait(fn.name, _place(insts[w.index]), w.value, cause, retires, needed,
+                        counter=w.counter or rp.field_name))
     return out
 
 
