@@ -15,7 +15,7 @@ from ..plain import Record
 from .datalayout import DataLayout
 from .facts import LDS_ADDRSPACE, OTHER, code_family, target_family
 from .lazyre import lazy
-from .lexer import split_comment
+from .lexer import BARE_NAME, split_comment
 from .shapes import LineShape
 from .source import SourceFile
 from .types import Type
@@ -379,7 +379,7 @@ class Function(Record):
 
 
 #: a ``label %x`` operand: a successor of the block whose terminator holds it
-_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
+_LABEL = lazy(r"label %(" + BARE_NAME + r"|\d+|\"[^\"]*\")")
 
 
 def _blocks_of(fn: Function) -> list[int]:

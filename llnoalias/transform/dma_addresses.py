@@ -18,6 +18,7 @@ from ..analysis.ranges.addresses import AABase, IntSem, Sem, Walker, access_addr
 from ..analysis.ranges.solver import FunctionRanges
 from ..ir.datalayout import layout_of
 from ..ir.lazyre import lazy
+from ..ir.lexer import NAME_END
 from .scopes import Decision
 
 TYPE_CHECKING = False
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 
     from ..ir.model import Function, Module
 
-AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
-SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)" + NAME_END)
+SCOPE_MD = lazy(r"!alias\.scope" + NAME_END)
 #: what every match of ``AA_MD`` begins with (``tbaa.struct`` begins with ``!tbaa``)
 AA_WORDS = ("!alias.scope", "!noalias", "!tbaa")
 #: what every word of ``AA_WORDS`` begins with: ``_read`` looks for the words from the first

@@ -14,7 +14,7 @@ import re
 
 from ... import reasons
 from ...ir import operands as opparse
-from ...ir.lexer import canon_name, tokenize
+from ...ir.lexer import BARE_NAME, canon_name, tokenize
 from ...ir.model import Instruction, LocalRef, Ops, UndefConst, Value
 from . import knownbits as kb
 from .interval import (
@@ -328,8 +328,8 @@ class LoopRanges(IntTransfer):
         term = self._terminator(latch)
         if term is None or term.opcode != "br":
             return None
-        m = re.match(r"\s*br\s+i1\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*,\s*label\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")"
-                     r"\s*,\s*label\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")",
+        m = re.match(r"\s*br\s+i1\s+(%" + BARE_NAME + r"|%\"[^\"]*\")\s*,\s*label\s+(%" + BARE_NAME + r"|%\"[^\"]*\")"
+                     r"\s*,\s*label\s+(%" + BARE_NAME + r"|%\"[^\"]*\")",
                      self.mod.text[term.start:term.end])
         if m is None:
             return None

@@ -19,7 +19,7 @@ from ...ir import operands as opparse
 from ...ir.datalayout import DataLayout, layout_of
 from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
-from ...ir.lexer import canon_name, tokenize
+from ...ir.lexer import BARE_NAME, canon_name, tokenize
 from ...ir.model import (
     AggregateConst,
     ConstExpr,
@@ -520,7 +520,7 @@ class IntTransfer:
             if m:
                 return reasons.FREEZE_POISON.format(what=m.group(), line=inst.line)
             if inst.opcode == "call":
-                cm = re.search(r"@([-a-zA-Z$._0-9]+)\s*\(", text)
+                cm = re.search(r"@(" + BARE_NAME + r")\s*\(", text)
                 if cm and self._decl_range(cm.group(1)) is not None:
                     return reasons.FREEZE_POISON_RANGE.format(name=cm.group(1), line=inst.line)
             for t in tokenize(raw):
