@@ -30,8 +30,10 @@ NAME_END = "(?!" + NAME_CHAR + ")"
 MD_NAME_CHAR = r"[-a-zA-Z$._0-9\\]"
 #: a local (``%x``, ``%0``, ``%"a b"``): quoted or bare
 LOCAL_NAME = "%(?:" + QUOTED_NAME + "|" + BARE_NAME + ")"
-#: an ``icmp``'s predicate, group 1 (``icmp samesign ult``: ``ult``)
-ICMP_PREDICATE = r"\bicmp\s+(?:samesign\s+)?([a-z]+)"
+#: an ``icmp``'s predicate, group 1 (``icmp samesign ult``: ``ult``; ``icmp_predicate``)
+ICMP_HEAD = r"\bicmp\s+(?:samesign\s+)?"
+ICMP_PREDICATE = ICMP_HEAD + "([a-z]+)"
+_ICMP_RE = lazy(ICMP_PREDICATE)
 
 _NAME = "(?:" + QUOTED_NAME + "|" + NAME_START + NAME_CHAR + r"*|\d+)"
 
@@ -127,6 +129,12 @@ def bracket_balance(code: str) -> int:
         elif ch in ")]}":
             depth -= 1
     return depth
+
+
+def icmp_predicate(text: str, start: int = 0, end: int | None = None) -> str | None:
+    """The predicate of the ``icmp`` in ``text[start:end]`` (``ult``, ``eq``...), or None."""
+    m = _ICMP_RE.search(text, start, len(text) if end is None else end)
+    return m.group(1) if m else None
 
 
 def unquote_name(token: str) -> str:

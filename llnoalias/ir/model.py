@@ -15,7 +15,7 @@ from ..plain import Record
 from .datalayout import DataLayout
 from .facts import LDS_ADDRSPACE, OTHER, code_family, target_family
 from .lazyre import lazy
-from .lexer import BARE_NAME, split_comment
+from .lexer import BARE_NAME, canon_name, split_comment
 from .shapes import LineShape
 from .source import SourceFile
 from .types import Type
@@ -417,7 +417,8 @@ def _successors_of(fn: Function, blocks: list[int]) -> list[list[int]]:
         if t < 0:
             continue
         for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
-            target = names.get("%" + m.group(1))
+            label = "%" + m.group(1)
+            target = names.get(canon_name(label) if label[1] == '"' else label)
             if target is not None:
                 succ[b].append(target)
     return succ

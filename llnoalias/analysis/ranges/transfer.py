@@ -19,7 +19,7 @@ from ...ir import operands as opparse
 from ...ir.datalayout import DataLayout, layout_of
 from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
-from ...ir.lexer import BARE_NAME, canon_name, tokenize
+from ...ir.lexer import BARE_NAME, canon_name, icmp_predicate, tokenize
 from ...ir.model import (
     AggregateConst,
     ConstExpr,
@@ -62,7 +62,6 @@ _RANGE_ATTR_RE = lazy(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
 _RANGE_MD_RE = lazy(r"!range\s+!(\d+)")
 _INT_PAIR_RE = lazy(r"\bi(\d+)\s+(-?\d+)")
 _QUOTED_RE = lazy(r'"[^"]*"')
-_ICMP_RE = lazy(r"\bicmp\s+(?:samesign\s+)?([a-z]+)")
 #: what makes a value poison (or undef) where LLVM's own rules would make it wrap or fail
 _POISON_RE = lazy(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
                         r"|!range\b|\brange\(")
@@ -492,12 +491,12 @@ class IntTransfer:
         cw = width(ty)
         if cw <= 0 or cw > RANGE_BITS:
             return Range(0, 1)  # pointers and vectors are not followed
-        pm = _ICMP_RE.search(self.mod.text, inst.start, inst.end)
-        if pm is None:
+        pred = icmp_predicate(self.mod.text, inst.start, inst.end)
+        if pred is None:
             return Range(0, 1)
         a = self.int_range(ty, va)
         b = self.int_range(ty, vb)
-        got = cmp_decided(pm.group(1), a, b, cw)
+        got = cmp_decided(pred, a, b, cw)
         return Range(0, 1) if got is None else Range(got, got)
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
