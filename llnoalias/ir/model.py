@@ -482,7 +482,7 @@ class ModuleFacts:
     """What llnoalias knows of a module as a whole, read by the analysis, the DMA rules and
     the back ends alike (``Module.facts``: made once per module)."""
 
-    __slots__ = ("family", "layout", "static_lds", "dynamic_lds", "work_groups")
+    __slots__ = ("family", "layout", "static_lds", "dynamic_lds")
 
     def __init__(self, mod: Module) -> None:
         fam = target_family(mod.triple)
@@ -496,9 +496,6 @@ class ModuleFacts:
         self.static_lds = frozenset(g.name for g in lds if not g.is_zero_sized)
         #: the dynamic LDS variables (external, zero-sized): all start at one address
         self.dynamic_lds = frozenset(g.name for g in lds if g.is_zero_sized)
-        #: each function's work-group bounds, by name (``analysis.ranges.workgroup`` fills it
-        #: on first use: the bounds are read from the function's attributes and metadata)
-        self.work_groups: dict[str, object] = {}
 
 
 class Module(Record):
@@ -534,7 +531,7 @@ class Module(Record):
 
     @property
     def facts(self) -> ModuleFacts:
-        """The module's facts (family, data layout, LDS variables, work-group bounds),
+        """The module's facts (family, data layout, LDS variables),
         made once, when a part first asks."""
         got = self._facts
         if got is None:

@@ -25,6 +25,7 @@ from ..analysis.memory.accesses import RELEASED, Access
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
+from ..analysis.ranges.analyses import FunctionAnalyses
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies
@@ -73,7 +74,7 @@ class ProvenanceStage(Stage):
         run = fp.state
         made = plan_function(run.mod, run.ma, run.roots, fn, run.plan, brief=not run.detail)
         facts = Facts(fn.name, made)
-        summarise(run.mod, fn, made)
+        summarise(run.analyses, fn, made)
         return facts
 
 
@@ -92,7 +93,6 @@ class RangesStage(Stage):
         if splitter is None:
             return ByteRanges(fn.name, made, measured=False)
         splitter.measure(made)  # type: ignore[arg-type]  # a list: the plan's own decisions
-        splitter.release(fn)
         return ByteRanges(fn.name, made, measured=True)
 
 
@@ -109,6 +109,8 @@ class Run:
                  keep: frozenset[str] = frozenset()) -> None:
         self.mod = mod
         self.ma = ma
+        #: the functions' analyses (provenance, ranges, work-group bounds), one cache
+        self.analyses = FunctionAnalyses(ma)
         self.roots = roots
         self.options = options
         self.detail = detail
@@ -139,7 +141,7 @@ class FunctionPass:
         #: results are kept, those asked for by ``--print-after`` or ``--stop-after``; the
         #: run then stays in one process)
         self.state = run
-        self.splitter = RegionSplitter(run.mod, keep_notes=run.detail) if run.options.regions else None
+        self.splitter = RegionSplitter(run.analyses, keep_notes=run.detail) if run.options.regions else None
         #: the per-function stages to run, in order (the first is the provenance stage)
         self.stages = tuple(stages)
         self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in run.keep}
@@ -185,7 +187,7 @@ class FunctionPass:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
             d.access.release()
-        ma.release(fn)
+        run.analyses.release(fn)
         return made, args
 
     # ----------------------------------------------------------- workers

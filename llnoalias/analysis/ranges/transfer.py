@@ -52,7 +52,7 @@ from .interval import (
     width,
     with_known,
 )
-from .workgroup import Shapes, int_pair_values, work_group
+from .workgroup import WorkGroups, int_pair_values, work_group
 
 MAX_DEPTH = 2000
 BUDGET = 50_000
@@ -305,10 +305,10 @@ class IntTransfer:
     selects, which need the loop driver, come from ``loops.LoopRanges``."""
 
     def __init__(self, mod: Module, fn: Function, fa: FunctionAnalysis, family: str,
-                 layout: DataLayout | None = None, shapes: Shapes | None = None) -> None:
+                 layout: DataLayout | None = None, work_groups: WorkGroups | None = None) -> None:
         self.mod = mod
-        #: the module's work-group bounds by their texts (``workgroup.work_group``), or None
-        self.shapes = shapes
+        #: the work-group bounds read in the module (``workgroup.work_group``), or None
+        self.work_groups = work_groups
         self.fn = fn
         self.fa = fa
         self.family = family
@@ -544,7 +544,7 @@ class IntTransfer:
         m = _TID_RE.fullmatch(name) if name else None
         if m:
             dim = "xyz".index(m.group(1))
-            wg = work_group(self.mod, self.fn, self.family, self.shapes)
+            wg = work_group(self.mod, self.fn, self.family, self.work_groups)
             bound = wg.bounds[dim]
             r: IntResult = Range(0, bound - 1) if bound is not None else reasons.THREAD_ID_UNBOUNDED.text
             if known is not None:
