@@ -23,6 +23,7 @@ from ..analysis.memory.intrinsics import async_lds, lds_dma
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
+from ..analysis.ranges.analyses import FunctionAnalyses
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
 from ..ir import operands as opparse
@@ -114,27 +115,28 @@ def _all_functions(mod: Module, ma: ModuleAnalysis) -> dict[int, IRAccess]:
     old = sys.getrecursionlimit()
     if old < 20000:
         sys.setrecursionlimit(20000)
+    analyses = FunctionAnalyses(ma)
     try:
         for fn in mod.functions:
             if fn.instrs:
-                for acc in _function(mod, ma, fn, family):
+                for acc in _function(mod, analyses, fn, family):
                     out[acc.line] = acc
     finally:
         sys.setrecursionlimit(old)
     return out
 
 
-def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> list[IRAccess]:
+def _function(mod: Module, analyses: FunctionAnalyses, fn: Function, family: str) -> list[IRAccess]:
     accesses = [a for a in find_accesses(mod, fn)
                 if any(p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace) for p in a.pointers)
                 or lds_dma(a.intrinsic) is not None]
     others = _other_async(mod, fn, {a.inst.line for a in accesses})
     if not others and not any(lds_dma(a.intrinsic) is not None for a in accesses):
         return []  # nothing can race in a function without an asynchronous LDS operation
-    fa = ma.function(fn)
+    fa = analyses.provenance(fn)
     fa.solve([p.value.name for a in accesses for p in a.pointers if isinstance(p.value, LocalRef)])
     dl = mod.facts.layout
-    fr = FunctionRanges(mod, fn, fa, family, dl)
+    fr = analyses.ranges(fn, fa)
     text = mod.text
     starts = mod.source.line_starts
     got: list[IRAccess] = []
