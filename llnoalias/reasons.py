@@ -10,12 +10,11 @@ that gives a reason makes it from its entry (``LOADED_POINTER.text``,
 (tests/test_reasons.py checks the source). The range analysis's C twin is handed its
 reasons from here too (``ranges.solver.CRANGE_NAMES``) and returns the messages they make.
 
-The message is what travels through the analysis: a :class:`Said`, a ``str`` (the hot
-paths compare, store and drop many) that carries its reason's code, as mypy's
-``ErrorMessage(value, code)`` does; ``--report``, ``explain`` and remarks show the code
-(``... [loaded-pointer]``) from there, and nothing reads a code back from the words. A
-message made from a template that wraps another reason (``unknown provenance: {rule}``)
-carries the wrapped reason's code, the more telling one.
+The message is what travels through the analysis: a :class:`Said`, a ``str`` (the hot paths
+compare, store and drop many) that carries its reason's code, as mypy's ``ErrorMessage(value,
+code)`` does; ``--report``, ``explain`` and remarks show the code (``... [loaded-pointer]``) from
+there, and nothing reads a code back from the words. A message made from a template that wraps
+another reason (``unknown provenance: {rule}``) carries the wrapped reason's, the more telling one.
 
 ``python -m llnoalias.reasons_doc`` writes docs/reasons.md, the table made from this module.
 Layer 0: imports nothing from llnoalias, and nothing at run time but the standard library.
@@ -39,10 +38,9 @@ GROUPS = {
 class Said(str):
     """A message made from a reason: the text itself (a ``str``, equal to and hashed as its
     text, so the analysis keeps comparing and storing it as one) that carries its reason's
-    ``code`` (as mypy's ``ErrorMessage(value, code)``). ``Reason.text`` is one and
-    ``Reason.format`` makes one; text made from it in any other way (``+``, an f-string,
-    ``str.format``) is a plain ``str`` again and carries no code. Pickled with its code, so
-    the worker processes hand it back whole."""
+    ``code`` (as mypy's ``ErrorMessage(value, code)``). ``Reason.text`` is one, ``Reason.format``
+    makes one, ``+`` keeps the code (of two messages, the left one's); an f-string or ``str.format``
+    makes a plain ``str`` without one. Pickled with its code: workers hand it back whole."""
 
     __slots__ = ("code",)
     code: str
@@ -54,6 +52,12 @@ class Said(str):
 
     def __reduce__(self) -> tuple[type[Said], tuple[str, str]]:
         return (Said, (str(self), self.code))
+
+    def __add__(self, other: str) -> Said:
+        return Said(str.__add__(self, other), self.code or carried_code(other))
+
+    def __radd__(self, other: str) -> Said:  # ``text + said``: tried before ``str.__add__``
+        return Said(str.__add__(other, self), carried_code(other) or self.code)
 
 
 #: ``str.__new__``: a :class:`Said` made without its ``__new__`` called (``Reason.one``)

@@ -118,11 +118,21 @@ def test_a_wrapped_reason_gives_its_code() -> None:
 
 def test_a_text_no_reason_makes_has_no_code() -> None:
     """Only a message carries a code: a plain string, even one in a message's words (or made
-    from one by an f-string or ``+``), has none."""
+    from one by an f-string), has none."""
     assert carried_code("") == ""
     assert carried_code("volatile access") == ""
-    assert carried_code(f"{reasons.VOLATILE.text}") == carried_code(reasons.VOLATILE.text + "!") == ""
+    assert carried_code(f"{reasons.VOLATILE.text}") == ""
     assert carried_code(reasons.VOLATILE.text) == "volatile"
+
+
+def test_a_message_keeps_its_code_through_plus() -> None:
+    """``+`` on a message keeps its code, on either side; of two messages the left one's."""
+    said = reasons.VOLATILE.text
+    assert said + "!" == str(said) + "!" and "at: " + said == "at: " + str(said)
+    for text in (said + "!", "at line 4: " + said, said + " and " + reasons.LOADED_POINTER.text):
+        assert isinstance(text, Said) and text.code == "volatile", text
+    assert (reasons.LOADED_POINTER.text + said).code == "loaded-pointer"
+    assert ("" + said).code == (said + "").code == "volatile"
 
 
 def test_no_module_reads_a_code_back_from_text() -> None:

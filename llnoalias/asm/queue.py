@@ -1,4 +1,10 @@
-"""The replay of each wave's in-order vector-memory queue over a function's control flow.
+"""The replay of each wave's in-order queues over a function's control flow.
+
+One queue per counter: the vector-memory queue (``vmcnt``, gfx12's ``loadcnt``: loads and the
+LDS-DMAs of gfx9-gfx12) and, on gfx1250, ``asynccnt`` (the per-lane asynchronous LDS loads and
+stores) and ``tensorcnt`` (the tensor data mover). An operation counts only among the operations
+of its own queue, and only a wait on its own counter (``s_wait_tensorcnt N``, ``s_wait_asynccnt
+N``, a combined form) retires it.
 
 The state at a point maps every vector-memory operation (by instruction index) that may still
 be outstanding to the fewest operations issued after it on any path reaching the point: its
@@ -14,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from .reader import BARRIER, DMA, LDS, VMEM_LOAD, VMEM_STORE, AsmFunction, AsmInst
+from .reader import ASYNC_COUNTERS, BARRIER, DMA, LDS, VMEM_LOAD, VMEM_STORE, AsmFunction, AsmInst
 
 #: an operation with this many newer ones is no longer counted (6-bit counter)
 DEPTH = 64
@@ -33,6 +39,8 @@ class WaitInfo:
     retires: tuple[int, ...]
     cause: str
     needed_by: int | None = None
+    #: the counter it waits on (``vmcnt``/``loadcnt``, ``asynccnt``, ``tensorcnt``)
+    counter: str = field(default="", compare=False)
 
 
 def counter_of(generation: int) -> str:
@@ -42,21 +50,54 @@ def counter_of(generation: int) -> str:
 
 def in_queue(inst: AsmInst, generation: int) -> bool:
     """Whether ``inst`` takes a place in the queue ``counter_of(generation)`` counts."""
+    if inst.queue:
+        return False
     if inst.kind in (DMA, VMEM_LOAD):
         return True
     return inst.kind == VMEM_STORE and generation < 10
 
 
-def step(state: State, inst: AsmInst, generation: int, field_name: str) -> State:
-    """The state after ``inst``."""
-    if in_queue(inst, generation):
-        out = {k: v + 1 for k, v in state.items() if v + 1 < DEPTH}
+def queue_of(inst: AsmInst, generation: int) -> str:
+    """The counter whose queue ``inst`` takes a place in ("": none)."""
+    if inst.queue:
+        return inst.queue
+    return counter_of(generation) if in_queue(inst, generation) else ""
+
+
+def queues(fn: AsmFunction, generation: int) -> list[str]:
+    """``queue_of`` of each instruction of ``fn``, by index."""
+    return [queue_of(i, generation) for i in fn.insts]
+
+
+def counters(generation: int) -> tuple[str, ...]:
+    """The wait fields that retire an entry of some queue."""
+    return (counter_of(generation), *ASYNC_COUNTERS) if generation >= 12 else (counter_of(generation),)
+
+
+def step(state: State, inst: AsmInst, generation: int, field_name: str, qs: list[str] | None = None) -> State:
+    """The state after ``inst`` (``qs``: ``queues`` of the function; None: every entry is of the
+    vector-memory queue, ``field_name``)."""
+    q = inst.queue or (field_name if in_queue(inst, generation) else "")
+    if q:
+        if qs is None:
+            out = {k: v + 1 for k, v in state.items() if v + 1 < DEPTH}
+        else:
+            out = {k: (v + 1 if qs[k] == q else v) for k, v in state.items() if qs[k] != q or v + 1 < DEPTH}
         out[inst.index] = 0
         return out
-    n = inst.wait.get(field_name) if inst.wait else None
-    if n is not None:
-        return {k: v for k, v in state.items() if v < n}
-    return state
+    if not inst.wait:
+        return state
+    if qs is None:
+        n = inst.wait.get(field_name)
+        return {k: v for k, v in state.items() if v < n} if n is not None else state
+    if not any(c in inst.wait for c in (field_name, *ASYNC_COUNTERS)):
+        return state
+    out = {}
+    for k, v in state.items():
+        n = inst.wait.get(qs[k])
+        if n is None or v < n:
+            out[k] = v
+    return out
 
 
 def _join(into: State, other: State) -> bool:
@@ -77,6 +118,7 @@ class Replay:
     entry: list[State | None]
     _before: dict[int, list[State]] = field(default_factory=dict)
     _waits: list[WaitInfo] | None = None
+    qs: list[str] = field(default_factory=list)
 
     @property
     def field_name(self) -> str:
@@ -92,7 +134,7 @@ class Replay:
             if s is not None:
                 for i in range(blk.first, blk.last + 1):
                     got.append(s)
-                    s = step(s, self.fn.insts[i], self.generation, self.field_name)
+                    s = step(s, self.fn.insts[i], self.generation, self.field_name, self.qs)
             self._before[b] = got
         return got
 
@@ -110,13 +152,13 @@ class Replay:
         """The count of ``dma`` after running block ``b`` from ``start`` up to ``stop`` (not
         included) with ``c`` newer ones at ``start``; None once retired. Passing ``dma`` itself
         issues it anew."""
-        f = self.field_name
+        f = self.qs[dma] if self.qs else self.field_name
         cur: int | None = c
         for i in range(start, stop):
             inst = self.fn.insts[i]
             if i == dma:
                 cur = 0
-            elif cur is not None and in_queue(inst, self.generation):
+            elif cur is not None and (self.qs[i] == f if self.qs else in_queue(inst, self.generation)):
                 cur = cur + 1 if cur + 1 < DEPTH else None
             elif cur is not None and inst.wait and f in inst.wait and cur >= inst.wait[f]:
                 cur = None
@@ -163,7 +205,8 @@ class Replay:
 
     @property
     def waits(self) -> list[WaitInfo]:
-        """Every wait with a ``vmcnt`` (gfx12: ``loadcnt``) field, with its cause."""
+        """Every wait on a queue's counter (``vmcnt``, gfx12 ``loadcnt``, ``asynccnt``,
+        ``tensorcnt``), one per counter it names, with its cause."""
         if self._waits is None:
             self._waits = self._find_waits()
         return self._waits
@@ -174,20 +217,24 @@ class Replay:
 
     def _find_waits(self) -> list[WaitInfo]:
         out: list[WaitInfo] = []
-        f = self.field_name
+        qs = self.qs
         for inst in self.fn.insts:
-            if not inst.wait or f not in inst.wait:
+            if not inst.wait:
                 continue
-            n = inst.wait[f]
-            retires = tuple(sorted(k for k, v in self.before(inst.index).items() if v >= n))
-            if inst.producer_asm:
-                out.append(WaitInfo(inst.index, n, retires, "producer"))
-                continue
-            cause, by = self._cause(inst.index, retires)
-            out.append(WaitInfo(inst.index, n, retires, cause, by))
+            for f in counters(self.generation):
+                if f not in inst.wait:
+                    continue
+                n = inst.wait[f]
+                retires = tuple(sorted(k for k, v in self.before(inst.index).items()
+                                       if v >= n and (qs[k] if qs else self.field_name) == f))
+                if inst.producer_asm:
+                    out.append(WaitInfo(inst.index, n, retires, "producer", counter=f))
+                    continue
+                cause, by = self._cause(inst.index, retires, f)
+                out.append(WaitInfo(inst.index, n, retires, cause, by, f))
         return out
 
-    def _cause(self, index: int, retires: tuple[int, ...]) -> tuple[str, int | None]:
+    def _cause(self, index: int, retires: tuple[int, ...], f: str = "") -> tuple[str, int | None]:
         fn = self.fn
         written: set[str] = set()
         any_dma = False
@@ -197,7 +244,7 @@ class Replay:
             if op.kind == VMEM_LOAD:
                 written.update(op.dests)
         blk = fn.blocks[fn.block_of(index)]
-        f = self.field_name
+        f = f or self.field_name
         for j in range(index + 1, blk.last + 1):
             inst = fn.insts[j]
             if inst.wait and f in inst.wait:
@@ -214,10 +261,11 @@ class Replay:
 def replay(fn: AsmFunction, generation: int) -> Replay:
     """The fixpoint of the queue over ``fn``'s blocks."""
     f = counter_of(generation)
+    qs = queues(fn, generation)
     nb = len(fn.blocks)
     entry: list[State | None] = [None] * nb
     if not nb:
-        return Replay(fn, generation, entry)
+        return Replay(fn, generation, entry, qs=qs)
     entry[0] = {}
     work = deque([0])
     queued = {0}
@@ -228,7 +276,7 @@ def replay(fn: AsmFunction, generation: int) -> Replay:
         assert s is not None
         blk = fn.blocks[b]
         for i in range(blk.first, blk.last + 1):
-            s = step(s, fn.insts[i], generation, f)
+            s = step(s, fn.insts[i], generation, f, qs)
         for t in blk.succs:
             cur = entry[t]
             if cur is None:
@@ -239,5 +287,5 @@ def replay(fn: AsmFunction, generation: int) -> Replay:
             if changed and t not in queued:
                 queued.add(t)
                 work.append(t)
-    return Replay(fn, generation, entry)
+    return Replay(fn, generation, entry, qs=qs)
 

@@ -30,6 +30,20 @@ _NOT_VMEM = ("buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "b
 #: ``analysis.memory.intrinsics.LDS_DMA``, which this layer cannot import
 #: (``tests/analysis/memory/test_lds_dma_table.py`` holds the two equal)
 DMA_MNEMONICS = ("global_load_lds", "buffer_load_lds")
+#: the asynchronous LDS operations with a counter of their own (gfx1250): mnemonic prefix ->
+#: (the wait field that retires it, whether it writes LDS: False for a read of LDS, a store from
+#: it). The ``mnemonic``, ``counter`` and ``lds`` of the rows of
+#: ``analysis.memory.intrinsics.ASYNC_LDS`` whose counter is not ``vmcnt`` (the table's test holds
+#: the two equal)
+ASYNC_MNEMONICS: dict[str, tuple[str, bool]] = {
+    "global_load_async_to_lds": ("asynccnt", True),
+    "cluster_load_async_to_lds": ("asynccnt", True),
+    "global_store_async_from_lds": ("asynccnt", False),
+    "tensor_load_to_lds": ("tensorcnt", True),
+    "tensor_store_from_lds": ("tensorcnt", False),
+}
+#: the counters of ``ASYNC_MNEMONICS``
+ASYNC_COUNTERS = ("asynccnt", "tensorcnt")
 _NOT_LDS = ("ds_bpermute", "ds_permute", "ds_swizzle", "ds_nop", "ds_gws", "ds_append", "ds_consume")
 #: modifiers that make an atomic return the old value (gfx9/10/11 ``glc``, gfx940 ``sc0``, gfx12 ``th:``)
 _RETURNS = ("glc", "sc0", "th:TH_ATOMIC_RETURN")
@@ -43,6 +57,7 @@ _SOPK_WAIT = re.compile(r"^s_waitcnt_(vmcnt|lgkmcnt|expcnt|vscnt)$")
 #: gfx12's ``s_wait_<counter>`` and ``s_wait_<counter>_<counter>`` (the high field first)
 _SPLIT_WAIT = re.compile(r"^s_wait_((?:[a-z0-9]+cnt)(?:_[a-z0-9]+cnt)*)$")
 _LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)(?:\s+(\d+))?")
+_FILE = re.compile(r'^\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"((?:[^"\\]|\\.)*)")?')
 _OFFSET = re.compile(r"^(offset[01]?):(-?(?:0x[0-9a-fA-F]+|\d+))$")
 _GFX = re.compile(r"gfx(\d+)[a-z]?")
 #: ``; NumVgprs: 12``, ``; codeLenInByte = 268``, ``; COMPUTE_PGM_RSRC2:USER_SGPR: 2``
@@ -93,6 +108,10 @@ class AsmInst:
     target: str | None = None
     #: a flat instruction: vector memory that may also touch LDS
     may_lds: bool = False
+    #: an asynchronous LDS operation with a counter of its own: that counter (``ASYNC_MNEMONICS``)
+    queue: str = ""
+    #: the directory of the file its ``.loc`` names (the located copy names an IR block there)
+    loc_dir: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,8 +267,21 @@ def _split_operands(rest: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p) + tuple(tail)
 
 
+def async_queue(mnem: str) -> tuple[str, bool] | None:
+    """The counter of an asynchronous LDS operation and whether it writes LDS, or None."""
+    if "lds" not in mnem:
+        return None
+    for prefix, got in ASYNC_MNEMONICS.items():
+        if mnem.startswith(prefix):
+            return got
+    return None
+
+
 def _classify(mnem: str, ops: tuple[str, ...]) -> tuple[str, bool | None, bool]:
     """(kind, lds_write, may_lds)."""
+    got = async_queue(mnem)
+    if got is not None:
+        return DMA, got[1], False
     if mnem.startswith(_VMEM_PREFIX) and not mnem.startswith(_NOT_VMEM):
         flat = mnem.startswith("flat_")
         if "lds" in ops or mnem.startswith(DMA_MNEMONICS):
@@ -301,7 +333,7 @@ def split_instruction(code: str) -> tuple[str, str, tuple[str, ...]]:
 
 
 def parse_instruction(code: str, index: int, line: int, generation: int, *, loc: tuple[int, int] = (0, 0),
-                      producer: bool = False) -> AsmInst:
+                      producer: bool = False, loc_dir: str = "") -> AsmInst:
     """One line of code (comment already stripped) as an instruction."""
     mnem, rest, ops = split_instruction(code)
     kind, lds_write, may_lds = _classify(mnem, ops)
@@ -328,9 +360,10 @@ def parse_instruction(code: str, index: int, line: int, generation: int, *, loc:
     target = None
     if kind == BRANCH and ops:
         target = ops[0]
+    aq = async_queue(mnem) if kind == DMA else None
     return AsmInst(index, line, code, mnem, ops, kind, loc[0], loc[1] if loc[0] else 0, producer,
                    lds_write if kind in (LDS, DMA) or may_lds else None, wait or {}, tuple(dests),
-                   tuple(uses), tuple(offsets), width, target, may_lds)
+                   tuple(uses), tuple(offsets), width, target, may_lds, aq[0] if aq else "", loc_dir)
 
 
 def _strip(raw: str) -> str:
@@ -352,6 +385,9 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
     in_text = True
     producer = False
     loc = (0, 0)
+    loc_dir = ""
+    #: ``.file`` number -> its directory
+    dirs: dict[int, str] = {}
     for no, raw in enumerate(lines, 1):
         s = raw.strip()
         if s.startswith(";;#ASMSTART"):
@@ -371,7 +407,7 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
                     _finish(cur)
                 cur = AsmFunction(name, no)
                 funcs.append(cur)
-                loc, producer, in_text = (0, 0), False, True
+                loc, loc_dir, producer, in_text = (0, 0), "", False, True
                 continue
             if cur is not None and name.startswith(".Lfunc_end"):
                 cur.end = no
@@ -392,10 +428,16 @@ def read_amdgpu(text: str) -> list[AsmFunction]:
                 lm = _LOC.match(code)
                 if lm:
                     loc = (int(lm.group(2)), int(lm.group(3) or 0))
+                    loc_dir = dirs.get(int(lm.group(1)), "")
+            elif code.startswith(".file"):
+                fm = _FILE.match(code)
+                if fm and fm.group(3) is not None:
+                    dirs[int(fm.group(1))] = fm.group(2)
             continue
         if cur is None or not in_text:
             continue
-        cur.insts.append(parse_instruction(code, len(cur.insts), no, generation, loc=loc, producer=producer))
+        cur.insts.append(parse_instruction(code, len(cur.insts), no, generation, loc=loc, producer=producer,
+                                           loc_dir=loc_dir))
     if cur is not None:
         _finish(cur)
     _resources(lines, funcs)

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .queue import DEPTH, counter_of, in_queue
+from .queue import DEPTH, queues
 from .reader import DMA, AsmFunction
 
 #: retired from the issuing wave's queue, no barrier passed since
@@ -80,20 +80,22 @@ class SyncResult:
     contexts: set[tuple[int, Ctx]] = field(default_factory=set)
 
 
-def _step(node: Node, fn: AsmFunction, i: int, ctx: Ctx, generation: int, f: str, tracked: set[int]) -> None:
+def _step(node: Node, fn: AsmFunction, i: int, ctx: Ctx, qs: list[str], tracked: set[int]) -> None:
     inst = fn.insts[i]
     pend = node.pending
-    if in_queue(inst, generation):
+    q = qs[i]
+    if q:
+        # an issue moves back only the entries of its own queue (its counter's)
         for k, v in list(pend.items()):
-            if v < RETIRED:
+            if v < RETIRED and qs[k[0]] == q:
                 pend[k] = min(v + 1, RETIRED)
         if inst.kind == DMA:
             pend[(i, ctx, False)] = 0
         return
-    n = inst.wait.get(f) if inst.wait else None
-    if n is not None:
+    if inst.wait and any(qs[k[0]] in inst.wait for k in pend):
         for k, v in list(pend.items()):
-            if n <= v < RETIRED:
+            n = inst.wait.get(qs[k[0]])
+            if n is not None and n <= v < RETIRED:
                 pend[k] = RETIRED
         return
     m = inst.mnemonic
@@ -120,7 +122,7 @@ def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
     """The fixpoint over (block, context) from the entry in context ``start``; ``tracked``: the
     LDS accesses to judge and to remember for the DMAs that follow them; ``edge(b, t, ctx)``: the
     context after the edge from block ``b`` to ``t`` and whether it is a loop's back edge."""
-    f = counter_of(generation)
+    qs = queues(fn, generation)
     res = SyncResult()
     if not fn.blocks:
         return res
@@ -134,7 +136,7 @@ def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
         node = entry[key].copy()
         blk = fn.blocks[b]
         for i in range(blk.first, blk.last + 1):
-            _step(node, fn, i, ctx, generation, f, tracked)
+            _step(node, fn, i, ctx, qs, tracked)
         for t in blk.succs:
             nctx, back = edge(b, t, ctx)
             nk = (t, nctx)
@@ -158,7 +160,7 @@ def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
                 res.at_dma.setdefault(i, []).append((ctx, set(node.reads)))
             elif i in tracked:
                 res.at_access.setdefault(i, []).append((ctx, dict(node.pending)))
-            _step(node, fn, i, ctx, generation, f, tracked)
+            _step(node, fn, i, ctx, qs, tracked)
     return res
 
 

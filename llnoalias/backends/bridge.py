@@ -32,7 +32,7 @@ import re
 import struct
 from collections.abc import Callable, Iterable
 
-from ..analysis.memory.intrinsics import LDS_DMA
+from ..analysis.memory.intrinsics import ASYNC_LDS, COUNTER_WAITS, LDS_DMA
 from ..diagnostics import LLNoaliasError
 from ..ir.lazyre import LazyPattern, lazy
 
@@ -615,12 +615,11 @@ REWRITES: tuple[Rewrite, ...] = (
 
 #: Intrinsics of newer LLVMs that LLVM 22 lacks and no rewrite above replaces.
 _UNBRIDGED_RE = lazy(r"@(llvm\.amdgcn\.[\w.]*async[\w.]*|llvm\.amdgcn\.(?:wait\.)?asyncmark)\b")
-#: ... except these, which LLVM 22 has: the asynchronous LDS-DMAs of ``LDS_DMA`` that LLVM 22
-#: knows (``llvm22``), and others that are no row of it.
+#: ... except these, which LLVM 22 has: the asynchronous LDS operations of the catalogue
+#: (``ASYNC_LDS``, ``COUNTER_WAITS``) that LLVM 22 knows (``llvm22``).
 _LLVM22_ASYNC = lazy(
-    r"(?:" + "|".join(re.escape(n) for d in LDS_DMA if d.llvm22 for n in d.names if "async" in n) + r"|"
-    r"llvm\.amdgcn\.(?:cluster\.load\.async\.to\.lds\.b\d+|global\.store\.async\.from\.lds\.b\d+"
-    r"|ds\.atomic\.async\.barrier\.arrive\.b64|s\.wait\.asynccnt))$")
+    r"(?:" + "|".join([a.pattern for a in ASYNC_LDS if a.llvm22 and "async" in a.pattern]
+                      + [w.pattern for w in COUNTER_WAITS if w.llvm22 and "async" in w.pattern]) + r")$")
 
 
 def enabled() -> bool:

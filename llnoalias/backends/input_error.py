@@ -14,14 +14,15 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import LLNoaliasError, Location
+from ..ir.lexer import BARE_NAME
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time
 if TYPE_CHECKING:
     from .child_result import CheckResult
 
 _POSITION_RE = re.compile(r"<string>:(\d+):(\d+):\s*(?:error:\s*)?(.*)")
-_RESULT_RE = re.compile(r"(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*(?:(?:tail|musttail|notail)\s+)?([a-z_]+)")
-_FUNCTION_RE = re.compile(r"(?:ptr\s+)?(@[-a-zA-Z$._0-9]+|@\"[^\"]*\")$")
+_RESULT_RE = re.compile(r"(%" + BARE_NAME + r"|%\"[^\"]*\")\s*=\s*(?:(?:tail|musttail|notail)\s+)?([a-z_]+)")
+_FUNCTION_RE = re.compile(r"(?:ptr\s+)?(@" + BARE_NAME + r"|@\"[^\"]*\")$")
 
 
 def newer_rules(res: CheckResult) -> list[str] | None:

@@ -14,9 +14,10 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from ..analysis.memory.intrinsics import LDS_DMA_TEXT
+from ..analysis.memory.intrinsics import ASYNC_LIKE, LDS_DMA_TEXT, async_lds
 from ..backends import codegen as code_generator
 from ..backends.target import detect
+from ..diagnostics import LLNoaliasError, Location
 from ..ir.model import Module
 from ..ir.parser import parse_module
 from ..ir.source import SourceFile
@@ -104,6 +105,7 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
     if not target.is_amdgpu:
         res.notes.append("an NVPTX module has no LDS-DMA whose waits the code generator decides: nothing to check")
         return res
+    _refuse_unmodelled(text, path)
     # a verdict is about the program as it will run: never about a copy whose waits the
     # version bridge rewrote (``codegen.verdict_codegen``: Triton's LLVM or an error)
     codegen = code_generator.verdict_codegen(text, path, codegen, llc, res.notes)
@@ -125,6 +127,26 @@ def check_text(text: str, path: str = "<stdin>", *, mcpu: str | None = None, tri
     res.asm = asm
     res.functions = judge(asm, accesses, exact=exact_functions(mod, accesses, wave_size(asm)), ideal=ideal)
     return res
+
+
+def _refuse_unmodelled(text: str, path: str) -> None:
+    """A located error (exit 2) at the first call of an asynchronous LDS operation that is no
+    row of ``ASYNC_LDS``: its counter and bytes are not known, so no verdict is given."""
+    if "lds" not in text and "tensor" not in text:
+        return
+    for m in ASYNC_LIKE.finditer(text):
+        name = m.group(1)
+        if async_lds(name) is not None:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        source = text[start:end if end >= 0 else len(text)]
+        if source.lstrip().startswith("declare"):
+            continue
+        raise LLNoaliasError(f"'{name}' looks like an asynchronous LDS operation that llnoalias check does not model "
+                             "(its counter and the LDS bytes it touches are not known): no verdict is given",
+                             Location(path, line, m.start() - start + 2, source))
 
 
 _WAVE = re.compile(r"\.wavefront_size:\s+(\d+)|\.amdhsa_wavefront_size32\s+(\d)")

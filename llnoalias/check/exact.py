@@ -22,18 +22,20 @@ from dataclasses import dataclass
 
 from .. import reasons
 from ..analysis.memory.accesses import find_accesses
-from ..analysis.memory.intrinsics import lds_dma
-from ..analysis.ranges.concrete import ARG_SPACE, Ptr, Threads, Unknown, at, threads_of
+from ..analysis.memory.intrinsics import async_lds, lds_dma
+from ..analysis.ranges.concrete import ARG_SPACE, Ptr, PtrInt, Threads, Unknown, Val, at, threads_of
 from ..analysis.ranges.evolution import Evolutions, Guard, dependencies, guards, phi_labels
 from ..analysis.ranges.footprints import extent
 from ..analysis.ranges.interval import int_const
 from ..analysis.ranges.workgroup import work_group
 from ..ir import operands as opparse
 from ..ir.facts import reaches_lds
-from ..ir.model import Function, LocalRef, Module, Value
+from ..ir.model import Function, GlobalRef, LocalRef, Module, Value
+from .tiles import Descriptors, Tile, decode, word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..ir.model import TypedValue
     from ..ir.types import Type
 
 #: a thread's standing in a block: None (does not run it), or the conditions not known
@@ -68,6 +70,10 @@ class Site:
     imm: int = 0
     size: int = 0
     stride: int = 0
+    #: a tensor operation's descriptor groups (``check.tiles``); empty for every other site
+    tdm: tuple[TypedValue, ...] = ()
+    #: the site reads LDS asynchronously (a store from LDS), it does not write it
+    reads: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +125,9 @@ class FunctionExact:
         if th is None:
             self.why_not = "the work-group's size is not known in one dimension"
         self._find_sites()
+        self.descriptors = Descriptors(mod, fn)
         roots = [s.ptr.name for s in self.sites.values() if isinstance(s.ptr, LocalRef)]
+        roots += [v.name for s in self.sites.values() for _, v in s.tdm if isinstance(v, LocalRef)]
         self.guards = guards(fn, mod)
         conds = [g.cond for gs in self.guards for g in gs if g.cond]
         self.evol = Evolutions(mod, fn, th or Threads(1, wave), dependencies(mod, fn, roots + conds)
@@ -135,6 +143,16 @@ class FunctionExact:
         mod, fn = self.mod, self.fn
         family = mod.facts.family
         dl = mod.facts.layout
+        for inst in fn.instrs:
+            if inst.opcode != "call" or "lds" not in mod.text[inst.opstart:inst.end]:
+                continue
+            ops = opparse.parse(mod, inst)
+            callee = ops.callee.name.lstrip("@") if isinstance(ops.callee, GlobalRef) else ""
+            arow = async_lds(callee)
+            if arow is not None and arow.locate == "descriptor" and len(ops.operands) >= 3:
+                groups = tuple(ops.operands[:-1])
+                self.sites[inst.line] = Site(inst.line, inst.block, groups[0][0], groups[0][1], None, True,
+                                             tdm=groups, reads=arow.lds == "r")
         for acc in find_accesses(mod, fn):
             inst = acc.inst
             row = lds_dma(acc.intrinsic)
@@ -381,6 +399,9 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
              variant: Variant, *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
     th = fx.threads
     dsite = fx.sites.get(dma_line)
+    if dsite is not None and dsite.tdm:
+        return _compare_tile(fx, dsite, cd, acc_line, ca, variant, same_wave=same_wave, other_waves=other_waves,
+                             fresh=fresh)
     d = fx.bytes(dma_line, cd, variant)
     a = fx.bytes(acc_line, ca, variant)
     for x in (d, a):
@@ -449,4 +470,121 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
     return maybe or APART
 
 
-__all__ = ["APART", "Bytes", "FunctionExact", "Site", "Verdict", "compare"]
+#: the descriptor words a tile is read from, (group, word): the predicate and modes, the LDS
+#: address; the element size, modes and padding, tile dimensions 0, 1 and 2
+_WORDS = ((0, 0), (0, 1), (1, 0), (1, 3), (1, 4))
+
+
+def tiles_of(fx: FunctionExact, site: Site, ctx: tuple[int, ...], variant: Variant
+             ) -> list[tuple[str, int, Tile] | None] | Unknown:
+    """Per wave: the space, LDS address and tile of a tensor operation's descriptor in that wave's
+    first lane that runs it (None: the wave does not run it, or its predicate is off)."""
+    th = fx.threads
+    if th is None:
+        return Unknown(fx.why_not, fx.fn.line)
+    stand = fx.standing(site.block, ctx, variant)
+    if isinstance(stand, Unknown):
+        return stand
+    ev = fx.evol.evaluator(ctx, *variant)
+    g0, g1 = site.tdm[0], site.tdm[1]
+    words: dict[tuple[int, int], Val] = {}
+    for gi, k in _WORDS:
+        v = fx.descriptors.element(ev, g0 if gi == 0 else g1, k)
+        if isinstance(v, Unknown):
+            return v
+        words[(gi, k)] = v
+    rest_zero = True
+    for grp in site.tdm[2:]:
+        n = grp[0].count or 0
+        for k in range(n):
+            v = fx.descriptors.element(ev, grp, k)
+            if v != 0:
+                rest_zero = False
+    addr = words[(0, 1)]
+    if not isinstance(addr, PtrInt):
+        return Unknown("a tensor descriptor whose LDS address is not traced to an LDS variable", site.line)
+    out: list[tuple[str, int, Tile] | None] = []
+    for w in range(th.waves):
+        lanes = range(w * th.wave, min((w + 1) * th.wave, th.count))
+        run = [t for t in lanes if stand[t] is not None]
+        if not run:
+            out.append(None)
+            continue
+        t = run[0]
+        vals = []
+        for gi, n in ((0, 4), (1, 8)):
+            row = []
+            for k in range(n):
+                v = words.get((gi, k), 0)
+                if isinstance(v, PtrInt):
+                    row.append(at(v.off, t) & 0xFFFFFFFF)
+                elif isinstance(v, (int, tuple)):
+                    row.append(word(v, t))
+                else:
+                    return Unknown("a tensor descriptor word that is an address", site.line)
+            vals.append(row)
+        tile = decode(vals[0], vals[1], rest_zero)
+        if isinstance(tile, str):
+            return Unknown(tile, site.line)
+        out.append(None if tile is None else (addr.space, at(addr.off, t), tile))
+    return out
+
+
+def _compare_tile(fx: FunctionExact, dsite: Site, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
+                  variant: Variant, *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
+    """``_compare`` for a tensor operation: each wave that runs it touches its tile from its LDS
+    address; a race where some thread of the access meets a byte the tile writes (reads, for a
+    store from LDS), with no condition open on either side."""
+    th = fx.threads
+    tiles = tiles_of(fx, dsite, cd, variant)
+    a = fx.bytes(acc_line, ca, variant)
+    for x in (tiles, a):
+        if isinstance(x, Unknown):
+            return Verdict("unproven", why=x.why, line=x.line, join=x.join)
+    assert isinstance(a, Bytes) and isinstance(tiles, list) and th is not None
+    dstand = fx.standing(dsite.block, cd, variant)
+    assert not isinstance(dstand, Unknown)
+    maybe: Verdict | None = None
+    for t in range(th.count):
+        st = a.standing[t]
+        if st is None:
+            continue
+        lo, hi = a.lo[t], a.hi[t]
+        wt = t // th.wave
+        waves = ([wt] if same_wave else []) + ([w for w in range(th.waves) if w != wt] if other_waves else [])
+        for w in waves:
+            got = tiles[w] if w < len(tiles) else None
+            if got is None:
+                continue
+            space, base, tile = got
+            if space != a.space:
+                if space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
+                    maybe = maybe or Verdict("unproven", why=reasons.NOT_EVALUATED.format(
+                        value=(space if space.startswith(ARG_SPACE) else a.space)[len(ARG_SPACE):],
+                        what="argument pointer"))
+                continue
+            if not (lo < base + tile.span and base < hi):
+                continue
+            byte = tile.written(lo - base, hi - base)
+            if byte is None:
+                continue  # only padding between them
+            lanes = [s for s in dstand[w * th.wave:(w + 1) * th.wave] if s is not None]
+            sd = next((s for s in lanes if not {c for c, _ in s if not c.startswith(UNIFORM)}), None)
+            if fresh and w == wt and sd is not None and any((c, not h) in sd for c, h in st if c.startswith(UNIFORM)):
+                continue  # one wave: both arms of a shared condition in one iteration
+            open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
+            if sd is not None and not open_st:
+                return Verdict("race", {
+                    "lane": t % th.wave, "wave": wt, "thread": t, "byte": base + byte,
+                    "dma_lane": 0, "dma_wave": w, "between_waves": w != wt,
+                    "tile": {"lds": base, "elem": tile.elem, "dims": list(tile.dims), "pad_interval": tile.interval,
+                             "pad_amount": tile.amount},
+                    "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
+            if maybe is None:
+                conds = sorted(open_st | {c for s in lanes for c, _ in s if not c.startswith(UNIFORM)})
+                maybe = Verdict("unproven", why=f"whether the wave runs it depends on {', '.join(conds)}",
+                                line=acc_line)
+    return maybe or APART
+
+
+__all__ = ["APART", "Bytes", "FunctionExact", "Site", "Verdict", "compare", "tiles_of"]

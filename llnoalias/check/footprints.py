@@ -19,15 +19,17 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.memory.accesses import Access, find_accesses
-from ..analysis.memory.intrinsics import lds_dma
+from ..analysis.memory.intrinsics import async_lds, lds_dma
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
+from ..analysis.ranges.analyses import FunctionAnalyses
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
+from ..ir import operands as opparse
 from ..ir.datalayout import DataLayout
 from ..ir.facts import reaches_lds
-from ..ir.model import Function, LocalRef, Module, ModuleFacts
+from ..ir.model import Function, GlobalRef, LocalRef, Module, ModuleFacts
 from ..options import AnnotateOptions
 from ..transform.roots import find_roots
 
@@ -113,26 +115,28 @@ def _all_functions(mod: Module, ma: ModuleAnalysis) -> dict[int, IRAccess]:
     old = sys.getrecursionlimit()
     if old < 20000:
         sys.setrecursionlimit(20000)
+    analyses = FunctionAnalyses(ma)
     try:
         for fn in mod.functions:
             if fn.instrs:
-                for acc in _function(mod, ma, fn, family):
+                for acc in _function(mod, analyses, fn, family):
                     out[acc.line] = acc
     finally:
         sys.setrecursionlimit(old)
     return out
 
 
-def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> list[IRAccess]:
+def _function(mod: Module, analyses: FunctionAnalyses, fn: Function, family: str) -> list[IRAccess]:
     accesses = [a for a in find_accesses(mod, fn)
                 if any(p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace) for p in a.pointers)
                 or lds_dma(a.intrinsic) is not None]
-    if not any(lds_dma(a.intrinsic) is not None for a in accesses):
-        return []  # nothing can race in a function without an LDS-DMA
-    fa = ma.function(fn)
+    others = _other_async(mod, fn, {a.inst.line for a in accesses})
+    if not others and not any(lds_dma(a.intrinsic) is not None for a in accesses):
+        return []  # nothing can race in a function without an asynchronous LDS operation
+    fa = analyses.provenance(fn)
     fa.solve([p.value.name for a in accesses for p in a.pointers if isinstance(p.value, LocalRef)])
     dl = mod.facts.layout
-    fr = FunctionRanges(mod, fn, fa, family, dl)
+    fr = analyses.ranges(fn, fa)
     text = mod.text
     starts = mod.source.line_starts
     got: list[IRAccess] = []
@@ -150,14 +154,37 @@ def _function(mod: Module, ma: ModuleAnalysis, fn: Function, family: str) -> lis
         col = inst.start - starts[line - 1] + 1 + len(code) - len(code.lstrip())
         got.append(IRAccess(fn.name, line, col, acc.kind, acc.intrinsic, lds_dma(acc.intrinsic) is not None, fp,
                             code.strip(), size, block=inst.block))
+    got.extend(others)
     got.extend(_folded(mod, fn, got))
     return got
+
+
+def _other_async(mod: Module, fn: Function, taken: set[int]) -> list[IRAccess]:
+    """The asynchronous LDS operations of ``ASYNC_LDS`` that are no access of the tagging
+    tables (the tensor data mover, gfx1250's cluster loads and stores from LDS): what they touch is
+    read per thread by ``check.exact`` (a descriptor) or not at all; here, any byte of LDS."""
+    text = mod.text
+    starts = mod.source.line_starts
+    out: list[IRAccess] = []
+    for inst in fn.instrs:
+        if inst.opcode != "call" or inst.line in taken or "lds" not in text[inst.opstart:inst.end]:
+            continue
+        callee = opparse.parse(mod, inst).callee
+        name = callee.name.lstrip("@") if isinstance(callee, GlobalRef) else ""
+        if async_lds(name) is None:
+            continue
+        code = text[inst.start:inst.end]
+        col = inst.start - starts[inst.line - 1] + 1 + len(code) - len(code.lstrip())
+        out.append(IRAccess(fn.name, inst.line, col, "call", name, True, EVERYWHERE, code.strip(), block=inst.block))
+    return out
 
 
 #: a local name among an instruction's operands
 _LOCAL = re.compile(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
 #: how far back through operands a folded instruction is traced to the load it was folded with
 FOLD_DEPTH = 3
+#: instructions that only move elements (a vector built from loads): traced through at no depth
+_MOVES = frozenset(("shufflevector", "insertelement", "extractelement", "bitcast"))
 
 
 def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAccess]:
@@ -166,7 +193,9 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
     Instruction selection folds a load with the instructions that use it (a bitcast, an
     extract, a conversion) into one machine instruction, whose debug location may be the
     user's. Such a line gets the union of the footprints of the LDS loads among its operands,
-    up to ``FOLD_DEPTH`` instructions back (a mix of LDS spaces: all of LDS)."""
+    up to ``FOLD_DEPTH`` instructions back, through any number of instructions that only move
+    elements (a vector built by shuffles of byte loads takes the line of its last shuffle); a mix
+    of LDS spaces: all of LDS."""
     loads = {a.line: a for a in accesses if not a.is_dma and a.kind in ("load", "call")}
     if not loads:
         return []
@@ -196,9 +225,10 @@ def _folded(mod: Module, fn: Function, accesses: list[IRAccess]) -> list[IRAcces
             if acc is not None:
                 found.append(acc)
                 continue
-            if depth < FOLD_DEPTH and d.opcode not in ("load", "call", "phi", "store"):
+            if d.opcode in _MOVES or (depth < FOLD_DEPTH and d.opcode not in ("load", "call", "phi", "store")):
                 sub = text[d.opstart:d.end].split(", !", 1)[0]
-                todo.extend((m.group(0), depth + 1) for m in _LOCAL.finditer(sub))
+                step = 0 if d.opcode in _MOVES else 1
+                todo.extend((m.group(0), depth + step) for m in _LOCAL.finditer(sub))
         if not found:
             continue
         fp = found[0].footprint

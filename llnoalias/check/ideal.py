@@ -1,4 +1,6 @@
-"""The ideal wait count: each ``vmcnt`` wait's loosest safe count (``check --waits``, design 4b).
+"""The ideal wait count: each wait's loosest safe count (``check --waits``, design 4b), one per
+counter it names (``vmcnt``/``loadcnt``, and gfx1250's ``asynccnt`` and ``tensorcnt``: the N of a
+``tensor_wait(N)`` that FlyDSL's developers derive by hand from the copies in flight).
 
 A wait ``vmcnt(N)`` keeps the N newest operations in flight. Raising N is safe while (1) no
 (DMA, access) pair the judge reports for the function, race or unproven, is added (the judge is
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..asm.queue import Replay, counter_of
+from ..asm.queue import Replay
 from ..asm.reader import VMEM_LOAD, AsmFunction
 
 #: a (DMA, access) pair the judge reports, by their lines, and how
@@ -27,10 +29,12 @@ TOP = 63
 MAX_WAITS = 48
 
 
-def _register_bound(fn: AsmFunction, rp: Replay, index: int) -> int:
+def _register_bound(fn: AsmFunction, rp: Replay, index: int, f: str) -> int:
     """The largest count that keeps every load retired whose registers are read after the wait at
-    ``index`` before the next wait (in its block, and in each block it goes on to)."""
-    f = rp.field_name
+    ``index`` before the next wait on ``f`` (in its block, and in each block it goes on to); the
+    asynchronous LDS operations write no register."""
+    if f != rp.field_name:
+        return TOP
     state = rp.before(index)
     pending = {k: v for k, v in state.items() if fn.insts[k].kind == VMEM_LOAD and fn.insts[k].dests}
     if not pending:
@@ -60,16 +64,16 @@ def _register_bound(fn: AsmFunction, rp: Replay, index: int) -> int:
 
 
 def loosest_counts(fn: AsmFunction, generation: int, rp: Replay, base: set[Pair],
-                   pairs: Callable[[], set[Pair]]) -> dict[int, int]:
-    """Per wait (its instruction index), the loosest safe count (see the module's docstring):
-    ``base`` the pairs the judge reports as the function is, ``pairs()`` what it reports again."""
-    f = counter_of(generation)
-    waits = [i.index for i in fn.insts if i.wait and f in i.wait]
+                   pairs: Callable[[], set[Pair]]) -> dict[tuple[int, str], int]:
+    """Per wait and counter (its instruction index, the field), the loosest safe count (see the
+    module's docstring): ``base`` the pairs the judge reports as the function is, ``pairs()`` what
+    it reports again."""
+    waits = [(w.index, w.counter or rp.field_name) for w in rp.waits]
     if len(waits) > MAX_WAITS:
         return {}
-    out: dict[int, int] = {}
+    out: dict[tuple[int, str], int] = {}
 
-    def safe(index: int, n: int) -> bool:
+    def safe(index: int, n: int, f: str) -> bool:
         inst = fn.insts[index]
         old = inst.wait[f]
         inst.wait[f] = n
@@ -79,20 +83,20 @@ def loosest_counts(fn: AsmFunction, generation: int, rp: Replay, base: set[Pair]
             inst.wait[f] = old
         return got <= base
 
-    for index in waits:
+    for index, f in waits:
         value = fn.insts[index].wait[f]
-        hi = _register_bound(fn, rp, index)
+        hi = _register_bound(fn, rp, index, f)
         if hi <= value:
-            out[index] = value
+            out[(index, f)] = value
             continue
         lo = value  # safe: it is the program's own
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if safe(index, mid):
+            if safe(index, mid, f):
                 lo = mid
             else:
                 hi = mid - 1
-        out[index] = lo if lo == value or safe(index, lo) else value
+        out[(index, f)] = lo if lo == value or safe(index, lo, f) else value
     return out
 
 

@@ -23,6 +23,7 @@ from .exact import APART as APART_V
 from .exact import Bytes, FunctionExact, Verdict, compare
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
 from .iterations import Iterations
+from .locate import BLOCK_DIRECTORY
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
 _ELEM = {"b32": 4, "b64": 8}
@@ -58,11 +59,13 @@ class Race:
     #: ``read`` (the access while the DMA may write), ``overwrite`` (a DMA of one wave over bytes
     #: another wave may still read) or ``moved``
     witness: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
+    #: the counter whose wait would have retired the DMA (``vmcnt``/``loadcnt``, ``asynccnt``, ``tensorcnt``)
+    counter: str = "vmcnt"
 
     def to_json(self) -> dict[str, object]:
         return {"function": self.function, "dma": self.dma.to_json(), "access": self.access.to_json(),
                 "path": list(self.path), "dma_bytes": str(self.dma_bytes), "access_bytes": str(self.access_bytes),
-                "moved": self.moved, "witness": dict(self.witness)}
+                "moved": self.moved, "witness": dict(self.witness), "counter": self.counter}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,12 +107,17 @@ class Wait:
     #: the loosest count that keeps every race-or-unproven pair and every register a retired load
     #: writes as it is (``check.ideal``; None: not computed); the counter's top: needed by nothing
     loosest: int | None = None
+    #: the counter it waits on: ``vmcnt`` (gfx12 ``loadcnt``), ``asynccnt``, ``tensorcnt``
+    counter: str = "vmcnt"
 
     def to_json(self) -> dict[str, object]:
-        return {"function": self.function, "at": self.at.to_json(), "vmcnt": self.value, "cause": self.cause,
-                "retires": [p.to_json() for p in self.retires],
-                "needed_by": None if self.needed_by is None else self.needed_by.to_json(),
-                "loosest": self.loosest}
+        out: dict[str, object] = {"function": self.function, "at": self.at.to_json(), "vmcnt": self.value,
+                                  "cause": self.cause, "retires": [p.to_json() for p in self.retires],
+                                  "needed_by": None if self.needed_by is None else self.needed_by.to_json(),
+                                  "loosest": self.loosest}
+        if self.counter in ("asynccnt", "tensorcnt"):
+            out["counter"] = self.counter
+        return out
 
 
 @dataclass(slots=True)
@@ -169,19 +177,32 @@ def footprint_of(inst: AsmInst, accesses: dict[int, IRAccess], unclaimed: Footpr
     return acc.footprint.widened(reach, reach) if reach else acc.footprint
 
 
-def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None) -> Footprint:
+def _unclaimed(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None, block: int = -1) -> Footprint:
     """What an LDS instruction at line 0 may touch. LLVM gives an instruction that merges two
     (``ds_read2``, ``ds_write2``) of different lines the merged location, line 0: it stands for
     IR accesses of its function that no instruction of the assembly names, of its direction
-    (reads, writes; atomics and calls both). The union of their footprints; every byte of LDS
-    when there are none."""
+    (reads, writes; atomics and calls both), and of the IR block its location's scope names
+    where it names one (``block``, see ``_block_of``). The union of their footprints; every byte
+    of LDS when there are none."""
     fp: Footprint | None = None
-    for acc in _unclaimed_accesses(fn, accesses, write):
+    for acc in _unclaimed_accesses(fn, accesses, write, block):
         fp = acc.footprint if fp is None else union(fp, acc.footprint)
     return EVERYWHERE if fp is None else fp
 
 
-def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None) -> list[IRAccess]:
+def _block_of(inst: AsmInst) -> int:
+    """The IR block (index in its function) the scope of an instruction's location names, -1
+    where it names none. The located copy (``locate``) scopes each location in a lexical block
+    of its IR block; LLVM merges two locations into the nearest scope both share, so a merged
+    instruction names a block only where both of its accesses are in that block."""
+    d = inst.loc_dir
+    if d.startswith(BLOCK_DIRECTORY) and d[len(BLOCK_DIRECTORY):].isdigit():
+        return int(d[len(BLOCK_DIRECTORY):])
+    return -1
+
+
+def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: bool | None,
+                        block: int = -1) -> list[IRAccess]:
     """The IR accesses an instruction at line 0 may stand for (``_unclaimed``)."""
     names = {f"@{fn.name}", f'@"{fn.name}"'}
     claimed: set[int] = set()
@@ -196,6 +217,8 @@ def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: b
         if acc.function not in names or acc.is_dma or acc.kind == "folded" or acc.line in claimed:
             continue
         if write is not None and acc.kind in ("load", "store") and (acc.kind == "store") != write:
+            continue
+        if block >= 0 and acc.block != block:
             continue
         out.append(acc)
     return out
@@ -220,12 +243,13 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     insts = fn.insts
     rp = replay(fn, generation)
     fps: dict[int, Footprint] = {}
-    lost: dict[bool | None, Footprint] = {}
+    lost: dict[tuple[bool | None, int], Footprint] = {}
     for inst in insts:
         if inst.kind == "dma" or _judged(inst, accesses):
-            if inst.kind == "lds" and not inst.ir_line and inst.lds_write not in lost:
-                lost[inst.lds_write] = _unclaimed(fn, accesses, inst.lds_write)
-            fps[inst.index] = footprint_of(inst, accesses, lost.get(inst.lds_write, EVERYWHERE))
+            where = (inst.lds_write, _block_of(inst))
+            if inst.kind == "lds" and not inst.ir_line and where not in lost:
+                lost[where] = _unclaimed(fn, accesses, *where)
+            fps[inst.index] = footprint_of(inst, accesses, lost.get(where, EVERYWHERE))
             if inst.kind == "dma":
                 v.dmas += 1
             else:
@@ -259,7 +283,8 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
             return _pair_keys(judge_function(fn, generation, accesses, fx))
 
         counts = loosest_counts(fn, generation, rp, _pair_keys(v), again)
-        v.waits = [dataclasses.replace(w, loosest=counts.get(i)) for w, i in zip(v.waits, rp.waits_index(), strict=True)]
+        v.waits = [dataclasses.replace(w, loosest=counts.get((wi.index, wi.counter or rp.field_name)))
+                   for w, wi in zip(v.waits, rp.waits, strict=True)]
     return v
 
 
@@ -299,6 +324,11 @@ class _Pairs:
         if memo in self._done:
             return
         self._done.add(memo)
+        if di.lds_write is False:
+            # an asynchronous read of LDS (a store from LDS): only a write of its bytes races it
+            if ai.lds_write is False or kind == "overwrite":
+                return
+            kind = "write" if kind == "read" else kind
         dfp, afp = self.fps.get(d), self.fps.get(a)
         if dfp is None or afp is None or not dfp.meets(afp):
             return
@@ -315,7 +345,7 @@ class _Pairs:
                 # a merged instruction: the IR access of it that races
                 at = Place(ai.line, ai.text, line, self.accesses[line].col)
             self.races[key] = Race(self.fn.name, _place(di), at, path, dfp, afp, moved=kind == "moved",
-                                   witness=w)
+                                   witness=w, counter=self.rp.qs[d] if self.rp.qs else self.rp.field_name)
             self.unproven.pop(key, None)
             return
         old = self.unproven.get(key)
@@ -331,12 +361,14 @@ class _Pairs:
             return Verdict("unproven", why="no exact footprints for this function")
         if not ai.ir_line and ai.kind == "lds" and di.ir_line in fx.sites:
             return self._merged(ai, di.ir_line, cd, ca, same_wave=same_wave, others=others, fresh=fresh)
-        if not ai.ir_line or ai.ir_line not in fx.sites:
-            return Verdict("unproven", why="an LDS instruction of the assembly whose IR access is not known "
-                           "(merged, or without a line)", line=ai.ir_line)
         if not di.ir_line or di.ir_line not in fx.sites:
             return Verdict("unproven", why="an LDS-DMA whose IR call is not known", line=di.ir_line)
         acc = self.accesses.get(ai.ir_line)
+        if acc is not None and acc.kind == "folded" and acc.sources and all(s in fx.sites for s in acc.sources):
+            return self._folded(acc, di.ir_line, cd, ca, same_wave=same_wave, others=others, fresh=fresh)
+        if not ai.ir_line or ai.ir_line not in fx.sites:
+            return Verdict("unproven", why="an LDS instruction of the assembly whose IR access is not known "
+                           "(merged, or without a line)", line=ai.ir_line)
         got = compare(fx, di.ir_line, cd, ai.ir_line, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
         if got.kind == "apart" and acc is not None and _widening(ai, acc):
             return Verdict("unproven", why=f"the instruction `{ai.mnemonic}` covers more than its IR access "
@@ -349,7 +381,7 @@ class _Pairs:
         where each of them races (whichever it is), apart where each is apart."""
         fx = self.fx
         assert fx is not None
-        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write)]
+        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write, _block_of(ai))]
         if not cands or any(c not in fx.sites for c in cands):
             return Verdict("unproven", why="an LDS instruction of the assembly with no IR line, standing for "
                            "accesses whose addresses are not all read")
@@ -391,6 +423,26 @@ class _Pairs:
         return Verdict("unproven", why="an LDS instruction of the assembly with no IR line (merged): some of "
                        f"the accesses it may stand for (lines {', '.join(map(str, cands[:6]))}) race, some not: {', '.join(v.kind for v in got[:6])}")
 
+    def _folded(self, acc: IRAccess, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *,
+                same_wave: bool, others: bool, fresh: bool) -> Verdict:
+        """An instruction at the line of an instruction that LDS loads were folded into (a vector
+        built from byte loads: the loads take the line of the shuffle that uses them) stands for one
+        of those loads: a race where each of them races, apart where each is apart."""
+        fx = self.fx
+        assert fx is not None
+        got = {s: compare(fx, dma_line, cd, s, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+               for s in acc.sources}
+        kinds = {v.kind for v in got.values()}
+        if kinds == {"race"}:
+            first = min(got)
+            return Verdict("race", {**(got[first].witness or {}), "access_line": first,
+                                    "folded": list(acc.sources)})
+        if kinds == {"apart"}:
+            return APART_V
+        return Verdict("unproven", why="an LDS instruction of the assembly at the line of an instruction loads "
+                       f"were folded into: some of those loads (lines {', '.join(map(str, acc.sources[:6]))}) "
+                       "race, some not", line=acc.line)
+
     def _held_together(self, ai: AsmInst, pairs: list[tuple[int, int]], cands: list[int]) -> list[int]:
         """The assembly lines of the merged instructions like ``ai`` (line 0, one mnemonic) where they
         are as many as the pairs, the pairs share no access and cover the candidates, and they run in
@@ -421,8 +473,11 @@ class _Pairs:
         lo: dict[int, tuple[int, ...]] = {}
         for c in cands:
             b = fx.bytes(c, ca)
-            if isinstance(b, Bytes):
-                lo[c] = b.lo
+            if not isinstance(b, Bytes):
+                # a candidate whose addresses are not read may be half of the instruction: no
+                # pair can be said to be the one it is
+                return []
+            lo[c] = b.lo
         out = []
         for x in lo:
             for y in lo:
@@ -472,7 +527,8 @@ def _waits(fn: AsmFunction, rp: Replay, fps: dict[int, Footprint]) -> list[Wait]
             if insts[w.needed_by].kind != "dma" and not any(
                     insts[i].kind != "dma" or (i in fps and fps[i].meets(nfp)) for i in w.retires):
                 cause, needed = "none", None
-        out.append(Wait(fn.name, _place(insts[w.index]), w.value, cause, retires, needed))
+        out.append(Wait(fn.name, _place(insts[w.index]), w.value, cause, retires, needed,
+                        counter=w.counter or rp.field_name))
     return out
 
 

@@ -7,7 +7,10 @@ instruction whose line and column are the instruction's own in the input text; n
 the module changes. What the input already had for debugging is set aside in the copy only:
 
 - each instruction's ``!dbg`` attachment is replaced by the new location, and each ``define``'s
-  by a new ``DISubprogram`` of one new compile unit (``emissionKind: LineTablesOnly``);
+  by a new ``DISubprogram`` of one new compile unit (``emissionKind: LineTablesOnly``); the
+  location's scope is a lexical block of its IR block, whose file's directory names the block
+  (``BLOCK_DIRECTORY``): an instruction LLVM merged from two accesses of different lines (line 0)
+  keeps the nearest scope both share, so the assembly still says which block they came from;
 - debug records (``#dbg_value(...)`` lines) and calls of ``llvm.dbg.*`` intrinsics are dropped
   (their variables are scoped in the old subprograms, which the verifier would reject beside
   the new ones; they generate no code);
@@ -37,6 +40,12 @@ _REF = re.compile(r"!([0-9]+)")
 _NAMED = re.compile(r"^(!llvm\.(?:dbg\.cu|module\.flags))[ \t]*=[ \t]*!\{([^}\n]*)\}[ \t]*$", re.MULTILINE)
 
 
+#: the directory of the file each IR block's scope names: ``.file N "<this><block index>" ...``
+#: in the assembly tells the block an instruction came from, also where its line is 0 (a
+#: location LLVM merged from two of one block keeps their scope, see ``asm.reader``)
+BLOCK_DIRECTORY = "llnoalias-block-"
+
+
 def _escape(s: str) -> str:
     return "".join(c if c.isprintable() and c not in '"\\' else f"\\{ord(c):02X}" for c in s)
 
@@ -63,11 +72,13 @@ def with_line_locations(mod: Module, filename: str = "input.ll") -> str:
     edits: list[tuple[int, int, str]] = []
     starts = mod.source.line_starts
     loops: set[int] = set()
+    block_files: dict[int, int] = {}
     for fn in mod.functions:
         instrs = fn.instrs
         if not instrs:
             continue
         sp = new_id()
+        scopes: dict[int, int] = {}
         nodes.append(f'!{sp} = distinct !DISubprogram(name: "{_escape(fn.name.lstrip("@"))}", scope: !{file_id}, '
                      f"file: !{file_id}, line: {fn.line}, type: !{type_id}, scopeLine: {fn.line}, "
                      f"spFlags: DISPFlagDefinition | DISPFlagOptimized, unit: !{cu_id})")
@@ -87,8 +98,18 @@ def with_line_locations(mod: Module, filename: str = "input.ll") -> str:
             col = start - starts[line - 1] + 1 if line - 1 < len(starts) else 1
             col += len(code) - len(code.lstrip())
             loops.update(int(x) for x in _LOOP.findall(code))
+            scope = scopes.get(inst.block)
+            if scope is None:
+                bf = block_files.get(inst.block)
+                if bf is None:
+                    bf = block_files[inst.block] = new_id()
+                    nodes.append(f'!{bf} = !DIFile(filename: "{_escape(filename)}", '
+                                 f'directory: "{BLOCK_DIRECTORY}{inst.block}")')
+                scope = scopes[inst.block] = new_id()
+                nodes.append(f"!{scope} = distinct !DILexicalBlock(scope: !{sp}, file: !{bf}, line: {line}, "
+                             "column: 1)")
             loc = new_id()
-            nodes.append(f"!{loc} = !DILocation(line: {line}, column: {col}, scope: !{sp})")
+            nodes.append(f"!{loc} = !DILocation(line: {line}, column: {col}, scope: !{scope})")
             edits.append((start, end, _DBG_ATTACHMENT.sub("", code) + f", !dbg !{loc}"))
     edits.extend(_loop_edits(mod, loops))
     edits.sort(key=lambda e: e[0])
@@ -177,4 +198,4 @@ def same_instructions(located: str, plain: str) -> tuple[bool, str]:
     return False, f"{len(a)} instructions with locations, {len(b)} without"
 
 
-__all__ = ["instructions_of", "same_instructions", "with_line_locations"]
+__all__ = ["BLOCK_DIRECTORY", "instructions_of", "same_instructions", "with_line_locations"]

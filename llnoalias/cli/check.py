@@ -47,7 +47,7 @@ def format_race(res: CheckResult, n: int) -> str:
                f"[assembly line {r.access.asm_line}: `{r.access.asm_text}`]")
     else:
         msg = (f"LDS access may touch {r.access_bytes} while the LDS-DMA that writes {r.dma_bytes} is still in "
-               f"flight: no vmcnt wait retires it on a path ({via}) in {r.function} "
+               f"flight: no {r.counter} wait retires it on a path ({via}) in {r.function} "
                f"[assembly line {r.access.asm_line}: `{r.access.asm_text}`]")
     if at_access is None:
         msg += " (the instruction has no IR line)"
@@ -79,9 +79,16 @@ def witness_text(w: dict[str, object]) -> str:
     who = f"lane {w.get('lane')} of wave {w.get('wave')} (thread {w.get('thread')})"
     dma = f"lane {w.get('dma_lane')} of wave {w.get('dma_wave')}"
     verb = "writes over byte" if kind == "overwrite" else "touches byte"
-    text = (f"{who} {'reads or writes' if kind == 'overwrite' else verb} {w.get('byte')}, which the LDS-DMA's "
-            f"{dma} writes" + (" (another wave, with no barrier after the DMA retired between them)"
-                               if w.get("between_waves") else ""))
+    tile = w.get("tile")
+    if isinstance(tile, dict):  # the tensor data mover: the wave's tile, not a lane's element
+        shape = " x ".join(str(d) for d in tile.get("dims", []))
+        owner = (f"tensor {'store' if kind == 'write' else 'copy'} of wave {w.get('dma_wave')} (a tile of {shape} "
+                 f"elements of {tile.get('elem')} bytes at LDS byte {tile.get('lds')})")
+    else:
+        owner = f"LDS-DMA's {dma}"
+    text = (f"{who} {'reads or writes' if kind == 'overwrite' else verb} {w.get('byte')}, which the {owner} "
+            + ("still reads" if kind == "write" else "writes")
+            + (" (another wave, with no barrier after the DMA retired between them)" if w.get("between_waves") else ""))
     ds, acs = _states(w.get("dma_state")), _states(w.get("access_state"))
     if ds or acs:
         text += f"; the DMA: {ds or 'outside the loops'}; the access: {acs or 'outside the loops'}"
@@ -119,7 +126,7 @@ def format_waits(res: CheckResult) -> str:
     for w in res.waits:
         counts[w.cause] = counts.get(w.cause, 0) + 1
     summary = ", ".join(f"{counts[c]} {_CAUSE_TEXT[c]}" for c in _CAUSE_TEXT if counts.get(c))
-    lines.append(f"{len(res.waits)} vmcnt waits" + (f": {summary}" if summary else ""))
+    lines.append(_wait_count(res.waits) + (f": {summary}" if summary else ""))
     judged = [w for w in res.waits if w.loosest is not None]
     if judged:
         looser = sum(1 for w in judged if w.loosest is not None and w.value < w.loosest < 63)
@@ -129,8 +136,18 @@ def format_waits(res: CheckResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _wait_count(waits: list[Wait]) -> str:
+    """``12 vmcnt waits``, and those of the other counters where there are any."""
+    by: dict[str, int] = {}
+    for w in waits:
+        key = w.counter if w.counter in ("asynccnt", "tensorcnt") else "vmcnt"
+        by[key] = by.get(key, 0) + 1
+    text = f"{by.pop('vmcnt', 0)} vmcnt waits"
+    return text + "".join(f", {n} {c} waits" for c, n in sorted(by.items()))
+
+
 def _wait_line(src: SourceFile, w: Wait) -> str:
-    head = f"{_where(src, w.at)}: asm {w.at.asm_line}: vmcnt({w.value}) in {w.function}: {_CAUSE_TEXT[w.cause]}"
+    head = f"{_where(src, w.at)}: asm {w.at.asm_line}: {w.counter}({w.value}) in {w.function}: {_CAUSE_TEXT[w.cause]}"
     if w.retires:
         shown = ", ".join(_where(src, p) for p in w.retires[:4])
         more = f" and {len(w.retires) - 4} more" if len(w.retires) > 4 else ""
@@ -138,7 +155,7 @@ def _wait_line(src: SourceFile, w: Wait) -> str:
     if w.needed_by is not None:
         head += f"; for {_where(src, w.needed_by)} `{w.needed_by.asm_text}`"
     if w.loosest is not None and w.loosest > w.value:
-        head += "; could be removed" if w.loosest == 63 else f"; could be vmcnt({w.loosest})"
+        head += "; could be removed" if w.loosest == 63 else f"; could be {w.counter}({w.loosest})"
     return head
 
 
@@ -220,7 +237,7 @@ def check_command(input_path: str, mcpu: str | None, triple: str | None, llc: st
         note(f"{name}: {races} race{'s' if races != 1 else ''} between LDS-DMA and LDS accesses, "
              f"{unproven} unproven ({n_dma} LDS-DMA instruction{'s' if n_dma != 1 else ''} in "
              f"{len(res.functions)} function{'s' if len(res.functions) != 1 else ''}, "
-             f"{len(res.waits)} vmcnt waits)")
+             f"{_wait_count(res.waits)})")
     sys.stderr.flush()
     if res.races or (strict and res.unproven):
         sys.exit(EXIT_RACE)

@@ -42,7 +42,7 @@ def _parse_print_after(ctx: click.Context, param: click.Parameter, value: tuple[
 
 #: ``transform.stages.STAGE_NAMES``, spelled here so that the command line's start (every
 #: subcommand's) does not import the analysis for a help text; a test holds them equal
-STAGES_HELP = "provenance, ranges, regions, dma-safety, scopes"
+STAGES_HELP = "provenance, ranges, arguments, regions, dma-safety, scopes, dma-scopes"
 
 
 def print_after_option(func: F) -> F:

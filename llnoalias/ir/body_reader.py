@@ -9,7 +9,7 @@ import re
 
 from ..compiled import load
 from .lazyre import lazy
-from .lexer import bracket_balance, canon_name, split_comment
+from .lexer import BARE_NAME, bracket_balance, canon_name, split_comment
 from .lines import LineReader, Lines, entry_number, error_at
 from .model import Function, Instruction
 from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of, produces_value
@@ -23,8 +23,8 @@ _BODY_LINE_RE = lazy(
     r'(?P<blank>(?:;[^\n]*)?\r?$)'
     r'|(?P<end>\}[ \t\r]*(?:;[^\n]*)?$)'
     r'|(?P<dbg>\#)'
-    r'|(?P<label>(?:"[^"]*"|[-a-zA-Z$._0-9]+):)(?=[ \t\r]*(?:;|$))'
-    r'|(?:(?P<res>%(?:"[^"]*"|[-a-zA-Z$._0-9]+))[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?(?P<op>[a-z_][a-z_0-9]*)'
+    r'|(?P<label>(?:"[^"]*"|' + BARE_NAME + r'):)(?=[ \t\r]*(?:;|$))'
+    r'|(?:(?P<res>%(?:"[^"]*"|' + BARE_NAME + r'))[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?(?P<op>[a-z_][a-z_0-9]*)'
     r'(?=[ \t\r,(]|$)(?<!define)(?<!declare)'
     r'|(?P<bad>\S+))',
     re.M,
@@ -36,11 +36,11 @@ _BODY_LINE_RE = lazy(
 # instruction comes first because it is the common row; no blank, label or debug line
 # can match it.
 _BODY_ROW_RE = lazy(
-    r'(?P<pre>[ \t]*(?:(?P<res>%[-a-zA-Z$._0-9]+)[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
+    r'(?P<pre>[ \t]*(?:(?P<res>%' + BARE_NAME + r')[ \t]*=[ \t]*)?(?:(?:tail|musttail|notail)[ \t]+)?)'
     r'(?P<op>[a-z_][a-z_0-9]*)(?=[ \t\r,(\n])(?<!define)(?<!declare)'
     r'(?P<tail>(?:[^\n;]*[^\n;\[({, \t\r])?)[ \t\r]*\n'
     r'|[ \t]*(?:;[^\n]*)?\r?\n'
-    r'|(?P<label>[ \t]*[-a-zA-Z$._0-9]+):[ \t\r]*(?:;[^\n]*)?\n'
+    r'|(?P<label>[ \t]*' + BARE_NAME + r'):[ \t\r]*(?:;[^\n]*)?\n'
     r'|(?P<dbg>[ \t]*\#[^\n]*)\n'
     r'|(?P<other>[^\n]*)\n',
 )
@@ -83,8 +83,8 @@ def _closing_brace(code: str) -> int:
 #: '}' starts so): a string, an opening or closing bracket, a comma
 _GOES_ON = frozenset('"[(<{,)]>')
 
-_REF_SCAN_RE = lazy(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|[-a-zA-Z$._0-9]+))')
-_PLAIN_REF_RE = lazy(r"[%@][-a-zA-Z$._0-9]+")
+_REF_SCAN_RE = lazy(r';[^\n]*|"[^"]*"|([%@](?:"[^"]*"|' + BARE_NAME + r'))')
+_PLAIN_REF_RE = lazy(r"[%@]" + BARE_NAME)
 
 
 class BodyReader(LineReader):

@@ -2,9 +2,10 @@
 address spaces (``LDS_ADDRSPACE``, ...), and the reading of a family from a triple or from
 code, which the analysis and the code generator's target (``backends/target.py``) share.
 
-The facts themselves (family, data layout, static and dynamic LDS variables, work-group
-bounds) are one ``model.ModuleFacts`` per module, on ``Module.facts``, made on first use,
-so no part caches a fact of its own on the module.
+The facts themselves (family, data layout, static and dynamic LDS variables) are one
+``model.ModuleFacts`` per module, on ``Module.facts``, made on first use, so no part caches
+a fact of its own on the module. What an analysis concludes (a function's work-group bounds
+among it) is the analysis's, kept in ``analysis.ranges.analyses.FunctionAnalyses``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..compiled import load
 from .lazyre import lazy
-from .lexer import canon_name, tokenize
+from .lexer import BARE_NAME, NAME_CHAR, NAME_START, canon_name, tokenize
 from .lines import LineReader, entry_number, error_at
 from .model import Argument, Function
 from .numbering import number_of
@@ -36,7 +36,7 @@ def _calling_convention(words: list[str]) -> str:
 # The common function header: a plain name, and parameters that are each a simple type,
 # attribute words (with a parenthesised argument at most) and a plain name.
 _HEADER_RE = lazy(
-    r'(?P<pre>define\b[^"@;(]*(?:\([^"@;()]*\)[^"@;(]*)*)@(?P<name>[-a-zA-Z$._][-a-zA-Z$._0-9]*)'
+    r'(?P<pre>define\b[^"@;(]*(?:\([^"@;()]*\)[^"@;(]*)*)@(?P<name>' + NAME_START + NAME_CHAR + r'*)'
     r'\((?P<args>[^()"]*(?:\([^()"]*\)[^()"]*)*)\)[^"();]*\Z')
 # A header's text before the name and after the parameters when it holds only plain
 # lowercase words (and attribute groups after): whitespace splits it into the lexer's
@@ -49,7 +49,7 @@ _SIMPLE_TYPE = r"(?:ptr(?:[ \t]+addrspace\(\d+\))?|i\d+|half|bfloat|float|double
 _SIMPLE_PARAM_RE = lazy(
     r"[ \t\n]*(?P<type>" + _SIMPLE_TYPE + r"|<\d+[ \t]+x[ \t]+" + _SIMPLE_TYPE + r">)"
     r"(?P<attrs>(?:[ \t\n]+[a-z_][a-z_0-9]*(?:\([a-z_0-9 ,]*\))?(?:[ \t]+\d+)?)*)"
-    r"[ \t\n]+(?P<name>%[-a-zA-Z$._0-9]+)[ \t\n]*")
+    r"[ \t\n]+(?P<name>%" + BARE_NAME + r")[ \t\n]*")
 # the words the lexer makes of such attributes (ints and parentheses are not words)
 _ATTR_WORD_RE = lazy(r"[a-z_][a-z_0-9]*")
 _DIGIT_LETTER_RE = lazy(r"[0-9][a-z_]")
@@ -281,9 +281,9 @@ _SHAPES_SEEN: dict[str, tuple[str, list[tuple[str, Type, set[str], int]], tuple[
 #: (``_params``; the sets are shared, as ``_PARAMS_SEEN``'s are)
 _PIECES_SEEN: dict[str, tuple[Type, set[str]]] = {}
 #: what follows a simple parameter's type and attributes: its name (``_SIMPLE_PARAM_RE``'s end)
-_PARAM_NAME_RE = lazy(r"(%[-a-zA-Z$._0-9]+)[ \t\n]*")
+_PARAM_NAME_RE = lazy(r"(%" + BARE_NAME + r")[ \t\n]*")
 #: a plain function name (``_HEADER_RE``'s ``name``)
-_NAME_RE = lazy(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*")
+_NAME_RE = lazy(NAME_START + NAME_CHAR + r"*")
 
 
 def _params(params: str) -> list[tuple[str, Type, set[str], int]] | None:

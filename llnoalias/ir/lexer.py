@@ -14,7 +14,28 @@ from .lazyre import lazy
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time: it costs every start about 5 ms
 
-_NAME = r'(?:"[^"]*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+)'
+# The one spelling of LLVM's identifiers (LangRef, "Identifiers"), for every regex of the
+# package that reads one: a name is NAME_START then NAME_CHAR repeated, a number, or quoted.
+#: one character of an unquoted name or number
+NAME_CHAR = r"[-a-zA-Z$._0-9]"
+#: the first character of an unquoted name (not a number)
+NAME_START = r"[-a-zA-Z$._]"
+#: an unquoted name or number as the printer writes it after a sigil: ``NAME_CHAR`` repeated
+BARE_NAME = NAME_CHAR + "+"
+#: a quoted name's body, quotes included (``%"a b"``)
+QUOTED_NAME = r'"[^"]*"'
+#: no identifier character follows (the end of a word that a name could go on from)
+NAME_END = "(?!" + NAME_CHAR + ")"
+#: one character of a metadata name (``!llvm.loop``, ``!\22``: a backslash too)
+MD_NAME_CHAR = r"[-a-zA-Z$._0-9\\]"
+#: a local (``%x``, ``%0``, ``%"a b"``): quoted or bare
+LOCAL_NAME = "%(?:" + QUOTED_NAME + "|" + BARE_NAME + ")"
+#: an ``icmp``'s predicate, group 1 (``icmp samesign ult``: ``ult``; ``icmp_predicate``)
+ICMP_HEAD = r"\bicmp\s+(?:samesign\s+)?"
+ICMP_PREDICATE = ICMP_HEAD + "([a-z]+)"
+_ICMP_RE = lazy(ICMP_PREDICATE)
+
+_NAME = "(?:" + QUOTED_NAME + "|" + NAME_START + NAME_CHAR + r"*|\d+)"
 
 _TOKEN_RE = lazy(
     r"""
@@ -22,7 +43,7 @@ _TOKEN_RE = lazy(
   | (?P<local>%""" + _NAME + r""")
   | (?P<global>@""" + _NAME + r""")
   | (?P<mdstring>!"[^"]*")
-  | (?P<metadata>![-a-zA-Z$._0-9\\]+)
+  | (?P<metadata>!""" + MD_NAME_CHAR + r"""+)
   | (?P<cstring>c"[^"]*")
   | (?P<string>"[^"]*")
   | (?P<attrgrp>\#\d+)
@@ -30,8 +51,8 @@ _TOKEN_RE = lazy(
   | (?P<float>[-+]?\d+\.\d*(?:[eE][-+]?\d+)?)
   | (?P<int>[-+]?\d+)
   | (?P<ellipsis>\.\.\.)
-  | (?P<label>[-a-zA-Z$._0-9]+:)
-  | (?P<word>[a-zA-Z_$.][-a-zA-Z$._0-9]*)
+  | (?P<label>""" + BARE_NAME + r""":)
+  | (?P<word>[a-zA-Z_$.]""" + NAME_CHAR + r"""*)
   | (?P<comdat>\$""" + _NAME + r""")
   | (?P<summary>\^\d+)
   | (?P<comment>;[^\n]*)
@@ -110,6 +131,12 @@ def bracket_balance(code: str) -> int:
     return depth
 
 
+def icmp_predicate(text: str, start: int = 0, end: int | None = None) -> str | None:
+    """The predicate of the ``icmp`` in ``text[start:end]`` (``ult``, ``eq``...), or None."""
+    m = _ICMP_RE.search(text, start, len(text) if end is None else end)
+    return m.group(1) if m else None
+
+
 def unquote_name(token: str) -> str:
     """``%"a b"`` -> ``a b``; ``%x`` -> ``x`` (the sigil is dropped)."""
     body = token[1:]
@@ -118,7 +145,7 @@ def unquote_name(token: str) -> str:
     return body
 
 
-_PLAIN_NAME_RE = lazy(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*|\d+")
+_PLAIN_NAME_RE = lazy(NAME_START + NAME_CHAR + r"*|\d+")
 
 
 _ESCAPE_RE = lazy(r"\\([0-9A-Fa-f]{2})")

@@ -9,7 +9,7 @@ from array import array
 from ..compiled import load
 from ..diagnostics import LLNoaliasError
 from .lazyre import lazy
-from .lexer import bracket_balance, split_comment
+from .lexer import BARE_NAME, MD_NAME_CHAR, bracket_balance, split_comment
 from .model import Function, Module
 from .numbering import number_of
 from .source import SourceFile
@@ -17,9 +17,9 @@ from .source import SourceFile
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
 cscan = load("body_reader")
 
-NAME = r'(?:"[^"]*"|[-a-zA-Z$._0-9]+)'
+NAME = r'(?:"[^"]*"|' + BARE_NAME + r')'
 # A line that can only start a new top-level entity (never continue an open bracket).
-_NEW_ENTITY_RE = lazy(r"\s*(?:![-a-zA-Z$._0-9\\]+\s*=|@" + NAME + r"\s*=|(?:define|declare|attributes)\b)")
+_NEW_ENTITY_RE = lazy(r"\s*(?:!" + MD_NAME_CHAR + r"+\s*=|@" + NAME + r"\s*=|(?:define|declare|attributes)\b)")
 
 
 class Lines:

@@ -15,7 +15,7 @@ from ..plain import Record
 from .datalayout import DataLayout
 from .facts import LDS_ADDRSPACE, OTHER, code_family, target_family
 from .lazyre import lazy
-from .lexer import split_comment
+from .lexer import BARE_NAME, canon_name, split_comment
 from .shapes import LineShape
 from .source import SourceFile
 from .types import Type
@@ -379,7 +379,7 @@ class Function(Record):
 
 
 #: a ``label %x`` operand: a successor of the block whose terminator holds it
-_LABEL = lazy(r"label %([-a-zA-Z$._0-9]+|\d+|\"[^\"]*\")")
+_LABEL = lazy(r"label %(" + BARE_NAME + r"|\d+|\"[^\"]*\")")
 
 
 def _blocks_of(fn: Function) -> list[int]:
@@ -417,7 +417,8 @@ def _successors_of(fn: Function, blocks: list[int]) -> list[list[int]]:
         if t < 0:
             continue
         for m in _LABEL.finditer(text, instrs[t].start, instrs[t].end):
-            target = names.get("%" + m.group(1))
+            label = "%" + m.group(1)
+            target = names.get(canon_name(label) if label[1] == '"' else label)
             if target is not None:
                 succ[b].append(target)
     return succ
@@ -481,7 +482,7 @@ class ModuleFacts:
     """What llnoalias knows of a module as a whole, read by the analysis, the DMA rules and
     the back ends alike (``Module.facts``: made once per module)."""
 
-    __slots__ = ("family", "layout", "static_lds", "dynamic_lds", "work_groups")
+    __slots__ = ("family", "layout", "static_lds", "dynamic_lds")
 
     def __init__(self, mod: Module) -> None:
         fam = target_family(mod.triple)
@@ -495,9 +496,6 @@ class ModuleFacts:
         self.static_lds = frozenset(g.name for g in lds if not g.is_zero_sized)
         #: the dynamic LDS variables (external, zero-sized): all start at one address
         self.dynamic_lds = frozenset(g.name for g in lds if g.is_zero_sized)
-        #: each function's work-group bounds, by name (``analysis.ranges.workgroup`` fills it
-        #: on first use: the bounds are read from the function's attributes and metadata)
-        self.work_groups: dict[str, object] = {}
 
 
 class Module(Record):
@@ -533,7 +531,7 @@ class Module(Record):
 
     @property
     def facts(self) -> ModuleFacts:
-        """The module's facts (family, data layout, LDS variables, work-group bounds),
+        """The module's facts (family, data layout, LDS variables),
         made once, when a part first asks."""
         got = self._facts
         if got is None:

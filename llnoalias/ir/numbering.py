@@ -12,6 +12,7 @@ same sets and rule.
 from __future__ import annotations
 
 from .lazyre import lazy
+from .lexer import NAME_END
 
 #: the instructions that end a block: what follows them without a label is a new block
 TERMINATORS = frozenset({"ret", "br", "switch", "indirectbr", "invoke", "resume", "unreachable", "cleanupret",
@@ -37,7 +38,7 @@ _TYPE_WORD = r"(?:void|i[0-9]+|half|bfloat|float|double|x86_fp80|fp128|ppc_fp128
              r"|token|metadata|target|opaque)(?![a-z_0-9])"
 # After the opcode of a call: words that are no type (flags, a calling convention, return
 # attributes, 'cc 10', 'align 8', each with a parenthesised argument at most), then 'void'.
-_VOID_CALL_RE = lazy(r"(?:[ \t]+(?!" + _TYPE_WORD + r")[a-z_0-9]+(?:\([^()\n]*\))?)*[ \t]+void(?![-a-zA-Z$._0-9])")
+_VOID_CALL_RE = lazy(r"(?:[ \t]+(?!" + _TYPE_WORD + r")[a-z_0-9]+(?:\([^()\n]*\))?)*[ \t]+void" + NAME_END)
 
 
 def produces_value(op: str, tail: str) -> bool:

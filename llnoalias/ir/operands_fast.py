@@ -6,6 +6,7 @@ which the tokenizing parser in ``operands`` then reads.
 from __future__ import annotations
 
 from .lazyre import lazy
+from .lexer import BARE_NAME
 from .model import (
     GlobalRef,
     Instruction,
@@ -25,14 +26,14 @@ BINARY_OPS = {"add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr"
               "xor", "fadd", "fsub", "fmul", "fdiv", "frem"}
 
 _TY = r"(?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?|<\d+ x (?:i\d+|float|double|half|bfloat|ptr(?: addrspace\(\d+\))?)>)"
-_VAL = (r"(?:%[-a-zA-Z$._0-9]+|@[-a-zA-Z$._0-9]+|-?\d+\.\d+(?:e[-+]?\d+)?|0x[KLMHR]?[0-9A-Fa-f]+|-?\d+"
+_VAL = (r"(?:%" + BARE_NAME + r"|@" + BARE_NAME + r"|-?\d+\.\d+(?:e[-+]?\d+)?|0x[KLMHR]?[0-9A-Fa-f]+|-?\d+"
         r"|true|false|null|undef|poison|zeroinitializer)")
 _END = r"\s*(?:,|$)"
 _FAST_BINOP = lazy(r"(add|sub|mul|udiv|sdiv|urem|srem|shl|lshr|ashr|and|or|xor)((?: (?:nuw|nsw|exact|disjoint))*) ("
                          + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
 _FAST_FBINOP = lazy(r"(fadd|fsub|fmul|fdiv|frem)((?: (?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))*) ("
                           + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
-_FAST_BR = lazy(r"br (?:i1 (" + _VAL + r"), label %[-a-zA-Z$._0-9]+, label %[-a-zA-Z$._0-9]+|label %[-a-zA-Z$._0-9]+)"
+_FAST_BR = lazy(r"br (?:i1 (" + _VAL + r"), label %" + BARE_NAME + r", label %" + BARE_NAME + r"|label %" + BARE_NAME + r")"
                       + r"\s*(?:,\s*!|$)")
 _FAST_RET = lazy(r"ret (?:void|(" + _TY + ") (" + _VAL + "))" + r"\s*(?:,\s*!|$)")
 _FAST_NO_OPERANDS = lazy(r"(?:fence(?: syncscope\(\"[^\"]*\"\))? [a-z_]+|unreachable)\s*(?:,\s*!|$)")
@@ -42,21 +43,21 @@ _FAST_CAST = lazy(r"(trunc|zext|sext|ptrtoint|inttoptr|bitcast|addrspacecast)(?:
 # regex cannot read (a constant expression, a quoted name, odd spacing, a line break) must
 # not end the match early, or its provenance would be dropped.
 _ARRAY_TY = r"\[\d+ x (?:\[\d+ x (?:\[\d+ x " + _TY + r"\]|" + _TY + r")\]|" + _TY + r")\]"
-_FAST_GEP = lazy(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%[-a-zA-Z$._0-9]+|" + _ARRAY_TY
+_FAST_GEP = lazy(r"getelementptr((?: (?:inbounds|nuw|nusw))*) (" + _TY + r"|%" + BARE_NAME + r"|" + _ARRAY_TY
                        + r"), (" + _TY + ") (" + _VAL + ")((?:, " + _TY + " " + _VAL + r")*)\s*(?:,\s*!|$)")
 _FAST_IDX = lazy(", (" + _TY + ") (" + _VAL + ")")
 _FAST_LOAD = lazy(r"load (" + _TY + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _FAST_STORE = lazy(r"store (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _FAST_CMP = lazy(r"icmp(?: samesign)? [a-z]+ (" + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
-_FAST_PHI = lazy(r"phi (" + _TY + r") ((?:\[ " + _VAL + r", %[-a-zA-Z$._0-9]+ \](?:, )?)+)\s*(?:,\s*!|$)")
-_FAST_PHI_IN = lazy(r"\[ (" + _VAL + r"), %[-a-zA-Z$._0-9]+ \]")
+_FAST_PHI = lazy(r"phi (" + _TY + r") ((?:\[ " + _VAL + r", %" + BARE_NAME + r" \](?:, )?)+)\s*(?:,\s*!|$)")
+_FAST_PHI_IN = lazy(r"\[ (" + _VAL + r"), %" + BARE_NAME + r" \]")
 _FAST_SELECT = lazy(r"select i1 (" + _VAL + "), (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _ARG_ATTRS = r"(?: (?:noundef|nonnull|immarg|nocapture|readonly|writeonly|noalias|inreg|zeroext|signext|align \d+))*"
 _FAST_CALL = lazy(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroext|signext|range\([^()]*\)|fastcc|[a-z_]+cc|nonnull) )*("
-                        + _TY + r"|void) (@[-a-zA-Z$._0-9]+)\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
+                        + _TY + r"|void) (@" + BARE_NAME + r")\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
                         + r"(?: #\d+)?\s*(?:,|$)")
 _FAST_ARG = lazy("(" + _TY + ")" + _ARG_ATTRS + " (" + _VAL + ")")
-_RESULT_PREFIX = lazy(r"\s*(?:%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*")
+_RESULT_PREFIX = lazy(r"\s*(?:%" + BARE_NAME + r"|%\"[^\"]*\")\s*=\s*")
 
 
 

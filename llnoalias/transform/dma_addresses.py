@@ -11,13 +11,12 @@ dominators and loop back edges, over ``Function.successors``). ``in_flight``, ``
 
 from __future__ import annotations
 
-from ..analysis.memory.accesses import module_family
 from ..analysis.memory.waits import WaitFlow, asm_waits
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.ranges.addresses import AABase, IntSem, Sem, Walker, access_address, dma_operands
-from ..analysis.ranges.solver import FunctionRanges
-from ..ir.datalayout import layout_of
+from ..analysis.ranges.analyses import FunctionAnalyses
 from ..ir.lazyre import lazy
+from ..ir.lexer import NAME_END
 from .scopes import Decision
 
 TYPE_CHECKING = False
@@ -26,8 +25,8 @@ if TYPE_CHECKING:
 
     from ..ir.model import Function, Module
 
-AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)(?![-a-zA-Z$._0-9])")
-SCOPE_MD = lazy(r"!alias\.scope(?![-a-zA-Z$._0-9])")
+AA_MD = lazy(r"!(alias\.scope|noalias|tbaa|tbaa\.struct)" + NAME_END)
+SCOPE_MD = lazy(r"!alias\.scope" + NAME_END)
 #: what every match of ``AA_MD`` begins with (``tbaa.struct`` begins with ``!tbaa``)
 AA_WORDS = ("!alias.scope", "!noalias", "!tbaa")
 #: what every word of ``AA_WORDS`` begins with: ``_read`` looks for the words from the first
@@ -116,9 +115,11 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     return need
 
 
-def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
+def summarise(analyses: FunctionAnalyses, fn: Function, decisions: list[Decision]) -> None:
     """Give every LDS decision of ``fn`` its address summary (``Decision.dma``), while the
-    function's operands are alive; ``unsummarised`` where no rule reads it (``_read``)."""
+    function's operands are alive; ``unsummarised`` where no rule reads it (``_read``). Its
+    ranges are ``analyses``' (the ranges stage measures the same function with them)."""
+    mod = analyses.mod
     lds = [d for d in decisions if d.domain == LDS_DOMAIN]
     if not lds:
         return
@@ -131,8 +132,8 @@ def summarise(mod: Module, fn: Function, decisions: list[Decision]) -> None:
             d.dma = _UNSUMMARISED[m]
         return
     fa = next((d.fa for d in lds if d.fa is not None), None)
-    dl = layout_of(mod)
-    ranges = FunctionRanges(mod, fn, fa, module_family(mod), dl) if fa is not None else None
+    dl = analyses.layout
+    ranges = analyses.ranges(fn, fa) if fa is not None else None
     w = Walker(mod, fn, dl, ranges)
     flow = WaitFlow(mod, fn)
     for d, needed in zip(lds, need, strict=True):

@@ -25,6 +25,7 @@ from ..analysis.memory.accesses import RELEASED, Access
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import RootSet
 from ..analysis.provenance.solver import ModuleAnalysis
+from ..analysis.ranges.analyses import FunctionAnalyses
 from ..ir.editor import Editor
 from ..ir.model import Function, Instruction, Module
 from ..ir.parser import DeferredBodies
@@ -35,7 +36,7 @@ from .dma_safety import Guarded, has_lowered_dma
 from .metadata import MetadataWriter
 from .regions import RegionSplitter
 from .scopes import Decision, Plan, plan_function
-from .stages import ABOUT, ByteRanges, Facts, FunctionResult, PerFunction, Result, Stage
+from .stages import ABOUT, ArgumentEdits, ByteRanges, Facts, FunctionResult, PerFunction, Stage
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class ProvenanceStage(Stage):
         run = fp.state
         made = plan_function(run.mod, run.ma, run.roots, fn, run.plan, brief=not run.detail)
         facts = Facts(fn.name, made)
-        summarise(run.mod, fn, made)
+        summarise(run.analyses, fn, made)
         return facts
 
 
@@ -92,14 +93,32 @@ class RangesStage(Stage):
         if splitter is None:
             return ByteRanges(fn.name, made, measured=False)
         splitter.measure(made)  # type: ignore[arg-type]  # a list: the plan's own decisions
-        splitter.release(fn)
         return ByteRanges(fn.name, made, measured=True)
 
 
+class ArgumentsStage(Stage):
+    """Each kernel's pointer arguments: what ``--args`` adds (``attributes.arguments_of``),
+    while the function's provenance is alive. Rule (c) of design section 4b: a kernel with
+    an LDS-DMA that cannot be scoped gets no ``noalias``."""
+
+    name = "arguments"
+    unit = "function"
+    runs, concludes = ABOUT["arguments"]
+
+    def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> ArgumentEdits:
+        assert previous is not None, "the arguments stage runs after the provenance stage"
+        run = fp.state
+        made: list[Decision] = previous.decisions  # type: ignore[assignment]  # the plan's own list
+        lowered = run.options.args == "noalias" and has_lowered_dma(run.mod, made)
+        return ArgumentEdits(fn.name, made, arguments_of(run.mod, run.ma, run.roots, run.options, fn, lowered))
+
+
 class Run:
-    """What the stages of one run share: the module and its analysis, the options, the
-    plan the stages conclude into, the editor and metadata writer, the argument edits, the
-    LDS-DMA warnings, and the results kept (those of the stages named in ``keep``).
+    """The inputs of one run's stages (the module, its analyses, the roots, the options, and
+    ``keep``: the stages whose results ``--print-after`` or ``--stop-after`` asked for) and
+    what they conclude into: the plan, the editor and metadata writer, the argument records
+    and the LDS-DMA warnings. What a stage concludes is its result (``pipeline.run_stages``
+    hands each module stage the results before it); none is kept here.
 
     ``detail``: reasons are explained (for a report). ``jobs``: how many processes may run
     the per-function stages. ``bodies``: the reader of a deferred parse."""
@@ -109,6 +128,8 @@ class Run:
                  keep: frozenset[str] = frozenset()) -> None:
         self.mod = mod
         self.ma = ma
+        #: the functions' analyses (provenance, ranges, work-group bounds), one cache
+        self.analyses = FunctionAnalyses(ma)
         self.roots = roots
         self.options = options
         self.detail = detail
@@ -120,12 +141,11 @@ class Run:
         self.writer = MetadataWriter(mod, self.editor)
         self.args = ArgumentsResult()
         self.guarded = Guarded()
-        #: the kept stages' results, by name
-        self.results: dict[str, Result] = {}
 
 
 #: the pipeline's per-function stages, in order (``pipeline.PIPELINE`` begins with them)
-FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage, ...] = (ProvenanceStage(), RangesStage())
+FUNCTION_STAGES: tuple[ProvenanceStage | RangesStage | ArgumentsStage, ...] = (
+    ProvenanceStage(), RangesStage(), ArgumentsStage())
 
 class FunctionPass:
     """Runs the per-function stages over one function at a time into one plan, editor and
@@ -133,13 +153,13 @@ class FunctionPass:
 
     name = "function"
 
-    def __init__(self, run: Run, stages: Sequence[ProvenanceStage | RangesStage] = FUNCTION_STAGES) -> None:
+    def __init__(self, run: Run, stages: Sequence[ProvenanceStage | RangesStage | ArgumentsStage] = FUNCTION_STAGES) -> None:
         #: the run's state (module, analysis, roots, options, plan, editor, writer, argument
         #: edits, the reader of a deferred parse, and ``keep``: the stages whose per-function
         #: results are kept, those asked for by ``--print-after`` or ``--stop-after``; the
         #: run then stays in one process)
         self.state = run
-        self.splitter = RegionSplitter(run.mod, keep_notes=run.detail) if run.options.regions else None
+        self.splitter = RegionSplitter(run.analyses, keep_notes=run.detail) if run.options.regions else None
         #: the per-function stages to run, in order (the first is the provenance stage)
         self.stages = tuple(stages)
         self.results: dict[str, list[FunctionResult]] = {s.name: [] for s in self.stages if s.name in run.keep}
@@ -168,25 +188,23 @@ class FunctionPass:
         return {name: PerFunction(name, got) for name, got in self.results.items()}
 
     def _stages(self, fn: Function) -> tuple[list[Decision], KernelEdits | None]:
-        """The per-function stages on ``fn``, and its argument edits."""
+        """The per-function stages on ``fn``: its decisions, and its argument edits (the
+        arguments stage's, when it is among them)."""
         run = self.state
-        mod, ma = run.mod, run.ma
         result: FunctionResult | None = None
         for stage in self.stages:
             result = stage.run(self, fn, result)
             kept = self.results.get(stage.name)
-            if kept is not None and result.decisions:
+            if kept is not None and result.concluded():
                 kept.append(result)
         made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
-        # rule (c) of design section 4b: a kernel with an LDS-DMA that cannot be scoped gets no noalias
-        lowered = run.options.args == "noalias" and has_lowered_dma(mod, made)
-        args = arguments_of(mod, ma, run.roots, run.options, fn, lowered)
+        edits = result.edits if isinstance(result, ArgumentEdits) else None
         for d in made:
             # what is left of a decision once its function is done: no analysis, no operands
             d.fa = None
             d.access.release()
-        ma.release(fn)
-        return made, args
+        run.analyses.release(fn)
+        return made, edits
 
     # ----------------------------------------------------------- workers
     def ship(self, indices: range) -> Reply:

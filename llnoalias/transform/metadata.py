@@ -14,6 +14,7 @@ from bisect import bisect_left, bisect_right
 
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
+from ..ir.lexer import NAME_END
 from ..ir.model import Instruction, Module
 
 _SCOPE_RE = lazy(r'^\s*!(\d+)\s*=\s*distinct\s+!\{\s*!(\d+)\s*,\s*!(\d+)\s*,\s*!"([^"]*)"\s*\}\s*$')
@@ -383,7 +384,7 @@ class MetadataWriter:
             if not ours:
                 continue
             # '!noalias!3' is valid too (no blank), but '!noalias.addrspace' is another kind
-            m = re.search(r",\s*!" + re.escape(kind) + r"(?![-a-zA-Z$._0-9])\s*(![^\s,]+)", code)
+            m = re.search(r",\s*!" + re.escape(kind) + NAME_END + r"\s*(![^\s,]+)", code)
             if m is None:
                 appends.append((kind, tuple(dict.fromkeys(ours))))
                 continue

@@ -4,12 +4,14 @@ The library's entry point (the CLI only wires files to it).
 The run is the tuple of stages :data:`PIPELINE`, run in order by one loop
 (:func:`run_stages`)::
 
-    provenance -> ranges -> regions -> dma-safety -> scopes -> write
+    provenance -> ranges -> arguments -> regions -> dma-safety -> scopes -> dma-scopes -> write
 
-The first two conclude per function and run fused, one function at a time
+The first three conclude per function and run fused, one function at a time
 (``function_pass.FunctionPass``, in worker processes for a large module); the others run
-once over the module. Each returns its own result (``transform.stages``), which
-``--print-after`` prints and ``--stop-after`` (:func:`run_until`) returns."""
+once over the module, each on the results of the stages before it. Each returns its own
+result (``transform.stages``), handed to the stages after it and, between stages, to the
+``after`` callback of :func:`run_stages` (``--print-after`` keeps it, ``--stop-after``,
+:func:`run_until`, returns it)."""
 
 from __future__ import annotations
 
@@ -42,7 +44,14 @@ from .dma_safety import (
     scope_dmas,
     static_lds,
 )
-from .function_pass import FUNCTION_STAGES, FunctionPass, ProvenanceStage, RangesStage, Run
+from .function_pass import (
+    FUNCTION_STAGES,
+    ArgumentsStage,
+    FunctionPass,
+    ProvenanceStage,
+    RangesStage,
+    Run,
+)
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
@@ -52,15 +61,17 @@ from .stages import (
     Changes,
     RegionsResult,
     Result,
+    Results,
     ScopesResult,
     Stage,
     StageLog,
+    Withdrawn,
     parse_stage_name,
 )
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from .metadata import Attachment
 
@@ -159,16 +170,15 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
 def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs: int,
               defer: bool, stages: StageLog | None = None, release: bool = True) -> AnnotateResult:
     keep = frozenset(stages.names) if stages else frozenset()
-    mod, roots, ma, run = _run(src, options, want_report, jobs, defer, keep, PIPELINE)
-    if stages:
-        stages.results = run.results
+    mod, roots, ma, run, _ = _run(src, options, want_report, jobs, defer, keep, PIPELINE,
+                                  stages.add if stages else None)
     p, editor, args, guarded = run.plan, run.editor, run.args, run.guarded
     if want_report:
         report = _report(mod, p, roots, ma)
     else:
         report = Report(src.path)
         if release:
-            del p, run
+            del p, run, _
             for fn in mod.functions:
                 fn.instrs = []
                 fn.by_name = {}
@@ -180,18 +190,22 @@ def _annotate(src: SourceFile, options: AnnotateOptions, want_report: bool, jobs
 
 
 def _run(src: SourceFile, options: AnnotateOptions, detail: bool, jobs: int, defer: bool,
-         keep: frozenset[str], stages: Sequence[Stage]) -> tuple[Module, RootSet, ModuleAnalysis, Run]:
+         keep: frozenset[str], stages: Sequence[Stage], after: Callable[[Result], None] | None = None,
+         ) -> tuple[Module, RootSet, ModuleAnalysis, Run, Results]:
     """Parse ``src``, find its roots and run ``stages`` on it (twice when integers loaded
-    from memory turn out to be addresses: only the second run's results stand)."""
+    from memory turn out to be addresses: only the second run's results stand, and
+    ``after`` is handed both runs' kept results, the second's last)."""
     mod, bodies = parse_module_deferred(src) if defer else (parse_module(src), None)
     roots = find_roots(mod, options)
     ma = ModuleAnalysis(mod, roots)
-    run = run_stages(Run(mod, ma, roots, options, detail, jobs, bodies, keep), stages)
+    run = Run(mod, ma, roots, options, detail, jobs, bodies, keep)
+    got = run_stages(run, stages, after)
     if ma.settle():
         # Some store writes an address: integers loaded from memory are not plain values,
         # and everything that assumed they were is done again.
-        run = run_stages(Run(mod, ma, roots, options, detail, jobs, bodies, keep), stages)
-    return mod, roots, ma, run
+        run = Run(mod, ma, roots, options, detail, jobs, bodies, keep)
+        got = run_stages(run, stages, after)
+    return mod, roots, ma, run, got
 
 
 def run_until(text: str, stage: str, options: AnnotateOptions | None = None, path: str = "<stdin>") -> Result:
@@ -201,18 +215,22 @@ def run_until(text: str, stage: str, options: AnnotateOptions | None = None, pat
     bad input, ``ValueError`` for a name not in ``stages.STAGE_NAMES``."""
     stage = parse_stage_name(stage)
     n = next(i for i, s in enumerate(PIPELINE) if s.name == stage)
-    _, _, _, run = _run(SourceFile(path, text), options or AnnotateOptions(), True, 1, False,
-                        frozenset((stage,)), PIPELINE[:n + 1])
-    return run.results[stage]
+    *_, got = _run(SourceFile(path, text), options or AnnotateOptions(), True, 1, False,
+                   frozenset((stage,)), PIPELINE[:n + 1])
+    return got[stage]
 
 
-def run_stages(run: Run, stages: Sequence[Stage]) -> Run:
-    """Run ``stages`` (a prefix of :data:`PIPELINE`) in order on ``run``, keeping the
-    results ``run.keep`` names.
+def run_stages(run: Run, stages: Sequence[Stage], after: Callable[[Result], None] | None = None) -> Results:
+    """Run ``stages`` (a prefix of :data:`PIPELINE`) in order on ``run`` and return what
+    each concluded, by name; ``after`` is called with the result of each stage that
+    ``run.keep`` names, as soon as it is made (``--print-after``, ``--stop-after``).
 
     The per-function stages at the head of the tuple run fused, one function at a time
     (``_run_functions``): their results for the module are made when the first of them is
-    reached. Each module stage runs once, on what the stages before it concluded."""
+    reached (only those ``run.keep`` names: a function's result is not kept otherwise).
+    Each module stage runs once, a function of the run's inputs and the results of the
+    stages before it (``got``), and returns its own."""
+    got: Results = {}
     per_function: dict[str, Result] = {}
     for n, stage in enumerate(stages):
         if stage.unit == "function":
@@ -222,13 +240,16 @@ def run_stages(run: Run, stages: Sequence[Stage]) -> Run:
                 per_function = _run_functions(run, group)  # type: ignore[arg-type]
             result = per_function.get(stage.name)
         else:
-            result = stage.run(run)
-        if result is not None and stage.name in run.keep:
-            run.results[stage.name] = result
-    return run
+            result = stage.run(run, got)
+        if result is None:
+            continue
+        got[stage.name] = result
+        if after is not None and stage.name in run.keep:
+            after(result)
+    return got
 
 
-def _run_functions(run: Run, stages: Sequence[ProvenanceStage | RangesStage]) -> dict[str, Result]:
+def _run_functions(run: Run, stages: Sequence[ProvenanceStage | RangesStage | ArgumentsStage]) -> dict[str, Result]:
     """The per-function stages, over every function: one at a time, its parsed operands and
     provenance released afterwards, so memory holds one function's analysis at a time.
     With ``run.jobs`` > 1, groups of functions go to worker processes (``workers``); the
@@ -269,7 +290,7 @@ class RegionsStage(Stage):
     name = "regions"
     runs, concludes = ABOUT["regions"]
 
-    def run(self, run: Run) -> RegionsResult:
+    def run(self, run: Run, got: Results) -> RegionsResult:
         if run.options.regions:
             merge_regions(run.plan)
         # the snapshot of every decision's keys only where it is kept (``run_stages``)
@@ -277,52 +298,67 @@ class RegionsStage(Stage):
 
 
 class DmaSafetyStage(Stage):
-    """Scopes the code generator can live with around LDS-DMA (``dma_safety``, design section 4b):
-    before the domains are counted, so that a claim withdrawn here can leave a domain
-    empty. Between the rules that withdraw claims (``lowered``, ``guard``) and those that
-    scope DMAs left without (``rescue``, ``scope_dmas``) the scopes stage counts the
-    domains (:meth:`ScopesStage.count`); what that withdraws is the scopes stage's, not in
-    this stage's result."""
+    """The LDS-DMA rules that withdraw claims the code generator cannot live with
+    (``dma_safety``, design section 4b: ``lowered``, ``guard``, and ``outside_lds``'s
+    scope for what is not LDS): before the scopes stage counts the domains, so that a
+    claim withdrawn here can leave a domain empty. Its result hands on the DMAs of inputs
+    already in the unsafe state, which the dma-scopes stage rescues."""
 
     name = "dma-safety"
     runs, concludes = ABOUT["dma-safety"]
 
-    def run(self, run: Run) -> Changes:
-        mod, p, guarded = run.mod, run.plan, run.guarded
-        # the plan's decisions before ``scope_dmas`` adds the DMAs' own domains (new
-        # decisions, not rewritten ones)
+    def run(self, run: Run, got: Results) -> Withdrawn:
+        mod, p = run.mod, run.plan
         ds = p.decisions
         claims = Rewrites()
-        lowered(mod, p, guarded, claims)
+        lowered(mod, p, run.guarded, claims)
         unsafe_in = guard(p, claims, dynamic_lds(mod))
         outside_lds(mod, p)
-        SCOPES.count(p)
-        rescue(p, unsafe_in, guarded, claims)
+        return Withdrawn(claims.written(ds), unsafe_in)
+
+
+class ScopesStage(Stage):
+    """Each domain's scopes (``scopes.finish``): a domain left with fewer than two has its
+    claims withdrawn."""
+
+    name = "scopes"
+    runs, concludes = ABOUT["scopes"]
+
+    def run(self, run: Run, got: Results) -> ScopesResult:
+        finish(run.plan)
+        if self.name not in run.keep:
+            return ScopesResult((), {})  # not kept (``run_stages``): no snapshot of the plan
+        return ScopesResult(run.plan.decisions, run.plan.domain_keys)
+
+
+class DmaScopesStage(Stage):
+    """The LDS-DMA rules that scope the DMAs the domains left without (``rescue``,
+    ``scope_dmas``: a domain of their own) and warn of what llnoalias cannot undo
+    (``residual``, ``static_lds``): after the scopes stage, on the dma-safety stage's
+    unsafe inputs."""
+
+    name = "dma-scopes"
+    runs, concludes = ABOUT["dma-scopes"]
+
+    def run(self, run: Run, got: Results) -> Changes:
+        mod, p, guarded = run.mod, run.plan, run.guarded
+        before = got["dma-safety"]
+        assert isinstance(before, Withdrawn)
+        # the plan's decisions before ``scope_dmas`` adds the DMAs' own domains
+        ds = p.decisions
+        claims = Rewrites()
+        rescue(p, list(before.unsafe_in), guarded, claims)
         residual(p, guarded, claims)
         # (the module's text searched once: a module without LDS-DMA has nothing for either)
         dma = LDS_DMA_TEXT.search(mod.text) is not None
         scope_dmas(mod, p, _noalias_kernels(mod, run.args) - guarded.lowered if dma else set(), claims)
         if dma:
             static_lds(mod, p, guarded)
-        return Changes(claims.written(ds))
-
-
-class ScopesStage(Stage):
-    """Each domain's scopes, and each access's lists as written."""
-
-    name = "scopes"
-    runs, concludes = ABOUT["scopes"]
-
-    def count(self, p: Plan) -> None:
-        """Collect each domain's scopes and withdraw the claims of a domain with fewer than
-        two (``scopes.finish``); run by the dma-safety stage, between its rules."""
-        finish(p)
-
-    def run(self, run: Run) -> ScopesResult:
-        _write_scopes(run.plan, run.writer)
-        if self.name not in run.keep:
-            return ScopesResult((), {})  # not kept (``run_stages``): no snapshot of the plan
-        return ScopesResult(run.plan.decisions, run.plan.domain_keys)
+        changed = claims.written(ds)
+        if p.decisions is not ds and self.name in run.keep:
+            old = set(map(id, ds))
+            changed += [(d, d.keys, d.reason, d.blocker) for d in p.decisions if id(d) not in old]
+        return Changes(changed)
 
 
 class Written(Result):
@@ -339,20 +375,22 @@ class Written(Result):
 
 
 class WriteStage(Stage):
-    """The metadata nodes the scopes need, written at the module's end."""
+    """Each access's ``!alias.scope`` and ``!noalias`` (``_write_scopes``: an access whose
+    own metadata cannot take them is withdrawn), and the metadata nodes the scopes need,
+    written at the module's end."""
 
     name = "write"
     runs, concludes = ABOUT["write"]
 
-    def run(self, run: Run) -> Written:
+    def run(self, run: Run, got: Results) -> Written:
+        _write_scopes(run.plan, run.writer)
         run.writer.flush()
         return Written(run.editor)
 
 
-SCOPES = ScopesStage()
-
 #: The stages of one annotation run, in the order they run (:func:`run_stages`).
-PIPELINE: tuple[Stage, ...] = (*FUNCTION_STAGES, RegionsStage(), DmaSafetyStage(), SCOPES, WriteStage())
+PIPELINE: tuple[Stage, ...] = (*FUNCTION_STAGES, RegionsStage(), DmaSafetyStage(), ScopesStage(), DmaScopesStage(),
+                               WriteStage())
 
 
 def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
@@ -515,7 +553,7 @@ def _noalias_ids(d: Decision, own: tuple[int, ...], p: Plan, ids: dict[int, int]
     domain and own scopes, made once)."""
     na = noalias_of.get((d.domain, own))
     if na is None:
-        na = noalias_of[(d.domain, own)] = tuple([ids[id(key)] for key in noalias_keys(d, p.domain_keys[d.domain])])
+        na = noalias_of[(d.domain, own)] = tuple([ids[id(key)] for key in noalias_keys(d.keys, p.domain_keys[d.domain])])
     return na
 
 

@@ -20,14 +20,13 @@ from __future__ import annotations
 import sys
 
 from .. import reasons
-from ..analysis.memory.accesses import module_family, reaches_lds
+from ..analysis.memory.accesses import reaches_lds
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
+from ..analysis.ranges.analyses import FunctionAnalyses
 from ..analysis.ranges.footprints import ADDRESS_LIMIT, extent
 from ..analysis.ranges.solver import FunctionRanges, Off
-from ..analysis.ranges.workgroup import Shapes
-from ..ir.datalayout import layout_of
-from ..ir.model import Function, Module
+from ..ir.model import Function
 from .cover import coarsen, cover_distinct
 from .scopes import Decision, Plan, Region, Rewrites, ScopeKey
 
@@ -36,27 +35,18 @@ class RegionSplitter:
     """Measures the byte ranges of tagged LDS accesses, one function at a time (so a
     function's analysis can be released once it has been measured)."""
 
-    def __init__(self, mod: Module, keep_notes: bool = True) -> None:
-        self.mod = mod
+    def __init__(self, analyses: FunctionAnalyses, keep_notes: bool = True) -> None:
+        self.mod = analyses.mod
+        #: where each function's ranges come from (and are released with the function)
+        self.analyses = analyses
         #: keep why an access has no range (for reports); else one shared note
         self.keep_notes = keep_notes
-        self.family = module_family(mod)
-        self.dl = layout_of(mod)
-        self.ranges: dict[str, FunctionRanges] = {}
-        #: the work-group bounds read in the module, by their texts (``workgroup.work_group``)
-        self.shapes: Shapes = {}
+        self.family = analyses.family
+        self.dl = analyses.layout
 
     def function_ranges(self, d: Decision) -> FunctionRanges:
-        fn = d.access.inst.function
-        fr = self.ranges.get(fn.name)
-        if fr is None:
-            assert d.fa is not None, "a decision is measured before its function is released"
-            fr = FunctionRanges(self.mod, fn, d.fa, self.family, self.dl, self.shapes)
-            self.ranges[fn.name] = fr
-        return fr
-
-    def release(self, fn: Function) -> None:
-        self.ranges.pop(fn.name, None)
+        assert d.fa is not None, "a decision is measured before its function is released"
+        return self.analyses.ranges(d.access.inst.function, d.fa)
 
     def byte_range(self, d: Decision, root: Root, fr: FunctionRanges | None = None) -> tuple[int, int] | str:
         """The bytes of ``root`` that ``d``'s access can touch, or why that is not known

@@ -405,9 +405,11 @@ def outside_lds(mod: Module, p: Plan) -> int:
     return added
 
 
-def noalias_keys(d: Decision, domain_keys: list[ScopeKey]) -> list[ScopeKey]:
-    """Every scope of the domain that overlaps none of the access's own scopes."""
-    return [k for k in domain_keys if not any(may_overlap(k, own) for own in d.keys)]
+def noalias_keys(own: Sequence[ScopeKey], domain_keys: Sequence[ScopeKey]) -> list[ScopeKey]:
+    """An access's ``!noalias`` list: every scope of its domain (``domain_keys``) that
+    overlaps none of its own scopes ``own`` (the one builder: the writer's shortcut for a
+    domain of distinct buffers, ``pipeline._lists``, gives the same list)."""
+    return [k for k in domain_keys if not any(may_overlap(k, o) for o in own)]
 
 
 __all__ = ["OUTSIDE_LDS", "Decision", "Plan", "Region", "Rewrites", "ScopeKey", "UNKNOWN", "decide", "finish",

@@ -4,11 +4,11 @@ A run of ``llnoalias annotate`` is the tuple ``pipeline.PIPELINE``, run in order
 loop (``pipeline.run_stages``), in the manner of xDSL's ``ModulePass`` list or LLVM's pass
 pipeline::
 
-    provenance -> ranges -> regions -> dma-safety -> scopes -> write
+    provenance -> ranges -> arguments -> regions -> dma-safety -> scopes -> dma-scopes -> write
 
 Each stage is a :class:`Stage`: a ``name``, what it concludes about (``unit``: each
-``function``, or the ``module``), and ``run``, which returns the stage's own result. A
-result is immutable: later stages rebind keys and rewrite reasons on the plan's decisions,
+``function``, or the ``module``), and ``run``, a function of the run's inputs and the
+results before it that returns the stage's own result. A result is immutable: later stages rebind keys and rewrite reasons on the plan's decisions,
 never on a result, which holds as columns the claims (keys, reason, blocker) that a later
 stage may rewrite, and reads from the decisions the facts that none does (access, domain,
 roots, byte range). The LDS-DMA rules write the claims they change through one object,
@@ -17,9 +17,10 @@ itself: ``text()`` is what ``llnoalias --print-after STAGE`` writes on stderr, a
 ``--stop-after STAGE`` (or ``pipeline.run_until`` from Python) writes after running the stages
 up to that one alone.
 
-The two per-function stages (provenance, ranges) run one function at a time, fused into
-one walk over the module (``function_pass.FunctionPass``, as LLVM's function-pass adaptor
-runs a function pipeline), so that a function's analysis is released once both are done;
+The three per-function stages (provenance, ranges, arguments) run one function at a time,
+fused into one walk over the module (``function_pass.FunctionPass``, as LLVM's function-pass
+adaptor runs a function pipeline), so that a function's analyses (one cache,
+``analysis.ranges.analyses.FunctionAnalyses``) are released once all three are done;
 worker processes run them for groups of functions and ship their results back as plain
 per-function data (``FunctionPass.ship`` / ``land``). Their result for the module is the
 list of per-function results (:class:`PerFunction`). The module stages each run once,
@@ -43,12 +44,14 @@ from .. import reasons
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..ir.lexer import split_comment
-from .scopes import Decision, Region, ScopeKey, may_overlap
+from .scopes import Decision, Region, ScopeKey, noalias_keys
 
 TYPE_CHECKING = False  # ``typing`` is not imported at run time (start-up)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
+    from .attributes import KernelEdits
 
 
 #: how the range notes begin (``reasons.NO_RANGE``), and what the printout says for none
@@ -56,6 +59,8 @@ _NO_RANGE = reasons.NO_RANGE.text
 
 #: one printed block: the stage, the function (or ``module``) and its lines
 Block = tuple[str, str, list[str]]
+#: the results of one run's stages so far, by stage name (``pipeline.run_stages``)
+Results = dict[str, "Result"]
 
 
 class Result:
@@ -82,13 +87,19 @@ ABOUT: dict[str, tuple[str, str]] = {
     "ranges": ("regions.RegionSplitter.measure",
                "each LDS access with one root: the bytes [lo, hi) of the root it can touch, or why none "
                "(with --regions)"),
+    "arguments": ("attributes.arguments_of",
+                  "each kernel's pointer arguments: what --args adds to them, or why nothing"),
     "regions": ("regions.merge_regions",
                 "each LDS root's regions, and the scope(s) each of its accesses holds (with --regions)"),
-    "dma-safety": ("dma_safety.lowered/guard/rescue/residual/scope_dmas/static_lds",
-                   "the claims the LDS-DMA rules withdrew or changed, with the reason"),
-    "scopes": ("scopes.finish (between the LDS-DMA rules), pipeline._write_scopes",
-               "each domain's scopes; each access's !alias.scope and !noalias as written, or why none"),
-    "write": ("metadata.MetadataWriter.flush", "the annotated module"),
+    "dma-safety": ("dma_safety.lowered/guard, scopes.outside_lds",
+                   "the claims the LDS-DMA rules withdrew or changed before the domains are counted, with the reason"),
+    "scopes": ("scopes.finish",
+               "each domain's scopes; each access's !alias.scope and !noalias, or why none"),
+    "dma-scopes": ("dma_safety.rescue/residual/scope_dmas/static_lds",
+                   "the DMAs the LDS-DMA rules scoped after the domains were counted, and the claims they changed"),
+    "write": ("pipeline._write_scopes, metadata.MetadataWriter.flush",
+              "the lists written on each access (an access whose own metadata cannot take them is withdrawn) "
+              "and the annotated module"),
 }
 
 
@@ -96,12 +107,13 @@ class Stage:
     """One stage of the pipeline: its ``name``, what ``runs`` it (the functions that do the
     work), its ``unit`` (``function`` or ``module``), what it ``concludes``, and ``run``.
 
-    A module stage's ``run(run)`` takes the run's state (``function_pass.Run``: the module, its
-    analysis, the options, and the plan the stages before it concluded into) and returns
-    its :class:`Result`. A
-    function stage's ``run(fp, fn, previous)`` takes the function pass, one function and
-    the function's result of the stage before it (None for the first) and returns its
-    result for that function."""
+    A module stage's ``run(run, got)`` is a function of the run's inputs
+    (``function_pass.Run``: the module, its analyses, the options, and the plan and output
+    that the stages conclude into) and of ``got``, the results of the stages before it by
+    name (the dma-scopes stage reads the dma-safety stage's unsafe inputs there); it
+    returns its :class:`Result`. A function stage's ``run(fp, fn, previous)`` takes the
+    function pass, one function and the function's result of the stage before it (None for
+    the first) and returns its result for that function."""
 
     name = ""
     runs = ""
@@ -176,6 +188,10 @@ class FunctionResult(Result):
     def lines(self) -> list[str]:
         return []
 
+    def concluded(self) -> bool:
+        """Is there anything to print for the function (``--print-after`` keeps it)?"""
+        return bool(self.decisions)
+
     def blocks(self) -> list[Block]:
         lines = self.lines()
         return [(self.stage, self.function, lines)] if lines else []
@@ -233,6 +249,36 @@ class ByteRanges(FunctionResult):
                 note = d.range_note.removeprefix(f"{_NO_RANGE}: ") or "not measured"
                 lines.append(f"{_head(d)} -> {_NO_RANGE} [{note}]")
         return lines
+
+
+class ArgumentEdits(FunctionResult):
+    """The arguments stage's result for one kernel: what ``--args`` decided for its pointer
+    arguments (``attributes.KernelEdits``: the records, the attribute text for the define
+    line, the loads made ``!invariant.load``), written by the function pass; None for a
+    function that is not a kernel."""
+
+    __slots__ = ("edits",)
+    stage = "arguments"
+
+    def __init__(self, function: str, decisions: Sequence[Decision], edits: KernelEdits | None) -> None:
+        super().__init__(function, decisions)
+        self.edits = edits
+
+    def concluded(self) -> bool:
+        return self.edits is not None and bool(self.edits.records)
+
+    def lines(self) -> list[str]:
+        if self.edits is None:
+            return []
+        out = []
+        for rec in self.edits.records:
+            if rec.added:
+                out.append(f"{rec.name} -> added {', '.join(rec.added)}")
+            elif not rec.rooted:
+                out.append(f"{rec.name} -> not a root {_why(rec.reason, '')}")
+            else:
+                out.append(f"{rec.name} -> nothing added")
+        return out
 
 
 class PerFunction(Result):
@@ -320,13 +366,13 @@ class RegionsResult(Claims):
 
 
 class Changes(Result):
-    """The dma-safety stage's result: the claims the LDS-DMA rules withdrew or changed,
-    each as the decision and its keys, reason and blocker once the rules are done, in the
-    plan's order. ``finish``'s withdrawals (a domain left with one scope), made between
-    the rules on the scopes stage's behalf, are not among them."""
+    """The dma-scopes stage's result: the claims the LDS-DMA rules that run after the scopes
+    stage changed (a rescued DMA's scope) and, where kept, the decisions they added (a DMA's
+    domain of its own), each as the decision and its keys, reason and blocker once the rules
+    are done, in the plan's order."""
 
     __slots__ = ("changed",)
-    stage = "dma-safety"
+    stage = "dma-scopes"
 
     def __init__(self, changed: Sequence[tuple[Decision, Sequence[ScopeKey], str, str]]) -> None:
         self.changed = tuple(changed)
@@ -344,10 +390,24 @@ class Changes(Result):
         return [(self.stage, fn, lines) for fn, lines in by_fn.items()]
 
 
+class Withdrawn(Changes):
+    """The dma-safety stage's result: the claims its rules withdrew or changed (as
+    :class:`Changes`), and the DMAs of functions whose input is already in the unsafe state
+    (``dma_safety.guard``), which the dma-scopes stage rescues once the domains are counted."""
+
+    __slots__ = ("unsafe_in",)
+    stage = "dma-safety"
+
+    def __init__(self, changed: Sequence[tuple[Decision, Sequence[ScopeKey], str, str]],
+                 unsafe_in: Sequence[Decision]) -> None:
+        super().__init__(changed)
+        self.unsafe_in = tuple(unsafe_in)
+
+
 class ScopesResult(Claims):
     """The scopes stage's result: each domain's scopes (``domain_keys``), and every
-    decision's claim as written (an access whose own metadata could not take the lists is
-    withdrawn: ``pipeline._write_scopes``)."""
+    decision's claim once the domains are counted (the lists it will be written with:
+    ``scopes.noalias_keys``, as the writer makes them)."""
 
     __slots__ = ("domain_keys",)
     stage = "scopes"
@@ -362,7 +422,7 @@ class ScopesResult(Claims):
         by_fn: dict[str, list[str]] = {}
         for d, keys, reason, blocker in zip(self.decisions, self.keys, self.reason, self.blocker, strict=True):
             if keys:
-                na = [k for k in self.domain_keys.get(d.domain, ()) if not any(may_overlap(k, own) for own in keys)]
+                na = noalias_keys(keys, self.domain_keys.get(d.domain, ()))
                 line = (f"{_head(d)} -> scope {', '.join(_key(k) for k in keys)}; "
                         f"noalias {', '.join(_key(k) for k in na) or '(none)'}")
             else:
@@ -375,7 +435,7 @@ class ScopesResult(Claims):
 # ------------------------------------------------------------------ names, the printer
 #: the stages whose results ``--print-after`` and ``--stop-after`` print, in pipeline order
 #: (the last stage, ``write``, makes the output itself)
-STAGE_NAMES: tuple[str, ...] = ("provenance", "ranges", "regions", "dma-safety", "scopes")
+STAGE_NAMES: tuple[str, ...] = ("provenance", "ranges", "arguments", "regions", "dma-safety", "scopes", "dma-scopes")
 
 
 def parse_stage_names(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -414,11 +474,16 @@ class StageLog:
     def wants(self, name: str) -> bool:
         return name in self.names
 
+    def add(self, result: Result) -> None:
+        """Keep ``result`` (``pipeline.run_stages`` calls it after each stage asked for; a
+        second run, ``ModuleAnalysis.settle``, replaces the first's)."""
+        self.results[result.stage] = result
+
     def text(self) -> str:
         """Every asked-for stage's result, in pipeline order."""
         return "".join(self.results[n].text() for n in self.names if n in self.results)
 
 
-__all__ = ["ABOUT", "STAGE_NAMES", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult", "PerFunction",
-           "RegionsResult", "Result", "ScopesResult", "Stage", "StageLog", "parse_stage_name",
-           "parse_stage_names"]
+__all__ = ["ABOUT", "STAGE_NAMES", "ArgumentEdits", "ByteRanges", "Changes", "Claims", "Facts", "FunctionResult",
+           "PerFunction", "RegionsResult", "Result", "Results", "ScopesResult", "Stage", "StageLog", "Withdrawn",
+           "parse_stage_name", "parse_stage_names"]

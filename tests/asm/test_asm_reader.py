@@ -217,6 +217,16 @@ def test_loc_gives_the_ir_position() -> None:
     assert [(i.ir_line, i.ir_col) for i in fn.insts] == [(0, 0), (7, 3), (0, 0), (9, 12)]
 
 
+def test_loc_names_the_directory_of_its_file() -> None:
+    """``.file N "dir" "name"`` (anywhere, also mid-function, as LLVM writes them when first
+    used): each instruction knows the directory of the file its ``.loc`` names; a ``.file`` with
+    one string (no directory) names none."""
+    fn = one('.file 2 "blk-3" "x.ll"', ".loc 2 7 3", "ds_read_b32 v2, v1", '.file 3 "x.ll"', ".loc 3 8 1",
+             "ds_read_b32 v3, v1", ".loc 2 0 0 is_stmt 0", "ds_read2_b32 v[4:5], v1 offset1:1", ".loc 1 9 1",
+             "s_endpgm")
+    assert [(i.ir_line, i.loc_dir) for i in fn.insts] == [(7, "blk-3"), (8, ""), (0, "blk-3"), (9, "")]
+
+
 # -- functions and blocks ---------------------------------------------------------------------
 
 

@@ -83,3 +83,43 @@ def test_instructions_of_leaves_out_comments_directives_and_labels() -> None:
     assert ok and not why
     ok, why = same_instructions(asm, asm.replace("vmcnt(0)", "vmcnt(1)"))
     assert not ok and "instruction 1" in why
+
+
+MERGED = """target triple = "amdgcn-amd-amdhsa"
+@lds = external addrspace(3) global [0 x i32], align 16
+
+define amdgpu_kernel void @k(ptr addrspace(1) %out, i32 %n) #0 {
+entry:
+  %c = icmp sgt i32 %n, 0
+  br i1 %c, label %body, label %exit
+body:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %p0 = getelementptr i32, ptr addrspace(3) @lds, i32 %tid
+  %p1 = getelementptr i32, ptr addrspace(3) %p0, i32 64
+  %a = load i32, ptr addrspace(3) %p0, align 4
+  %b = load i32, ptr addrspace(3) %p1, align 4
+  %s = add i32 %a, %b
+  store i32 %s, ptr addrspace(1) %out, align 4
+  br label %exit
+exit:
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+attributes #0 = { "target-cpu"="gfx942" }
+"""
+
+
+def test_a_merged_instruction_keeps_the_block_of_its_accesses() -> None:
+    """Two loads of one block (the second block, index 1) merged into one ``ds_read2``: its
+    location has line 0 (the lines differ) and the scope of their block, which the assembly's
+    ``.file`` names; the store of that block names it with its own line."""
+    from llnoalias.asm.reader import read_amdgpu
+    from llnoalias.check.checker import check_text
+    from llnoalias.check.locate import BLOCK_DIRECTORY
+
+    fn = read_amdgpu(check_text(MERGED, "merged.ll").asm)[0]
+    read2 = [i for i in fn.insts if i.mnemonic.startswith(("ds_read2", "ds_load_2"))]
+    assert len(read2) == 1, [i.text for i in fn.insts]
+    assert read2[0].ir_line == 0 and read2[0].loc_dir == f"{BLOCK_DIRECTORY}1"
+    store = next(i for i in fn.insts if i.mnemonic.startswith("global_store"))
+    assert store.ir_line == 15 and store.loc_dir == f"{BLOCK_DIRECTORY}1"

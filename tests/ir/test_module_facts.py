@@ -11,7 +11,7 @@ import re
 import pytest
 
 from llnoalias.analysis.memory.accesses import module_family
-from llnoalias.analysis.ranges.workgroup import work_group
+from llnoalias.analysis.ranges.workgroup import WorkGroups, work_group
 from llnoalias.backends import target
 from llnoalias.ir import facts
 from llnoalias.ir.datalayout import layout_of
@@ -51,8 +51,10 @@ def test_the_facts_are_made_once_and_read_by_every_part() -> None:
     assert layout_of(mod) is f.layout
     assert f.static_lds == {"@a", "@b"} == dma_safety._static_lds(mod)
     assert f.dynamic_lds == {"@dyn"} == dma_safety.dynamic_lds(mod)
-    wg = work_group(mod, mod.functions[0], f.family)
-    assert f.work_groups == {"@k": wg} and work_group(mod, mod.functions[0], f.family) is wg
+    assert not hasattr(f, "work_groups")  # an analysis's conclusion, kept by the analysis cache
+    memo = WorkGroups()
+    wg = work_group(mod, mod.functions[0], f.family, memo)
+    assert memo.by_function == {"@k": wg} and work_group(mod, mod.functions[0], f.family, memo) is wg
 
 
 def test_a_module_without_a_triple_takes_its_codes_family() -> None:

@@ -18,7 +18,10 @@ from tests.support.run import load_script
 pm = load_script("pipeline_mutants")
 
 PIPELINES = ROOT / "fixtures" / "corpus" / "triton39" / "pipelines"
-SMALL = ("matmul_64x64x32_w4s2_fp16_gfx950", "matmul_64x64x32_w4s3_fp16_gfx942")
+#: two small kernels, and gfx942's fp8 matmul, whose epilogue reads come as byte loads folded into
+#: shuffles and ds_read2 merged from two lines (the race of its mutant del@L817 is witnessed there)
+SMALL = ("matmul_64x64x32_w4s2_fp16_gfx950", "matmul_64x64x32_w4s3_fp16_gfx942",
+         "matmul_128x128x64_w8s2_fp8_gfx942")
 TRUTH = DATA / "pipeline_truth.json"
 
 TEXT = """define void @k() {
@@ -107,3 +110,19 @@ def test_mutants_match_the_truth(rows: dict[tuple[str, str], dict[str, Any]], en
             assert isinstance(w["lane"], int) and isinstance(w["byte"], int), race
     else:
         assert row["races"] == 0, f"false race: {entry['why']}: {row['race_list'][:1]}"
+
+
+@pytest.mark.slow
+@needs_triton
+def test_the_epilogue_race_is_witnessed_at_an_epilogue_read(rows: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """With the last wait removed, the epilogue's reads (after line 817) race the last DMAs: the
+    witness names one of them, a byte load folded into a shuffle (``folded``: the loads it may
+    be) or a ds_read2 whose accesses its block says, never a read of the loop before it."""
+    row = rows[("matmul_128x128x64_w8s2_fp8_gfx942", "del@L817")]
+    assert row["races"] >= 1
+    for race in row["race_list"]:
+        w = race["witness"]
+        assert race["access"]["line"] > 817, race
+        if "folded" in w:
+            assert w["access_line"] in w["folded"] and all(line > 817 for line in w["folded"])
+    assert any("folded" in r["witness"] for r in row["race_list"])

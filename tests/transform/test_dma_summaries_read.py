@@ -49,8 +49,8 @@ def _summarised(text: str, opts: AnnotateOptions | None = None,
     seen: list[Decision] = []
     real = fpass.summarise
 
-    def spy(mod, fn, made):  # type: ignore[no-untyped-def]
-        real(mod, fn, made)
+    def spy(analyses, fn, made):  # type: ignore[no-untyped-def]
+        real(analyses, fn, made)
         seen.extend(d for d in made if d.domain == LDS_DOMAIN)
 
     assert monkeypatch is not None
@@ -137,9 +137,9 @@ def test_same_outcome_as_summarising_everything(seed: int, monkeypatch: pytest.M
     skipped = 0
     real_summarise = fpass.summarise
 
-    def count(mod, fn, made):  # type: ignore[no-untyped-def]
+    def count(analyses, fn, made):  # type: ignore[no-untyped-def]
         nonlocal skipped
-        real_summarise(mod, fn, made)
+        real_summarise(analyses, fn, made)
         skipped += sum(1 for d in made if d.dma is not None and d.dma[5] < 0)
 
     for text in kernels:

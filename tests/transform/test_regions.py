@@ -38,9 +38,9 @@ def test_regions_and_the_root_scope_overlap() -> None:
 
     acc = Access(Instruction("%x", "load", 0, 1, None), "load", RELEASED, RELEASED)  # type: ignore[arg-type]
     d = Decision(acc, None, "llnoalias.lds", [r], [r])
-    assert noalias_keys(d, [a, b, r, other]) == [other]
+    assert noalias_keys(d.keys, [a, b, r, other]) == [other]
     d2 = Decision(acc, None, "llnoalias.lds", [r], [a])
-    assert noalias_keys(d2, [a, b, r, other]) == [b, other]
+    assert noalias_keys(d2.keys, [a, b, r, other]) == [b, other]
 
 
 def _kernel(body: str, attrs: str = '"amdgpu-flat-work-group-size"="1,256"', globs: str = "") -> str:

@@ -168,11 +168,7 @@ def model_claims(ivs: list[Interval], limit: int | None = None,
     domain_keys = list(keys)
     domain_of = {k.name: "d" for k in keys}
 
-    class D:  # what noalias_keys reads of a decision
-        def __init__(self, ks: list[Region]) -> None:
-            self.keys = ks
-
-    lists = [(frozenset(k.name for k in o), frozenset(k.name for k in noalias_keys(D(o), domain_keys)))  # type: ignore[arg-type]
+    lists = [(frozenset(k.name for k in o), frozenset(k.name for k in noalias_keys(o, domain_keys)))
              for o in own]
     return {(i, j) for i in range(len(ivs)) for j in range(i + 1, len(ivs))
             if llvm_noalias(lists[i], lists[j], domain_of)}

@@ -42,9 +42,9 @@ def _stages_of(text: str) -> list[str]:
 # ------------------------------------------------------------------ the pipeline
 def test_the_pipeline_is_the_stages_in_order() -> None:
     assert tuple(s.name for s in PIPELINE) == (*STAGE_NAMES, "write")
-    assert STAGE_NAMES == ("provenance", "ranges", "regions", "dma-safety", "scopes")
+    assert STAGE_NAMES == ("provenance", "ranges", "arguments", "regions", "dma-safety", "scopes", "dma-scopes")
     assert all(s.concludes and s.runs and s.unit in ("function", "module") for s in PIPELINE)
-    assert [s.unit for s in PIPELINE] == ["function"] * 2 + ["module"] * 4
+    assert [s.unit for s in PIPELINE] == ["function"] * 3 + ["module"] * 5
 
 
 def test_the_stages_run_in_the_pipelines_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,9 +58,9 @@ def test_the_stages_run_in_the_pipelines_order(monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setattr(stage, "run", spy)
     with open(HIP_SMEM, encoding="utf-8") as f:
         llnoalias.annotate(f.read(), lds="all", stages=StageLog(["all"]))
-    assert calls[:2] == ["provenance", "ranges"]
-    assert calls[-4:] == ["regions", "dma-safety", "scopes", "write"]
-    assert set(calls[:-4]) == {"provenance", "ranges"} and len(calls[:-4]) % 2 == 0
+    assert calls[:3] == ["provenance", "ranges", "arguments"]
+    assert calls[-5:] == ["regions", "dma-safety", "scopes", "dma-scopes", "write"]
+    assert set(calls[:-5]) == {"provenance", "ranges", "arguments"} and len(calls[:-5]) % 3 == 0
 
 
 def test_the_help_names_every_stage() -> None:
@@ -124,8 +124,10 @@ def test_all_stages_and_the_line_format() -> None:
     for line in res.stderr.splitlines():
         if line.startswith("***") or line.startswith("llnoalias:"):
             continue
-        # an access line, a module stage's summary, or "(nothing)" / "(no claim changed)"
-        assert re.match(r"line \d+: .+ \[(lds|args)\] -> .+", line) or line.startswith(("@", "domain ", "(")), line
+        # an access line, an argument's line, a module stage's summary, or "(nothing)" /
+        # "(no claim changed)"
+        assert (re.match(r"line \d+: .+ \[(lds|args)\] -> .+", line) or re.match(r"%\S+ -> .+", line)
+                or line.startswith(("@", "domain ", "("))), line
 
 
 def test_no_stage_text_without_the_option() -> None:

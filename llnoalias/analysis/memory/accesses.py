@@ -14,13 +14,14 @@ from ...ir.facts import reaches_global as reaches_global
 from ...ir.facts import reaches_lds as reaches_lds
 from ...ir.facts import target_family as target_family
 from ...ir.lazyre import lazy
+from ...ir.lexer import BARE_NAME
 from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
 from ...ir.types import Type
 from ...plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
 
 ORDERED = {"acquire", "release", "acq_rel", "seq_cst", "unknown"}
-_CALLEE_RE = lazy(r"@(llvm\.[-a-zA-Z$._0-9]+)\s*\(")
+_CALLEE_RE = lazy(r"@(llvm\." + BARE_NAME + r")\s*\(")
 
 
 # Plain classes, not dataclasses: decorating one costs about 1 ms at every start.

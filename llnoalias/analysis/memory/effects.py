@@ -25,6 +25,7 @@ from bisect import bisect_right
 from ... import reasons
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
+from ...ir.lexer import BARE_NAME
 from ...ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
 from ...plain import Record
 from .intrinsics import is_intrinsic, memory_intrinsic, pass_through
@@ -36,7 +37,7 @@ _NO_MEMORY_RE = lazy(
     r"|dbg\..*|nvvm\.ptr\..*|launder\.invariant\.group.*|strip\.invariant\.group.*"
     r"|ssa\.copy.*|objectsize\..*|amdgcn\.s\.barrier.*|nvvm\.barrier.*|amdgcn\.wave\.barrier)"
 )
-_LOCAL_RE = lazy(r'%(?:"[^"]*"|[-a-zA-Z$._0-9]+)')
+_LOCAL_RE = lazy(r'%(?:"[^"]*"|' + BARE_NAME + r')')
 
 
 class Effects(Record):

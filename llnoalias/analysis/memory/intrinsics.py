@@ -33,11 +33,12 @@ class MemIntrinsic:
     """One row of ``MEMORY_INTRINSICS`` (not changed once made; a plain class: a dataclass
     costs about 1 ms at every start)."""
 
-    __slots__ = ("pattern", "effects", "volatile", "volatile_index", "opaque", "default_effect", "data")
+    __slots__ = ("pattern", "effects", "volatile", "volatile_index", "opaque", "default_effect", "data",
+                 "footprint")
 
     def __init__(self, pattern: str, effects: dict[int, Effect], volatile: str | None = None,
                  volatile_index: int = -1, opaque: tuple[int, ...] = (), default_effect: Effect = "rw",
-                 data: tuple[int, ...] = ()) -> None:
+                 data: tuple[int, ...] = (), footprint: str = "") -> None:
         self.pattern = pattern
         self.effects = effects
         #: which argument says "volatile": "memflag" (an i1 flag at that index) or
@@ -51,6 +52,12 @@ class MemIntrinsic:
         #: their type, and are the only values the call may store (a copy stores none of its
         #: operands: it moves what memory held)
         self.data = data
+        #: how ``analysis.ranges.footprints.extent`` finds the bytes at the pointer: ``length@I``
+        #: (operand I is the length: memcpy, memset), ``dma`` (the row of ``LDS_DMA``: the wave's
+        #: lanes at the immediate offset), ``name`` (the name's last number is the bytes: cp.async
+        #: ``.16``), ``result`` (the result type's size: the transposing LDS reads), ``matrix``
+        #: (ldmatrix/stmatrix: a 16-byte row per lane address for m8n8, else 64), "" (not known)
+        self.footprint = footprint
 
     def __repr__(self) -> str:
         return f"MemIntrinsic({self.pattern!r})"
@@ -62,8 +69,9 @@ class MemIntrinsic:
 
 
 def _mem(pattern: str, effects: dict[int, Effect], volatile: str | None = None, volatile_index: int = -1,
-         opaque: tuple[int, ...] = (), default_effect: Effect = "rw", data: tuple[int, ...] = ()) -> MemIntrinsic:
-    return MemIntrinsic(pattern, effects, volatile, volatile_index, opaque, default_effect, data)
+         opaque: tuple[int, ...] = (), default_effect: Effect = "rw", data: tuple[int, ...] = (),
+         footprint: str = "") -> MemIntrinsic:
+    return MemIntrinsic(pattern, effects, volatile, volatile_index, opaque, default_effect, data, footprint)
 
 
 class LdsDma:
@@ -189,23 +197,133 @@ def lds_dma(name: str | None) -> LdsDma | None:
 LDS_DMA_TEXT = lazy("@(?:" + "|".join(d.pattern for d in LDS_DMA) + ")")
 
 
+class AsyncLds:
+    """One row of ``ASYNC_LDS``: an instruction that writes or reads LDS after it issues, until a
+    wait on its counter retires it (not changed once made).
+
+    ``pattern``: the name (a regex, matched whole); ``names``: the spellings, with the operand
+    types of a declaration (``signature``); ``counter``: the wait field that retires it
+    (``vmcnt``: ``loadcnt`` from gfx12 on; ``asynccnt``; ``tensorcnt``); ``lds``: ``w`` (it
+    writes LDS) or ``r`` (it reads LDS, e.g. a store from LDS); ``locate``: how its LDS bytes
+    are found: ``wave`` (an LDS pointer operand, the wave's, read into M0: lane i at
+    M0 + offset + i * size), ``lane`` (each lane's own LDS pointer operand) or ``descriptor``
+    (group 0's word 1 the LDS byte address, group 1 the element size, tile dimensions and
+    padding: ``check.tiles``); ``gpus``: the generations that have it; ``mnemonic``: how the
+    assembly spells it (its prefix; ``asm.reader.ASYNC_MNEMONICS`` holds the same);
+    ``llvm22``: LLVM 22 (llvmlite's) takes it as written; ``dma``: its row of ``LDS_DMA``
+    (the vmcnt DMAs the annotate rules of design section 4b speak of), or None."""
+
+    __slots__ = ("pattern", "names", "signature", "counter", "lds", "locate", "gpus", "mnemonic", "llvm22", "dma")
+
+    def __init__(self, pattern: str, names: tuple[str, ...], signature: str, counter: str, lds: str, locate: str,
+                 gpus: str, mnemonic: str, *, llvm22: bool = True, dma: LdsDma | None = None) -> None:
+        self.pattern = pattern
+        self.names = names
+        self.signature = signature
+        self.counter = counter
+        self.lds = lds
+        self.locate = locate
+        self.gpus = gpus
+        self.mnemonic = mnemonic
+        self.llvm22 = llvm22
+        self.dma = dma
+
+    def __repr__(self) -> str:
+        return f"AsyncLds({self.pattern!r})"
+
+
+def _from_dma(d: LdsDma) -> AsyncLds:
+    gpus = "gfx1250" if d.counter == "asynccnt" else ("gfx950" if d.wide else "gfx9-gfx12")
+    return AsyncLds(d.pattern, d.names, d.signature, d.counter, "w", "lane" if d.per_lane else "wave", gpus,
+                    d.mnemonics[0] if d.mnemonics else "", llvm22=d.llvm22, dma=d)
+
+
+_TDM5 = "<4 x i32>, <8 x i32>, <4 x i32>, <4 x i32>, <8 x i32>, i32"
+_TDM2 = "<4 x i32>, <8 x i32>, i32"
+_LANE_ASYNC = "ptr addrspace(1), ptr addrspace(3), i32, i32"
+#: Every asynchronous LDS writer and reader (IntrinsicsAMDGPU.td; SIInsertWaitcnts counts the
+#: ``global``/``cluster`` async ones with ASYNC_CNT and the tensor data mover with TENSOR_CNT;
+#: LLVM puts no wait for either: the program waits with ``s.wait.asynccnt`` / ``s.wait.tensorcnt``).
+#: The tensor ops take descriptor groups (LLVM 24: D0 ``<4 x i32>``, D1 ``<8 x i32>``, D2, D3
+#: ``<4 x i32>``, D4 ``<8 x i32>``, cache policy; ``.d2``: D0, D1, cache policy).
+ASYNC_LDS: tuple[AsyncLds, ...] = (
+    *(_from_dma(d) for d in LDS_DMA),
+    AsyncLds(r"llvm\.amdgcn\.cluster\.load\.async\.to\.lds\.b\d+",
+             tuple(f"llvm.amdgcn.cluster.load.async.to.lds.b{n}" for n in (8, 32, 64, 128)),
+             _LANE_ASYNC + ", i32", "asynccnt", "w", "lane", "gfx1250", "cluster_load_async_to_lds"),
+    AsyncLds(r"llvm\.amdgcn\.global\.store\.async\.from\.lds\.b\d+",
+             tuple(f"llvm.amdgcn.global.store.async.from.lds.b{n}" for n in (8, 32, 64, 128)),
+             _LANE_ASYNC, "asynccnt", "r", "lane", "gfx1250", "global_store_async_from_lds"),
+    AsyncLds(r"llvm\.amdgcn\.tensor\.load\.to\.lds", ("llvm.amdgcn.tensor.load.to.lds",), _TDM5, "tensorcnt", "w",
+             "descriptor", "gfx1250", "tensor_load_to_lds", llvm22=False),
+    AsyncLds(r"llvm\.amdgcn\.tensor\.load\.to\.lds\.d2", ("llvm.amdgcn.tensor.load.to.lds.d2",), _TDM2,
+             "tensorcnt", "w", "descriptor", "gfx1250", "tensor_load_to_lds"),
+    AsyncLds(r"llvm\.amdgcn\.tensor\.store\.from\.lds", ("llvm.amdgcn.tensor.store.from.lds",), _TDM5,
+             "tensorcnt", "r", "descriptor", "gfx1250", "tensor_store_from_lds", llvm22=False),
+    AsyncLds(r"llvm\.amdgcn\.tensor\.store\.from\.lds\.d2", ("llvm.amdgcn.tensor.store.from.lds.d2",), _TDM2,
+             "tensorcnt", "r", "descriptor", "gfx1250", "tensor_store_from_lds"),
+)
+_ASYNC_COMPILED = tuple((lazy(a.pattern), a) for a in ASYNC_LDS)
+
+
+@functools.lru_cache(maxsize=256)
+def async_lds(name: str | None) -> AsyncLds | None:
+    """The ``ASYNC_LDS`` row for callee ``name`` (without the ``@``), or None."""
+    if not name or not name.startswith("llvm.amdgcn."):
+        return None
+    for rx, entry in _ASYNC_COMPILED:
+        if rx.fullmatch(name):
+            return entry
+    return None
+
+
+#: Finds a call of (or a declaration naming) any asynchronous LDS writer or reader in module text.
+ASYNC_LDS_TEXT = lazy("@(?:" + "|".join(a.pattern for a in ASYNC_LDS) + r")\b")
+#: Names that look like an asynchronous LDS operation (an LDS side and a copy, or the tensor
+#: data mover): one that is no row of ``ASYNC_LDS`` is an operation ``check`` does not model.
+ASYNC_LIKE = lazy(r"@(llvm\.amdgcn\.(?!lds\.(?:param|direct)\.)[\w.]*?(?:(?:to|from)\.lds|\.lds\b|tensor\.(?:load|store))"
+                  r"[\w.]*)\(")
+
+
+class CounterWait:
+    """One row of ``COUNTER_WAITS``: an intrinsic that waits on (or orders by) a counter of
+    ``ASYNC_LDS``: ``llvm22`` whether LLVM 22 has it."""
+
+    __slots__ = ("pattern", "counter", "llvm22")
+
+    def __init__(self, pattern: str, counter: str, llvm22: bool = True) -> None:
+        self.pattern = pattern
+        self.counter = counter
+        self.llvm22 = llvm22
+
+
+COUNTER_WAITS: tuple[CounterWait, ...] = (
+    CounterWait(r"llvm\.amdgcn\.s\.wait\.asynccnt", "asynccnt"),
+    CounterWait(r"llvm\.amdgcn\.s\.wait\.tensorcnt", "tensorcnt"),
+    # the LDS barrier arrive that completes in order with the asynchronous loads
+    CounterWait(r"llvm\.amdgcn\.ds\.atomic\.async\.barrier\.arrive\.b64", "asynccnt"),
+    CounterWait(r"llvm\.amdgcn\.(?:wait\.)?asyncmark", "vmcnt", llvm22=False),
+)
+
+
 MEMORY_INTRINSICS: tuple[MemIntrinsic, ...] = (
     # generic memory intrinsics: (dst, src, len, isvolatile)
-    _mem(r"llvm\.memcpy(\.inline)?\..*", {0: "w", 1: "r"}, "memflag", 3),
-    _mem(r"llvm\.memmove\..*", {0: "w", 1: "r"}, "memflag", 3),
-    _mem(r"llvm\.memset(\.inline)?\..*", {0: "w"}, "memflag", 3, data=(1,)),
+    _mem(r"llvm\.memcpy(\.inline)?\..*", {0: "w", 1: "r"}, "memflag", 3, footprint="length@2"),
+    _mem(r"llvm\.memmove\..*", {0: "w", 1: "r"}, "memflag", 3, footprint="length@2"),
+    _mem(r"llvm\.memset(\.inline)?\..*", {0: "w"}, "memflag", 3, data=(1,), footprint="length@2"),
     # AMDGPU LDS DMA (``LDS_DMA``): global/buffer side read, LDS side written
-    *(_mem(d.pattern, {}, "aux", opaque=d.opaque, default_effect="lds_w") for d in LDS_DMA),
+    *(_mem(d.pattern, {}, "aux", opaque=d.opaque, default_effect="lds_w", footprint="dma")
+      for d in LDS_DMA),
     # AMDGPU buffer loads and stores through a buffer resource (ptr addrspace(8))
     _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.load(\.format)?(\..*)?", {}, "aux", default_effect="r"),
     _mem(r"llvm\.amdgcn\.(raw|struct)\.ptr\.t?buffer\.store(\.format)?(\..*)?", {}, "aux", default_effect="w",
          data=(0,)),
     # AMDGPU transposing LDS reads
-    _mem(r"llvm\.amdgcn\.ds\.(read|load)\.tr[0-9a-z_]*(\..*)?", {}, default_effect="r"),
+    _mem(r"llvm\.amdgcn\.ds\.(read|load)\.tr[0-9a-z_]*(\..*)?", {}, default_effect="r", footprint="result"),
     # NVPTX async copies global -> shared, and matrix loads/stores from shared memory
-    _mem(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\..*", {0: "w", 1: "r"}),
-    _mem(r"llvm\.nvvm\.ldmatrix\..*", {}, default_effect="r"),
-    _mem(r"llvm\.nvvm\.stmatrix\..*", {}, default_effect="w", data=tuple(range(1, 9))),
+    _mem(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\..*", {0: "w", 1: "r"}, footprint="name"),
+    _mem(r"llvm\.nvvm\.ldmatrix\..*", {}, default_effect="r", footprint="matrix"),
+    _mem(r"llvm\.nvvm\.stmatrix\..*", {}, default_effect="w", data=tuple(range(1, 9)), footprint="matrix"),
 )
 
 _COMPILED = tuple((lazy(e.pattern), e) for e in MEMORY_INTRINSICS)

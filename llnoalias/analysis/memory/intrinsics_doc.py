@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .intrinsics import LDS_DMA, MEMORY_INTRINSICS
+from .intrinsics import ASYNC_LDS, LDS_DMA, MEMORY_INTRINSICS
 
 
 def _cell(text: str) -> str:
@@ -35,15 +35,33 @@ def markdown() -> str:
                  "per lane" if d.per_lane else "the wave's (M0)", f"`{d.counter}`", llvm22,
                  ", ".join(d.wide) or "-", ", ".join(f"`{m}`" for m in d.mnemonics) or "-"]
         out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    out += ["", "## Asynchronous LDS operations", "",
+            "Every operation that writes or reads LDS after it issues, until a wait on its counter retires it",
+            "(`ASYNC_LDS`; the LDS-DMA rows above are among them): what `check` replays, one in-order queue per",
+            "counter (design section 4b). *LDS*: w (writes it) or r (reads it: a store from LDS); *bytes*: how",
+            "its LDS bytes are found: the wave's pointer in M0 and its lanes, each lane's own pointer (not read",
+            "per thread: its pairs are unproven), or the descriptor (`check/tiles.py`: LDS address, element",
+            "size, tile dimensions, padding).", "",
+            "| intrinsic | operands | counter | LDS | bytes | GPUs | LLVM 22 | assembly |",
+            "|---|---|---|---|---|---|---|---|"]
+    for a in ASYNC_LDS:
+        cells = ["<br>".join(f"`{n}`" for n in a.names), f"`{a.signature}`", f"`{a.counter}`", a.lds,
+                 {"wave": "the wave's pointer (M0) + lanes", "lane": "each lane's pointer",
+                  "descriptor": "the descriptor"}[a.locate], a.gpus, "yes" if a.llvm22 else "no",
+                 f"`{a.mnemonic}`" if a.mnemonic else "-"]
+        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     out += ["", "## Memory intrinsics", "",
             "The calls tagged like loads and stores (`MEMORY_INTRINSICS`; the LDS-DMA rows come from the",
             "table above): the name as a regex, the effect of each pointer operand (by index; the rest",
-            "have the default), and the operands whose value may be stored.", "",
-            "| pattern | effects | default | data |", "|---|---|---|---|"]
+            "have the default), the operands whose value may be stored, and how the bytes at the pointer",
+            "are found (`analysis/ranges/footprints.extent`: `length@I` operand I, `dma` the LDS-DMA's",
+            "lanes, `name` the number in the name, `result` the result's size, `matrix` a row per lane).", "",
+            "| pattern | effects | default | data | footprint |", "|---|---|---|---|---|"]
     for e in MEMORY_INTRINSICS:
         effects = ", ".join(f"{i}: {x}" for i, x in sorted(e.effects.items())) or "-"
         data = ", ".join(map(str, e.data)) or "-"
-        out.append("| " + " | ".join(_cell(c) for c in (f"`{e.pattern}`", effects, e.default_effect, data)) + " |")
+        row = (f"`{e.pattern}`", effects, e.default_effect, data, f"`{e.footprint}`" if e.footprint else "-")
+        out.append("| " + " | ".join(_cell(c) for c in row) + " |")
     out.append("")
     return "\n".join(out)
 

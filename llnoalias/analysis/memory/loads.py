@@ -31,6 +31,7 @@ import re
 from ...ir import operands as opparse
 from ...ir.datalayout import layout_of
 from ...ir.lazyre import lazy
+from ...ir.lexer import BARE_NAME, NAME_END
 from ...ir.model import (
     ConstExpr,
     Function,
@@ -49,15 +50,14 @@ from ...ir.types import Type
 UNREAD_GLOBALS = frozenset({"@llvm.used", "@llvm.compiler.used", "@llvm.global_ctors", "@llvm.global_dtors"})
 _METADATA_SECTION_RE = lazy(r'\bsection\s+"llvm\.metadata"')
 RUNTIME_POINTER_RE = lazy(r"llvm\.amdgcn\.(dispatch\.ptr|implicitarg\.ptr|kernarg\.segment\.ptr|queue\.ptr)")
-_NAME_CHARS = r"[-a-zA-Z$._0-9]"
 _LIFETIME_RE = lazy(r"llvm\.lifetime\.(start|end)(\..*)?")
-_LOCAL_RE = lazy(r'%(?:[-a-zA-Z$._0-9]+|"[^"]*")')
+_LOCAL_RE = lazy(r'%(?:' + BARE_NAME + r'|"[^"]*")')
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
     bare = name[1:]
     quoted = re.escape('"' + bare + '"')
-    return re.compile(rf"@(?:{quoted}|{re.escape(bare)}(?!{_NAME_CHARS}))")
+    return re.compile(rf"@(?:{quoted}|{re.escape(bare)}{NAME_END})")
 
 
 def referenced_elsewhere(mod: Module, g: Global) -> bool:

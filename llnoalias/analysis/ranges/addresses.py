@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
+from ...ir.lexer import ICMP_HEAD
 from ...ir.model import ConstExpr, GlobalRef, LocalRef, Value
 from ..memory.intrinsics import lds_dma
 from .gep import gep_step
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .solver import FunctionRanges
 
 #: an equality test that GVN may propagate a 0 from: ``icmp eq``/``ne`` or a ``switch`` case 0
-_ZERO_TEST = lazy(r"\bicmp\s+(?:samesign\s+)?(?:eq|ne)\b|\bi\d+\s+0\s*,\s*label\b")
+_ZERO_TEST = lazy(ICMP_HEAD + r"(?:eq|ne)\b|\bi\d+\s+0\s*,\s*label\b")
 
 #: How deep the address walks go (a longer chain is "not known": no claim is kept on it).
 _DEPTH = 64

@@ -412,6 +412,8 @@ class Evaluator:
             return lift(lambda s, x, y: x if s & 1 else y, c, a, b)
         if isinstance(a, Ptr) and isinstance(b, Ptr) and a.space == b.space:
             return Ptr(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
+        if isinstance(a, PtrInt) and isinstance(b, PtrInt) and a.space == b.space:
+            return PtrInt(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
         return self._unknown(inst, "spaces select")
 
     def _call(self, inst: Instruction, ops: opparse.Ops) -> Val:
@@ -423,6 +425,8 @@ class Evaluator:
             return self._tid
         if name in ("llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z"):
             return 0  # ``Threads`` evaluates one-dimensional work-groups only (see ``threads_of``)
+        if name == "llvm.amdgcn.wave.id":
+            return tuple(t // th.wave for t in range(th.count))  # gfx1250: the wave's index in the group
         if name.startswith("llvm.amdgcn.readfirstlane") and args:
             v = self.value(*args[0])
             if isinstance(v, (int, Unknown)):

@@ -10,8 +10,7 @@ from __future__ import annotations
 from ... import reasons
 from ...ir import operands as opparse
 from ...ir.facts import LDS_ADDRSPACE
-from ...ir.lazyre import lazy
-from ..memory.intrinsics import lds_dma
+from ..memory.intrinsics import lds_dma, memory_intrinsic
 from .solver import FunctionRanges, Range, int_const, urange
 
 TYPE_CHECKING = False
@@ -24,11 +23,6 @@ if TYPE_CHECKING:
 #: The largest wave: an LDS-DMA instruction writes one element per lane.
 WAVE_LANES = 64
 ADDRESS_LIMIT = 1 << 32
-
-_MEM = lazy(r"llvm\.mem(cpy|move|set)(\.inline)?\..*")
-_CP_ASYNC = lazy(r"llvm\.nvvm\.cp\.async\.(ca|cg)\.shared\.global\.(\d+)(\.s)?")
-_TR = lazy(r"llvm\.amdgcn\.ds\.(read|load)\.tr.*")
-_MATRIX = lazy(r"llvm\.nvvm\.(ld|st)matrix\.(.*)")
 
 
 def _pow2_ceil(n: int) -> int:
@@ -60,10 +54,13 @@ def extent(mod: Module, fr: FunctionRanges | None, dl: DataLayout, acc: Access,
         return 0, max(size, 1)
     name = acc.intrinsic or ""
     args = ops.operands
-    if _MEM.fullmatch(name):
-        if len(args) < 3:
+    row = memory_intrinsic(name) if name else None
+    how = row.footprint if row is not None else ""  # the catalogue's footprint column
+    if how.startswith("length@"):
+        at = int(how[len("length@"):])
+        if len(args) <= at:
             return reasons.INTRINSIC_NO_LENGTH.text
-        lty, lv = args[2]
+        lty, lv = args[at]
         if fr is None:
             c = int_const(lv)
             return (0, max(c, 1)) if c is not None and c >= 0 else reasons.LENGTH_NO_RANGE.format(why="non-constant")
@@ -72,7 +69,7 @@ def extent(mod: Module, fr: FunctionRanges | None, dl: DataLayout, acc: Access,
             return reasons.LENGTH_NO_RANGE.format(why=r)
         hi = urange(r, lty.bits).hi
         return 0, max(hi, 1)
-    dma = lds_dma(name)
+    dma = lds_dma(name) if how == "dma" else None
     if dma is not None and not dma.per_lane and dma.size is not None:
         # (a per-lane DMA, gfx1250's, has no range: where its offset lands was not checked)
         size_i, off_i = dma.size, dma.offset
@@ -87,18 +84,19 @@ def extent(mod: Module, fr: FunctionRanges | None, dl: DataLayout, acc: Access,
         # each lane of the wave writes its element at M0 + offset + lane * stride
         stride = _pow2_ceil(max(size, 4))
         return min(0, imm), max(0, imm) + WAVE_LANES * stride
-    m = _CP_ASYNC.fullmatch(name)
-    if m:
-        return 0, int(m.group(2))
-    if _TR.fullmatch(name):
+    if how == "name":
+        # cp.async.ca.shared.global.16 (.s): the bytes are the number after ``global.``
+        bits = name.partition(".shared.global.")[2].split(".")[0]
+        if bits.isdigit():
+            return 0, int(bits)
+    if how == "result":
         size = None if ops.result_type is None else dl.store_size(ops.result_type, named)
         if size is None:
             return reasons.TRANSPOSED_READ.text
         return 0, size
-    m2 = _MATRIX.fullmatch(name)
-    if m2:
+    if how == "matrix":
         # one row of 16 bytes per lane address for m8n8; larger shapes: stay generous
-        return 0, 16 if "m8n8" in m2.group(2) else 64
+        return 0, 16 if "m8n8" in name.partition("matrix.")[2] else 64
     return reasons.BYTES_UNKNOWN.format(what=name or acc.kind)
 
 

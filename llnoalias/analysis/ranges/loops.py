@@ -10,11 +10,10 @@ the compare's bound. A select's arms are narrowed by the condition that chooses 
 from __future__ import annotations
 
 import bisect
-import re
 
 from ... import reasons
 from ...ir import operands as opparse
-from ...ir.lexer import canon_name, tokenize
+from ...ir.lexer import canon_name, icmp_predicate, tokenize
 from ...ir.model import Instruction, LocalRef, Ops, UndefConst, Value
 from . import knownbits as kb
 from .interval import (
@@ -101,10 +100,9 @@ class LoopRanges(IntTransfer):
         if cmp is None or cmp.opcode != "icmp":
             return r
         ops = opparse.parse(self.mod, cmp)
-        pm = re.search(r"\bicmp\s+(?:samesign\s+)?([a-z]+)", self.mod.text[cmp.start:cmp.end])
-        if ops.kind != "cmp" or pm is None or width(ops.operands[0][0]) != w:
+        pred = icmp_predicate(self.mod.text, cmp.start, cmp.end)
+        if ops.kind != "cmp" or pred is None or width(ops.operands[0][0]) != w:
             return r
-        pred = pm.group(1)
         (ty, a), (_, b) = ops.operands
         if not _same(a, v):
             if not _same(b, v):
@@ -233,7 +231,7 @@ class LoopRanges(IntTransfer):
         ty = ops.result_type
         assert ty is not None
         me = inst.name
-        header = self.fn.blocks[inst.block] if inst.block < len(self.fn.blocks) else None
+        header = inst.block if inst.block < len(self.fn.blocks) else None
         inits: list[Range] = []
         backs: list[tuple[int, str, int, str]] = []  # (step, latch label, compared is next?, next name)
         for v, label in zip(ops.incoming, labels, strict=True):
@@ -323,34 +321,33 @@ class LoopRanges(IntTransfer):
             return None
         return c.lo
 
-    def _back_edge_condition(self, latch: str, header: str) -> tuple[str, Value, Value] | None:
-        """(pred, lhs, rhs) such that the edge latch -> header is taken only when it holds."""
+    def _back_edge_condition(self, latch: str, header: int) -> tuple[str, Value, Value] | None:
+        """(pred, lhs, rhs) such that the edge latch -> block ``header`` is taken only when it
+        holds: the latch ends in ``br i1 %c`` to two blocks (``Function.successors``), one
+        of them the header, and ``%c`` is an integer ``icmp``."""
         term = self._terminator(latch)
         if term is None or term.opcode != "br":
             return None
-        m = re.match(r"\s*br\s+i1\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*,\s*label\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")"
-                     r"\s*,\s*label\s+(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")",
-                     self.mod.text[term.start:term.end])
-        if m is None:
+        br = opparse.parse(self.mod, term)
+        targets = self.fn.successors[term.block]
+        if not br.operands or not isinstance(br.operands[0][1], LocalRef) or len(targets) != 2:
             return None
-        cond, t_label, f_label = (canon_name(m.group(i)) for i in (1, 2, 3))
-        if t_label == f_label:
+        t_block, f_block = targets
+        if t_block == f_block:
             return None
-        if t_label == header:
+        if t_block == header:
             negate = False
-        elif f_label == header:
+        elif f_block == header:
             negate = True
         else:
             return None
-        cmp = self.fn.by_name.get(cond)
+        cmp = self.fn.by_name.get(br.operands[0][1].name)
         if cmp is None or cmp.opcode != "icmp":
             return None
-        text = self.mod.text[cmp.start:cmp.end]
-        pm = re.search(r"\bicmp\s+(?:samesign\s+)?([a-z]+)", text)
+        pred = icmp_predicate(self.mod.text, cmp.start, cmp.end)
         ops = opparse.parse(self.mod, cmp)
-        if pm is None or ops.kind != "cmp" or ops.operands[0][0].kind != "int":
+        if pred is None or ops.kind != "cmp" or ops.operands[0][0].kind != "int":
             return None
-        pred = pm.group(1)
         if negate:
             pred = _NEGATE.get(pred, "")
         return pred, ops.operands[0][1], ops.operands[1][1]

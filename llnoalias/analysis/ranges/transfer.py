@@ -19,7 +19,7 @@ from ...ir import operands as opparse
 from ...ir.datalayout import DataLayout, layout_of
 from ...ir.facts import LDS_ADDRSPACE
 from ...ir.lazyre import lazy
-from ...ir.lexer import canon_name, tokenize
+from ...ir.lexer import BARE_NAME, canon_name, icmp_predicate, tokenize
 from ...ir.model import (
     AggregateConst,
     ConstExpr,
@@ -52,7 +52,7 @@ from .interval import (
     width,
     with_known,
 )
-from .workgroup import Shapes, int_pair_values, work_group
+from .workgroup import WorkGroups, int_pair_values, work_group
 
 MAX_DEPTH = 2000
 BUDGET = 50_000
@@ -62,7 +62,6 @@ _RANGE_ATTR_RE = lazy(r"\brange\(\s*i(\d+)\s+(-?\d+)\s*,\s*(-?\d+)\s*\)")
 _RANGE_MD_RE = lazy(r"!range\s+!(\d+)")
 _INT_PAIR_RE = lazy(r"\bi(\d+)\s+(-?\d+)")
 _QUOTED_RE = lazy(r'"[^"]*"')
-_ICMP_RE = lazy(r"\bicmp\s+(?:samesign\s+)?([a-z]+)")
 #: what makes a value poison (or undef) where LLVM's own rules would make it wrap or fail
 _POISON_RE = lazy(r"\b(?:nuw|nsw|exact|disjoint|samesign|nneg|inbounds|nusw|inrange|undef|poison)\b"
                         r"|!range\b|\brange\(")
@@ -306,10 +305,10 @@ class IntTransfer:
     selects, which need the loop driver, come from ``loops.LoopRanges``."""
 
     def __init__(self, mod: Module, fn: Function, fa: FunctionAnalysis, family: str,
-                 layout: DataLayout | None = None, shapes: Shapes | None = None) -> None:
+                 layout: DataLayout | None = None, work_groups: WorkGroups | None = None) -> None:
         self.mod = mod
-        #: the module's work-group bounds by their texts (``workgroup.work_group``), or None
-        self.shapes = shapes
+        #: the work-group bounds read in the module (``workgroup.work_group``), or None
+        self.work_groups = work_groups
         self.fn = fn
         self.fa = fa
         self.family = family
@@ -492,12 +491,12 @@ class IntTransfer:
         cw = width(ty)
         if cw <= 0 or cw > RANGE_BITS:
             return Range(0, 1)  # pointers and vectors are not followed
-        pm = _ICMP_RE.search(self.mod.text, inst.start, inst.end)
-        if pm is None:
+        pred = icmp_predicate(self.mod.text, inst.start, inst.end)
+        if pred is None:
             return Range(0, 1)
         a = self.int_range(ty, va)
         b = self.int_range(ty, vb)
-        got = cmp_decided(pm.group(1), a, b, cw)
+        got = cmp_decided(pred, a, b, cw)
         return Range(0, 1) if got is None else Range(got, got)
 
     def _may_be_poison(self, freeze: Instruction | None) -> Why | None:
@@ -520,7 +519,7 @@ class IntTransfer:
             if m:
                 return reasons.FREEZE_POISON.format(what=m.group(), line=inst.line)
             if inst.opcode == "call":
-                cm = re.search(r"@([-a-zA-Z$._0-9]+)\s*\(", text)
+                cm = re.search(r"@(" + BARE_NAME + r")\s*\(", text)
                 if cm and self._decl_range(cm.group(1)) is not None:
                     return reasons.FREEZE_POISON_RANGE.format(name=cm.group(1), line=inst.line)
             for t in tokenize(raw):
@@ -545,7 +544,7 @@ class IntTransfer:
         m = _TID_RE.fullmatch(name) if name else None
         if m:
             dim = "xyz".index(m.group(1))
-            wg = work_group(self.mod, self.fn, self.family, self.shapes)
+            wg = work_group(self.mod, self.fn, self.family, self.work_groups)
             bound = wg.bounds[dim]
             r: IntResult = Range(0, bound - 1) if bound is not None else reasons.THREAD_ID_UNBOUNDED.text
             if known is not None:

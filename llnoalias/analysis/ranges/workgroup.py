@@ -88,23 +88,36 @@ def int_pair_values(node: str) -> list[str]:
     return [m.group(2) for m in _INT_PAIR_RE.finditer(body)]
 
 
-def work_group(mod: Module, fn: Function, family: str, shapes: Shapes | None = None) -> WorkGroup:
-    """The work-group bounds of ``fn`` (kept, per function, in the module's facts);
-    ``shapes``: the bounds already read in this module by their texts, to share."""
-    kept = mod.facts.work_groups
-    cached = kept.get(fn.name)
-    if isinstance(cached, WorkGroup):
-        return cached
+class WorkGroups:
+    """The work-group bounds read in one module (``work_group``'s memo; one per
+    ``analyses.FunctionAnalyses``): each function's, by name, and the AMDGPU bounds by the
+    texts they are read from (``by_shape``), shared by functions spelled alike."""
+
+    __slots__ = ("by_function", "by_shape")
+
+    def __init__(self) -> None:
+        self.by_function: dict[str, WorkGroup] = {}
+        self.by_shape: Shapes = {}
+
+
+def work_group(mod: Module, fn: Function, family: str, memo: WorkGroups | None = None) -> WorkGroup:
+    """The work-group bounds of ``fn``; ``memo``: the bounds already read in this module,
+    kept there (without one they are read again)."""
+    if memo is not None:
+        cached = memo.by_function.get(fn.name)
+        if cached is not None:
+            return cached
     tmax = TARGET_MAX.get(family)
     if tmax is None:
         wg = WorkGroup([None, None, None], ["no bound"] * 3)
     elif family == "amdgpu":
         # what the bounds are read from is the define's own attribute text and its groups
         # (the groups' texts and the metadata are the module's): functions spelled alike
-        # there share one, found once in ``shapes`` (the caller's, for one module)
-        if shapes is None or not SHAPES_MEMO:
+        # there share one, found once in ``memo.by_shape``
+        if memo is None or not SHAPES_MEMO:
             wg = _amdgpu(mod, fn, tmax)
         else:
+            shapes = memo.by_shape
             shape = (tmax, fn.own_attrs_text, fn.fn_attr_groups)
             got = shapes.get(shape)
             if got is None:
@@ -112,14 +125,15 @@ def work_group(mod: Module, fn: Function, family: str, shapes: Shapes | None = N
             wg = got
     else:
         wg = _nvptx(mod, fn, tmax)
-    kept[fn.name] = wg
+    if memo is not None:
+        memo.by_function[fn.name] = wg
     return wg
 
 
 #: AMDGPU bounds by what they are read from: (the target's maximum, the define's own
-#: attribute text, its attribute groups), for ``work_group``'s ``shapes``
+#: attribute text, its attribute groups), ``WorkGroups.by_shape``
 Shapes = dict[tuple[tuple[int, int, int], str, tuple[str, ...]], WorkGroup]
-#: False: ``work_group`` keeps nothing in ``shapes`` (each function's bounds read from its texts)
+#: False: ``work_group`` keeps nothing in ``by_shape`` (each function's bounds read from its texts)
 SHAPES_MEMO = True
 
 

@@ -1,0 +1,225 @@
+"""The LDS bytes of gfx1250's tensor data mover, read from its descriptor (design section 4b).
+
+``llvm.amdgcn.tensor.load.to.lds`` (and ``.d2``) writes a tile to LDS, ``tensor.store.from.lds``
+reads one; both are issued by a wave, counted by ``tensorcnt``, and name their bytes in descriptor
+groups (the layout FlyDSL's and Triton's gfx1250 back ends write, the ISA's D#):
+
+- group 0 (``<4 x i32>``): word 0 bit 0 the predicate (0: the operation does nothing), bits 31:30
+  the gather modes (not read here); word 1 the LDS byte address; words 2-3 the global address.
+- group 1 (``<8 x i32>``): word 0 bits 17:16 ``log2`` of the element's bytes, bit 19 iterate mode
+  (not read here), bit 20 padding on, bits 24:22 the padding interval (``2 ** (v + 1)`` dwords),
+  bits 31:25 the padding amount (``v + 1`` dwords); word 3 bits 31:16 tile dimension 0 (the
+  innermost); word 4 bits 15:0 tile dimension 1 and bits 31:16 dimension 2 (0: one).
+- groups 2-4: the dimensions past the third (read only when all zero).
+
+The tile is laid out in LDS row after row from the LDS address, dimension 0 fastest, with
+``amount`` bytes skipped after every ``interval`` bytes when padding is on. Every element of the
+tile is written, those outside the tensor's bounds with zeros (FlyDSL's developers measured it on
+hardware: "zero-fills them in LDS"), so the written bytes are known from the tile alone.
+
+Values are read through ``concrete.Evaluator``: the elements of a descriptor are followed through
+``insertelement``, ``shufflevector``, ``select`` and vector constants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.ranges.concrete import Evaluator, Ints, PtrInt, Unknown, Val, lift
+from ..ir import operands as opparse
+from ..ir.model import AggregateConst, Function, LocalRef, Module, PlainConst
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..ir.model import TypedValue
+
+#: how far back through a chain of vector operations an element is followed
+_DEPTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """What one tensor operation touches from its LDS address: ``elem`` bytes per element,
+    ``dims`` elements per dimension (innermost first), padding of ``amount`` bytes after every
+    ``interval`` bytes (0: none)."""
+
+    elem: int
+    dims: tuple[int, ...]
+    interval: int = 0
+    amount: int = 0
+
+    @property
+    def size(self) -> int:
+        """The bytes of data (without the padding)."""
+        n = self.elem
+        for d in self.dims:
+            n *= d
+        return n
+
+    @property
+    def span(self) -> int:
+        """From the LDS address to one past the last byte written."""
+        n = self.size
+        if not self.interval or n == 0:
+            return n
+        return n + ((n - 1) // self.interval) * self.amount
+
+    def written(self, lo: int, hi: int) -> int | None:
+        """A byte of ``[lo, hi)`` (from the LDS address) that the tile writes, or None."""
+        lo, hi = max(lo, 0), min(hi, self.span)
+        if lo >= hi:
+            return None
+        if not self.interval:
+            return lo
+        period = self.interval + self.amount
+        if lo % period >= self.interval:
+            lo = (lo // period + 1) * period
+        return lo if lo < hi else None
+
+
+def decode(g0: list[int], g1: list[int], rest_zero: bool) -> Tile | str | None:
+    """The tile of one wave's descriptor words (group 0, group 1); None where the predicate is
+    off (nothing is touched); a reason where the descriptor uses what this reading leaves out."""
+    if not g0[0] & 1:
+        return None
+    if (g0[0] >> 30) & 3:
+        return "a tensor descriptor in gather mode"
+    w0 = g1[0]
+    if (w0 >> 19) & 1:
+        return "a tensor descriptor in iterate mode"
+    if not rest_zero:
+        return "a tensor descriptor of more than three dimensions (groups 2-4 not zero)"
+    elem = 1 << ((w0 >> 16) & 3)
+    d0 = (g1[3] >> 16) & 0xFFFF
+    d1 = g1[4] & 0xFFFF
+    d2 = (g1[4] >> 16) & 0xFFFF
+    if d0 == 0 or d1 == 0:
+        return "a tensor descriptor with a tile dimension of 0"
+    interval = amount = 0
+    if (w0 >> 20) & 1:
+        interval = (1 << (((w0 >> 22) & 7) + 1)) * 4
+        amount = (((w0 >> 25) & 0x7F) + 1) * 4
+    return Tile(elem, (d0, d1, d2 or 1), interval, amount)
+
+
+def _vector_const(v: object, k: int) -> Val | None:
+    """Element ``k`` of a vector constant (None: not a constant this reads)."""
+    if isinstance(v, PlainConst):
+        if v.text == "zeroinitializer":
+            return 0
+        if v.text in ("poison", "undef"):
+            return Unknown("a descriptor element that is poison")
+        return None
+    if isinstance(v, AggregateConst) and v.kind in ("vector", "splat"):
+        elems = v.elems
+        if v.kind == "splat" and elems:
+            return _scalar_const(elems[0][1])
+        if k < len(elems):
+            return _scalar_const(elems[k][1])
+    return None
+
+
+def _scalar_const(v: object) -> Val | None:
+    if isinstance(v, PlainConst):
+        if v.text in ("poison", "undef"):
+            return Unknown("a descriptor element that is poison")
+        try:
+            return int(v.text, 0) & 0xFFFFFFFF
+        except ValueError:
+            return None
+    return None
+
+
+def _split(text: str) -> list[str]:
+    """The comma-separated parts of an operand list, at the top level of brackets."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch in "<[({":
+            depth += 1
+        elif ch in ">])}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if cur:
+        out.append("".join(cur).strip())
+    return out
+
+
+class Descriptors:
+    """The elements of one function's descriptor vectors, per thread, through an evaluator."""
+
+    def __init__(self, mod: Module, fn: Function) -> None:
+        self.mod = mod
+        self.fn = fn
+
+    def element(self, ev: Evaluator, tv: TypedValue, k: int, depth: int = 0) -> Val:
+        """Element ``k`` of the vector ``tv`` in every thread."""
+        ty, v = tv
+        got = _vector_const(v, k)
+        if got is not None:
+            return got
+        if not isinstance(v, LocalRef) or depth > _DEPTH:
+            return Unknown("a descriptor this check does not read")
+        inst = self.fn.by_name.get(v.name)
+        if inst is None:
+            return Unknown("a descriptor this check does not read")
+        text = self.mod.text[inst.opstart:inst.end].split(", !", 1)[0]
+        op, _, rest = text.strip().partition(" ")
+        parts = _parts(rest) if op in ("insertelement", "shufflevector", "select") else None
+        if parts is None:
+            return Unknown(f"a descriptor made by `{op}`, which this check does not read", inst.line)
+        if op == "insertelement":
+            vec, elt, idx = parts
+            at = ev.value(*idx)
+            if not isinstance(at, int):
+                return Unknown("a descriptor element inserted at an index not known", inst.line)
+            return ev.value(*elt) if at == k else self.element(ev, vec, k, depth + 1)
+        if op == "shufflevector":
+            a, b, mask = parts
+            m = _vector_const(mask[1], k)
+            n = a[0].count or 0
+            if not isinstance(m, int) or not n:
+                return Unknown("a descriptor's shufflevector not read", inst.line)
+            return self.element(ev, a if m < n else b, m if m < n else m - n, depth + 1)
+        c, a, b = parts
+        cond = ev.value(*c)
+        if isinstance(cond, Unknown):
+            return cond
+        if not isinstance(cond, (int, tuple)):
+            return Unknown("a descriptor's select not read", inst.line)
+        if isinstance(cond, int):
+            return self.element(ev, a if cond & 1 else b, k, depth + 1)
+        x = self.element(ev, a, k, depth + 1)
+        y = self.element(ev, b, k, depth + 1)
+        if isinstance(x, Unknown):
+            return x
+        if isinstance(y, Unknown):
+            return y
+        if isinstance(x, (int, tuple)) and isinstance(y, (int, tuple)):
+            return lift(lambda s, p, q: p if s & 1 else q, cond, x, y)
+        if isinstance(x, PtrInt) and isinstance(y, PtrInt) and x.space == y.space:
+            return PtrInt(x.space, lift(lambda s, p, q: p if s & 1 else q, cond, x.off, y.off))
+        return Unknown("a descriptor's select of two kinds of value", inst.line)
+
+
+def _parts(rest: str) -> list[TypedValue] | None:
+    """The three typed operands of an ``insertelement``, ``shufflevector`` or ``select``."""
+    out: list[TypedValue] = []
+    for text in _split(rest):
+        tv = opparse.parse_constant_text(text)
+        if tv is None:
+            return None
+        out.append(tv)
+    return out if len(out) == 3 else None
+
+
+def word(v: Ints, t: int) -> int:
+    return (v if isinstance(v, int) else v[t]) & 0xFFFFFFFF
+
+
+__all__ = ["Descriptors", "Tile", "decode", "word"]
