@@ -21,6 +21,14 @@ from llnoalias.ir.source import SourceFile
 HEAD = """@A = external addrspace(3) global [0 x i8], align 1024
 @B = external addrspace(3) global [0 x i8], align 1024
 """
+# @A and @B are dynamic LDS: one buffer from one start (design section 1), told apart only
+# where their byte ranges are proved apart. A test of a claim between an access through an
+# offset nothing bounds (an argument's) and another buffer uses this head instead, with @B
+# a static (sized) variable: a buffer of its own whatever the offsets. (Not for an LDS-DMA:
+# one into a static variable is no claim at all, ``dma_safety.lowered``.)
+HEAD_STATIC_B = """@A = external addrspace(3) global [0 x i8], align 1024
+@B = addrspace(3) global [1024 x i8] undef, align 1024
+"""
 DECLS = """declare ptr addrspace(8) @llvm.amdgcn.make.buffer.rsrc.p8.p1(ptr addrspace(1), i16, i64, i32)
 declare void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8), ptr addrspace(3), i32, i32, i32, i32, i32)
 declare i32 @llvm.amdgcn.raw.ptr.buffer.load.i32(ptr addrspace(8), i32, i32, i32)
@@ -35,7 +43,7 @@ def _records(body: str, args: str, triple: str | None = 'target triple = "amdgcn
     """(first word of the access's code, domain kind) -> (tagged, reason), for the accesses
     whose code starts with ``; name`` markers: each line of ``body`` that ends in
     ``; name`` is looked up by that name."""
-    text = (triple or "") + HEAD + f"define amdgpu_kernel void @k({args}) {{\n{body}  ret void\n}}\n" + DECLS
+    text = (triple or "") + kw.get("head", HEAD) + f"define amdgpu_kernel void @k({args}) {{\n{body}  ret void\n}}\n" + DECLS
     res = llnoalias.annotate(text, lds=kw.get("lds", "all"), args=kw.get("args", "noalias"))
     lines = text.splitlines()
     out: dict[tuple[str, str], tuple[bool, str]] = {}
@@ -49,10 +57,11 @@ def _records(body: str, args: str, triple: str | None = 'target triple = "amdgcn
     return out
 
 
+# (@B's bytes 4096 on, apart from @A's first ones: the two DMAs are two regions of dynamic LDS)
 DMA_TWO = """  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) @A, i32 4, i32 %v, i32 0, i32 0, i32 0) ; dmaA
-  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) @B, i32 4, i32 %v, i32 0, i32 0, i32 0) ; dmaB
+  call void @llvm.amdgcn.raw.ptr.buffer.load.lds(ptr addrspace(8) %r, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 4096), i32 4, i32 %v, i32 0, i32 0, i32 0) ; dmaB
   %x = load i32, ptr addrspace(3) @A, align 4 ; readA
-  %y = load i32, ptr addrspace(3) @B, align 4 ; readB
+  %y = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 4096), align 4 ; readB
   %s = add i32 %x, %y
   store i32 %s, ptr addrspace(1) %o, align 4 ; out
 """
@@ -114,8 +123,8 @@ def test_aggregate_argument_without_a_pointer_is_plain() -> None:
     """An offset from ``<{ <{ i32, i32 }>, <{ i64 }> }>`` keeps @A's root (like an i32)."""
     body = ("  %f = extractvalue <{ <{ i32, i32 }>, <{ i64 }> }> %n, 0, 1\n"
             "  %p = getelementptr i8, ptr addrspace(3) @A, i32 %f\n"
-            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 65536), align 4 ; wB\n")
-    got = _records(body, "<{ <{ i32, i32 }>, <{ i64 }> }> %n, [4 x float] %m")
+            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) @B, align 4 ; wB\n")
+    got = _records(body, "<{ <{ i32, i32 }>, <{ i64 }> }> %n, [4 x float] %m", head=HEAD_STATIC_B)
     assert got[("wA", "lds")] == (True, "")
     assert got[("wB", "lds")] == (True, "")
 
@@ -127,8 +136,8 @@ def test_aggregate_argument_with_a_pointer_keeps_per_field_tracking() -> None:
             "  store i32 1, ptr addrspace(3) %q, align 4 ; wq\n"
             "  %f = extractvalue { ptr addrspace(3), i32 } %s, 1\n"
             "  %p = getelementptr i8, ptr addrspace(3) @A, i32 %f\n"
-            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 65536), align 4 ; wB\n")
-    got = _records(body, "{ ptr addrspace(3), i32 } %s")
+            "  store i32 1, ptr addrspace(3) %p, align 4 ; wA\n  store i32 2, ptr addrspace(3) @B, align 4 ; wB\n")
+    got = _records(body, "{ ptr addrspace(3), i32 } %s", head=HEAD_STATIC_B)
     assert got[("wq", "lds")][0] is False
     assert "pointer field of the aggregate kernel argument %s" in got[("wq", "lds")][1]
     assert got[("wA", "lds")][0] is True

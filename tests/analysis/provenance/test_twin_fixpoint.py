@@ -163,7 +163,9 @@ def test_cases_handed_back_to_python_agree(monkeypatch: pytest.MonkeyPatch) -> N
     assert _solve_both(mod, monkeypatch) > 40
     monkeypatch.setattr(provenance, "_cfix", cfix)
     asked.clear()
-    ma = ModuleAnalysis(mod, find_roots(mod, AnnotateOptions()))
+    # (--lds all: @lds2 is static, so that @lds and @lds2 are two buffers, as dynamic LDS
+    # variables are not: one root, design section 1)
+    ma = ModuleAnalysis(mod, find_roots(mod, AnnotateOptions(lds="all")))
     fa = FunctionAnalysis(ma, mod.functions[0])
     fa.solve([i.name for i in mod.functions[0].instrs if i.name is not None][::-1])
     handed = set(asked)
