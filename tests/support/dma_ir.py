@@ -43,11 +43,12 @@ WAIT_RE = re.compile(r"^s_waitcnt\b.*\bvmcnt\((\d+)\)|^s_wait_loadcnt\s+(?:0x)?(
 DS_RE = re.compile(r"^ds_(read|write|load|store)\w*")
 
 
-#: a second kernel reading @B: the LDS domain then has two scopes, so claims are made in
-#: @k, where every LDS access after the DMA touches the DMA's bytes (all dynamic LDS
-#: variables start at one address: a read of @B in @k would share them too)
+#: a second kernel reading @B at 65536: the LDS domain then has two scopes, so claims are
+#: made in @k, where every LDS access after the DMA touches the DMA's bytes (all dynamic LDS
+#: variables start at one address, so @A and @B are one root, told apart by bytes only: a
+#: read of @B at offset 0, in @k or here, would share them too, and give no second scope)
 OTHER = """define amdgpu_kernel void @other(ptr addrspace(1) %o) {
-  %b = load i32, ptr addrspace(3) @B, align 4
+  %b = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @B, i32 65536), align 4
   store i32 %b, ptr addrspace(1) %o, align 4
   ret void
 }

@@ -114,10 +114,16 @@ COMPILERS = {f"{name}-{cpu}": make(cpu) for name, make in (("llvmlite", _llvmlit
 
 BARRIER = "  call void @llvm.amdgcn.s.barrier()\n"
 LOOP_END = "  %n = add i32 %i, 1\n  %c = icmp ult i32 %n, %base\n  br i1 %c, label %loop, label %exit\nexit:\n"
-#: ``@A + %base`` as an integer, spelt twice (``tag``: the names' suffix, ``var``: the term)
-def _int_chain(tag: str, var: str = "%base") -> str:
+#: ``@A + %base`` as an integer, spelt twice (``tag``: the names' suffix, ``var``: the term);
+#: the terms are masked below 4096 once (``MASK``: %bm, %vm), so that @B's read at 65536
+#: (``dma_ir.OTHER``; @A and @B are one dynamic LDS root) is proved apart from every access
+#: here and gives the domain its second scope
+def _int_chain(tag: str, var: str = "%bm") -> str:
     return (f"  %ai{tag} = ptrtoint ptr addrspace(3) @A to i32\n  %ad{tag} = add i32 %ai{tag}, {var}\n"
             f"  %p{tag} = inttoptr i32 %ad{tag} to ptr addrspace(3)\n")
+
+
+MASK = "  %bm = and i32 %base, 4092\n  %vm = and i32 %v, 4092\n"
 
 
 #: name -> (body, whether the read keeps its LDS scope after llnoalias)
@@ -146,10 +152,10 @@ SHAPES: dict[str, tuple[str, bool]] = {
                     + "  %c0 = icmp eq i32 %x, 7\n  br i1 %c0, label %exit, label %latch\nlatch:\n" + BARRIER + dma()
                     + LOOP_END.replace("%loop, label %exit\nexit:", "%loop, label %exit\nexit:"), False),
     # 3. two separate but equal integer chains, the read 4 bytes past the DMA's pointer
-    "equal_ints": (_int_chain("d") + dma("%pd") + _int_chain("r")
+    "equal_ints": (MASK + _int_chain("d") + dma("%pd") + _int_chain("r")
                    + "  %q4 = getelementptr i8, ptr addrspace(3) %pr, i32 4\n" + read("x", "%q4"), False),
     # its twin: the chains differ in their variable terms (%base, %v): other objects to BasicAA
-    "other_ints": (_int_chain("d") + dma("%pd") + _int_chain("r", "%v")
+    "other_ints": (MASK + _int_chain("d") + dma("%pd") + _int_chain("r", "%vm")
                    + "  %q4 = getelementptr i8, ptr addrspace(3) %pr, i32 4\n" + read("x", "%q4"), True),
     # 4. an assembly comment that reads like a wait
     "asm_comment": (dma() + '  call void asm sideeffect "; s_waitcnt vmcnt(0)", ""()\n'
@@ -157,14 +163,14 @@ SHAPES: dict[str, tuple[str, bool]] = {
     # its twin: a real wait statement after a comment statement
     "asm_wait": (dma() + '  call void asm sideeffect "; note\\0As_waitcnt vmcnt(0)", ""()\n'
                  + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)"), True),
-    # found by a generator of branchy kernels: a branch on ``%base == 0`` lets GVN put 0 for
-    # %base in the arm, where the DMA's ``inttoptr(ptrtoint @A + %base)`` folds to @A and
+    # found by a generator of branchy kernels: a branch on ``%base == 0`` (here its mask's)
+    # lets GVN put 0 for it in the arm, where the DMA's ``inttoptr(ptrtoint @A + %bm)`` folds to @A and
     # alias analysis tells the read of @A + 4 apart from its window
-    "zero_branch": ("  %c = icmp eq i32 %base, 0\n  br i1 %c, label %then, label %join\nthen:\n" + _int_chain("d")
+    "zero_branch": (MASK + "  %c = icmp eq i32 %bm, 0\n  br i1 %c, label %then, label %join\nthen:\n" + _int_chain("d")
                     + dma("%pd") + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)")
                     + "  br label %join\njoin:\n", False),
     # its twin: the branch tests another value, %base stays unknown (rule (b) case (2) keeps)
-    "other_branch": ("  %c = icmp eq i32 %v, 0\n  br i1 %c, label %then, label %join\nthen:\n" + _int_chain("d")
+    "other_branch": (MASK + "  %c = icmp eq i32 %v, 0\n  br i1 %c, label %then, label %join\nthen:\n" + _int_chain("d")
                      + dma("%pd") + read("x", "getelementptr (i8, ptr addrspace(3) @A, i32 4)")
                      + "  br label %join\njoin:\n", True),
 }

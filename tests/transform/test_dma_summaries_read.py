@@ -151,4 +151,8 @@ def test_same_outcome_as_summarising_everything(seed: int, monkeypatch: pytest.M
                 m.setattr(dma_addresses, "_read", lambda mod, lds, is_dma: [True] * len(lds))
                 full = _outcome(text, opts)
             assert lazy == full
-    assert skipped > 100
+    # (a few: the dynamic LDS variables of a module are one root (design section 1), so an
+    # access of another dynamic name shares the DMAs' root and is walked; what is left
+    # unwalked is an access with no root, where the shortcut still fires: seed 1 8, seed 2 2;
+    # the throughput kernel's, all skipped before, are walked now)
+    assert skipped > 0

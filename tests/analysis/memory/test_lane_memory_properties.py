@@ -17,10 +17,16 @@ from hypothesis import strategies as st
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.pipeline import annotate_text
 
+#: @lds_a and @lds_b are static (sized) variables, two buffers whatever their offsets, scoped
+#: with ``--lds all``: these properties are about which buffer a value holds (dynamic LDS
+#: variables would be one buffer, told apart by bytes only, design section 1); without
+#: regions, so that a claim is a buffer's scope
+OPTIONS = AnnotateOptions(lds="all", regions=False)
+
 HEAD = """target triple = "amdgcn-amd-amdhsa"
 
-@lds_a = external addrspace(3) global [0 x i8], align 16
-@lds_b = external addrspace(3) global [0 x i8], align 16
+@lds_a = addrspace(3) global [4096 x i8] undef, align 16
+@lds_b = addrspace(3) global [4096 x i8] undef, align 16
 
 declare i32 @llvm.amdgcn.workitem.id.x()
 declare i32 @llvm.amdgcn.readfirstlane.i32(i32)
@@ -100,7 +106,7 @@ def test_lane_intrinsics_claim_only_what_every_lane_holds(steps: list[tuple[str,
                  "store i8 1, ptr addrspace(3) %p, align 1"]
     body += ["store i8 2, ptr addrspace(3) @lds_a, align 1", "store i8 3, ptr addrspace(3) @lds_b, align 1"]
     src = HEAD + "\ndefine amdgpu_kernel void @k(i32 %lane) {\n  " + "\n  ".join(body) + "\n  ret void\n}\n"
-    out = annotate_text(src, options=AnnotateOptions(regions=False)).text
+    out = annotate_text(src, options=OPTIONS).text
     tagged = _tagged(out, "store i8 1,")
     if start_address:
         # an address that may come back as 0 (absolute address 0), a plain value or an
@@ -165,7 +171,7 @@ def test_loaded_integers_see_addresses_only_where_stored(uses: list[str], read_s
                  "store i8 2, ptr addrspace(3) @lds_a, align 1", "store i8 3, ptr addrspace(3) @lds_b, align 1"]
         src = (HEAD + "\ndefine amdgpu_kernel void @k(ptr addrspace(1) %buf, ptr addrspace(1) %out) {\n  "
                + "\n  ".join(body) + "\n  ret void\n}\n")
-        out = annotate_text(src, options=AnnotateOptions(regions=False)).text
+        out = annotate_text(src, options=OPTIONS).text
         line = next(x for x in out.splitlines() if "store i8 1," in x)
         want = not read_buf and uses[read_slot] == "store_address"
         assert ("!alias.scope" in line) == want, (uses, read_slot, read_buf, src)
@@ -177,7 +183,7 @@ def test_loaded_integers_see_addresses_only_where_stored(uses: list[str], read_s
              "store i8 2, ptr addrspace(3) @lds_a, align 1", "store i8 3, ptr addrspace(3) @lds_b, align 1"]
     src = (HEAD + "\ndefine amdgpu_kernel void @k(ptr addrspace(1) %buf, ptr addrspace(1) %out) {\n  "
            + "\n  ".join(body) + "\n  ret void\n}\n")
-    out = annotate_text(src, options=AnnotateOptions(regions=False)).text
+    out = annotate_text(src, options=OPTIONS).text
     if not read_buf and uses[read_slot] == "none":
         # a slot nothing writes holds nothing defined: either answer is sound
         return
@@ -212,15 +218,15 @@ def test_address_through_a_chain_of_slots() -> None:
     unknown (never a claim)."""
     for n, via_gep, plain_tagged in ((1, True, True), (3, True, True), (20, True, False),
                                      (1, False, True), (20, False, True)):
-        out = annotate_text(_slot_chain(n, via_gep), options=AnnotateOptions(regions=False)).text
+        out = annotate_text(_slot_chain(n, via_gep), options=OPTIONS).text
         assert not _tagged(out, "store i8 1,"), (n, via_gep)
         assert _tagged(out, "store i8 2,") == plain_tagged, (n, via_gep)
 
 
 UNREAD = """target triple = "amdgcn-amd-amdhsa"
 
-@lds_a = external addrspace(3) global [0 x i8], align 16
-@lds_b = external addrspace(3) global [0 x i8], align 16
+@lds_a = addrspace(3) global [4096 x i8] undef, align 16
+@lds_b = addrspace(3) global [4096 x i8] undef, align 16
 @llvm.global_ctors = appending addrspace(1) global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 65535, ptr @ctor, ptr null }]
 @llvm.used = appending addrspace(1) global [1 x ptr] [ptr addrspacecast (ptr addrspace(3) @lds_a to ptr)], section "llvm.metadata"
 @meta = internal addrspace(1) global ptr addrspace(3) @lds_b, section "llvm.metadata"
@@ -242,8 +248,8 @@ define amdgpu_kernel void @k(ptr addrspace(1) %buf) {
 def test_initializers_no_load_can_read() -> None:
     """@llvm.used, @llvm.global_ctors and section "llvm.metadata" globals hold addresses
     nobody loads: a loaded integer stays plain. Once a load names one of them, it counts."""
-    out = annotate_text(UNREAD.replace("READ", "%buf"), options=AnnotateOptions(regions=False)).text
+    out = annotate_text(UNREAD.replace("READ", "%buf"), options=OPTIONS).text
     assert _tagged(out, "store i8 1,")
     for name in ("@meta", "@llvm.used", "@llvm.global_ctors"):
-        out = annotate_text(UNREAD.replace("READ", name), options=AnnotateOptions(regions=False)).text
+        out = annotate_text(UNREAD.replace("READ", name), options=OPTIONS).text
         assert not _tagged(out, "store i8 1,"), name
