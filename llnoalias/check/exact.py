@@ -18,6 +18,7 @@ iteration (``fresh``: no back edge crossed since the DMA).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .. import reasons
@@ -35,6 +36,7 @@ from .tiles import Descriptors, Tile, decode, word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..analysis.ranges.concrete import Evaluator
     from ..ir.model import TypedValue
     from ..ir.types import Type
 
@@ -49,6 +51,12 @@ Variant = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
 ASSUMED = (4096, 65536, 256, 192, 160, 128, 64, 1, 0)
 #: the mark of a condition every thread shares (see ``FunctionExact.standing``)
 UNIFORM = "~"
+#: between a condition of a thread's own and the thread whose value it is (``%c@17``)
+AT = "@"
+_NAME = r"(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")"
+_TRUNC_I1 = re.compile(r"trunc i\d+ " + _NAME + r" to i1\b")
+_LSHR = re.compile(r"lshr (?:exact )?i\d+ " + _NAME + r", " + _NAME)
+_BALLOT = re.compile(r"@llvm\.amdgcn\.ballot\.i(\d+)\(i1 " + _NAME + r"\)")
 #: calls whose value every thread of a work-group shares
 _UNIFORM_CALLS = ("workgroup.id", "readfirstlane", "s.getpc", "dispatch.ptr", "kernarg.segment.ptr",
                   "implicitarg.ptr", "llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax", "llvm.abs")
@@ -193,18 +201,57 @@ class FunctionExact:
                 continue
             v = ev.value(None, LocalRef(g.cond))
             if isinstance(v, Unknown) or not isinstance(v, (int, tuple)):
-                # a condition every thread shares holds wherever a wave's path runs the block:
-                # kept only to tell that one wave cannot run both arms in one iteration
-                lit = (UNIFORM + g.cond if self._uniform(g.cond) else g.cond, g.holds)
-                for s in out:
+                if self._uniform(g.cond):
+                    # a condition every thread shares holds wherever a wave's path runs the block:
+                    # kept only to tell that one wave cannot run both arms in one iteration
+                    lit = (UNIFORM + g.cond, g.holds)
+                    for s in out:
+                        if s is not None:
+                            s.add(lit)
+                    continue
+                # a condition of each thread's own: named with the thread whose value it is
+                # (a ballot's bit that holds: the predicate of the lane the bit names)
+                whose = self._ballot_bit(ev, g.cond) if g.holds else None
+                name = g.cond if whose is None else whose[0]
+                for t in range(th.count):
+                    s = out[t]
                     if s is not None:
-                        s.add(lit)
+                        s.add((f"{name}{AT}{t if whose is None else whose[1][t]}", g.holds))
                 continue
             for t in range(th.count):
                 s = out[t]
                 if s is not None and bool(at(v, t) & 1) != g.holds:
                     out[t] = None
         return tuple(None if s is None else frozenset(s) for s in out)
+
+    def _ballot_bit(self, ev: Evaluator, cond: str) -> tuple[str, list[int]] | None:
+        """``cond`` as bit ``i`` of ``ballot(P)`` (``trunc (lshr (ballot P), i) to i1``, Triton's
+        lane-swizzled DMA predicate) with ``i`` known in every thread: ``P`` and, per thread, the
+        thread whose ``P`` that bit is (its wave's lane ``i``). A set bit says ``P`` holds in that
+        lane; a clear one says nothing (the lane may not have run the ballot). None otherwise."""
+        th = self.threads
+        assert th is not None
+        fn, text = self.fn, self.mod.text
+
+        def code(name: str, opcode: str) -> str | None:
+            inst = fn.by_name.get(name)
+            return None if inst is None or inst.opcode != opcode else text[inst.opstart:inst.end]
+
+        m = _TRUNC_I1.match(code(cond, "trunc") or "")
+        shifted = _LSHR.match(code(m.group(1), "lshr") or "") if m else None
+        ballot = _BALLOT.search(code(shifted.group(1), "call") or "") if shifted else None
+        if shifted is None or ballot is None or int(ballot.group(1)) != th.wave:
+            return None
+        idx = ev.value(None, LocalRef(shifted.group(2)))
+        if isinstance(idx, Unknown) or not isinstance(idx, (int, tuple)):
+            return None
+        whose: list[int] = []
+        for t in range(th.count):
+            i = at(idx, t)
+            if not 0 <= i < th.wave:
+                return None
+            whose.append(t - t % th.wave + i)
+        return ballot.group(2), whose
 
     def _uniform(self, cond: str) -> bool:
         """Whether every thread of the work-group has the same ``cond``: it reads no thread id,
@@ -448,9 +495,8 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
                 core, hull = _lane_bytes(dsite, base, lane)
                 if not (lo < hull[1] and hull[0] < hi):
                     continue
-                if fresh and td // th.wave == wt and any(
-                        (c, not h) in sd for c, h in st if td == t or c.startswith(UNIFORM)):
-                    continue  # one thread (one wave, for a shared condition): both arms in one iteration
+                if fresh and td // th.wave == wt and any((c, not h) in sd for c, h in st):
+                    continue  # one thread's (one wave's, for a shared condition) both arms in one iteration
                 exact = lo < core[1] and core[0] < hi
                 open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
                 open_sd = {c for c, _ in sd if not c.startswith(UNIFORM)}
@@ -461,7 +507,7 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
                         "dma_lane": lane, "dma_wave": w, "between_waves": w != wt,
                         "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
                 if maybe is None:
-                    conds = sorted(open_st | open_sd)
+                    conds = sorted({c.split(AT, 1)[0] for c in open_st | open_sd})
                     why = (f"whether lanes run it depends on {', '.join(conds)}" if conds else
                            "the lanes' bytes meet only where the DMA's lane size is not a power of two")
                     maybe = Verdict("unproven", why=why, line=acc_line)
@@ -581,7 +627,8 @@ def _compare_tile(fx: FunctionExact, dsite: Site, cd: tuple[int, ...], acc_line:
                              "pad_amount": tile.amount},
                     "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
             if maybe is None:
-                conds = sorted(open_st | {c for s in lanes for c, _ in s if not c.startswith(UNIFORM)})
+                conds = sorted({c.split(AT, 1)[0] for c in open_st | {c for s in lanes for c, _ in s
+                                                                      if not c.startswith(UNIFORM)}})
                 maybe = Verdict("unproven", why=f"whether the wave runs it depends on {', '.join(conds)}",
                                 line=acc_line)
     return maybe or APART

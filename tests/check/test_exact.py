@@ -34,6 +34,11 @@ SHAPES: dict[str, dict[str, object] | None] = {
     "pipeline_stage_shifted_races.ll": {"between_waves": True, "dma_wave": 1, "kind": "read"},
     "pipeline_wait_removed_races.ll": {"between_waves": True, "dma_wave": 1},
     "pipeline_barrier_above_wait_races.ll": {"between_waves": True, "dma_wave": 1},
+    # a DMA predicated by a ballot's bit (another lane's mask) against the zero fill of the lanes
+    # whose own mask is off: apart for every %n where they meet only in exclusive lanes
+    "ballot_fill_clean.ll": None,
+    "ballot_fill_own_lane_races.ll": {"between_waves": False, "lane": 1, "dma_lane": 1, "byte": 4,
+                                      "assumes": {"%n": 1}},
 }
 
 
