@@ -15,7 +15,8 @@ from llnoalias.cli.entry import main as entry_main
 from tests.support.files import ROOT
 from tests.support.run import load_script, run_cli
 
-NO_DMA = ROOT / "fixtures" / "lds" / "add_two_addresses.ll"
+# (a module without LDS-DMA that the defaults annotate: two dynamic LDS names, bytes apart)
+NO_DMA = ROOT / "fixtures" / "lds" / "dynamic_apart_kept.ll"
 DMA = ROOT / "fixtures" / "check" / "branch_join_scoped_waits.ll"
 DMA_FIXTURES = sorted((ROOT / "fixtures" / "dma").glob("*.ll"))
 #: FlyDSL's 8-wave GEMM: LLVM 22 gives one function more vmcnt waits with the claims than without

@@ -224,7 +224,9 @@ def test_instruction_with_100k_operands(tmp_path) -> None:
         "done:\n"
         f"  %ph = phi i32 {phi_in}, [ 0, %entry ]\n"
         "  store i32 %s, ptr addrspace(3) @lds_a, align 4\n"
-        "  %v = load i32, ptr addrspace(3) @lds_b, align 4\n"
+        # (@lds_b's read at 64: dynamic LDS names start at one address, so only bytes apart
+        # make two scopes)
+        "  %v = load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @lds_b, i32 64), align 4\n"
         "  ret void\n}\n"
     )
     p = tmp_path / "wide.ll"
