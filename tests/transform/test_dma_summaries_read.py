@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import llnoalias.transform.function_pass as fpass
+from llnoalias import reasons
 from llnoalias.analysis.provenance.rootset import LDS_DOMAIN
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform import dma_addresses
@@ -82,7 +83,7 @@ def test_a_read_of_the_same_bytes_of_another_name_loses_its_claim(monkeypatch: p
     ds = _summarised(_kernel("@lds_b"), monkeypatch=monkeypatch)
     assert len(ds) == 2
     read = next(d for d in ds if d.dma is not None and not d.dma[0])
-    assert not read.keys and "LDS-DMA" in read.reason
+    assert not read.keys and read.reason == reasons.LDS_DMA_WINDOW.text
 
 
 def test_a_read_of_the_dmas_buffer_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:
