@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerate fixtures/corpus/triton39/gfx1250/: real Triton 3.9 gfx1250 output with asynchronous
-LDS writers (issue 45), compiled ahead of time without a GPU.
+LDS writers (design section 4b), compiled ahead of time without a GPU.
 
 Kernels (written for this corpus, not taken from Triton's tests or tutorials):
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 WAIT_RE = re.compile(r"call void @llvm\.amdgcn\.(?:wait\.asyncmark|s\.wait\.tensorcnt|s\.wait\.asynccnt)\(i16 (\d+)\)")
-#: gfx1250's own waits (issue 45): each one's counter names the ``all``-removed mutant
+#: gfx1250's own waits (design section 4b): each one's counter names the ``all``-removed mutant
 COUNTER_RE = re.compile(r"call void @llvm\.amdgcn\.s\.wait\.(tensorcnt|asynccnt)\(i16 \d+\)")
 WAITCNT_RE = re.compile(r"call void @llvm\.amdgcn\.s\.waitcnt\(i32 (-?\d+)\)")
 VMCNT_RE = re.compile(r"s_waitcnt(?:_vscnt)?\b[^\n;]*\bvmcnt\((\d+)\)")

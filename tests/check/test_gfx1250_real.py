@@ -1,7 +1,7 @@
 """Real Triton 3.9 gfx1250 output (``fixtures/corpus/triton39/gfx1250``, made by
 ``scripts/gen_gfx1250_corpus.py``) through ``check`` with Triton's LLVM: each original is judged
 without a race, and a wait mutant of each (``scripts/pipeline_mutants.py``) is found with its
-witness (issue 45; the hand-worked verdicts are ``tests/support/data/gfx1250_truth.json``)."""
+witness (design section 4b; the hand-worked verdicts are ``tests/support/data/gfx1250_truth.json``)."""
 
 from __future__ import annotations
 
