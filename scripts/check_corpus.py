@@ -45,11 +45,12 @@ def read(path: str) -> str:
 
 def modules(root: str = os.path.join(ROOT, "fixtures")) -> list[str]:
     """Every ``.ll``/``.ll.gz`` under ``root`` that calls an LDS-DMA intrinsic (error fixtures
-    left out: they are not modules; and Triton's pipelined kernels, whose explicit waits need
-    Triton's LLVM: ``scripts/pipeline_mutants.py`` judges them and their wait mutants)."""
+    left out: they are not modules; and Triton's pipelined kernels and its gfx1250 modules, whose explicit
+    waits need Triton's LLVM: ``scripts/pipeline_mutants.py`` judges them and their wait mutants)."""
     out = []
     for dirpath, _, files in os.walk(root):
-        if os.sep + "errors" in dirpath or dirpath.endswith(os.path.join("triton39", "pipelines")):
+        if os.sep + "errors" in dirpath or dirpath.endswith((os.path.join("triton39", "pipelines"),
+                                                             os.path.join("triton39", "gfx1250"))):
             continue
         for f in files:
             if f.endswith((".ll", ".ll.gz")):

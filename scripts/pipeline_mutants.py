@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Wait mutants of software-pipelined LDS-DMA modules, judged by ``llnoalias check``.
 
-For each module, each ``llvm.amdgcn.wait.asyncmark(i16 N)`` call is, one at a time,
-removed (mutant ``del@L<line>``) and given ``N+1`` (``inc@L<line>``); with ``--waitcnt``
+For each module, each ``llvm.amdgcn.wait.asyncmark(i16 N)`` call, and each gfx1250
+``llvm.amdgcn.s.wait.tensorcnt(i16 N)`` / ``s.wait.asynccnt(i16 N)``, is, one at a time,
+removed (mutant ``del@L<line>``) and given ``N+1`` (``inc@L<line>``); every
+``s.wait.tensorcnt`` (``s.wait.asynccnt``) of a module removed at once is mutant
+``delall-tensorcnt`` (``delall-asynccnt``); with ``--waitcnt``
 each ``llvm.amdgcn.s.waitcnt`` call is removed as well (``delcnt@L<line>``). A removed call
 becomes an empty line, so every mutant keeps the original's line numbers: ``<line>`` and
 the lines the checker names are lines of the original file. The original (``original``) and
@@ -32,7 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-WAIT_RE = re.compile(r"call void @llvm\.amdgcn\.wait\.asyncmark\(i16 (\d+)\)")
+WAIT_RE = re.compile(r"call void @llvm\.amdgcn\.(?:wait\.asyncmark|s\.wait\.tensorcnt|s\.wait\.asynccnt)\(i16 (\d+)\)")
+#: gfx1250's own waits (design section 4b): each one's counter names the ``all``-removed mutant
+COUNTER_RE = re.compile(r"call void @llvm\.amdgcn\.s\.wait\.(tensorcnt|asynccnt)\(i16 \d+\)")
 WAITCNT_RE = re.compile(r"call void @llvm\.amdgcn\.s\.waitcnt\(i32 (-?\d+)\)")
 VMCNT_RE = re.compile(r"s_waitcnt(?:_vscnt)?\b[^\n;]*\bvmcnt\((\d+)\)")
 
@@ -59,7 +64,9 @@ class Mutant:
 
 def mutants(text: str, waitcnt: bool = False) -> list[Mutant]:
     """The original (``original``) and its wait mutants, in line order: for each
-    ``wait.asyncmark(i16 N)`` a removal (``del@L<line>``) and ``N+1`` (``inc@L<line>``); with
+    ``wait.asyncmark(i16 N)``, ``s.wait.tensorcnt(i16 N)`` and ``s.wait.asynccnt(i16 N)`` a
+    removal (``del@L<line>``) and ``N+1`` (``inc@L<line>``), then each counter's waits all
+    removed (``delall-tensorcnt``, ``delall-asynccnt``, where a module has two or more); with
     ``waitcnt``, each ``s.waitcnt``'s removal (``delcnt@L<line>``). Lines count from 1 and
     keep their numbers (a removed call leaves an empty line)."""
     lines = text.split("\n")
@@ -75,6 +82,12 @@ def mutants(text: str, waitcnt: bool = False) -> list[Mutant]:
             out.append(Mutant(f"inc@L{i + 1}", "\n".join(lines[:i] + [raised] + lines[i + 1:])))
         elif waitcnt and WAITCNT_RE.search(line):
             out.append(Mutant(f"delcnt@L{i + 1}", "\n".join(lines[:i] + [""] + lines[i + 1:])))
+    for counter in ("tensorcnt", "asynccnt"):
+        hits = [i for i, line in enumerate(lines) if not line.lstrip().startswith(";")
+                and (m := COUNTER_RE.search(line)) and m.group(1) == counter]
+        if len(hits) > 1:
+            gone = set(hits)
+            out.append(Mutant(f"delall-{counter}", "\n".join("" if i in gone else x for i, x in enumerate(lines))))
     return out
 
 

@@ -24,7 +24,17 @@ from dataclasses import dataclass
 from .. import reasons
 from ..analysis.memory.accesses import find_accesses
 from ..analysis.memory.intrinsics import async_lds, lds_dma
-from ..analysis.ranges.concrete import ARG_SPACE, Ptr, PtrInt, Threads, Unknown, Val, at, threads_of
+from ..analysis.ranges.concrete import (
+    ARG_SPACE,
+    Ptr,
+    PtrInt,
+    Threads,
+    Unknown,
+    Val,
+    at,
+    lift,
+    threads_of,
+)
 from ..analysis.ranges.evolution import Evolutions, Guard, dependencies, guards, phi_labels
 from ..analysis.ranges.footprints import extent
 from ..analysis.ranges.interval import int_const
@@ -82,6 +92,9 @@ class Site:
     tdm: tuple[TypedValue, ...] = ()
     #: the site reads LDS asynchronously (a store from LDS), it does not write it
     reads: bool = False
+    #: a per-lane asynchronous copy (gfx1250's ``global.load.async.to.lds.bN``): each lane writes
+    #: ``size`` bytes at its own LDS pointer, not the wave's first lane's
+    lane: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +180,18 @@ class FunctionExact:
             lds = [p for p in acc.pointers if p.type.addrspace < 0 or reaches_lds(family, p.type.addrspace)]
             if row is not None:
                 p = next((q for q in acc.pointers if q.index == row.lds), None)
-                if p is None or row.per_lane:
+                if p is None:
                     continue
                 args = opparse.parse(mod, inst).operands
+                if row.per_lane:
+                    size = row.lane_bytes(acc.intrinsic or "", None)
+                    imm = int_const(args[row.offset][1]) if len(args) > row.offset else None
+                    # the immediate offset is read only where it is 0 (where a non-zero one lands,
+                    # in LDS or in global memory, was not checked)
+                    if size and imm == 0:
+                        self.sites[inst.line] = Site(inst.line, inst.block, p.type, p.value, (0, size), True, 0,
+                                                     size, size, lane=True)
+                    continue
                 if len(args) <= max(row.offset, row.size if row.size is not None else 0):
                     continue
                 size = row.lane_bytes(acc.intrinsic or "", int_const(args[row.size][1]) if row.size is not None
@@ -302,6 +324,8 @@ class FunctionExact:
         if isinstance(stand, Unknown):
             return stand
         offs = [at(v.off, t) for t in range(th.count)]
+        if site.dma and site.lane:
+            return Bytes(v.space, tuple(o for o in offs), tuple(o + site.size for o in offs), stand, False)
         if site.dma:
             base: list[int] = []
             uniform = True
@@ -455,6 +479,8 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
         if isinstance(x, Unknown):
             return Verdict("unproven", why=x.why, line=x.line, join=x.join)
     assert isinstance(d, Bytes) and isinstance(a, Bytes) and th is not None and dsite is not None
+    if dsite.lane:
+        return _compare_lanes(fx, d, a, cd, ca, acc_line, same_wave=same_wave, other_waves=other_waves, fresh=fresh)
     if d.space != a.space:
         if d.space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
             return Verdict("unproven", why=reasons.NOT_EVALUATED.format(
@@ -516,9 +542,55 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
     return maybe or APART
 
 
-#: the descriptor words a tile is read from, (group, word): the predicate and modes, the LDS
-#: address; the element size, modes and padding, tile dimensions 0, 1 and 2
-_WORDS = ((0, 0), (0, 1), (1, 0), (1, 3), (1, 4))
+def _compare_lanes(fx: FunctionExact, d: Bytes, a: Bytes, cd: tuple[int, ...], ca: tuple[int, ...], acc_line: int,
+                   *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
+    """``_compare`` for a per-lane asynchronous copy: each running lane writes its own bytes; a race
+    where a thread of the access meets a byte a running lane of the copy (this wave, or another)
+    writes, with no condition open on either side."""
+    th = fx.threads
+    assert th is not None
+    if d.space != a.space:
+        if d.space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
+            return Verdict("unproven", why=reasons.NOT_EVALUATED.format(
+                value=(d.space if d.space.startswith(ARG_SPACE) else a.space)[len(ARG_SPACE):],
+                what="argument pointer"))
+        return APART
+    if not (min(a.lo) < max(d.hi) and min(d.lo) < max(a.hi)):
+        return APART
+    maybe: Verdict | None = None
+    for t in range(th.count):
+        st = a.standing[t]
+        if st is None:
+            continue
+        lo, hi = a.lo[t], a.hi[t]
+        wt = t // th.wave
+        waves = ([wt] if same_wave else []) + ([w for w in range(th.waves) if w != wt] if other_waves else [])
+        for w in waves:
+            for td in range(w * th.wave, min((w + 1) * th.wave, th.count)):
+                sd = d.standing[td]
+                if sd is None or not (lo < d.hi[td] and d.lo[td] < hi):
+                    continue
+                if fresh and w == wt and any((c, not h) in sd for c, h in st if td == t or c.startswith(UNIFORM)):
+                    continue  # one thread (one wave, for a shared condition): both arms in one iteration
+                open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
+                open_sd = {c for c, _ in sd if not c.startswith(UNIFORM)}
+                if not open_st and not open_sd:
+                    return Verdict("race", {
+                        "lane": t % th.wave, "wave": wt, "thread": t, "byte": max(lo, d.lo[td]),
+                        "dma_lane": td % th.wave, "dma_wave": w, "between_waves": w != wt,
+                        "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
+                if maybe is None:
+                    maybe = Verdict("unproven", why="whether lanes run it depends on "
+                                    f"{', '.join(sorted(open_st | open_sd))}", line=acc_line)
+    return maybe or APART
+
+
+#: the descriptor fields a tile is read from, (group, word, first bit, bits): the predicate and
+#: the modes of group 0 word 0, the LDS address; group 1 word 0 below the multicast mask's end
+#: (element size, modes, padding), tile dimension 0 (word 3's high half) and word 4 (tile
+#: dimensions 1 and 2). Only these bits are read: the rest of word 3 is half a tensor dimension,
+#: often a kernel argument
+_FIELDS = ((0, 0, 0, 1), (0, 0, 30, 2), (0, 1, 0, 32), (1, 0, 16, 16), (1, 3, 16, 16), (1, 4, 0, 32))
 
 
 def tiles_of(fx: FunctionExact, site: Site, ctx: tuple[int, ...], variant: Variant
@@ -534,10 +606,19 @@ def tiles_of(fx: FunctionExact, site: Site, ctx: tuple[int, ...], variant: Varia
     ev = fx.evol.evaluator(ctx, *variant)
     g0, g1 = site.tdm[0], site.tdm[1]
     words: dict[tuple[int, int], Val] = {}
-    for gi, k in _WORDS:
-        v = fx.descriptors.element(ev, g0 if gi == 0 else g1, k)
+    for gi, k, lo, width in _FIELDS:
+        grp = g0 if gi == 0 else g1
+        eb = 32 * k
+        v = fx.descriptors.bits(ev, grp, eb + lo, width) if width < 32 else fx.descriptors.element(ev, grp, k)
         if isinstance(v, Unknown):
             return v
+        if width < 32:
+            if not isinstance(v, (int, tuple)):
+                return Unknown("a tensor descriptor field that is an address", site.line)
+            old = words.get((gi, k), 0)
+            if not isinstance(old, (int, tuple)):
+                return Unknown("a tensor descriptor field that is an address", site.line)
+            v = lift(lambda x, y, s=lo: x | (y << s), old, v)
         words[(gi, k)] = v
     rest_zero = True
     for grp in site.tdm[2:]:

@@ -20,7 +20,7 @@ from ..asm.queue import Replay, replay
 from ..asm.reader import AsmFunction, AsmInst, read_amdgpu, target_generation
 from ..asm.sync import RETIRED, replay_sync
 from .exact import APART as APART_V
-from .exact import Bytes, FunctionExact, Verdict, compare
+from .exact import Bytes, FunctionExact, Verdict, _feasible, compare
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
 from .iterations import Iterations
 from .locate import BLOCK_DIRECTORY
@@ -136,6 +136,11 @@ class FunctionVerdict:
         return not self.races
 
 
+#: the calls that order LDS accesses in the code generator: barriers and waits (``hasSideEffects``
+#: machine instructions, which the scheduler and the load/store merger move no memory access across)
+_FENCE = re.compile(r"@llvm\.amdgcn\.(?:s\.barrier|s\.wait|s\.waitcnt|wait\.asyncmark)")
+
+
 def _place(inst: AsmInst) -> Place:
     return Place(inst.line, inst.text, inst.ir_line, inst.ir_col)
 
@@ -207,7 +212,10 @@ def _unclaimed_accesses(fn: AsmFunction, accesses: dict[int, IRAccess], write: b
     names = {f"@{fn.name}", f'@"{fn.name}"'}
     claimed: set[int] = set()
     for inst in fn.insts:
-        if inst.ir_line:
+        # only an instruction that touches LDS claims an access (or the loads folded into its
+        # line): a wait or an ALU instruction at a folded line (``s_wait_dscnt`` at the shuffle
+        # the loads feed) holds none of them
+        if inst.ir_line and (inst.kind in ("lds", "dma") or getattr(inst, "may_lds", False)):
             claimed.add(inst.ir_line)
             acc = accesses.get(inst.ir_line)
             if acc is not None:
@@ -298,6 +306,59 @@ def _pair_keys(v: FunctionVerdict) -> set[tuple[object, ...]]:
     return out
 
 
+def path_feasible(fx: FunctionExact, ir_blocks: list[set[int]], ctx: tuple[int, ...],
+                  args: tuple[tuple[str, int], ...]) -> bool:
+    """Whether a path of the assembly may run with the integer arguments at ``args`` (a witness
+    that assumes a trip count). ``ir_blocks``: the IR blocks each of its assembly blocks holds
+    instructions of, in order. No block of the path may stand only for IR blocks that a condition
+    every thread shares keeps out under them; and between two consecutive blocks that name IR
+    blocks (the code generator's own blocks between them name none: a structurizer's flow block),
+    some IR path must run through blocks that are kept in and that hold no wait (a path through a
+    wait may retire the DMA: the race is not claimed on it)."""
+    labels = fx.fn.blocks
+    ok: dict[int, bool] = {}
+
+    def feasible(b: int) -> bool:
+        if b not in ok:
+            ok[b] = b >= len(labels) or _feasible(fx, labels[b], ctx, args)
+        return ok[b]
+
+    named = [bs for bs in ir_blocks if bs]
+    for blocks in named:
+        if not any(feasible(b) for b in blocks):
+            return False
+    succ = fx.fn.successors
+    waits = _wait_blocks(fx)
+    for here, there in zip(named, named[1:], strict=False):
+        if here & there:
+            continue
+        seen = set(here)
+        stack = [b for b in here if feasible(b)]
+        found = False
+        while stack and not found:
+            b = stack.pop()
+            for n in succ[b] if b < len(succ) else ():
+                if n in there:
+                    found = True
+                    break
+                if n in seen or not feasible(n) or n in waits:
+                    continue
+                seen.add(n)
+                stack.append(n)
+        if not found:
+            return False
+    return True
+
+
+def _wait_blocks(fx: FunctionExact) -> set[int]:
+    """The IR blocks holding a wait on an asynchronous counter or ``s.waitcnt``."""
+    return {inst.block for inst in fx.fn.instrs if inst.opcode == "call" and
+            _WAIT_CALL.search(fx.mod.text[inst.opstart:inst.end])}
+
+
+_WAIT_CALL = re.compile(r"@llvm\.amdgcn\.(?:s\.wait\.|s\.waitcnt\b|wait\.asyncmark)")
+
+
 class _Pairs:
     """The verdicts of one function's pairs, one per (DMA line, access line): a race where any
     context and path has one (a false path never hides a true one), else the first unproven."""
@@ -312,6 +373,8 @@ class _Pairs:
         self.races: dict[tuple[int, int], Race] = {}
         self.unproven: dict[tuple[int, int], Unproven] = {}
         self._done: set[tuple[object, ...]] = set()
+        self._line_block: dict[int, int] | None = None
+        self._fences: dict[int, int] | None = None
 
     def judge(self, d: int, cd: tuple[int, ...], a: int, ca: tuple[int, ...], *, same_wave: bool, fresh: bool,
               kind: str, others: bool = True) -> None:
@@ -339,6 +402,12 @@ class _Pairs:
             w = dict(verdict.witness or {})
             w["kind"] = kind
             path = tuple(self.rp.path(d, a)) if kind != "overwrite" else ()
+            assumes = w.get("assumes")
+            if isinstance(assumes, dict) and path and not self._path_feasible(path, ca, assumes):
+                # the witness assumed argument values under which the path does not run
+                verdict = Verdict("unproven", why="a race only where the integer arguments take values "
+                                  "under which the path that brings the pair together does not run")
+        if verdict.kind == "race":
             at = _place(ai)
             line = w.get("access_line")
             if isinstance(line, int) and line in self.accesses:
@@ -375,13 +444,60 @@ class _Pairs:
                            "(merged with a neighbour); the rest is judged by ranges", line=ai.ir_line)
         return got
 
+    def _segment(self, ai: AsmInst, block: int) -> tuple[int, float]:
+        """The IR lines an instruction at line 0 of IR block ``block`` lies between: those of the
+        nearest barriers and waits (calls with side effects, which the code generator moves no
+        memory access across) before and after it in its assembly block that are calls of that
+        IR block; (0, inf) where there are none."""
+        fx = self.fx
+        assert fx is not None
+        if self._fences is None:
+            self._fences = {inst.line: inst.block for inst in fx.fn.instrs if inst.opcode == "call"
+                            and _FENCE.search(fx.mod.text[inst.opstart:inst.end])}
+        fn = self.fn
+        blk = fn.blocks[fn.block_of(ai.index)]
+        lo: int = 0
+        hi: float = float("inf")
+        for i in range(ai.index - 1, blk.first - 1, -1):
+            line = fn.insts[i].ir_line
+            if line and self._fences.get(line) == block:
+                lo = line
+                break
+        for i in range(ai.index + 1, blk.last + 1):
+            line = fn.insts[i].ir_line
+            if line and self._fences.get(line) == block:
+                hi = line
+                break
+        return lo, hi
+
+    def _path_feasible(self, path: tuple[str, ...], ca: tuple[int, ...], assumes: dict[str, int]) -> bool:
+        fx = self.fx
+        if fx is None:
+            return True
+        if self._line_block is None:
+            self._line_block = {inst.line: inst.block for inst in fx.fn.instrs}
+        by_label = {b.label: b for b in self.fn.blocks}
+        ir_blocks: list[set[int]] = []
+        for label in path:
+            blk = by_label.get(label)
+            if blk is None:
+                continue
+            got = {self._line_block[i.ir_line] for i in self.fn.insts[blk.first:blk.last + 1]
+                   if i.ir_line and i.ir_line in self._line_block}
+            ir_blocks.append(got)
+        return path_feasible(fx, ir_blocks, ca, tuple(sorted(assumes.items())))
+
     def _merged(self, ai: AsmInst, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *, same_wave: bool,
                 others: bool, fresh: bool) -> Verdict:
         """An instruction at line 0 stands for one of the IR accesses no instruction names: a race
         where each of them races (whichever it is), apart where each is apart."""
         fx = self.fx
         assert fx is not None
-        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write, _block_of(ai))]
+        block = _block_of(ai)
+        cands = [acc.line for acc in _unclaimed_accesses(self.fn, self.accesses, ai.lds_write, block)]
+        if block >= 0:
+            lo, hi = self._segment(ai, block)
+            cands = [c for c in cands if lo < c < hi]
         if not cands or any(c not in fx.sites for c in cands):
             return Verdict("unproven", why="an LDS instruction of the assembly with no IR line, standing for "
                            "accesses whose addresses are not all read")

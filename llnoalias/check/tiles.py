@@ -18,7 +18,9 @@ tile is written, those outside the tensor's bounds with zeros (FlyDSL's develope
 hardware: "zero-fills them in LDS"), so the written bytes are known from the tile alone.
 
 Values are read through ``concrete.Evaluator``: the elements of a descriptor are followed through
-``insertelement``, ``shufflevector``, ``select`` and vector constants.
+``insertelement``, ``shufflevector``, ``select``, vector constants, ``bitcast`` between vectors of
+integers (Triton's gfx1250 back end adds the global offset to group 0 as a ``<2 x i64>``: a word is
+read as its bits of the source) and phis whose ways in agree.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from ..analysis.ranges.concrete import Evaluator, Ints, PtrInt, Unknown, Val, lift
 from ..ir import operands as opparse
-from ..ir.model import AggregateConst, Function, LocalRef, Module, PlainConst
+from ..ir.model import AggregateConst, Function, Instruction, LocalRef, Module, PlainConst
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -159,10 +161,24 @@ class Descriptors:
 
     def element(self, ev: Evaluator, tv: TypedValue, k: int, depth: int = 0) -> Val:
         """Element ``k`` of the vector ``tv`` in every thread."""
+        eb = _elem_bits(tv[0])
+        if not eb:
+            return Unknown("a descriptor that is not a vector of integers")
+        return self.bits(ev, tv, k * eb, eb, depth)
+
+    def bits(self, ev: Evaluator, tv: TypedValue, lo: int, width: int, depth: int = 0) -> Val:
+        """Bits ``[lo, lo + width)`` of the vector ``tv`` (its elements laid end to end, element
+        0 lowest, as a ``bitcast`` reads them) in every thread; ``width`` within one element."""
         ty, v = tv
+        eb = _elem_bits(ty)
+        if not eb:
+            return Unknown("a descriptor that is not a vector of integers")
+        k, sub = divmod(lo, eb)
+        if sub + width > eb:
+            return Unknown("a descriptor word that spans two elements of a wider vector")
         got = _vector_const(v, k)
         if got is not None:
-            return got
+            return _slice(got, sub, width, eb)
         if not isinstance(v, LocalRef) or depth > _DEPTH:
             return Unknown("a descriptor this check does not read")
         inst = self.fn.by_name.get(v.name)
@@ -170,6 +186,8 @@ class Descriptors:
             return Unknown("a descriptor this check does not read")
         text = self.mod.text[inst.opstart:inst.end].split(", !", 1)[0]
         op, _, rest = text.strip().partition(" ")
+        if op in ("bitcast", "phi"):
+            return self._through(ev, inst, op, lo, width, depth)
         parts = _parts(rest) if op in ("insertelement", "shufflevector", "select") else None
         if parts is None:
             return Unknown(f"a descriptor made by `{op}`, which this check does not read", inst.line)
@@ -178,14 +196,17 @@ class Descriptors:
             at = ev.value(*idx)
             if not isinstance(at, int):
                 return Unknown("a descriptor element inserted at an index not known", inst.line)
-            return ev.value(*elt) if at == k else self.element(ev, vec, k, depth + 1)
+            if at == k:
+                return self.scalar_bits(ev, elt, sub, width, depth + 1)
+            return self.bits(ev, vec, lo, width, depth + 1)
         if op == "shufflevector":
             a, b, mask = parts
             m = _vector_const(mask[1], k)
             n = a[0].count or 0
             if not isinstance(m, int) or not n:
                 return Unknown("a descriptor's shufflevector not read", inst.line)
-            return self.element(ev, a if m < n else b, m if m < n else m - n, depth + 1)
+            src, j = (a, m) if m < n else (b, m - n)
+            return self.bits(ev, src, j * eb + sub, width, depth + 1)
         c, a, b = parts
         cond = ev.value(*c)
         if isinstance(cond, Unknown):
@@ -193,18 +214,132 @@ class Descriptors:
         if not isinstance(cond, (int, tuple)):
             return Unknown("a descriptor's select not read", inst.line)
         if isinstance(cond, int):
-            return self.element(ev, a if cond & 1 else b, k, depth + 1)
-        x = self.element(ev, a, k, depth + 1)
-        y = self.element(ev, b, k, depth + 1)
-        if isinstance(x, Unknown):
-            return x
-        if isinstance(y, Unknown):
-            return y
-        if isinstance(x, (int, tuple)) and isinstance(y, (int, tuple)):
-            return lift(lambda s, p, q: p if s & 1 else q, cond, x, y)
-        if isinstance(x, PtrInt) and isinstance(y, PtrInt) and x.space == y.space:
-            return PtrInt(x.space, lift(lambda s, p, q: p if s & 1 else q, cond, x.off, y.off))
-        return Unknown("a descriptor's select of two kinds of value", inst.line)
+            return self.bits(ev, a if cond & 1 else b, lo, width, depth + 1)
+        x = self.bits(ev, a, lo, width, depth + 1)
+        y = self.bits(ev, b, lo, width, depth + 1)
+        return _pick(cond, x, y, inst.line)
+
+    def scalar_bits(self, ev: Evaluator, tv: TypedValue, lo: int, width: int, depth: int = 0) -> Val:
+        """Bits ``[lo, lo + width)`` of the integer ``tv`` in every thread. Where the whole value is
+        not known, the bits are followed through ``or``/``xor``/``and``, shifts by a constant,
+        ``fshl``/``fshr``, ``trunc`` and ``zext``: a descriptor word packs a tile dimension (a
+        constant) beside half of a tensor dimension (a kernel argument), and only the first is read."""
+        ty = tv[0]
+        n = _elem_bits(ty)
+        v = ev.value(*tv)
+        if not isinstance(v, Unknown) or not n or not isinstance(tv[1], LocalRef) or depth > _DEPTH:
+            return _slice(v, lo, width, n or 64)
+        if lo >= n:
+            return 0
+        width = min(width, n - lo)
+        inst = self.fn.by_name.get(tv[1].name)
+        if inst is None:
+            return v
+        ops = opparse.parse(self.mod, inst)
+        args = ops.operands
+        if ops.kind == "binop" and len(args) == 2:
+            op = ops.flags[0]
+            if op in ("or", "xor", "and"):
+                a = self.scalar_bits(ev, args[0], lo, width, depth + 1)
+                b = self.scalar_bits(ev, args[1], lo, width, depth + 1)
+                if op == "and" and (a == 0 or b == 0):
+                    return 0
+                if op != "and" and (a == 0 or b == 0):
+                    return b if a == 0 else a
+                if isinstance(a, (int, tuple)) and isinstance(b, (int, tuple)):
+                    f = {"or": lambda x, y: x | y, "xor": lambda x, y: x ^ y, "and": lambda x, y: x & y}[op]
+                    return lift(f, a, b)
+                return a if isinstance(a, Unknown) else b
+            c = ev.value(*args[1])
+            if op in ("lshr", "shl") and isinstance(c, int) and 0 <= c < n:
+                return self._shifted(ev, args[0], lo, width, c if op == "lshr" else -c, depth)
+            return v
+        if ops.kind == "cast" and args and ops.flags[0] in ("trunc", "zext"):
+            return self.scalar_bits(ev, args[0], lo, width, depth + 1)
+        if ops.kind == "call" and len(args) == 3:
+            name = getattr(ops.callee, "name", "").lstrip("@")
+            c = ev.value(*args[2])
+            if name.startswith(("llvm.fshl.", "llvm.fshr.")) and isinstance(c, int):
+                c %= n
+                if name.startswith("llvm.fshr."):
+                    c = (n - c) % n
+                # fshl(a, b, c) = (a << c) | (b >> (n - c))
+                hi = self._shifted(ev, args[0], lo, width, -c, depth)
+                low = self._shifted(ev, args[1], lo, width, n - c, depth) if c else 0
+                if low == 0 or hi == 0:
+                    return low if hi == 0 else hi
+                if isinstance(hi, (int, tuple)) and isinstance(low, (int, tuple)):
+                    return lift(lambda x, y: x | y, hi, low)
+                return hi if isinstance(hi, Unknown) else low
+        return v
+
+    def _shifted(self, ev: Evaluator, tv: TypedValue, lo: int, width: int, right: int, depth: int) -> Val:
+        """Bits ``[lo, lo + width)`` of ``tv`` shifted right by ``right`` bits (left where negative)
+        within its width: bits shifted in are 0."""
+        n = _elem_bits(tv[0])
+        src = lo + right
+        if src >= n or src + width <= 0:
+            return 0
+        if src < 0:
+            # the low ``-src`` bits of the field are shifted-in zeros
+            got = self.scalar_bits(ev, tv, 0, width + src, depth + 1)
+            return lift(lambda x: x << -src, got) if isinstance(got, (int, tuple)) else got
+        return self.scalar_bits(ev, tv, src, min(width, n - src), depth + 1)
+
+    def _through(self, ev: Evaluator, inst: Instruction, op: str, lo: int, width: int, depth: int) -> Val:
+        """Bits of a ``bitcast`` of a vector (the same bits of its source: ``<2 x i64>`` and
+        ``<4 x i32>`` views of one descriptor) or of a ``phi`` (where every way in gives the same
+        value; a loop's header phi of a descriptor is not simulated)."""
+        ops = opparse.parse(self.mod, inst)
+        if op == "bitcast":
+            src = ops.operands[0] if ops.operands else None
+            if src is None or not _elem_bits(src[0]):
+                return Unknown("a descriptor made by `bitcast` of what is not a vector of integers", inst.line)
+            return self.bits(ev, src, lo, width, depth + 1)
+        ty = ops.result_type
+        if ty is None or not ops.incoming:
+            return Unknown("a descriptor's phi not read", inst.line)
+        vals = [self.bits(ev, (ty, v), lo, width, depth + 1) for v in ops.incoming]
+        first = vals[0]
+        if isinstance(first, Unknown):
+            return first
+        if all(x == first for x in vals[1:]):
+            return first
+        return Unknown(f"a descriptor carried through the phi {inst.name} whose ways in differ "
+                       "(a loop-carried descriptor vector is not simulated)", inst.line)
+
+
+def _elem_bits(ty: object) -> int:
+    """The bits of one element of a vector of integers (a scalar integer: its own), 0 otherwise."""
+    kind = getattr(ty, "kind", "")
+    if kind == "vector":
+        ty = getattr(ty, "elem", None)
+        kind = getattr(ty, "kind", "")
+    return int(getattr(ty, "bits", 0) or 0) if kind == "int" else 0
+
+
+def _slice(v: Val, sub: int, width: int, bits: int) -> Val:
+    """Bits ``[sub, sub + width)`` of a value of ``bits`` bits."""
+    if sub == 0 and width >= bits:
+        return v
+    if isinstance(v, Unknown):
+        return v
+    if isinstance(v, (int, tuple)):
+        mask = (1 << width) - 1
+        return lift(lambda x: (x >> sub) & mask, v)
+    return Unknown("a part of a descriptor element that is an address")
+
+
+def _pick(cond: Ints, x: Val, y: Val, line: int) -> Val:
+    if isinstance(x, Unknown):
+        return x
+    if isinstance(y, Unknown):
+        return y
+    if isinstance(x, (int, tuple)) and isinstance(y, (int, tuple)):
+        return lift(lambda s, p, q: p if s & 1 else q, cond, x, y)
+    if isinstance(x, PtrInt) and isinstance(y, PtrInt) and x.space == y.space:
+        return PtrInt(x.space, lift(lambda s, p, q: p if s & 1 else q, cond, x.off, y.off))
+    return Unknown("a descriptor's select of two kinds of value", line)
 
 
 def _parts(rest: str) -> list[TypedValue] | None:

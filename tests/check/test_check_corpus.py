@@ -36,6 +36,7 @@ INPUT_RACES = {
     "fixtures/check/pipeline_stage_shifted_races.ll": 1,
     "fixtures/check/pipeline_wait_removed_races.ll": 1,
     "fixtures/check/pipeline_barrier_above_wait_races.ll": 1,
+    "fixtures/check/ballot_fill_own_lane_races.ll": 1,
     "fixtures/corpus/triton/amd_matmul_gfx942.ll": 4,
     # hand-written kernels that declare no work-group size (up to 16 waves, as LLVM reads it), each
     # wave's DMA into the same bytes: races between waves, whatever the waits

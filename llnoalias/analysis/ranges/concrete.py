@@ -457,6 +457,8 @@ class Evaluator:
                 return (a + bin(bits).count("1")) & 0xFFFFFFFF
 
             return lift(count, self._tid, mask, acc)
+        if name.startswith(("llvm.fshl.", "llvm.fshr.")) and len(args) == 3:
+            return self._funnel(inst, name.startswith("llvm.fshl."), args)
         key = name.split(".")[1] if name.count(".") >= 2 else ""
         if name.startswith("llvm.") and key in _MINMAX and len(args) == 2:
             return self._minmax(inst, key, args)
@@ -497,6 +499,27 @@ class Evaluator:
             src = first + (at(a, t) >> 2) % th.wave
             out.append(at(d, src) if src < th.count else 0)
         return tuple(out)
+
+    def _funnel(self, inst: Instruction, left: bool, args: list[tuple[Type, Value]]) -> Val:
+        """``llvm.fshl``/``llvm.fshr``: the two operands end to end, shifted by the third modulo the
+        width (Triton's gfx1250 descriptors pack 48-bit fields with them)."""
+        vals = [self.value(*a) for a in args]
+        for x in vals:
+            if isinstance(x, Unknown):
+                return x
+            if not isinstance(x, (int, tuple)):
+                return self._unknown(inst)
+        bits = _bits(args[0][0])
+        m = _mask(bits)
+
+        def f(a: int, b: int, c: int) -> int:
+            c %= bits
+            both = ((a & m) << bits) | (b & m)
+            return ((both << c) >> bits) & m if left else (both >> c) & m
+
+        a, b, c = vals
+        assert isinstance(a, (int, tuple)) and isinstance(b, (int, tuple)) and isinstance(c, (int, tuple))
+        return lift(f, a, b, c)
 
     def _minmax(self, inst: Instruction, key: str, args: list[tuple[Type, Value]]) -> Val:
         signed, pick = _MINMAX[key]
