@@ -79,7 +79,7 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
 
     change = sync_change(text)
     if change is None:
-        return _newer_only(text, codegen, notes)
+        return _newer_only(text, path, codegen, notes)
     at = f"line {change.line}"
     if triton_backend.available():
         if notes is not None:
@@ -92,22 +92,27 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
                          f"{KEEPING_LLVM}", Location(path, change.line, change.col, source))
 
 
-def _newer_only(text: str, codegen: str, notes: list[str] | None) -> str:
+def _newer_only(text: str, path: str, codegen: str, notes: list[str] | None) -> str:
     """``triton`` for a module that calls an asynchronous LDS operation LLVM 22 does not have and
     the bridge does not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as
-    a broken module) when Triton is installed; else ``codegen``."""
+    a broken module) when Triton is installed, a located error when it is not; else ``codegen``."""
     from ..analysis.memory.intrinsics import ASYNC_LDS_TEXT, async_lds
 
-    if not triton_backend.available():
-        return codegen
     for m in ASYNC_LDS_TEXT.finditer(text):
         row = async_lds(m.group(0)[1:])
-        if row is not None and not row.llvm22:
-            if notes is not None:
-                line = text.count("\n", 0, m.start()) + 1
-                notes.append(f"the module calls {m.group(0)[1:]} (line {line}), which llvmlite's LLVM (22) rejects: "
-                             "its code is generated and judged with Triton's LLVM (--codegen triton)")
-            return "triton"
+        if row is None or row.llvm22:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        if not triton_backend.available():
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.start())
+            source = text[start:end if end >= 0 else len(text)]
+            raise LLNoaliasError(f"{m.group(0)[1:]} is newer than llvmlite's LLVM (22), which rejects it: "
+                                 f"{KEEPING_LLVM}", Location(path, line, m.start() - start + 1, source))
+        if notes is not None:
+            notes.append(f"the module calls {m.group(0)[1:]} (line {line}), which llvmlite's LLVM (22) rejects: "
+                         "its code is generated and judged with Triton's LLVM (--codegen triton)")
+        return "triton"
     return codegen
 
 

@@ -141,9 +141,19 @@ def _deleted_waits_are_caught(path: Path, mcpu: str) -> int:
 
 
 def test_a_deleted_wait_is_caught_in_every_dma_fixture() -> None:
+    """(Where Triton is not installed, the fixtures only its LLVM compiles, gfx1250's tensor
+    operations, are the located error that says so, and are left out.)"""
+    from llnoalias.backends import triton_backend
+    from llnoalias.backends.codegen import KEEPING_LLVM
+    from llnoalias.diagnostics import LLNoaliasError
+
     total = 0
     for path in sorted(DMA.glob("*.ll")) + sorted(CHECK.glob("*.ll")):
-        total += _deleted_waits_are_caught(path, "gfx942")
+        try:
+            total += _deleted_waits_are_caught(path, "gfx942")
+        except LLNoaliasError as e:
+            if triton_backend.available() or KEEPING_LLVM not in str(e):
+                raise
     assert total >= 6
 
 

@@ -53,6 +53,9 @@ KEPT_WAITS_RACES = {
     "fixtures/corpus/triton/amd_attn_gfx950_async.ll": 4,
     **{f"fixtures/bridge/{name}.ll": n for name, n in (("amdgcn-async-lds-load", 2), ("amdgcn-asyncmark", 1))},
 }
+#: modules with explicit waits that do not race: judged only where Triton's LLVM keeps their waits
+KEPT_WAITS_CLEAN = {"fixtures/corpus/triton39/matmul_128x128x64_w8s2_gfx950.ll",
+                    "fixtures/corpus/triton39/attn_fwd_gfx950.ll"}
 HAVE_TRITON = triton_backend.available()
 if HAVE_TRITON:
     INPUT_RACES.update(KEPT_WAITS_RACES)
@@ -68,15 +71,15 @@ def rows() -> list[dict[str, object]]:
 
 def test_every_module_is_compiled_and_judged(rows: list[dict[str, object]]) -> None:
     unjudged = {str(r["module"]) for r in rows if "needs a code generator that keeps them" in str(r.get("error", ""))}
-    assert unjudged == (set() if HAVE_TRITON else set(KEPT_WAITS_RACES))
+    assert unjudged == (set() if HAVE_TRITON else set(KEPT_WAITS_RACES) | KEPT_WAITS_CLEAN)
     errors = [f"{r['module']} ({r['variant']}): {r['error']}" for r in rows
               if "error" in r and r["module"] not in unjudged]
     assert not errors, "\n".join(errors)
-    assert sum(int(r["dmas"]) for r in rows if r["variant"] == "input") >= 1500  # type: ignore[call-overload]
+    assert sum(int(r.get("dmas", 0)) for r in rows if r["variant"] == "input") >= 1500  # type: ignore[call-overload]
 
 
 def test_the_races_of_real_inputs_are_the_known_ones(rows: list[dict[str, object]]) -> None:
-    got = {str(r["module"]): r["races"] for r in rows if r["variant"] == "input" and r["races"]}
+    got = {str(r["module"]): r["races"] for r in rows if r["variant"] == "input" and r.get("races")}
     assert got == INPUT_RACES
 
 

@@ -396,9 +396,21 @@ def _dma_files() -> list[str]:
 _SCOPE_OF = re.compile(r"!alias\.scope (![0-9]+)")
 
 
+def _waited_by_llvm(line: str) -> bool:
+    """Is the call on ``line`` an LDS-DMA whose waits the code generator places (``vmcnt``),
+    rather than one the program waits for itself (gfx1250's ``asynccnt`` and ``tensorcnt``
+    operations: LLVM inserts no wait for them, so no metadata can take one away)?"""
+    from llnoalias.analysis.memory.intrinsics import async_lds
+
+    m = re.search(r"@(llvm\.amdgcn\.[\w.]+)\(", line)
+    row = async_lds(m.group(1)) if m else None
+    return row is None or row.counter == "vmcnt"
+
+
 def unsafe_functions(text: str) -> list[str]:
     """Functions of an output that have an LDS-DMA with no !alias.scope while an LDS access
-    carries llnoalias's LDS metadata (rule (a) of design section 4b, read off the text)."""
+    carries llnoalias's LDS metadata (rule (a) of design section 4b, read off the text; an
+    operation the program waits for itself is not one, ``_waited_by_llvm``)."""
     lds_ids = set()
     dom = re.search(r'^!(\d+) = distinct !\{!\d+, !"llnoalias\.lds"\}', text, re.M)
     if dom:
@@ -410,7 +422,7 @@ def unsafe_functions(text: str) -> list[str]:
     for fm in re.finditer(r"^define [^\n]*?@([\w.$-]+)\(.*?^\}", text, re.M | re.S):
         body = fm.group(0)
         dmas = [ln for ln in body.splitlines() if re.search(r"call void @llvm\.amdgcn\.[\w.]*lds[\w.]*\(", ln)]
-        bare = [ln for ln in dmas if "!alias.scope" not in ln]
+        bare = [ln for ln in dmas if "!alias.scope" not in ln and _waited_by_llvm(ln)]
         ours = False
         for ln in body.splitlines():
             if "addrspace(3)" not in ln or ln in dmas:
