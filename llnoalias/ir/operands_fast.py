@@ -17,6 +17,7 @@ from .model import (
     UndefConst,
     Value,
 )
+from .types import _TYPE_CACHE as _TYPES
 from .types import VOID, Type, type_of
 
 CAST_OPS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
@@ -74,10 +75,12 @@ def _val(text: str) -> Value:
 def read_fast(mod: Module, inst: Instruction) -> Ops | None:
     text = mod.text
     start = inst.start
-    if inst.opstart >= 0:
-        pos = inst.opstart
+    # (``inst.opstart`` and ``inst.end`` without their properties: this runs per instruction)
+    end = start + inst._len
+    if inst._op >= 0:
+        pos = start + inst._op
     elif inst.name is not None:
-        m0 = _RESULT_PREFIX.match(text, start, inst.end)
+        m0 = _RESULT_PREFIX.match(text, start, end)
         if m0 is None:
             return None
         pos = m0.end()
@@ -86,7 +89,6 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
         while text[pos] in " \t":
             pos += 1
     op = inst.opcode
-    end = inst.end
     if op in BINARY_OPS:
         m = (_FAST_FBINOP if op[0] == "f" else _FAST_BINOP).match(text, pos, end)
         if m is None:
@@ -153,8 +155,8 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("load")
         g_ty, g_pty, g_p = m.groups()
-        ops.result_type = type_of(g_ty)
-        ops.operands = [(type_of(g_pty), _val(g_p))]
+        ops.result_type = _TYPES.get(g_ty) or type_of(g_ty)
+        ops.operands = [(_TYPES.get(g_pty) or type_of(g_pty), LocalRef(g_p) if g_p[0] == "%" else _val(g_p))]
         return ops
     if op == "store":
         m = _FAST_STORE.match(text, pos, end)
@@ -162,7 +164,8 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
             return None
         ops = Ops("store")
         g_vty, g_v, g_pty, g_p = m.groups()
-        ops.operands = [(type_of(g_vty), _val(g_v)), (type_of(g_pty), _val(g_p))]
+        ops.operands = [(_TYPES.get(g_vty) or type_of(g_vty), LocalRef(g_v) if g_v[0] == "%" else _val(g_v)),
+                        (_TYPES.get(g_pty) or type_of(g_pty), LocalRef(g_p) if g_p[0] == "%" else _val(g_p))]
         return ops
     if op == "icmp":
         m = _FAST_CMP.match(text, pos, end)
