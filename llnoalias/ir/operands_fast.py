@@ -18,7 +18,7 @@ from .model import (
     Value,
 )
 from .types import _TYPE_CACHE as _TYPES
-from .types import VOID, Type, type_of
+from .types import OTHER, VOID, Type, type_of
 
 CAST_OPS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
             "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "ptrtoaddr"}
@@ -37,7 +37,8 @@ _FAST_BR = lazy(r"br (?:i1 (" + _VAL + r"), label %[-a-zA-Z$._0-9]+, label %[-a-
                       + r"\s*(?:,\s*!|$)")
 _FAST_RET = lazy(r"ret (?:void|(" + _TY + ") (" + _VAL + "))" + r"\s*(?:,\s*!|$)")
 _FAST_NO_OPERANDS = lazy(r"(?:fence(?: syncscope\(\"[^\"]*\"\))? [a-z_]+|unreachable)\s*(?:,\s*!|$)")
-_FAST_CAST = lazy(r"(trunc|zext|sext|ptrtoint|inttoptr|bitcast|addrspacecast)(?: (?:nuw|nsw|nneg))* ("
+_FAST_CAST = lazy(r"(trunc|zext|sext|fptrunc|fpext|fptoui|fptosi|uitofp|sitofp|ptrtoint|inttoptr|bitcast"
+                  r"|addrspacecast)(?: (?:nuw|nsw|nneg))* ("
                         + _TY + ") (" + _VAL + ") to (" + _TY + ")" + _END)
 # The indices must run to the end of the instruction (or its attachments): an index the
 # regex cannot read (a constant expression, a quoted name, odd spacing, a line break) must
@@ -57,6 +58,21 @@ _FAST_CALL = lazy(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroext|sig
                         + _TY + r"|void) (@[-a-zA-Z$._0-9]+)\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
                         + r"(?: #\d+)?\s*(?:,|$)")
 _FAST_ARG = lazy("(" + _TY + ")" + _ARG_ATTRS + " (" + _VAL + ")")
+# The vector instructions the full parser reads by its generic rule (every local and global
+# reference, typed OTHER, in order): a vector type, plain values, and nothing after them but
+# attachments.
+_VEC_TY = r"<\d+ x " + _TY + ">"
+_ATTACHED = r"\s*(?:,\s*!|$)"
+_FAST_EXTRACTELEMENT = lazy(r"extractelement " + _VEC_TY + " (" + _VAL + "), " + _TY + " (" + _VAL + ")" + _ATTACHED)
+_FAST_INSERTELEMENT = lazy(r"insertelement " + _VEC_TY + " (" + _VAL + "), " + _TY + " (" + _VAL + "), " + _TY
+                           + " (" + _VAL + ")" + _ATTACHED)
+# (a mask of plain lanes: no reference in it)
+_MASK = r"(?:<i32 (?:\d+|poison|undef)(?:, i32 (?:\d+|poison|undef))*>|zeroinitializer|poison|undef)"
+_FAST_SHUFFLEVECTOR = lazy(r"shufflevector " + _VEC_TY + " (" + _VAL + "), " + _VEC_TY + " (" + _VAL + r"), <\d+ x i32> "
+                           + _MASK + _ATTACHED)
+#: the opcodes read by the generic rule that have a fast shape
+_FAST_GENERIC = {"extractelement": _FAST_EXTRACTELEMENT, "insertelement": _FAST_INSERTELEMENT,
+                 "shufflevector": _FAST_SHUFFLEVECTOR}
 _RESULT_PREFIX = lazy(r"\s*(?:%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*")
 
 
@@ -194,6 +210,18 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
         ops.result_type = VOID if m.group(1) == "void" else type_of(m.group(1))
         ops.callee = GlobalRef(m.group(2))
         ops.operands = [(type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
+        return ops
+    generic = _FAST_GENERIC.get(op)
+    if generic is not None:
+        m = generic.match(text, pos, end)
+        if m is None:
+            return None
+        ops = Ops("other")
+        ops.flags = (op,)
+        # (the full parser's generic rule: the references, constants and named types left out)
+        named = mod.named_types
+        ops.operands = [(OTHER, LocalRef(v)) if v[0] == "%" else (OTHER, GlobalRef(v)) for v in m.groups()
+                        if v[0] == "@" or v[0] == "%" and v not in named]
         return ops
     if op == "select":
         m = _FAST_SELECT.match(text, pos, end)
