@@ -6,6 +6,7 @@ which the tokenizing parser in ``operands`` then reads.
 from __future__ import annotations
 
 from .lazyre import lazy
+from .lexer import tokenize
 from .model import (
     GlobalRef,
     Instruction,
@@ -18,7 +19,7 @@ from .model import (
     Value,
 )
 from .types import _TYPE_CACHE as _TYPES
-from .types import OTHER, VOID, Type, type_of
+from .types import OTHER, VOID, Type, TypeParser, type_of
 
 CAST_OPS = {"trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
             "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "ptrtoaddr"}
@@ -50,9 +51,13 @@ _FAST_IDX = lazy(", (" + _TY + ") (" + _VAL + ")")
 _FAST_LOAD = lazy(r"load (" + _TY + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _FAST_STORE = lazy(r"store (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _FAST_CMP = lazy(r"icmp(?: samesign)? [a-z]+ (" + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
-_FAST_PHI = lazy(r"phi (" + _TY + r") ((?:\[ " + _VAL + r", %[-a-zA-Z$._0-9]+ \](?:, )?)+)\s*(?:,\s*!|$)")
+#: fast-math flags (``operands.FMF``), any number of them
+_FMF = r"(?: (?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))*"
+_FAST_FCMP = lazy(r"fcmp" + _FMF + r" (?:false|oeq|ogt|oge|olt|ole|one|ord|ueq|ugt|uge|ult|ule|une|uno|true) ("
+                  + _TY + ") (" + _VAL + "), (" + _VAL + ")" + _END)
+_FAST_PHI = lazy(r"phi" + _FMF + " (" + _TY + r") ((?:\[ " + _VAL + r", %[-a-zA-Z$._0-9]+ \](?:, )?)+)\s*(?:,\s*!|$)")
 _FAST_PHI_IN = lazy(r"\[ (" + _VAL + r"), %[-a-zA-Z$._0-9]+ \]")
-_FAST_SELECT = lazy(r"select i1 (" + _VAL + "), (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
+_FAST_SELECT = lazy(r"select" + _FMF + r" i1 (" + _VAL + "), (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _ARG_ATTRS = r"(?: (?:noundef|nonnull|immarg|nocapture|readonly|writeonly|noalias|inreg|zeroext|signext|align \d+))*"
 _FAST_CALL = lazy(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroext|signext|range\([^()]*\)|fastcc|[a-z_]+cc|nonnull) )*("
                         + _TY + r"|void) (@[-a-zA-Z$._0-9]+)\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
@@ -70,11 +75,31 @@ _FAST_INSERTELEMENT = lazy(r"insertelement " + _VEC_TY + " (" + _VAL + "), " + _
 _MASK = r"(?:<i32 (?:\d+|poison|undef)(?:, i32 (?:\d+|poison|undef))*>|zeroinitializer|poison|undef)"
 _FAST_SHUFFLEVECTOR = lazy(r"shufflevector " + _VEC_TY + " (" + _VAL + "), " + _VEC_TY + " (" + _VAL + r"), <\d+ x i32> "
                            + _MASK + _ATTACHED)
+# (an aggregate's type: bracketed, no name or string in it; ``_whole_type`` reads it)
+_FAST_EXTRACTVALUE = lazy(r"extractvalue ([{<\[][^%@\"!;]*[}>\]]) (%[-a-zA-Z$._0-9]+)((?:, \d+)+)" + _ATTACHED)
 #: the opcodes read by the generic rule that have a fast shape
 _FAST_GENERIC = {"extractelement": _FAST_EXTRACTELEMENT, "insertelement": _FAST_INSERTELEMENT,
                  "shufflevector": _FAST_SHUFFLEVECTOR}
 _RESULT_PREFIX = lazy(r"\s*(?:%[-a-zA-Z$._0-9]+|%\"[^\"]*\")\s*=\s*")
 
+
+
+#: per aggregate type's text, its type where the type parser reads all of it, else None
+_WHOLE_TYPES: dict[str, Type | None] = {}
+
+
+def _whole_type(text: str) -> Type | None:
+    """The type ``text`` spells, where the type parser reads it to its end (as the full
+    parser reads it before the value that follows); None otherwise."""
+    if text in _WHOLE_TYPES:
+        return _WHOLE_TYPES[text]
+    toks = tokenize(text)
+    got = TypeParser(toks).parse(0)
+    ty = got[0] if got is not None and got[1] == len(toks) else None
+    if len(_WHOLE_TYPES) >= 4096:
+        _WHOLE_TYPES.clear()  # a memo, bounded
+    _WHOLE_TYPES[text] = ty
+    return ty
 
 
 def _val(text: str) -> Value:
@@ -183,8 +208,8 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
         ops.operands = [(_TYPES.get(g_vty) or type_of(g_vty), LocalRef(g_v) if g_v[0] == "%" else _val(g_v)),
                         (_TYPES.get(g_pty) or type_of(g_pty), LocalRef(g_p) if g_p[0] == "%" else _val(g_p))]
         return ops
-    if op == "icmp":
-        m = _FAST_CMP.match(text, pos, end)
+    if op == "icmp" or op == "fcmp":
+        m = (_FAST_CMP if op == "icmp" else _FAST_FCMP).match(text, pos, end)
         if m is None:
             return None
         ops = Ops("cmp")
@@ -210,6 +235,17 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
         ops.result_type = VOID if m.group(1) == "void" else type_of(m.group(1))
         ops.callee = GlobalRef(m.group(2))
         ops.operands = [(type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
+        return ops
+    if op == "extractvalue":
+        m = _FAST_EXTRACTVALUE.match(text, pos, end)
+        if m is None:
+            return None
+        agg = _whole_type(m.group(1))
+        if agg is None:
+            return None
+        ops = Ops("extractvalue")
+        ops.operands = [(agg, LocalRef(m.group(2)))]
+        ops.indices = tuple([int(i) for i in m.group(3)[2:].split(", ")])
         return ops
     generic = _FAST_GENERIC.get(op)
     if generic is not None:
