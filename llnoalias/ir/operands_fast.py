@@ -16,6 +16,7 @@ from .model import (
     PlainConst,
     TypedValue,
     UndefConst,
+    UnknownValue,
     Value,
 )
 from .types import _TYPE_CACHE as _TYPES
@@ -59,9 +60,12 @@ _FAST_PHI = lazy(r"phi" + _FMF + " (" + _TY + r") ((?:\[ " + _VAL + r", %[-a-zA-
 _FAST_PHI_IN = lazy(r"\[ (" + _VAL + r"), %[-a-zA-Z$._0-9]+ \]")
 _FAST_SELECT = lazy(r"select" + _FMF + r" i1 (" + _VAL + "), (" + _TY + ") (" + _VAL + "), (" + _TY + ") (" + _VAL + ")" + _END)
 _ARG_ATTRS = r"(?: (?:noundef|nonnull|immarg|nocapture|readonly|writeonly|noalias|inreg|zeroext|signext|align \d+))*"
+# (the result a plain type, void or a struct of plain types; the callee a global or an
+# inline asm's two strings, no escape in them)
 _FAST_CALL = lazy(r"(?:(?:tail|musttail|notail) )?call (?:(?:noundef|zeroext|signext|range\([^()]*\)|fastcc|[a-z_]+cc|nonnull) )*("
-                        + _TY + r"|void) (@[-a-zA-Z$._0-9]+)\(((?:" + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)"
-                        + r"(?: #\d+)?\s*(?:,|$)")
+                        + _TY + r"|void|\{ " + _TY + "(?:, " + _TY + r")* \}) (@[-a-zA-Z$._0-9]+"
+                        + r'|asm(?: (?:sideeffect|alignstack|inteldialect|unwind))* "[^"\\]*", "[^"\\]*")\(((?:'
+                        + _TY + _ARG_ATTRS + " " + _VAL + r"(?:, )?)*)\)" + r"(?: #\d+)?\s*(?:,|$)")
 _FAST_ARG = lazy("(" + _TY + ")" + _ARG_ATTRS + " (" + _VAL + ")")
 # The vector instructions the full parser reads by its generic rule (every local and global
 # reference, typed OTHER, in order): a vector type, plain values, and nothing after them but
@@ -231,9 +235,14 @@ def read_fast(mod: Module, inst: Instruction) -> Ops | None:
         m = _FAST_CALL.match(text, pos, end)
         if m is None:
             return None
+        ret = m.group(1)
+        result = VOID if ret == "void" else type_of(ret) if ret[0] != "{" else _whole_type(ret)
+        if result is None:
+            return None
         ops = Ops("call")
-        ops.result_type = VOID if m.group(1) == "void" else type_of(m.group(1))
-        ops.callee = GlobalRef(m.group(2))
+        ops.result_type = result
+        callee = m.group(2)
+        ops.callee = GlobalRef(callee) if callee[0] == "@" else UnknownValue("asm")
         ops.operands = [(type_of(a.group(1)), _val(a.group(2))) for a in _FAST_ARG.finditer(m.group(3))]
         return ops
     if op == "extractvalue":
