@@ -204,7 +204,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
         if add:
             out.inserts.append((arg.insert_at, added[1] if arg.named else added[2]))
         why = not_rooted.get(index, "") if not_rooted else ""
-        if ro.__class__ is int or wo.__class__ is int:
+        if isinstance(ro, int) or isinstance(wo, int):
             records.append(LineArgRecord(kernel, index, arg.name, why, ro, wo, added[0]))
         else:
             records.append(ArgRecord(kernel, index, arg.name, True, why, ro, wo, added[0]))

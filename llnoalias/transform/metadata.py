@@ -345,6 +345,7 @@ class MetadataWriter:
                     for kind, ours in ((", !alias.scope !", scopes), (", !noalias !", noalias)):
                         if not ours:
                             continue
+                        ids: tuple[int, ...]
                         if len(ours) == 1:
                             ids = ours
                             first = ours[0]
