@@ -230,7 +230,7 @@ class FunctionAnalysis(Blame):
         self.vals: dict[str, Lat] = {}
         self.cause: dict[str, str] = {}
         kernel = fn.is_kernel
-        # (``RootSet.arg_root`` with the kernel looked up once: this runs per function)
+        # (the kernel's roots looked up once, not per argument: this runs per function)
         ka = ma.roots.kernels.get(fn.name) if kernel else None
         kroots = ka.roots if ka is not None else None
         for arg in fn.args:
