@@ -19,6 +19,50 @@
 
 #define RD(i) PyUnicode_READ(kind, data, (i))
 
+/* METH_FASTCALL argument readers, checking as PyArg_ParseTuple's "U", "n", "L", "p" and
+ * "O!" do (the functions called once per function or per body stop take them positionally:
+ * no argument tuple is made and no format string read per call). Each returns -1 with the
+ * error set. */
+static int nargs_ok(const char *name, Py_ssize_t nargs, Py_ssize_t lo, Py_ssize_t hi) {
+    if (nargs >= lo && nargs <= hi) return 0;
+    PyErr_Format(PyExc_TypeError, "%s: %zd arguments given, %zd to %zd taken", name, nargs, lo, hi);
+    return -1;
+}
+static int arg_str(PyObject *o, PyObject **out) {
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "a str is required, not %.50s", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *out = o;
+    return 0;
+}
+static int arg_typed(PyObject *o, PyTypeObject *type, PyObject **out) {
+    if (!PyObject_TypeCheck(o, type)) {
+        PyErr_Format(PyExc_TypeError, "%.50s is required, not %.50s", type->tp_name, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *out = o;
+    return 0;
+}
+static int arg_ssize(PyObject *o, Py_ssize_t *out) {
+    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+static int arg_longlong(PyObject *o, long long *out) {
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+static int arg_bool(PyObject *o, int *out) {
+    int v = PyObject_IsTrue(o);
+    if (v < 0) return -1;
+    *out = v;
+    return 0;
+}
+
 static int is_name_char(Py_UCS4 c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
            c == '$' || c == '.' || c == '_';
@@ -325,16 +369,21 @@ static PyObject *take_number(PyObject *names, long long *next) {
  * next and after_term are the implicit numbering's state (numbering.Numbering): the next
  * number, and whether the last instruction ended a block.
  */
-static PyObject *body_rows(PyObject *self, PyObject *args) {
+static PyObject *body_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *text, *instruction, *fn, *defined, *names, *opcodes, *by_name, *instrs, *blocks, *block_offsets;
     Py_ssize_t pos, end, line;
     long long next;
     int after_term;
-    if (!PyArg_ParseTuple(args, "UnnnOOO!O!O!O!O!O!O!Lp", &text, &pos, &end, &line, &instruction, &fn,
-                          &PySet_Type, &defined, &PyDict_Type, &names, &PyDict_Type, &opcodes, &PyDict_Type,
-                          &by_name, &PyList_Type, &instrs, &PyList_Type, &blocks, &PyList_Type, &block_offsets,
-                          &next, &after_term))
+    if (nargs_ok("body_rows", nargs, 15, 15) < 0 || arg_str(args[0], &text) < 0 || arg_ssize(args[1], &pos) < 0
+        || arg_ssize(args[2], &end) < 0 || arg_ssize(args[3], &line) < 0
+        || arg_typed(args[6], &PySet_Type, &defined) < 0 || arg_typed(args[7], &PyDict_Type, &names) < 0
+        || arg_typed(args[8], &PyDict_Type, &opcodes) < 0 || arg_typed(args[9], &PyDict_Type, &by_name) < 0
+        || arg_typed(args[10], &PyList_Type, &instrs) < 0 || arg_typed(args[11], &PyList_Type, &blocks) < 0
+        || arg_typed(args[12], &PyList_Type, &block_offsets) < 0 || arg_longlong(args[13], &next) < 0
+        || arg_bool(args[14], &after_term) < 0)
         return NULL;
+    instruction = args[4];
+    fn = args[5];
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
@@ -561,10 +610,12 @@ static int table_has(const NameTable *t, int kind, const void *data, Py_ssize_t 
  * re.findall(r"[%@][-a-zA-Z$._0-9]+", text[start:end]) not in the set defined, or None when [start, end) holds '%"' or '@"' anywhere (a quoted
  * name: the caller reads the body with the exact scan). One pass, and no set of every
  * reference: most are defined names, looked up in place and dropped. */
-static PyObject *undefined_refs(PyObject *self, PyObject *args) {
+static PyObject *undefined_refs(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *text, *defined;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "UnnO!", &text, &start, &end, &PySet_Type, &defined)) return NULL;
+    if (nargs_ok("undefined_refs", nargs, 4, 4) < 0 || arg_str(args[0], &text) < 0 || arg_ssize(args[1], &start) < 0
+        || arg_ssize(args[2], &end) < 0 || arg_typed(args[3], &PySet_Type, &defined) < 0)
+        return NULL;
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
@@ -851,10 +902,14 @@ static PyObject *hostile(PyObject *self, PyObject *args) {
  * (the code at start in its text: an Argument with its type and attributes), and None
  * also when a piece's text is not among pieces.
  */
-static PyObject *header_line(PyObject *self, PyObject *args) {
+static PyObject *header_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     PyObject *code, *pieces = NULL, *argument = NULL;
     Py_ssize_t start = 0;
-    if (!PyArg_ParseTuple(args, "U|O!On", &code, &PyDict_Type, &pieces, &argument, &start)) return NULL;
+    if (nargs_ok("header_line", nargs, 1, 4) < 0 || arg_str(args[0], &code) < 0
+        || (nargs > 1 && arg_typed(args[1], &PyDict_Type, &pieces) < 0)
+        || (nargs > 3 && arg_ssize(args[3], &start) < 0))
+        return NULL;
+    if (nargs > 2) argument = args[2];
     if (pieces != NULL && (argument == NULL || !PyCallable_Check(argument))) {
         PyErr_SetString(PyExc_TypeError, "header_line: pieces without an argument class");
         return NULL;
@@ -958,10 +1013,10 @@ static PyMethodDef methods[] = {
      "The first integer width out of range or bracket nested too deep: (offset, what) or None."},
     {"splice", splice, METH_VARARGS, "Editor.chunks() joined and encoded for ASCII text and edits, else None."},
     {"line_starts", line_starts, METH_VARARGS, "The offsets where the lines of text start, as int64 bytes."},
-    {"header_line", header_line, METH_VARARGS,
+    {"header_line", (PyCFunction)(void (*)(void))header_line, METH_FASTCALL,
      "A common header's code split as header_reader's pattern splits it, or None."},
-    {"body_rows", body_rows, METH_VARARGS, "Read the plain rows of a function body (see _body_reader.c)."},
-    {"undefined_refs", undefined_refs, METH_VARARGS,
+    {"body_rows", (PyCFunction)(void (*)(void))body_rows, METH_FASTCALL, "Read the plain rows of a function body (see _body_reader.c)."},
+    {"undefined_refs", (PyCFunction)(void (*)(void))undefined_refs, METH_FASTCALL,
      "set(re.findall(r'[%@][-a-zA-Z$._0-9]+', text[start:end])) - defined, or None where a quoted name occurs."},
     {NULL, NULL, 0, NULL},
 };

@@ -77,8 +77,10 @@ def code_family(text: str) -> str:
     ``!nvvm.annotations``) NVPTX; both or neither: ``other``. The one inference of a
     family from code: ``module_family`` and the code generator's triple
     (``backends.target.infer_triple``) both ask it."""
-    amd = _AMDGPU_MARK_RE.search(text) is not None
-    nv = _NVPTX_MARK_RE.search(text) is not None
+    # (each pattern only where the text holds the words it needs: a search for a pattern that
+    # begins with a word boundary tries every position, 14 ms on a 10k-line module)
+    amd = ("amdgpu_" in text or "@llvm.amdgcn." in text) and _AMDGPU_MARK_RE.search(text) is not None
+    nv = ("ptx_" in text or "nvvm." in text) and _NVPTX_MARK_RE.search(text) is not None
     return AMDGPU if amd and not nv else (NVPTX if nv and not amd else OTHER)
 
 

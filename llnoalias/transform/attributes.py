@@ -158,8 +158,10 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
     kernel = fn.name
     may_add_noalias = options.args == "noalias" and not lowered
     invariant_roots: set[int] = set()  # id() of roots whose loads are invariant
+    # (the texts every argument may need, looked up once per kernel)
+    already = reasons.ALREADY.text
     for arg in fn.args:
-        if not arg.type.is_pointer:
+        if arg.type.kind != "ptr":  # (``Type.is_pointer``)
             continue
         index = arg.index
         if index not in kroots:
@@ -176,7 +178,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             has_noalias = True
         readonly = "readonly" in attrs or "readnone" in attrs
         if readonly:
-            ro: str | int = reasons.ALREADY.text
+            ro: str | int = already
         elif escape:
             ro = reasons.NO_ESCAPES.format(line=escape, how=how)
         elif write:
@@ -188,7 +190,7 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
             add |= _READONLY
             readonly = True
         if "writeonly" in attrs or "readnone" in attrs:
-            wo: str | int = reasons.ALREADY.text
+            wo: str | int = already
         elif escape:
             wo = reasons.NO_ESCAPES.format(line=escape, how=how)
         elif read:
@@ -201,10 +203,11 @@ def kernel_edits(mod: Module, ma: ModuleAnalysis, fn: Function, ka: KernelArgs, 
         added = _ADDED[add]
         if add:
             out.inserts.append((arg.insert_at, added[1] if arg.named else added[2]))
+        why = not_rooted.get(index, "") if not_rooted else ""
         if isinstance(ro, int) or isinstance(wo, int):
-            records.append(LineArgRecord(kernel, index, arg.name, not_rooted.get(index, ""), ro, wo, added[0]))
+            records.append(LineArgRecord(kernel, index, arg.name, why, ro, wo, added[0]))
         else:
-            records.append(ArgRecord(kernel, index, arg.name, True, not_rooted.get(index, ""), ro, wo, added[0]))
+            records.append(ArgRecord(kernel, index, arg.name, True, why, ro, wo, added[0]))
         if has_noalias and readonly and not grouped:
             root = kroots[index]
             if len(root.members) == 1:
@@ -242,18 +245,15 @@ def _invariant_loads(mod: Module, ma: ModuleAnalysis, fn: Function, roots: set[i
         ptr = plain_load_address(mod, inst)
         if ptr is not None:
             loads.append((inst, ptr))
-    fa.solve(v.name for _, v in loads if isinstance(v, LocalRef))
+    fa.solve([v.name for _, v in loads if isinstance(v, LocalRef)])
     at: list[int] = []
+    find = mod.text.find
     for inst, ptr in loads:
         value = fa.value(ptr)
         if not (isinstance(value, Root) and id(value) in roots):
             continue
-        if _tagged(mod, inst):
+        end = inst.start + inst._len  # (``inst.end``)
+        if find(INVARIANT_LOAD, inst.start, end) >= 0:  # (the load has ``!invariant.load`` in the input already)
             continue
-        at.append(inst.end)
+        at.append(end)
     return at
-
-
-def _tagged(mod: Module, inst: Instruction) -> bool:
-    """Does the load carry ``!invariant.load`` in the input already?"""
-    return mod.text.find(INVARIANT_LOAD, inst.start, inst.end) >= 0

@@ -346,15 +346,23 @@ class MetadataWriter:
                     for kind, ours in ((", !alias.scope !", scopes), (", !noalias !", noalias)):
                         if not ours:
                             continue
-                        ids = ours if len(ours) == 1 else tuple(dict.fromkeys(ours))
-                        if not lo <= ids[0] <= hi:
-                            lo, hi, memo = owner(ids[0])
+                        ids: tuple[int, ...]
+                        if len(ours) == 1:
+                            ids = ours
+                            first = ours[0]
+                        else:
+                            ids = tuple(dict.fromkeys(ours))
+                            first = ids[0]
+                        if not lo <= first <= hi:
+                            lo, hi, memo = owner(first)
                         lid = memo.get(ids)
                         if lid is None:
                             lid = memo[ids] = nid
                             nid += 1
-                            lines.append(_list_line(lid, ids))
-                        piece += f"{kind}{lid}"
+                            # (``_list_line``, inlined: one or two per access)
+                            lines.append(f"!{lid} = !{{!{first}}}" if len(ids) == 1
+                                         else f"!{lid} = !{{!{', !'.join(map(str, ids))}}}")
+                        piece = f"{piece}{kind}{lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
                     add_edit((end, end, 0, piece))

@@ -15,7 +15,7 @@ from ...ir.facts import reaches_lds as reaches_lds
 from ...ir.facts import target_family as target_family
 from ...ir.lazyre import lazy
 from ...ir.lexer import BARE_NAME
-from ...ir.model import Function, GlobalRef, Instruction, Module, PlainConst, Value
+from ...ir.model import Function, GlobalRef, Instruction, Module, Ops, PlainConst, Value
 from ...ir.types import Type
 from ...plain import Record
 from .intrinsics import MemIntrinsic, memory_intrinsic
@@ -129,7 +129,7 @@ def find_accesses(mod: Module, fn: Function) -> list[Access]:
         # cache by text): its access is that one's, but for the instruction
         got = _SEEN.get(id(ops))
         if got is None or got[0] is not ops or got[1] != op or got[2] != name:
-            acc = (_memory_access(mod, inst) if entry is None or name is None
+            acc = (_memory_access(mod, inst, ops) if entry is None or name is None
                    else _intrinsic_access(mod, inst, entry, name))
             if len(_SEEN) >= SEEN_LIMIT:
                 _SEEN.clear()
@@ -195,21 +195,24 @@ def asm_memory(mod: Module) -> list[str]:
     return out
 
 
-def _memory_access(mod: Module, inst: Instruction) -> Access:
-    ops = opparse.parse(mod, inst)
-    acc = Access(inst, inst.opcode)
-    if ops.kind == "unparsed":
+def _memory_access(mod: Module, inst: Instruction, ops: Ops | None = None) -> Access:
+    """The access of a load, store or atomic; ``ops``: its parsed operands, when at hand."""
+    if ops is None:
+        ops = opparse.parse(mod, inst)
+    kind = ops.kind
+    if kind == "unparsed":
+        acc = Access(inst, inst.opcode)
         acc.blocked = reasons.UNPARSED_INSTRUCTION.text
         return acc
-    if ops.kind == "load":
+    if kind == "load":
         ty, v = ops.operands[0]
-        acc.pointers.append(PointerOperand(0, ty, v, "r"))
-    elif ops.kind == "store":
+        acc = Access(inst, inst.opcode, [PointerOperand(0, ty, v, "r")])
+    elif kind == "store":
         ty, v = ops.operands[1]
-        acc.pointers.append(PointerOperand(1, ty, v, "w"))
+        acc = Access(inst, inst.opcode, [PointerOperand(1, ty, v, "w")])
     else:  # atomicrmw, cmpxchg
         ty, v = ops.operands[0]
-        acc.pointers.append(PointerOperand(0, ty, v, "rw"))
+        acc = Access(inst, inst.opcode, [PointerOperand(0, ty, v, "rw")])
     if ops.volatile:
         acc.blocked = reasons.VOLATILE.text
     elif ops.ordering is not None and (ops.ordering in ORDERED or (ops.failure_ordering or "") in ORDERED):

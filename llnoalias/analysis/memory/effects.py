@@ -95,20 +95,32 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
         return bits
 
     def mark(bits: int, kind: str, inst: Instruction, how: str = "") -> None:
-        if not bits:
-            return
-        for i in index.values():
-            if bits >> i & 1:
-                e = effects[i]
-                if kind == "read" and not e.read:
-                    e.read = line_of(inst)
-                elif kind == "write" and not e.write:
-                    e.write = line_of(inst)
-                elif kind == "escape" and not e.escape:
-                    e.escape = line_of(inst)
-                    e.escape_how = how
+        # (every bit of a taint is a pointer argument's index: only they seed it)
+        line = -1
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            e = effects[low.bit_length() - 1]
+            if kind == "read":
+                if e.read:
+                    continue
+                if line < 0:
+                    line = line_of(inst)
+                e.read = line
+            elif kind == "write":
+                if e.write:
+                    continue
+                if line < 0:
+                    line = line_of(inst)
+                e.write = line
+            elif kind == "escape" and not e.escape:
+                if line < 0:
+                    line = line_of(inst)
+                e.escape = line
+                e.escape_how = how
 
     parse = opparse.parse
+    stored = reasons.ESCAPE_STORED.text
     changed = True
     rounds = 0
     while changed and rounds < 64:
@@ -129,10 +141,25 @@ def analyse_effects(mod: Module, fn: Function) -> dict[int, Effects]:
                 continue
             result = 0
             if kind == "load":
-                mark(t(ops.operands[0][1]), "read", inst)
+                # (t() inlined for the two commonest kinds)
+                v = ops.operands[0][1]
+                if isinstance(v, LocalRef):
+                    name = v.name
+                    bits = taint.get(name, 0)
+                    if name not in visited:
+                        early[name] = bits
+                    if bits:
+                        mark(bits, "read", inst)
             elif kind == "store":
-                mark(t(ops.operands[1][1]), "write", inst)
-                mark(t(ops.operands[0][1]), "escape", inst, reasons.ESCAPE_STORED.text)
+                operands = ops.operands
+                for v, how in ((operands[1][1], ""), (operands[0][1], stored)):
+                    if isinstance(v, LocalRef):
+                        name = v.name
+                        bits = taint.get(name, 0)
+                        if name not in visited:
+                            early[name] = bits
+                        if bits:
+                            mark(bits, "escape" if how else "write", inst, how)
             elif kind in ("atomicrmw", "cmpxchg"):
                 bits = t(ops.operands[0][1])
                 mark(bits, "read", inst)

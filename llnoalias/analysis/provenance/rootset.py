@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Set
 
 from ...ir.lexer import unquote_name
-from ...ir.model import Argument, Function
+from ...ir.model import Function
 from .lattice import Root
 
 LDS_DOMAIN = "llnoalias.lds"
@@ -82,7 +82,3 @@ class RootSet:
                 if id(r) not in seen:
                     seen.add(id(r))
                     yield r
-
-    def arg_root(self, fn: Function, arg: Argument) -> Root | None:
-        ka = self.kernels.get(fn.name)
-        return None if ka is None else ka.roots.get(arg.index)

@@ -230,9 +230,12 @@ class FunctionAnalysis(Blame):
         self.vals: dict[str, Lat] = {}
         self.cause: dict[str, str] = {}
         kernel = fn.is_kernel
+        # (the kernel's roots looked up once, not per argument: this runs per function)
+        ka = ma.roots.kernels.get(fn.name) if kernel else None
+        kroots = ka.roots if ka is not None else None
         for arg in fn.args:
             if arg.type.is_pointer:
-                root = ma.roots.arg_root(fn, arg) if kernel else None
+                root = kroots.get(arg.index) if kroots is not None else None
                 if root is not None:
                     self.vals[arg.name] = root
                 else:
