@@ -20,10 +20,11 @@ from ..asm.queue import Replay, replay
 from ..asm.reader import AsmFunction, AsmInst, read_amdgpu, target_generation
 from ..asm.sync import RETIRED, replay_sync
 from .exact import APART as APART_V
-from .exact import Bytes, FunctionExact, Verdict, _feasible, compare
+from .exact import Bytes, FunctionExact, Verdict
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
 from .iterations import Iterations
 from .locate import BLOCK_DIRECTORY
+from .pairs import compare, join_feasible
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
 _ELEM = {"b32": 4, "b64": 8}
@@ -55,7 +56,7 @@ class Race:
     #: the code generator put the access above the DMA that comes first in the IR: it reads
     #: (or writes) the bytes before the DMA writes them
     moved: bool = False
-    #: the lanes, waves, byte and loop states both touch (``exact.compare``), and the ``kind``:
+    #: the lanes, waves, byte and loop states both touch (``pairs.compare``), and the ``kind``:
     #: ``read`` (the access while the DMA may write), ``overwrite`` (a DMA of one wave over bytes
     #: another wave may still read) or ``moved``
     witness: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
@@ -320,7 +321,7 @@ def path_feasible(fx: FunctionExact, ir_blocks: list[set[int]], ctx: tuple[int, 
 
     def feasible(b: int) -> bool:
         if b not in ok:
-            ok[b] = b >= len(labels) or _feasible(fx, labels[b], ctx, args)
+            ok[b] = b >= len(labels) or join_feasible(fx, labels[b], ctx, args)
         return ok[b]
 
     named = [bs for bs in ir_blocks if bs]
