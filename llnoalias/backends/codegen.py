@@ -92,28 +92,38 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
                          f"{KEEPING_LLVM}", Location(path, change.line, change.col, source))
 
 
-def _newer_only(text: str, path: str, codegen: str, notes: list[str] | None) -> str:
-    """``triton`` for a module that calls an asynchronous LDS operation LLVM 22 does not have and
-    the bridge does not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as
-    a broken module) when Triton is installed, a located error when it is not; else ``codegen``."""
+def newer_than_llvm22(text: str) -> tuple[str, int, int] | None:
+    """The first call of an asynchronous LDS operation LLVM 22 does not have and the bridge does
+    not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as a broken
+    module): its name, line and column; None when there is none."""
+    if "@llvm.amdgcn." not in text or ("tensor" not in text and "async" not in text):
+        return None
     from ..analysis.memory.intrinsics import ASYNC_LDS_TEXT, async_lds
 
     for m in ASYNC_LDS_TEXT.finditer(text):
         row = async_lds(m.group(0)[1:])
-        if row is None or row.llvm22:
-            continue
-        line = text.count("\n", 0, m.start()) + 1
-        if not triton_backend.available():
+        if row is not None and not row.llvm22:
             start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.start())
-            source = text[start:end if end >= 0 else len(text)]
-            raise LLNoaliasError(f"{m.group(0)[1:]} is newer than llvmlite's LLVM (22), which rejects it: "
-                                 f"{KEEPING_LLVM}", Location(path, line, m.start() - start + 1, source))
-        if notes is not None:
-            notes.append(f"the module calls {m.group(0)[1:]} (line {line}), which llvmlite's LLVM (22) rejects: "
-                         "its code is generated and judged with Triton's LLVM (--codegen triton)")
-        return "triton"
-    return codegen
+            return m.group(0)[1:], text.count("\n", 0, m.start()) + 1, m.start() - start + 1
+    return None
+
+
+def _newer_only(text: str, path: str, codegen: str, notes: list[str] | None) -> str:
+    """``triton`` for a module that calls an asynchronous LDS operation LLVM 22 does not have and
+    the bridge does not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as
+    a broken module) when Triton is installed, a located error when it is not; else ``codegen``."""
+    got = newer_than_llvm22(text)
+    if got is None:
+        return codegen
+    name, line, col = got
+    if not triton_backend.available():
+        lines = text.splitlines()
+        raise LLNoaliasError(f"{name} is newer than llvmlite's LLVM (22), which rejects it: {KEEPING_LLVM}",
+                             Location(path, line, col, lines[line - 1] if line <= len(lines) else ""))
+    if notes is not None:
+        notes.append(f"the module calls {name} (line {line}), which llvmlite's LLVM (22) rejects: "
+                     "its code is generated and judged with Triton's LLVM (--codegen triton)")
+    return "triton"
 
 
 def sync_note(rewrites: list[str]) -> str | None:

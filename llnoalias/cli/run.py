@@ -151,6 +151,21 @@ def print_warnings(text: str, name: str, warnings: list[tuple[int, int, str]]) -
         POLICY.promoted += hidden - 1 if POLICY.werror else 0
 
 
+def _unverifiable(text: str, name: str) -> bool:
+    """Does the module call an operation llvmlite's LLVM 22 rejects and the bridge cannot
+    respell (gfx1250's tensor operations)? Then it is annotated unverified, with a note: LLVM 22
+    would call a module LLVM 24 reads broken."""
+    from ..backends.codegen import newer_than_llvm22
+
+    got = newer_than_llvm22(text)
+    if got is None:
+        return False
+    op, line, _ = got
+    note(f"{name}: not verified: it calls {op} (line {line}), which llvmlite's LLVM (22) does not know "
+         "(`llnoalias check --codegen triton` compiles it with Triton's LLVM)")
+    return True
+
+
 def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
                  want_report: bool = True, jobs: int = 1,
                  stages: StageLog | None = None,
@@ -175,9 +190,12 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         warn_if_empty(text, display_name(input_path))
         if prepare is not None:  # --repair: the input as repaired is the input from here on
             text = prepare(text)
+        name = display_name(input_path)
+        if pending is not None and _unverifiable(text, name):
+            pending.cancel()
+            pending = None
         if pending is not None:
             pending.send_input(_strip_bom(text))
-        name = display_name(input_path)
         result = api.annotate(text, path=name, options=options, report=want_report, jobs=jobs, stages=stages,
                               release=release)
         if stages is not None:

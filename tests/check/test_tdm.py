@@ -103,3 +103,18 @@ def test_an_async_lds_operation_the_check_does_not_model_is_an_error(tmp_path) -
         check_text(text, "m.ll")
     assert e.value.location is not None and e.value.location.line == 35
     assert "does not model" in e.value.message
+
+
+def test_annotating_a_tensor_module_is_done_unverified_with_a_note(tmp_path) -> None:  # noqa: ANN001
+    """LLVM 22 calls a module with gfx1250's five-group tensor operations broken (LLVM 24 reads
+    it): the command line annotates it without the verifier, says so, and exits 0, where it
+    used to refuse the input."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.ll"
+    proc = subprocess.run([sys.executable, "-m", "llnoalias", str(CHECK / "tdm_two_stage_clean.ll"), "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "not verified: it calls llvm.amdgcn.tensor.load.to.lds (line 35)" in proc.stderr
+    assert out.read_text().startswith(";")
