@@ -275,7 +275,7 @@ class ArgumentEdits(FunctionResult):
             if rec.added:
                 out.append(f"{rec.name} -> added {', '.join(rec.added)}")
             elif not rec.rooted:
-                out.append(f"{rec.name} -> not a root {_why(rec.reason, '')}")
+                out.append(f"{rec.name} -> unrooted {_why(rec.reason, '')}")
             else:
                 out.append(f"{rec.name} -> nothing added")
         return out

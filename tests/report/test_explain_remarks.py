@@ -146,14 +146,15 @@ define amdgpu_kernel void @k(i32 %n) {
   %r = inttoptr i32 %y to ptr addrspace(3)
   store i8 4, ptr addrspace(3) %r, align 1
   store i8 5, ptr addrspace(3) @lds_a, align 1
-  store i8 6, ptr addrspace(3) @lds_b, align 1
+  store i8 6, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @lds_b, i32 64), align 1
   ret void
 }
 """
 
 
 def test_blockers_most_costly_first(tmp_path) -> None:
-    """The untagged accesses grouped by the instruction that blocked them."""
+    """The untagged accesses grouped by the instruction that blocked them. (The two tagged
+    stores reach bytes 0 and 64 of the dynamic LDS block: apart, so each keeps its scope.)"""
     res = annotate_text(BLOCKERS, "b.ll", AnnotateOptions())
     rows = res.report.blockers()
     assert [(w, acc) for w, _, acc, _ in rows] == [
