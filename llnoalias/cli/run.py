@@ -159,7 +159,7 @@ def _unverifiable(text: str, name: str) -> bool:
         return False  # (before importing the code generators: the verified run's start-up)
     from ..backends.codegen import newer_than_llvm22
 
-    got = newer_than_llvm22(text)
+    got = newer_than_llvm22(text, tensor_only=True)
     if got is None:
         return False
     op, line, _ = got
