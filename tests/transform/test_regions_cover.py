@@ -89,7 +89,8 @@ def kernel(smem: list[Interval], other: list[Interval], unranged: int) -> str:
     """One store of ``<hi - lo x i8>`` per interval of ``@smem`` (``%pN``) and of ``@other``
     (``%qN``); ``unranged`` stores to ``@smem`` at an offset read from an argument (``%uN``:
     no byte range). Stores, not memsets: LLVM's aa-eval evaluates the metadata of loads and
-    stores only."""
+    stores only. ``@other`` is a sized variable, a buffer of its own (two external zero-sized
+    ones would start at one address and be one buffer, design section 1)."""
     body = []
     for name, root, ivs in (("p", "smem", smem), ("q", "other", other)):
         for i, (lo, hi) in enumerate(ivs):
@@ -100,7 +101,7 @@ def kernel(smem: list[Interval], other: list[Interval], unranged: int) -> str:
         body.append(f"  store i8 {i}, ptr addrspace(3) %u{i}, align 1")
     return ('target triple = "amdgcn-amd-amdhsa"\n'
             "@smem = external addrspace(3) global [0 x i8], align 16\n"
-            "@other = external addrspace(3) global [0 x i8], align 16\n"
+            "@other = internal addrspace(3) global [128 x i8] undef, align 16\n"
             "define amdgpu_kernel void @k(i32 %n) {\nentry:\n" + "\n".join(body) + "\n  ret void\n}\n")
 
 
