@@ -7,8 +7,10 @@ unproven, with what blocks the proof."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .. import reasons
-from ..analysis.ranges.concrete import ARG_SPACE, PtrInt, Unknown, Val, at, lift
+from ..analysis.ranges.concrete import ARG_SPACE, PtrInt, Threads, Unknown, Val, at, lift
 from ..analysis.ranges.evolution import phi_labels
 from ..ir.model import LocalRef
 from .exact import APART, AT, UNIFORM, Bytes, FunctionExact, Site, Variant, Verdict
@@ -156,11 +158,7 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
     if dsite.lane:
         return compare_lanes(fx, d, a, cd, ca, acc_line, same_wave=same_wave, other_waves=other_waves, fresh=fresh)
     if d.space != a.space:
-        if d.space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
-            return Verdict("unproven", why=reasons.NOT_EVALUATED.format(
-                value=(d.space if d.space.startswith(ARG_SPACE) else a.space)[len(ARG_SPACE):],
-                what="argument pointer"))
-        return APART  # two LDS variables the lowering places apart, or one and the dynamic block
+        return _spaces(d.space, a.space)
     span = th.wave * dsite.stride + dsite.size + max(dsite.imm, 0)
     before = min(dsite.imm, 0)
     dlo, dhi = min(d.lo) + before, max(d.lo) + span
@@ -168,51 +166,44 @@ def _compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: in
         return APART
     maybe: Verdict | None = None
     scanned = 0
-    for t in range(th.count):
-        st = a.standing[t]
-        if st is None:
+    for t, st, lo, hi, wt, w in _meetings(th, a, same_wave, other_waves):
+        first = w * th.wave
+        base = d.lo[first] if first < th.count else d.lo[0]
+        if not (lo < base + span and base + before < hi):
             continue
-        lo, hi = a.lo[t], a.hi[t]
-        wt = t // th.wave
-        waves = ([wt] if same_wave else []) + ([w for w in range(th.waves) if w != wt] if other_waves else [])
-        for w in waves:
-            first = w * th.wave
-            base = d.lo[first] if first < th.count else d.lo[0]
-            if not (lo < base + span and base + before < hi):
+        if not d.uniform:
+            maybe = maybe or Verdict("unproven", why="an LDS-DMA whose LDS pointer differs between the lanes "
+                                     "of a wave (its base is the first running lane's)", line=dma_line)
+            continue
+        for lane in _lane_range(dsite, lo, hi, base, th.wave):
+            td = first + lane
+            if td >= th.count:
+                break
+            sd = d.standing[td]
+            if sd is None:
                 continue
-            if not d.uniform:
-                maybe = maybe or Verdict("unproven", why="an LDS-DMA whose LDS pointer differs between the lanes "
-                                         "of a wave (its base is the first running lane's)", line=dma_line)
+            scanned += 1
+            core, hull = _lane_bytes(dsite, base, lane)
+            if not (lo < hull[1] and hull[0] < hi):
                 continue
-            for lane in _lane_range(dsite, lo, hi, base, th.wave):
-                td = first + lane
-                if td >= th.count:
-                    break
-                sd = d.standing[td]
-                if sd is None:
-                    continue
-                scanned += 1
-                core, hull = _lane_bytes(dsite, base, lane)
-                if not (lo < hull[1] and hull[0] < hi):
-                    continue
-                if fresh and td // th.wave == wt and any((c, not h) in sd for c, h in st):
-                    continue  # one thread's (one wave's, for a shared condition) both arms in one iteration
-                exact = lo < core[1] and core[0] < hi
-                open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
-                open_sd = {c for c, _ in sd if not c.startswith(UNIFORM)}
-                if exact and not open_st and not open_sd:
-                    byte = max(lo, core[0])
-                    return Verdict("race", {
-                        "lane": t % th.wave, "wave": wt, "thread": t, "byte": byte,
-                        "dma_lane": lane, "dma_wave": w, "between_waves": w != wt,
-                        "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
-                if maybe is None:
-                    conds = sorted({c.split(AT, 1)[0] for c in open_st | open_sd})
-                    why = (f"whether lanes run it depends on {', '.join(conds)}" if conds else
-                           "the lanes' bytes meet only where the DMA's lane size is not a power of two")
-                    maybe = Verdict("unproven", why=why, line=acc_line)
-                if scanned > _SCAN:
-                    return maybe
+            if fresh and td // th.wave == wt and any((c, not h) in sd for c, h in st):
+                continue  # one thread's (one wave's, for a shared condition) both arms in one iteration
+            exact = lo < core[1] and core[0] < hi
+            open_st = _open(st)
+            open_sd = _open(sd)
+            if exact and not open_st and not open_sd:
+                byte = max(lo, core[0])
+                return Verdict("race", {
+                    "lane": t % th.wave, "wave": wt, "thread": t, "byte": byte,
+                    "dma_lane": lane, "dma_wave": w, "between_waves": w != wt,
+                    "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
+            if maybe is None:
+                conds = _names(open_st | open_sd)
+                why = (f"whether lanes run it depends on {conds}" if conds else
+                       "the lanes' bytes meet only where the DMA's lane size is not a power of two")
+                maybe = Verdict("unproven", why=why, line=acc_line)
+            if scanned > _SCAN:
+                return maybe
     return maybe or APART
 
 
@@ -224,39 +215,27 @@ def compare_lanes(fx: FunctionExact, d: Bytes, a: Bytes, cd: tuple[int, ...], ca
     th = fx.threads
     assert th is not None
     if d.space != a.space:
-        if d.space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
-            return Verdict("unproven", why=reasons.NOT_EVALUATED.format(
-                value=(d.space if d.space.startswith(ARG_SPACE) else a.space)[len(ARG_SPACE):],
-                what="argument pointer"))
-        return APART
+        return _spaces(d.space, a.space)
     if not (min(a.lo) < max(d.hi) and min(d.lo) < max(a.hi)):
         return APART
     maybe: Verdict | None = None
-    for t in range(th.count):
-        st = a.standing[t]
-        if st is None:
-            continue
-        lo, hi = a.lo[t], a.hi[t]
-        wt = t // th.wave
-        waves = ([wt] if same_wave else []) + ([w for w in range(th.waves) if w != wt] if other_waves else [])
-        for w in waves:
-            for td in range(w * th.wave, min((w + 1) * th.wave, th.count)):
-                sd = d.standing[td]
-                if sd is None or not (lo < d.hi[td] and d.lo[td] < hi):
-                    continue
-                if fresh and w == wt and any((c, not h) in sd for c, h in st):
-                    continue  # one thread's (one wave's, for a shared condition) both arms in one iteration
-                open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
-                open_sd = {c for c, _ in sd if not c.startswith(UNIFORM)}
-                if not open_st and not open_sd:
-                    return Verdict("race", {
-                        "lane": t % th.wave, "wave": wt, "thread": t, "byte": max(lo, d.lo[td]),
-                        "dma_lane": td % th.wave, "dma_wave": w, "between_waves": w != wt,
-                        "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
-                if maybe is None:
-                    maybe = Verdict("unproven", why="whether lanes run it depends on "
-                                    f"{', '.join(sorted({c.split(AT, 1)[0] for c in open_st | open_sd}))}",
-                                    line=acc_line)
+    for t, st, lo, hi, wt, w in _meetings(th, a, same_wave, other_waves):
+        for td in range(w * th.wave, min((w + 1) * th.wave, th.count)):
+            sd = d.standing[td]
+            if sd is None or not (lo < d.hi[td] and d.lo[td] < hi):
+                continue
+            if fresh and w == wt and any((c, not h) in sd for c, h in st):
+                continue  # one thread's (one wave's, for a shared condition) both arms in one iteration
+            open_st = _open(st)
+            open_sd = _open(sd)
+            if not open_st and not open_sd:
+                return Verdict("race", {
+                    "lane": t % th.wave, "wave": wt, "thread": t, "byte": max(lo, d.lo[td]),
+                    "dma_lane": td % th.wave, "dma_wave": w, "between_waves": w != wt,
+                    "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
+            if maybe is None:
+                maybe = Verdict("unproven", why=f"whether lanes run it depends on {_names(open_st | open_sd)}",
+                                line=acc_line)
     return maybe or APART
 
 
@@ -347,47 +326,70 @@ def compare_tile(fx: FunctionExact, dsite: Site, cd: tuple[int, ...], acc_line: 
     dstand = fx.standing(dsite.block, cd, variant)
     assert not isinstance(dstand, Unknown)
     maybe: Verdict | None = None
+    for t, st, lo, hi, wt, w in _meetings(th, a, same_wave, other_waves):
+        got = tiles[w] if w < len(tiles) else None
+        if got is None:
+            continue
+        space, base, tile = got
+        if space != a.space:
+            other = _spaces(space, a.space)
+            if other.kind == "unproven":
+                maybe = maybe or other
+            continue
+        if not (lo < base + tile.span and base < hi):
+            continue
+        byte = tile.written(lo - base, hi - base)
+        if byte is None:
+            continue  # only padding between them
+        lanes = [s for s in dstand[w * th.wave:(w + 1) * th.wave] if s is not None]
+        sd = next((s for s in lanes if not _open(s)), None)
+        if fresh and w == wt and sd is not None and any((c, not h) in sd for c, h in st if c.startswith(UNIFORM)):
+            continue  # one wave: both arms of a shared condition in one iteration
+        open_st = _open(st)
+        if sd is not None and not open_st:
+            return Verdict("race", {
+                "lane": t % th.wave, "wave": wt, "thread": t, "byte": base + byte,
+                "dma_lane": 0, "dma_wave": w, "between_waves": w != wt,
+                "tile": {"lds": base, "elem": tile.elem, "dims": list(tile.dims), "pad_interval": tile.interval,
+                         "pad_amount": tile.amount},
+                "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
+        if maybe is None:
+            conds = _names(open_st.union(*(_open(s) for s in lanes)))
+            maybe = Verdict("unproven", why=f"whether the wave runs it depends on {conds}", line=acc_line)
+    return maybe or APART
+
+
+def _spaces(x: str, y: str) -> Verdict:
+    """Two footprints in different spaces: apart (two LDS variables the lowering places apart, or
+    one and the dynamic block), unless one is an LDS pointer argument's, which may be anywhere."""
+    if x.startswith(ARG_SPACE) or y.startswith(ARG_SPACE):
+        return Verdict("unproven", why=reasons.NOT_EVALUATED.format(
+            value=(x if x.startswith(ARG_SPACE) else y)[len(ARG_SPACE):], what="argument pointer"))
+    return APART
+
+
+def _meetings(th: Threads, a: Bytes, same_wave: bool, other_waves: bool
+              ) -> Iterator[tuple[int, frozenset[tuple[str, bool]], int, int, int, int]]:
+    """Each thread ``t`` that runs the access (its conditions, bytes ``[lo, hi)``, wave ``wt``)
+    with each wave ``w`` whose writer it is judged against: its own, the others, or both."""
     for t in range(th.count):
         st = a.standing[t]
         if st is None:
             continue
-        lo, hi = a.lo[t], a.hi[t]
         wt = t // th.wave
         waves = ([wt] if same_wave else []) + ([w for w in range(th.waves) if w != wt] if other_waves else [])
         for w in waves:
-            got = tiles[w] if w < len(tiles) else None
-            if got is None:
-                continue
-            space, base, tile = got
-            if space != a.space:
-                if space.startswith(ARG_SPACE) or a.space.startswith(ARG_SPACE):
-                    maybe = maybe or Verdict("unproven", why=reasons.NOT_EVALUATED.format(
-                        value=(space if space.startswith(ARG_SPACE) else a.space)[len(ARG_SPACE):],
-                        what="argument pointer"))
-                continue
-            if not (lo < base + tile.span and base < hi):
-                continue
-            byte = tile.written(lo - base, hi - base)
-            if byte is None:
-                continue  # only padding between them
-            lanes = [s for s in dstand[w * th.wave:(w + 1) * th.wave] if s is not None]
-            sd = next((s for s in lanes if not {c for c, _ in s if not c.startswith(UNIFORM)}), None)
-            if fresh and w == wt and sd is not None and any((c, not h) in sd for c, h in st if c.startswith(UNIFORM)):
-                continue  # one wave: both arms of a shared condition in one iteration
-            open_st = {c for c, _ in st if not c.startswith(UNIFORM)}
-            if sd is not None and not open_st:
-                return Verdict("race", {
-                    "lane": t % th.wave, "wave": wt, "thread": t, "byte": base + byte,
-                    "dma_lane": 0, "dma_wave": w, "between_waves": w != wt,
-                    "tile": {"lds": base, "elem": tile.elem, "dims": list(tile.dims), "pad_interval": tile.interval,
-                             "pad_amount": tile.amount},
-                    "dma_state": fx.describe(cd), "access_state": fx.describe(ca)})
-            if maybe is None:
-                conds = sorted({c.split(AT, 1)[0] for c in open_st | {c for s in lanes for c, _ in s
-                                                                      if not c.startswith(UNIFORM)}})
-                maybe = Verdict("unproven", why=f"whether the wave runs it depends on {', '.join(conds)}",
-                                line=acc_line)
-    return maybe or APART
+            yield t, st, a.lo[t], a.hi[t], wt, w
+
+
+def _open(st: frozenset[tuple[str, bool]]) -> set[str]:
+    """The conditions of a thread's standing that are its own (not shared by every thread)."""
+    return {c for c, _ in st if not c.startswith(UNIFORM)}
+
+
+def _names(conds: set[str]) -> str:
+    """The values conditions read, for a message (``%c@17`` is ``%c``)."""
+    return ", ".join(sorted({c.split(AT, 1)[0] for c in conds}))
 
 
 __all__ = ["compare", "compare_lanes", "compare_tile", "join_feasible", "tiles_of"]
