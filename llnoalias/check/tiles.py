@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.ranges.concrete import Evaluator, Ints, PtrInt, Unknown, Val, lift
+from ..analysis.ranges.concrete import Evaluator, Ints, Unknown, Val, lift, select
 from ..ir import operands as opparse
 from ..ir.model import AggregateConst, Function, Instruction, LocalRef, Module, PlainConst
 
@@ -331,15 +331,8 @@ def _slice(v: Val, sub: int, width: int, bits: int) -> Val:
 
 
 def _pick(cond: Ints, x: Val, y: Val, line: int) -> Val:
-    if isinstance(x, Unknown):
-        return x
-    if isinstance(y, Unknown):
-        return y
-    if isinstance(x, (int, tuple)) and isinstance(y, (int, tuple)):
-        return lift(lambda s, p, q: p if s & 1 else q, cond, x, y)
-    if isinstance(x, PtrInt) and isinstance(y, PtrInt) and x.space == y.space:
-        return PtrInt(x.space, lift(lambda s, p, q: p if s & 1 else q, cond, x.off, y.off))
-    return Unknown("a descriptor's select of two kinds of value", line)
+    got = select(cond, x, y)
+    return Unknown("a descriptor's select of two kinds of value", line) if got is None else got
 
 
 def _parts(rest: str) -> list[TypedValue] | None:

@@ -105,6 +105,21 @@ def _signed(v: int, bits: int) -> int:
     return v - (1 << bits) if bits and v >> (bits - 1) else v
 
 
+def select(c: Ints, a: Val, b: Val) -> Val | None:
+    """Per thread ``a`` where bit 0 of ``c`` is set, else ``b``; an unknown one of them is the
+    answer; None where they are not of one kind (integers, or pointers of one space)."""
+    for x in (a, b):
+        if isinstance(x, Unknown):
+            return x
+    if isinstance(a, (int, tuple)) and isinstance(b, (int, tuple)):
+        return lift(lambda s, x, y: x if s & 1 else y, c, a, b)
+    if isinstance(a, Ptr) and isinstance(b, Ptr) and a.space == b.space:
+        return Ptr(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
+    if isinstance(a, PtrInt) and isinstance(b, PtrInt) and a.space == b.space:
+        return PtrInt(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
+    return None
+
+
 def lift(f: Callable[..., int], *args: Ints) -> Ints:
     """``f`` applied thread by thread (once when every argument is shared)."""
     if all(isinstance(a, int) for a in args):
@@ -405,16 +420,8 @@ class Evaluator:
             return self._unknown(inst)
         if isinstance(c, int):
             return a if c & 1 else b
-        for x in (a, b):
-            if isinstance(x, Unknown):
-                return x
-        if isinstance(a, (int, tuple)) and isinstance(b, (int, tuple)):
-            return lift(lambda s, x, y: x if s & 1 else y, c, a, b)
-        if isinstance(a, Ptr) and isinstance(b, Ptr) and a.space == b.space:
-            return Ptr(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
-        if isinstance(a, PtrInt) and isinstance(b, PtrInt) and a.space == b.space:
-            return PtrInt(a.space, lift(lambda s, x, y: x if s & 1 else y, c, a.off, b.off))
-        return self._unknown(inst, "spaces select")
+        got = select(c, a, b)
+        return self._unknown(inst, "spaces select") if got is None else got
 
     def _call(self, inst: Instruction, ops: opparse.Ops) -> Val:
         callee = ops.callee
@@ -556,4 +563,4 @@ def threads_of(fn: Function, text: str, bounds: list[int | None], wave: int) -> 
     return Threads(x, wave)
 
 
-__all__ = ["ARG_SPACE", "DYN", "Evaluator", "Ints", "Ptr", "PtrInt", "Threads", "Unknown", "Val", "at", "lift", "threads_of"]
+__all__ = ["ARG_SPACE", "DYN", "Evaluator", "Ints", "Ptr", "PtrInt", "Threads", "Unknown", "Val", "at", "lift", "select", "threads_of"]
