@@ -360,6 +360,19 @@ def _wait_blocks(fx: FunctionExact) -> set[int]:
 _WAIT_CALL = re.compile(r"@llvm\.amdgcn\.(?:s\.wait\.|s\.waitcnt\b|wait\.asyncmark)")
 
 
+def _whichever(verdicts: dict[int, Verdict], key: str, why: str, line: int = 0) -> Verdict:
+    """An instruction that is one of several IR accesses, whichever it is (``verdicts``, in their
+    order): a race where each races (the first's witness, naming it and, under ``key``, them all),
+    apart where each is apart, else unproven (``why``)."""
+    kinds = {v.kind for v in verdicts.values()}
+    if kinds == {"race"}:
+        first = next(iter(verdicts))
+        return Verdict("race", {**(verdicts[first].witness or {}), key: list(verdicts), "access_line": first})
+    if kinds == {"apart"}:
+        return APART_V
+    return Verdict("unproven", why=why, line=line)
+
+
 class _Pairs:
     """The verdicts of one function's pairs, one per (DMA line, access line): a race where any
     context and path has one (a false path never hides a true one), else the first unproven."""
@@ -529,16 +542,10 @@ class _Pairs:
                 w["merged"] = [list(p) for p in pairs]
                 w["instructions"] = held
                 return Verdict("race", w)
-        got = list(verdict.values())
-        if all(v.kind == "race" for v in got):
-            w = dict(got[0].witness or {})
-            w["merged"] = cands
-            w["access_line"] = cands[0]
-            return Verdict("race", w)
-        if all(v.kind == "apart" for v in got):
-            return Verdict("apart")
-        return Verdict("unproven", why="an LDS instruction of the assembly with no IR line (merged): some of "
-                       f"the accesses it may stand for (lines {', '.join(map(str, cands[:6]))}) race, some not: {', '.join(v.kind for v in got[:6])}")
+        kinds = ", ".join(v.kind for v in list(verdict.values())[:6])
+        return _whichever(verdict, "merged", "an LDS instruction of the assembly with no IR line (merged): some of "
+                          f"the accesses it may stand for (lines {', '.join(map(str, cands[:6]))}) race, some not: "
+                          f"{kinds}")
 
     def _folded(self, acc: IRAccess, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *,
                 same_wave: bool, others: bool, fresh: bool) -> Verdict:
@@ -549,16 +556,9 @@ class _Pairs:
         assert fx is not None
         got = {s: compare(fx, dma_line, cd, s, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
                for s in acc.sources}
-        kinds = {v.kind for v in got.values()}
-        if kinds == {"race"}:
-            first = min(got)
-            return Verdict("race", {**(got[first].witness or {}), "access_line": first,
-                                    "folded": list(acc.sources)})
-        if kinds == {"apart"}:
-            return APART_V
-        return Verdict("unproven", why="an LDS instruction of the assembly at the line of an instruction loads "
-                       f"were folded into: some of those loads (lines {', '.join(map(str, acc.sources[:6]))}) "
-                       "race, some not", line=acc.line)
+        return _whichever(got, "folded", "an LDS instruction of the assembly at the line of an instruction loads "
+                          f"were folded into: some of those loads (lines {', '.join(map(str, acc.sources[:6]))}) "
+                          "race, some not", acc.line)
 
     def _held_together(self, ai: AsmInst, pairs: list[tuple[int, int]], cands: list[int]) -> list[int]:
         """The assembly lines of the merged instructions like ``ai`` (line 0, one mnemonic) where they
