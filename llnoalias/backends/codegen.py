@@ -92,28 +92,12 @@ def verdict_codegen(text: str, path: str, codegen: str = CODEGEN.default, llc: s
                          f"{KEEPING_LLVM}", Location(path, change.line, change.col, source))
 
 
-def newer_than_llvm22(text: str, tensor_only: bool = False) -> tuple[str, int, int] | None:
-    """The first call of an asynchronous LDS operation LLVM 22 does not have and the bridge does
-    not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as a broken
-    module): its name, line and column; None when there is none. ``tensor_only``: only those
-    outside the LDS-DMA catalogue (for a text the bridge has not looked at, whose LDS-DMA
-    ``async`` forms it may still respell)."""
-    if "@llvm.amdgcn." not in text or ("tensor" not in text and "async" not in text):
-        return None
-    from ..analysis.memory.intrinsics import ASYNC_LDS_TEXT, async_lds
-
-    for m in ASYNC_LDS_TEXT.finditer(text):
-        row = async_lds(m.group(0)[1:])
-        if row is not None and not row.llvm22 and not (tensor_only and row.dma is not None):
-            start = text.rfind("\n", 0, m.start()) + 1
-            return m.group(0)[1:], text.count("\n", 0, m.start()) + 1, m.start() - start + 1
-    return None
-
-
 def _newer_only(text: str, path: str, codegen: str, notes: list[str] | None) -> str:
     """``triton`` for a module that calls an asynchronous LDS operation LLVM 22 does not have and
     the bridge does not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as
     a broken module) when Triton is installed, a located error when it is not; else ``codegen``."""
+    from ..analysis.memory.intrinsics import newer_than_llvm22
+
     got = newer_than_llvm22(text)
     if got is None:
         return codegen

@@ -155,9 +155,7 @@ def _unverifiable(text: str, name: str) -> bool:
     """Does the module call an operation llvmlite's LLVM 22 rejects and the bridge cannot
     respell (gfx1250's tensor operations)? Then it is annotated unverified, with a note: LLVM 22
     would call a module LLVM 24 reads broken."""
-    if "@llvm.amdgcn." not in text or ("tensor" not in text and "async" not in text):
-        return False  # (before importing the code generators: the verified run's start-up)
-    from ..backends.codegen import newer_than_llvm22
+    from ..analysis.memory.intrinsics import newer_than_llvm22
 
     got = newer_than_llvm22(text, tensor_only=True)
     if got is None:

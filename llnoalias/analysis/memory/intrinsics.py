@@ -279,6 +279,24 @@ def async_lds(name: str | None) -> AsyncLds | None:
 
 #: Finds a call of (or a declaration naming) any asynchronous LDS writer or reader in module text.
 ASYNC_LDS_TEXT = lazy("@(?:" + "|".join(a.pattern for a in ASYNC_LDS) + r")\b")
+
+
+def newer_than_llvm22(text: str, tensor_only: bool = False) -> tuple[str, int, int] | None:
+    """The first call of an asynchronous LDS operation LLVM 22 does not have and the bridge does
+    not rewrite (gfx1250's five-group tensor operations, which LLVM 22 rejects as a broken
+    module): its name, line and column; None when there is none. ``tensor_only``: only those
+    outside the LDS-DMA catalogue (for a text the bridge has not looked at, whose LDS-DMA
+    ``async`` forms it may still respell)."""
+    if "@llvm.amdgcn." not in text or ("tensor" not in text and "async" not in text):
+        return None
+    for m in ASYNC_LDS_TEXT.finditer(text):
+        row = async_lds(m.group(0)[1:])
+        if row is not None and not row.llvm22 and not (tensor_only and row.dma is not None):
+            start = text.rfind("\n", 0, m.start()) + 1
+            return m.group(0)[1:], text.count("\n", 0, m.start()) + 1, m.start() - start + 1
+    return None
+
+
 #: Names that look like an asynchronous LDS operation (an LDS side and a copy, or the tensor
 #: data mover): one that is no row of ``ASYNC_LDS`` is an operation ``check`` does not model.
 ASYNC_LIKE = lazy(r"@(llvm\.amdgcn\.(?!lds\.(?:param|direct)\.)[\w.]*?(?:(?:to|from)\.lds|\.lds\b|tensor\.(?:load|store))"
