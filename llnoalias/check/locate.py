@@ -88,7 +88,7 @@ def with_line_locations(mod: Module, filename: str = "input.ll") -> str:
             continue
         head = text[fn.header_end:brace]
         edits.append((fn.header_end, brace, _DEFINE_DBG.sub("", head) + f"!dbg !{sp} "))
-        for inst in instrs:
+        for inst, block in zip(instrs, fn.instr_blocks, strict=True):
             start, end = inst.start, inst.end
             code = text[start:end]
             if inst.opcode == "call" and "@llvm.dbg." in code and _DBG_CALL.match(code):
@@ -98,14 +98,14 @@ def with_line_locations(mod: Module, filename: str = "input.ll") -> str:
             col = start - starts[line - 1] + 1 if line - 1 < len(starts) else 1
             col += len(code) - len(code.lstrip())
             loops.update(int(x) for x in _LOOP.findall(code))
-            scope = scopes.get(inst.block)
+            scope = scopes.get(block)
             if scope is None:
-                bf = block_files.get(inst.block)
+                bf = block_files.get(block)
                 if bf is None:
-                    bf = block_files[inst.block] = new_id()
+                    bf = block_files[block] = new_id()
                     nodes.append(f'!{bf} = !DIFile(filename: "{_escape(filename)}", '
-                                 f'directory: "{BLOCK_DIRECTORY}{inst.block}")')
-                scope = scopes[inst.block] = new_id()
+                                 f'directory: "{BLOCK_DIRECTORY}{block}")')
+                scope = scopes[block] = new_id()
                 nodes.append(f"!{scope} = distinct !DILexicalBlock(scope: !{sp}, file: !{bf}, line: {line}, "
                              "column: 1)")
             loc = new_id()
