@@ -9,7 +9,12 @@ CONTRIBUTING.md, "The C twins".
 
 ``setup.py`` builds what ``TWINS`` lists (it reads this file; it imports nothing else),
 each optional: where no C compiler or Python headers are found the package installs
-without it and runs the reference. ``load`` is the only way the package imports one.
+without it and runs the reference. ``load`` is the only way the package imports one, and
+each module that uses one binds it once, at module level, in one spelling: ``NAME =
+compiled.load(KEY)``, where ``NAME`` is the twin's ``bound_as`` and the module one of its
+``holders`` (None there: the reference runs). A test switches a twin off (or counts its
+calls) by setting that name in those modules (``tests/support/switches.py``);
+``tests/meta/test_twins.py`` holds the package to this spelling.
 
 ``LLNOALIAS_PURE`` selects the references: ``1`` (any value that is not a list of keys)
 for every part, a comma-separated list of keys (``fixpoint,range_solver``) for those only,
@@ -30,10 +35,11 @@ from types import ModuleType
 class Twin:
     """One compiled part (see the module's docstring)."""
 
-    __slots__ = ("key", "module", "references", "test", "depends", "reads", "words")
+    __slots__ = ("key", "module", "references", "test", "depends", "reads", "words", "bound_as", "holders")
 
     def __init__(self, key: str, module: str, references: tuple[str, ...], test: str, depends: tuple[str, ...],
-                 reads: dict[str, tuple[str, ...]], words: tuple[str, ...]) -> None:
+                 reads: dict[str, tuple[str, ...]], words: tuple[str, ...], bound_as: str,
+                 holders: tuple[str, ...]) -> None:
         #: what ``LLNOALIAS_PURE`` and ``--version`` call it
         self.key = key
         #: the extension module's dotted name: ``llnoalias.<package>._<reference>``
@@ -50,6 +56,10 @@ class Twin:
         #: every other identifier-like string the C code holds: opcodes and kinds it
         #: compares with, names of what it is handed at ``init``, its own method names
         self.words = words
+        #: the module-level name every holder binds it to (``bound_as = compiled.load(key)``)
+        self.bound_as = bound_as
+        #: the modules that bind it (the only ones that call into it)
+        self.holders = holders
 
     @property
     def source(self) -> str:
@@ -69,6 +79,9 @@ TWINS: tuple[Twin, ...] = (
         depends=(),
         reads={f"{_MODEL}.Instruction": ("name", "opcode", "start", "_len", "_op", "ops", "function")},
         words=(),
+        bound_as="_cscan",
+        holders=("llnoalias.ir.body_reader", "llnoalias.ir.lines", "llnoalias.ir.limits", "llnoalias.ir.editor",
+                 "llnoalias.ir.header_reader"),
     ),
     Twin(
         key="fixpoint",
@@ -84,6 +97,8 @@ TWINS: tuple[Twin, ...] = (
             f"{_MODEL}.LocalRef": ("name",),
         },
         words=("gep", "cast", "binop", "cmp", "phi", "select", "freeze", "bitcast", "add", "or", "disjoint"),
+        bound_as="_cfix",
+        holders=("llnoalias.analysis.provenance.solver",),
     ),
     Twin(
         key="range_solver",
@@ -111,6 +126,8 @@ TWINS: tuple[Twin, ...] = (
         words=("int", "ptr", "binop", "cast", "gep", "zext", "sext", "trunc", "bitcast", "add", "sub", "mul",
                "shl", "and", "or", "xor", "lshr", "ashr", "float", "array", "vector", "umin", "disjoint", "i",
                "o"),
+        bound_as="_crange",
+        holders=("llnoalias.analysis.ranges.solver",),
     ),
 )
 

@@ -435,7 +435,7 @@ def llnoalias_env() -> dict[str, str]:
 
 
 def compiled_reader_built(env: dict[str, str]) -> bool:
-    return subprocess.run([sys.executable, "-c", "import llnoalias.ir.lines as n; print(n.cscan is not None)"],
+    return subprocess.run([sys.executable, "-c", "from llnoalias import compiled; print(compiled.load('body_reader') is not None)"],
                           capture_output=True, text=True, env=env, cwd=ROOT).stdout.strip() == "True"
 
 

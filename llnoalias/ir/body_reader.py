@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..compiled import load
+from .. import compiled
 from .lazyre import lazy
 from .lexer import BARE_NAME, bracket_balance, canon_name, split_comment
 from .lines import LineReader, Lines, entry_number, error_at
@@ -16,7 +16,7 @@ from .numbering import NO_VALUE, TERMINATORS, Numbering, next_number, number_of,
 from .shapes import LineShape
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
-_cscan = load("body_reader")
+_cscan = compiled.load("body_reader")
 
 _BODY_LINE_RE = lazy(
     r'[ \t]*(?:'

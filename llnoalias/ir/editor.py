@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from operator import itemgetter
 
-from ..compiled import load
+from .. import compiled
 from .source import SourceFile
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
-cscan = load("body_reader")
+_cscan = compiled.load("body_reader")
 
 #: an edit's place: its start, its end and its order among edits at one place
 _PLACE = itemgetter(0, 1, 2)
@@ -95,7 +95,7 @@ class Editor:
         where the reader's extension is built and the text, the edits and the appended
         lines are all ASCII (then UTF-8 is ASCII, and ``surrogateescape`` never applies);
         else None: use ``chunks``. The same bytes as ``chunks`` encoded."""
-        if cscan is None or not self.changed:
+        if _cscan is None or not self.changed:
             return None
         # The appended lines go in as edits at the text's end, after every other edit there
         # (``LAST``): each piece copied once, into the output, not first joined into one
@@ -106,7 +106,7 @@ class Editor:
         end = len(text)
         edits.extend([(end, end, LAST, part) for part in self._tail()])
         try:
-            data: bytes | None = cscan.splice(text, edits, "")
+            data: bytes | None = _cscan.splice(text, edits, "")
         finally:
             del edits[made:]
         return data

@@ -4,7 +4,7 @@ The common header is read by one pattern; any other by the tokenizer."""
 
 from __future__ import annotations
 
-from ..compiled import load
+from .. import compiled
 from .lazyre import lazy
 from .lexer import BARE_NAME, NAME_CHAR, NAME_START, canon_name, tokenize
 from .lines import LineReader, entry_number, error_at
@@ -15,7 +15,7 @@ from .source import SourceFile
 from .types import Type, TypeParser, type_of
 
 #: the compiled reader (``_body_reader.c``: ``header_line``), or None: ``_header_fast`` reads every header
-_cscan = load("body_reader")
+_cscan = compiled.load("body_reader")
 
 KERNEL_CCS = {"amdgpu_kernel", "ptx_kernel", "spir_kernel"}
 KERNEL_CC_NUMBERS = {"71": "ptx_kernel", "91": "amdgpu_kernel", "76": "spir_kernel"}

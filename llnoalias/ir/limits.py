@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from ..compiled import load
+from .. import compiled
 from .lazyre import lazy
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
-cscan = load("body_reader")
+_cscan = compiled.load("body_reader")
 
 
 MAX_INT_BITS = 1 << 23
@@ -68,9 +68,9 @@ def first_hostile(text: str) -> tuple[int, str] | None:
     nested deeper than ``MAX_NESTING`` on its line, in file order, or None."""
     long_number = _first_long_number(text)
     extra = [long_number] if long_number is not None else []
-    if cscan is not None:
+    if _cscan is not None:
         # (the compiled scan finds the address spaces too, at their '(')
-        got = cscan.hostile(text, MAX_INT_BITS, MAX_NESTING, MAX_ADDRSPACE)
+        got = _cscan.hostile(text, MAX_INT_BITS, MAX_NESTING, MAX_ADDRSPACE)
         if got is None and not extra:
             return None
         offset, what = min([got, *extra] if got is not None else extra)

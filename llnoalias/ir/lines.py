@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 from array import array
 
-from ..compiled import load
+from .. import compiled
 from ..diagnostics import LLNoaliasError
 from .lazyre import lazy
 from .lexer import BARE_NAME, MD_NAME_CHAR, bracket_balance, split_comment
@@ -15,7 +15,7 @@ from .numbering import number_of
 from .source import SourceFile
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
-cscan = load("body_reader")
+_cscan = compiled.load("body_reader")
 
 NAME = r'(?:"[^"]*"|' + BARE_NAME + r')'
 # A line that can only start a new top-level entity (never continue an open bracket).
@@ -28,9 +28,9 @@ class Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        if cscan is not None:
+        if _cscan is not None:
             starts = array("q")
-            starts.frombytes(cscan.line_starts(text))
+            starts.frombytes(_cscan.line_starts(text))
         else:
             starts = array("q", [0])
             append = starts.append

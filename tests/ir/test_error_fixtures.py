@@ -23,7 +23,6 @@ import pytest
 
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.fileio import decode
-from llnoalias.ir import body_reader, editor, limits, lines
 from llnoalias.transform.pipeline import annotate_text
 from tests.support.error_fixtures import (
     ERRORS_DIR,
@@ -43,6 +42,7 @@ from tests.support.error_fixtures import (
 from tests.support.files import ROOT
 from tests.support.preserve import assert_preserved
 from tests.support.run import run_cli
+from tests.support.switches import switch_twin
 
 PATHS = fixture_paths()
 IDS = [p.stem for p in PATHS]
@@ -65,8 +65,7 @@ def check_api(path: Path, pure: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     exp = expected_of(path)
     text = read_text(path)
     if pure:  # the pure-Python reader, as LLNOALIAS_PURE selects it (the batch test runs that for real)
-        for mod, attr in ((lines, "cscan"), (body_reader, "_cscan"), (limits, "cscan"), (editor, "cscan")):
-            monkeypatch.setattr(mod, attr, None)
+        switch_twin(monkeypatch, "body_reader", None)
     err = _api_error(text, path.name, exp.args)
     if exp.line is None:
         assert err is None, f"{path.name}: expected no error, got:\n{err.format() if err else ''}"

@@ -10,6 +10,7 @@ from llnoalias.ir import header_reader
 from llnoalias.ir.header_reader import HeaderReader
 from llnoalias.ir.model import Function
 from llnoalias.ir.source import SourceFile
+from tests.support.switches import switch_twin
 
 _HEADERS = [
     "define amdgpu_kernel void @k{}(ptr addrspace(1) noalias %a, ptr addrspace(1) noalias %b) ",
@@ -28,7 +29,7 @@ def _shape(fn: Function) -> tuple[object, ...]:
 def test_memo_gives_what_the_full_reading_gives(header: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # (the memo of the whole text is what is tested here: the compiled split, which reads
     # such a header before it, is held to the pattern by test_parse_header_line)
-    monkeypatch.setattr(header_reader, "_cscan", None)
+    switch_twin(monkeypatch, "body_reader", None, only=("llnoalias.ir.header_reader",))
     monkeypatch.setattr(header_reader, "_SHAPES_SEEN", {})
     reader = HeaderReader(SourceFile("m.ll", ""))
     first = reader._header_fast(header.format(1), 10, 2, 10)
@@ -44,7 +45,7 @@ def test_memo_gives_what_the_full_reading_gives(header: str, monkeypatch: pytest
 
 
 def test_a_name_the_pattern_refuses_is_not_read_from_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(header_reader, "_cscan", None)
+    switch_twin(monkeypatch, "body_reader", None, only=("llnoalias.ir.header_reader",))
     monkeypatch.setattr(header_reader, "_SHAPES_SEEN", {})
     reader = HeaderReader(SourceFile("m.ll", ""))
     header = _HEADERS[0]

@@ -26,12 +26,15 @@ import pytest
 from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.ir import limits
 from llnoalias.ir import operands as opparse
-from llnoalias.ir.limits import MAX_INT_BITS, MAX_NESTING, PARSE_DEPTH, cscan
+from llnoalias.ir.limits import MAX_INT_BITS, MAX_NESTING, PARSE_DEPTH
 from llnoalias.ir.numbering import produces_value
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from tests.support.files import ROOT
+from tests.support.switches import twin
 
+#: the compiled scan (``_body_reader.hostile``), or None
+cscan = twin("body_reader")
 #: generous: each run takes well under a second; a hang or megabit arithmetic does not
 TIMEOUT = 30
 MODES = [pytest.param("", id="compiled"), pytest.param("1", id="pure")]

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir import body_reader
 from llnoalias.ir.header_reader import HeaderReader
 from llnoalias.ir.model import Function, Module
 from llnoalias.ir.parser import parse_module, parse_module_deferred
 from llnoalias.ir.source import SourceFile
+from tests.support.switches import switch_twin
 
 _BODIES = [
     "  %x = load i32, ptr addrspace(1) %a, align 4\n  store i32 %x, ptr addrspace(1) %b, align 4\n  ret void\n",
@@ -108,7 +108,7 @@ def test_a_name_the_memo_must_not_serve(second: str, monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize("compiled", [True, False])
 def test_bodies_the_plain_call_leaves(body: str, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not compiled:
-        monkeypatch.setattr(body_reader, "_cscan", None)
+        switch_twin(monkeypatch, "body_reader", None, only=("llnoalias.ir.body_reader",))
     text = _text(_HEADERS[0], _BODIES[0], ["1"]) + _text(_HEADERS[0], body, ["2"])
     got = _outcome(text)
     with monkeypatch.context() as m:

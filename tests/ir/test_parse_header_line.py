@@ -16,9 +16,10 @@ from llnoalias.ir.model import Argument, Function
 from llnoalias.ir.source import SourceFile
 from llnoalias.ir.types import Type, type_of
 from tests.support.files import DATA, ROOT
+from tests.support.switches import switch_twin, twin
 
 FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *DATA.glob("**/*.ll")})
-cscan = header_reader._cscan
+cscan = twin("body_reader")
 needs_cscan = pytest.mark.skipif(cscan is None, reason="the compiled reader is not built here")
 
 
@@ -48,7 +49,7 @@ def _agree(codes: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
     read = 0
     for code in codes:
         with monkeypatch.context() as m:
-            m.setattr(header_reader, "_cscan", None)
+            switch_twin(m, "body_reader", None, only=("llnoalias.ir.header_reader",))
             m.setattr(header_reader, "_SHAPES_SEEN", {})
             want = reader._header_fast(code, 7, 3, 7)  # (and its parts are now known)
         got = reader._header_line(code, 7, 3, 7)

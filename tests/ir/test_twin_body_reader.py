@@ -14,17 +14,18 @@ from hypothesis import strategies as st
 
 import llnoalias
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir import body_reader, header_reader, lines
+from llnoalias.ir import lines
 from llnoalias.ir import operands as opparse
 from llnoalias.ir.editor import Editor
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from tests.support.files import DATA, ROOT
 from tests.support.run import assert_pure_mode
+from tests.support.switches import switch_twin, twin
 
 FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *DATA.glob("**/*.ll")})
 
-needs_cscan = pytest.mark.skipif(lines.cscan is None, reason="the compiled reader is not built here")
+needs_cscan = pytest.mark.skipif(twin("body_reader") is None, reason="the compiled reader is not built here")
 
 
 def _read(path: Path) -> str:
@@ -72,9 +73,7 @@ def _model(text: str, path: str) -> Any:
 def test_compiled_and_pure_readers_give_the_same_model(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = _read(path)
     compiled = _model(text, str(path))
-    monkeypatch.setattr(body_reader, "_cscan", None)
-    monkeypatch.setattr(header_reader, "_cscan", None)
-    monkeypatch.setattr(lines, "cscan", None)
+    switch_twin(monkeypatch, "body_reader", None)
     assert _model(text, str(path)) == compiled
 
 
@@ -87,7 +86,7 @@ def test_compiled_and_pure_readers_give_the_same_model(path: Path, monkeypatch: 
     "; \u4e2d\n  %x = add i32 1, 2\n\n", "; \U0001f600\r\n\n  ret void",
 ])
 def test_rows_and_refs_on_odd_lines(text: str) -> None:
-    cscan = lines.cscan
+    cscan = twin("body_reader")
     assert cscan is not None
     body = text if text.endswith("\n") else text + "\n"
     refs = set(re.findall(r"[%@][-a-zA-Z$._0-9]+", body))
@@ -99,7 +98,7 @@ def test_rows_and_refs_on_odd_lines(text: str) -> None:
 
 def test_pure_mode_loads_no_extension() -> None:
     code = ("import sys, llnoalias.ir.lines as n, llnoalias.ir.body_reader\n"
-            "assert n.cscan is None and 'llnoalias.ir._body_reader' not in sys.modules\n")
+            "assert n._cscan is None and 'llnoalias.ir._body_reader' not in sys.modules\n")
     assert_pure_mode(code)
 
 
@@ -119,7 +118,7 @@ def test_undefined_refs_matches_the_regex(names: list[str], defined_idx: list[in
     reference) finds exactly the references the regex finds, less the defined ones: many
     names (the table's probing), prefixes of one another, non-ASCII names (never matched),
     and a defined set holding something that is not a str (the set's own lookup)."""
-    cscan = lines.cscan
+    cscan = twin("body_reader")
     assert cscan is not None
     refs = [("%" if i % 3 else "@") + n for i, n in enumerate(names)]
     body = sep.join(refs + extra) + "\n"

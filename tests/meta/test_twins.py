@@ -14,7 +14,7 @@ import runpy
 
 import pytest
 
-from llnoalias.compiled import TWINS, Twin
+from llnoalias.compiled import TWINS, Twin, load
 from tests.support.files import ROOT
 
 #: ``intern(&s_x, "x")``, ``INTERN(s_x, "x")``: ``s_`` holds an attribute name, ``k_``/``w_``
@@ -125,3 +125,37 @@ def test_a_renamed_attribute_would_be_caught() -> None:
     """The check can fail: an attribute the class does not have is reported."""
     assert not _has(_class("llnoalias.ir.model.Ops"), "no_such_field")
     assert _has(_class("llnoalias.ir.model.Ops"), "kind")
+
+
+#: ``NAME = compiled.load("KEY")`` at module level: the one spelling of a twin's binding
+_BINDING = re.compile(r'^(\w+) = compiled\.load\("(\w+)"\)$', re.M)
+#: ``load`` imported by name from the registry (only ``--version``'s report, which binds nothing)
+_LOAD_IMPORTED = re.compile(r"from \.*(?:llnoalias\.)?compiled import[^\n]*\bload\b")
+
+
+def test_each_twin_is_bound_one_way() -> None:
+    """Every module that uses a twin binds it once, at module level, as the registry's
+    ``bound_as`` (``_cscan = compiled.load("body_reader")``), and is one of its ``holders``;
+    every holder does, so that switching a twin in its holders (``tests/support/switches.py``)
+    switches it everywhere, and a new binding spelled another way fails here."""
+    by_key = {t.key: t for t in TWINS}
+    found: dict[str, set[str]] = {t.key: set() for t in TWINS}
+    for path in sorted((ROOT / "llnoalias").rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.as_posix() == "llnoalias/compiled.py":
+            continue
+        dotted = ".".join(rel.with_suffix("").parts)
+        text = path.read_text()
+        bindings = _BINDING.findall(text)
+        assert len(bindings) == text.count("compiled.load("), f"{rel}: a twin loaded but not as a binding"
+        if dotted != "llnoalias.cli.version":
+            assert not _LOAD_IMPORTED.search(text), f"{rel}: imports load; bind the twin as compiled.load(KEY)"
+        for name, key in bindings:
+            assert key in by_key, f"{rel}: {key} is not a twin"
+            assert name == by_key[key].bound_as, f"{rel}: {key} bound as {name}, not {by_key[key].bound_as}"
+            assert dotted not in found[key], f"{rel}: {key} bound twice"
+            found[key].add(dotted)
+    for t in TWINS:
+        assert found[t.key] == set(t.holders), (t.key, sorted(found[t.key]), t.holders)
+        for holder in t.holders:
+            assert getattr(importlib.import_module(holder), t.bound_as) is load(t.key), (holder, t.bound_as)

@@ -25,7 +25,6 @@ import gc
 import io
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 
 from .provenance import reference_solve
+from .switches import bound, switch_twin, twin
 
 #: the options every row is compared under (the most claims, so the most to differ)
 OPTIONS: dict[str, Any] = {"lds": "all", "args": "noalias"}
@@ -194,11 +194,11 @@ def memo_hits(module: str, names: tuple[str, ...]) -> Spy:
 
 
 def twin_calls(key: str) -> Spy:
-    """The calls into the compiled module ``key`` through every reference the package holds
-    to it (and, for the range solver, its methods on ``FunctionRanges``)."""
+    """The calls into the compiled module ``key`` through every module that holds it (and,
+    for the range solver, its methods on ``FunctionRanges``)."""
 
     def install(m: pytest.MonkeyPatch) -> Callable[[], int]:
-        ext = compiled.load(key)
+        ext = twin(key)
         n = [0]
         if ext is None:
             return lambda: 0
@@ -215,12 +215,7 @@ def twin_calls(key: str) -> Spy:
 
                 return counting
 
-        proxy = Counting()
-        for name, mod in list(sys.modules.items()):
-            if name.startswith("llnoalias.") and mod is not None:
-                for attr, value in list(vars(mod).items()):
-                    if value is ext:
-                        m.setattr(mod, attr, proxy)
+        switch_twin(m, key, Counting(), only=bound(key))  # (not where a switch unbound it)
         if key == "range_solver":
             from llnoalias.analysis.ranges import solver
 
@@ -235,30 +230,20 @@ def twin_calls(key: str) -> Spy:
 
 
 def _twin_off(key: str) -> Callable[[pytest.MonkeyPatch, bool], None]:
-    """Every reference the package holds to the compiled module ``key`` set to None, as
-    ``LLNOALIAS_PURE=KEY`` leaves it, without a fresh interpreter."""
+    """The compiled module ``key`` unbound in every module that holds it, as
+    ``LLNOALIAS_PURE=KEY`` leaves it, without a fresh interpreter (``tests/support/switches.py``)."""
 
     def switch(m: pytest.MonkeyPatch, fast: bool) -> None:
         if fast:
             return
-        ext = compiled.load(key)
-        for name, mod in list(sys.modules.items()):
-            if name.startswith("llnoalias.") and mod is not None:
-                for attr, value in list(vars(mod).items()):
-                    if value is ext:
-                        m.setattr(mod, attr, None)
-        if key == "range_solver":  # its methods were put on the class when it loaded
-            from llnoalias.analysis.ranges import solver
-
-            m.setattr(solver.FunctionRanges, "offset", solver.PY_OFFSET)
-            m.setattr(solver.FunctionRanges, "int_range", solver.PY_INT_RANGE)
+        switch_twin(m, key, None)
 
     return switch
 
 
 def _unbuilt(key: str) -> Callable[[], str | None]:
     def why() -> str | None:
-        if compiled.load(key) is not None:
+        if twin(key) is not None:
             return None
         if os.environ.get("LLNOALIAS_PURE"):
             return f"LLNOALIAS_PURE selects the pure-Python {key}"
@@ -462,9 +447,7 @@ def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
 
 def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
-        from llnoalias.ir import header_reader
-
-        m.setattr(header_reader, "_cscan", None)
+        switch_twin(m, "body_reader", None, only=("llnoalias.ir.header_reader",))
 
 
 def _workgroup_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -522,7 +505,7 @@ def _one_pass(m: pytest.MonkeyPatch) -> Callable[[], int]:
     n = [0]
     real = solver.one_pass
     m.setattr(solver, "one_pass", lambda *a: (n.__setitem__(0, n[0] + 1), real(*a))[1])
-    ext = solver._cfix
+    ext = twin("fixpoint")
     if ext is not None:
         class Counting:
             def __getattr__(self, name: str) -> Any:
@@ -531,7 +514,7 @@ def _one_pass(m: pytest.MonkeyPatch) -> Callable[[], int]:
                     return value
                 return lambda *a: (n.__setitem__(0, n[0] + 1), value(*a))[1]
 
-        m.setattr(solver, "_cfix", Counting())
+        switch_twin(m, "fixpoint", Counting(), only=bound("fixpoint"))
     return lambda: n[0]
 
 
@@ -688,7 +671,7 @@ FAST_PATHS: list[FastPath] = [
              spy=_forgotten),
     FastPath("header-line", "ir.header_reader.HeaderReader._header_line (a header whose texts but for its "
              "names the pattern read before: split by the compiled header_line, each part looked up)",
-             "header_reader._cscan = None", "every header through _HEADER_RE and _params", _header_line,
+             "header_reader without the compiled twin", "every header through _HEADER_RE and _params", _header_line,
              observe=model, unavailable=_unbuilt("body_reader"),
              spy=calls(_cls("ir.header_reader", "HeaderReader"), "_header_line", _not_none),
              # (no error fixture: one reaches the shortcut only where an earlier test in the same

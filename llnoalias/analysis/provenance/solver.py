@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ... import reasons
-from ...compiled import load
+from ... import compiled, reasons
 from ...ir import operands as opparse
 from ...ir.lazyre import lazy
 from ...ir.model import (
@@ -54,7 +53,7 @@ KEEP_CASTS = {"ptrtoint", "inttoptr", "addrspacecast", "zext", "sext", "trunc", 
 
 #: the compiled fixpoint and transfer of the common kinds (``_fixpoint.c``), or None:
 #: ``fixpoint.fixpoint`` and ``fixpoint.one_pass``, in Python
-_cfix = load("fixpoint")
+_cfix = compiled.load("fixpoint")
 if _cfix is not None:
     _cfix.init(BOTTOM, NONE, UNKNOWN, join, KEEP_CASTS, LocalRef, PlainConst, UndefConst, GlobalRef, Agg)
 #: whether the compiled module has ``walk``: ``_walk`` step for step (else the Python function)

@@ -14,8 +14,7 @@ Ranges are sound or absent. The pieces, one idea per module:
 
 from __future__ import annotations
 
-from ... import reasons
-from ...compiled import load
+from ... import compiled, reasons
 from ...ir import operands as opparse
 from ...ir.model import ConstExpr, GlobalRef, Instruction, LocalRef, PlainConst, UndefConst, Value
 from ...ir.types import Type
@@ -324,7 +323,7 @@ PY_INT_RANGE = FunctionRanges.int_range
 _WEB_MOST = 64
 
 #: the compiled queries (``ranges/_solver.c``), or None: the Python methods
-_crange = load("range_solver")
+_crange = compiled.load("range_solver")
 #: what the compiled queries use, by name
 CRANGE_NAMES = {
     "LocalRef": LocalRef, "PlainConst": PlainConst, "Range": Range, "Off": Off, "Root": Root,

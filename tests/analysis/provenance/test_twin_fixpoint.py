@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from llnoalias.analysis.provenance import solver as provenance
 from llnoalias.analysis.provenance.lattice import NONE, UNKNOWN, Agg
 from llnoalias.analysis.provenance.solver import FunctionAnalysis, ModuleAnalysis
 from llnoalias.ir.model import Module
@@ -21,8 +20,9 @@ from llnoalias.options import AnnotateOptions
 from llnoalias.transform.roots import find_roots
 from tests.support.files import LL_FILES, ll_id, parse_or_none
 from tests.support.run import assert_pure_mode
+from tests.support.switches import switch_twin, twin
 
-cfix = provenance._cfix
+cfix = twin("fixpoint")
 pytestmark = pytest.mark.skipif(cfix is None, reason="the compiled fixpoint is not built here")
 
 
@@ -56,7 +56,7 @@ def _solve_both(mod: Module, monkeypatch: pytest.MonkeyPatch) -> int:
             for first in (0, len(names) // 2):
                 runs = []
                 for compiled in (True, False):
-                    monkeypatch.setattr(provenance, "_cfix", cfix if compiled else None)
+                    switch_twin(monkeypatch, "fixpoint", cfix if compiled else None)
                     fa = FunctionAnalysis(ma, fn)
                     if first:
                         fa.solve(names[:first])
@@ -66,7 +66,7 @@ def _solve_both(mod: Module, monkeypatch: pytest.MonkeyPatch) -> int:
                 assert _same(got, want), fn.name
                 assert got_cause == want_cause, fn.name
                 solved += len(got)
-    monkeypatch.setattr(provenance, "_cfix", cfix)
+    switch_twin(monkeypatch, "fixpoint", cfix)
     return solved
 
 
@@ -161,7 +161,7 @@ def test_cases_handed_back_to_python_agree(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(FunctionAnalysis, "transfer", spy)
     monkeypatch.setattr(FunctionAnalysis, "note_causes", causes)
     assert _solve_both(mod, monkeypatch) > 40
-    monkeypatch.setattr(provenance, "_cfix", cfix)
+    switch_twin(monkeypatch, "fixpoint", cfix)
     asked.clear()
     # (--lds all: @lds2 is static, so that @lds and @lds2 are two buffers, as dynamic LDS
     # variables are not: one root, design section 1)

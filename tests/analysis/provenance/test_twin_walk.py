@@ -16,6 +16,7 @@ from llnoalias.ir.model import Module
 from llnoalias.options import AnnotateOptions
 from llnoalias.transform.roots import find_roots
 from tests.support.files import LL_FILES, ll_id, parse_or_none
+from tests.support.switches import twin
 
 #: a kernel with a loop (back edges through phis), constant expressions and aggregates
 #: (handed to ``_reads``), a load (no reads) and values read twice
@@ -54,7 +55,7 @@ exit:
 declare i32 @llvm.amdgcn.workitem.id.x()
 """
 
-cfix = provenance._cfix
+cfix = twin("fixpoint")
 pytestmark = pytest.mark.skipif(cfix is None or not provenance._CWALK, reason="the compiled walk is not built here")
 
 

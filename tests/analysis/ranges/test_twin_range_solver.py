@@ -29,10 +29,11 @@ from llnoalias.reasons import REASONS, Said
 from llnoalias.transform.roots import find_roots
 from tests.support.files import DATA, ROOT
 from tests.support.run import assert_pure_mode
+from tests.support.switches import twin
 
 FILES = sorted({*ROOT.glob("fixtures/**/*.ll"), *DATA.glob("**/*.ll")})
 
-crange = ranges._crange
+crange = twin("range_solver")
 pytestmark = pytest.mark.skipif(crange is None, reason="the compiled range queries are not built here")
 
 

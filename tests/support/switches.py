@@ -1,0 +1,56 @@
+"""The compiled twins as the tests reach them: the one way (``llnoalias/compiled.py``).
+
+Each twin is bound once per module that uses it, as ``Twin.bound_as`` in each of
+``Twin.holders``; ``twin(key)`` is the compiled module (or None where it is not built or
+``LLNOALIAS_PURE`` blocks it), ``switch_twin`` sets that binding in the holders (None: the
+pure-Python reference runs there, as ``LLNOALIAS_PURE=KEY`` leaves it, without a fresh
+interpreter). A test never patches a twin's binding by its name.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from llnoalias import compiled
+
+_BY_KEY = {t.key: t for t in compiled.TWINS}
+
+
+def twin(key: str) -> ModuleType | None:
+    """The compiled part ``key``, or None."""
+    return compiled.load(key)
+
+
+def bound(key: str) -> tuple[str, ...]:
+    """The holders of ``key`` whose binding is the compiled module now (none that a switch
+    set to None or to a stand-in)."""
+    t = _BY_KEY[key]
+    ext = compiled.load(key)
+    if ext is None:
+        return ()
+    return tuple(h for h in t.holders if getattr(importlib.import_module(h), t.bound_as) is ext)
+
+
+def switch_twin(m: pytest.MonkeyPatch, key: str, value: Any = None, only: tuple[str, ...] | None = None) -> None:
+    """``key``'s binding in each of its holders (in ``only``, a part of them, for a
+    shortcut of one of them) set to ``value``: None runs the reference, another object
+    (a proxy that counts calls) stands in for the compiled module. The range solver's
+    queries, put on ``FunctionRanges`` when it loaded, are set back to the Python ones for
+    None (``value`` leaves them: they are methods, not calls through the binding)."""
+    t = _BY_KEY[key]
+    holders = t.holders if only is None else only
+    assert set(holders) <= set(t.holders), f"{holders} are not all holders of {key}: {t.holders}"
+    for name in holders:
+        m.setattr(importlib.import_module(name), t.bound_as, value)
+    if key == "range_solver" and value is None and (only is None or "llnoalias.analysis.ranges.solver" in only):
+        from llnoalias.analysis.ranges import solver
+
+        m.setattr(solver.FunctionRanges, "offset", solver.PY_OFFSET)
+        m.setattr(solver.FunctionRanges, "int_range", solver.PY_INT_RANGE)
+
+
+__all__ = ["bound", "switch_twin", "twin"]
