@@ -14,6 +14,7 @@ runs them over a whole text.
 
 from __future__ import annotations
 
+from .. import shortcuts
 from ..diagnostics import LLNoaliasError
 from .lazyre import lazy
 from .limits import first_hostile
@@ -122,7 +123,8 @@ def _lone_cr(text: str) -> int | None:
 
 
 #: what may follow the word ``define`` for ``_top_level`` to read it as that word (its
-#: ``[a-z_]+`` does not go on)
+#: ``[a-z_]+`` does not go on); with the ``define-line`` shortcut off, nothing: every line
+#: goes to ``_top_level``
 _AFTER_DEFINE = frozenset(" \t\r")
 
 
@@ -152,11 +154,12 @@ class _ModuleParser(TopLevelReader):
         n = lines.n
         starts = lines.starts
         function = self._function
+        after_define = _AFTER_DEFINE if shortcuts.ON["define-line"] else frozenset()
         i = 0
         while i < n:
             start = starts[i]
             raw = text[start:starts[i + 1] - 1] if i + 1 < n else text[start:]  # (``lines.line(i)``)
-            if raw.startswith("define") and raw[6:7] in _AFTER_DEFINE:
+            if raw.startswith("define") and raw[6:7] in after_define:
                 # a definition at the line's start: what ``_top_level`` finds for it (the word
                 # ``define`` alone, nothing before it to strip)
                 i = function(i, raw, start, start)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from .. import shortcuts
 from .body_reader import BodyReader, body_inline
 from .datalayout import layout_error
 from .header_reader import _NAME_RE, HeaderReader
@@ -138,6 +139,8 @@ class TopLevelReader(HeaderReader, BodyReader):
         m = _OPCODE_RE.match(s)
         word = m.group() if m else ""
         if word == "define":
+            if not shortcuts.ON["define-line"]:  # (the shortcut off: every header's lines joined)
+                return self._function_lines(i, raw, start, off)
             return self._function(i, raw, start, off)
         if word == "declare":
             code2, j = self._logical(i, code)

@@ -11,6 +11,7 @@ dominators and loop back edges, over ``Function.successors``). ``in_flight``, ``
 
 from __future__ import annotations
 
+from .. import shortcuts
 from ..analysis.memory.waits import WaitFlow, asm_waits
 from ..analysis.provenance.rootset import LDS_DOMAIN
 from ..analysis.ranges.addresses import AABase, IntSem, Sem, Walker, access_address, dma_operands
@@ -30,7 +31,8 @@ SCOPE_MD = lazy(r"!alias\.scope" + NAME_END)
 #: what every match of ``AA_MD`` begins with (``tbaa.struct`` begins with ``!tbaa``)
 AA_WORDS = ("!alias.scope", "!noalias", "!tbaa")
 #: what every word of ``AA_WORDS`` begins with: ``_read`` looks for the words from the first
-#: one on, and for none when the span has none ("" looks for them over the whole span)
+#: one on, and for none when the span has none (the ``aa-first`` shortcut; off: over the
+#: whole span)
 AA_FIRST = "!"
 
 #: One access's address, summarised while its function's operands are alive (plain data,
@@ -98,7 +100,7 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     hi = max(d.access.inst.end for d in lds)
     # (a span without ``AA_FIRST``, as a kernel with no metadata has, is told by one scan
     # for the byte)
-    bang = text.find(AA_FIRST, lo, hi)
+    bang = text.find(AA_FIRST, lo, hi) if shortcuts.ON["aa-first"] else lo
     search = AA_MD.search if bang >= 0 and any(text.find(w, bang, hi) >= 0 for w in AA_WORDS) else None
     need = [False] * len(lds)
     for n, d in enumerate(lds):

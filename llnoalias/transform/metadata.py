@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
+from .. import shortcuts
 from ..ir.editor import Editor
 from ..ir.lazyre import lazy
 from ..ir.lexer import NAME_END
@@ -27,11 +28,6 @@ if TYPE_CHECKING:
 
     #: what ``attach_all_scopes`` is handed per instruction: ``(inst, scopes, noalias)``
     Attachment = tuple[Instruction, tuple[int, ...], tuple[int, ...]]
-
-
-#: ``domain_scopes`` writes a new domain's lines at once (False: one scope at a time, the
-#: long way; ``tests/support/fast_paths.py``)
-FRESH_DOMAINS = True
 
 
 def _list_line(lid: int, ids: tuple[int, ...]) -> str:
@@ -184,10 +180,10 @@ class MetadataWriter:
         scope is made with its domain); the domain's line and its scopes' lines are
         written at once, as one block of lines (a module of many small kernels has a
         domain per kernel). -1, and nothing written, where the domain is not new (or
-        ``FRESH_DOMAINS`` is off, or no names): then ``domain_scopes`` the long way. The
+        the ``fresh-domains`` shortcut is off, or no names): then ``domain_scopes`` the long way. The
         scopes are entered in ``scopes`` when it is read (``_unread``)."""
         dkey = md_escape(domain)
-        if not FRESH_DOMAINS or dkey in self.domains or not escaped:
+        if not shortcuts.ON["fresh-domains"] or dkey in self.domains or not escaped:
             return -1
         first = self.next_id
         n = len(escaped)

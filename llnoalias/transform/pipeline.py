@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 from operator import attrgetter
 
-from .. import reasons
+from .. import reasons, shortcuts
 from ..analysis.memory.accesses import asm_memory
 from ..analysis.memory.intrinsics import LDS_DMA_TEXT
 from ..analysis.provenance.rootset import RootSet
@@ -79,8 +79,9 @@ _DBG_RE = lazy(r"!dbg\s+!(\d+)")
 _DOMAIN = attrgetter("domain")
 _KEYS = attrgetter("keys")
 #: the fewest domains a plan has for ``_write_scopes`` to have the writer forget the lists
-#: of each domain whose accesses are all written (``MetadataWriter.forget``): a module of
-#: many small kernels has a domain per kernel, each with lists of its own
+#: of each domain whose accesses are all written (``MetadataWriter.forget``, the
+#: ``forget-lists`` shortcut): a module of many small kernels has a domain per kernel,
+#: each with lists of its own
 FORGET_FROM = 64
 #: the most instructions ``_write_scopes`` hands the writer at once (``attach_all_scopes``)
 BATCH = 4096
@@ -128,7 +129,8 @@ class AnnotateResult:
 
 
 #: the smallest text whose function bodies are read by the processes that analyse them
-#: (``parse_module_deferred``) when it may be split between processes
+#: (``parse_module_deferred``, the ``deferred-bodies`` shortcut) when it may be split
+#: between processes
 DEFER_CHARS = 1 << 20
 
 
@@ -153,7 +155,7 @@ def annotate_text(text: str, path: str = "<stdin>", options: AnnotateOptions | N
     if keep:
         jobs = 1
         want_report = True
-    if jobs > 1 and len(text) >= DEFER_CHARS and workers.can_fork():
+    if jobs > 1 and len(text) >= DEFER_CHARS and shortcuts.ON["deferred-bodies"] and workers.can_fork():
         try:
             return _annotate(SourceFile(path, text), options, want_report, jobs, defer=True, release=release)
         except (LLNoaliasError, BodyMismatch):
@@ -451,7 +453,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
     #: a domain's lists once its accesses are written (``FORGET_FROM``): a domain's
     #: decisions are one stretch or a few (those of one function are adjacent)
     left: Counter[str] | None = None
-    if len(p.domain_keys) >= FORGET_FROM:
+    if len(p.domain_keys) >= FORGET_FROM and shortcuts.ON["forget-lists"]:
         left = Counter(map(_DOMAIN, filter(_KEYS, p.decisions)))
     #: the domains all of whose decisions are met: forgotten once their accesses are written
     done: list[str] = []

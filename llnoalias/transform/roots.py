@@ -6,7 +6,7 @@ pointer arguments chosen by ``--args``, with ``--may-alias`` groups sharing one 
 
 from __future__ import annotations
 
-from .. import reasons
+from .. import reasons, shortcuts
 from ..analysis.provenance.lattice import Root
 from ..analysis.provenance.rootset import (
     LDS_DOMAIN,
@@ -137,14 +137,16 @@ def find_roots(mod: Module, options: AnnotateOptions) -> RootSet:
     # Why each argument is not a root (``_NOT_A_POINTER``: not a pointer, not listed), or
     # None for a root, by the ids of its type and attribute set: the kernels of a module
     # share a few of each (a header's are read once per text), and every one is alive for
-    # this call (the module holds it), so an id names one object here.
-    why_of: dict[tuple[int, int], str | None] = _Memo()
+    # this call (the module holds it), so an id names one object here. (Both memos keep
+    # nothing where the ``roots-memo`` shortcut is off.)
+    memo = dict if shortcuts.ON["roots-memo"] else shortcuts.NoMemo
+    why_of: dict[tuple[int, int], str | None] = memo()
     # What the loop below finds for the arguments of a kernel, by the id of the shape they
     # were made from (``Function.arg_shape``: the same for kernels whose arguments have the
     # same names, types, attributes and indices; alive while its functions are): why each
     # argument is not a root (one dict, shared by those kernels: read only from here on),
     # and the label and members of each root, by index.
-    plans: dict[int, tuple[dict[int, str], list[tuple[int, str, tuple[str, ...]]]]] = _Memo()
+    plans: dict[int, tuple[dict[int, str], list[tuple[int, str, tuple[str, ...]]]]] = memo()
     args_mode = options.args
     may_alias = options.may_alias
     kernels = rs.kernels
@@ -205,9 +207,6 @@ def _one_dynamic_root(rs: RootSet, names: list[str]) -> None:
     for name in names:
         rs.lds[name] = root
 
-
-#: the memo's class (tests/support/fast_paths.py gives it one that keeps nothing)
-_Memo = dict
 
 #: ``_why_not`` of an argument that is not a pointer (not listed among those not rooted)
 _NOT_A_POINTER = reasons.NOT_A_POINTER.text

@@ -16,7 +16,7 @@ PKG = ROOT / "llnoalias"
 
 #: lower numbers are lower layers; a module may import its own layer and the ones below
 LAYERS = {
-    "diagnostics": 0, "options": 0, "fileio": 0, "plain": 0, "reasons": 0, "reasons_doc": 0, "compiled": 0,
+    "diagnostics": 0, "options": 0, "fileio": 0, "plain": 0, "reasons": 0, "reasons_doc": 0, "compiled": 0, "shortcuts": 0,
     "ir": 1,
     "asm": 1,
     "analysis": 2,

@@ -15,7 +15,10 @@ compare a run with itself. ``forks``: the row forks worker processes (under pyte
 runs in a fresh process: tests/conftest.py).
 
 The compiled twins of ``llnoalias.compiled.TWINS`` are rows too (their own tests,
-``tests/*/test_twin_*.py``, compare them further: every value, cause and cache).
+``tests/*/test_twin_*.py``, compare them further: every value, cause and cache). A row
+switches a twin, and a shortcut of the table ``llnoalias.shortcuts.SHORTCUTS`` (a row of
+the same name here), only through ``tests/support/switches.py``; the other rows switch
+their shortcut by putting the long way in place of the method that takes it.
 """
 
 from __future__ import annotations
@@ -39,9 +42,10 @@ from llnoalias.fileio import encode
 from llnoalias.ir.model import Module
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
+from llnoalias.shortcuts import NoMemo
 
 from .provenance import reference_solve
-from .switches import bound, switch_twin, twin
+from .switches import bound, memo_places, shortcut, switch_shortcut, switch_twin, twin
 
 #: the options every row is compared under (the most claims, so the most to differ)
 OPTIONS: dict[str, Any] = {"lds": "all", "args": "noalias"}
@@ -183,12 +187,17 @@ class Hits(dict):  # type: ignore[type-arg]
         return got
 
 
-def memo_hits(module: str, names: tuple[str, ...]) -> Spy:
-    """The hits of the ``Hits`` memos ``names`` of ``llnoalias.MODULE`` (a switch put them there)."""
+def memo_hits(row: str) -> Spy:
+    """The hits of the memos of the shortcut ``row`` (``shortcuts.SHORTCUTS``' ``memos``):
+    each one the switch left on replaced by an empty ``Hits``; none where it is off."""
 
     def install(m: pytest.MonkeyPatch) -> Callable[[], int]:
-        mod = _mod(module)()
-        return lambda: sum(getattr(mod, n).hits for n in names if isinstance(getattr(mod, n), Hits))
+        held: list[Hits] = []
+        for module, attr in memo_places(row):
+            if not isinstance(getattr(module, attr), NoMemo):
+                held.append(Hits())
+                m.setattr(module, attr, held[-1])
+        return lambda: sum(h.hits for h in held)
 
     return install
 
@@ -252,6 +261,16 @@ def _unbuilt(key: str) -> Callable[[], str | None]:
     return why
 
 
+def _table(name: str) -> Callable[[pytest.MonkeyPatch, bool], None]:
+    """The row ``name`` of ``llnoalias.shortcuts.SHORTCUTS`` switched (its only switch)."""
+    shortcut(name)  # (a name the table lacks fails here, when the rows are made)
+
+    def switch(m: pytest.MonkeyPatch, fast: bool) -> None:
+        switch_shortcut(m, name, fast)
+
+    return switch
+
+
 def _header_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.ir.header_reader import HeaderReader
@@ -291,16 +310,20 @@ def _workers(defer: bool) -> Callable[[pytest.MonkeyPatch, bool], None]:
     def switch(m: pytest.MonkeyPatch, fast: bool) -> None:
         from llnoalias.transform import pipeline, workers
 
+        # (the sizes are tuning knobs, not switches: lowered so that a small fixture reaches
+        # the shortcut)
         if defer:
             # workers in both runs; the bodies read by the process that analyses them, or all at once
             m.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1)
             m.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0)
-            m.setattr(pipeline, "DEFER_CHARS", 0 if fast else 1 << 62)
+            m.setattr(pipeline, "DEFER_CHARS", 0)
+            switch_shortcut(m, "deferred-bodies", fast)
         else:
-            # a worker per function, or one process (one group)
+            # a worker per function, or one process (one group): workers are not a switch of
+            # the table (-j is theirs), their sizes say where they pay
             m.setattr(workers, "MIN_GROUP_INSTRUCTIONS", 1 if fast else 1 << 62)
             m.setattr(workers, "MIN_AVERAGE_INSTRUCTIONS", 0 if fast else 1 << 62)
-            m.setattr(pipeline, "DEFER_CHARS", 1 << 62)
+            switch_shortcut(m, "deferred-bodies", False)
 
     return switch
 
@@ -348,24 +371,6 @@ def _fast_cli(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setenv("LLNOALIAS_NO_FAST_CLI", "1")
 
 
-class _Forgetful(dict):  # type: ignore[type-arg]
-    """A memo that keeps nothing: every text is read the long way."""
-
-    def __setitem__(self, key: object, value: object) -> None:
-        pass
-
-
-#: the header reader's memos of texts read
-HEADER_MEMOS = ("_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN", "_PIECES_SEEN")
-
-
-def _header_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.ir import header_reader
-
-    for name in HEADER_MEMOS:
-        m.setattr(header_reader, name, Hits() if fast else _Forgetful())
-
-
 def attach_one_by_one(self: Any, attachments: list[tuple[Any, tuple[int, ...], tuple[int, ...]]]) -> list[Any]:
     """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
     return [inst for inst, scopes, noalias in attachments if not self.attach_scopes(inst, scopes, noalias)]
@@ -380,48 +385,6 @@ def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(MetadataWriter, "attach_all_scopes", attach_one_by_one)
 
 
-def _access_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.analysis.memory import accesses
-
-    m.setattr(accesses, "_SEEN", Hits() if fast else _Forgetful())
-
-
-def _phi_labels_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.analysis.ranges import loops
-
-    m.setattr(loops, "_LABELS_SEEN", Hits() if fast else _Forgetful())
-
-
-def _define_line(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir import parser
-        from llnoalias.ir.toplevel_reader import TopLevelReader
-
-        m.setattr(parser, "_AFTER_DEFINE", frozenset())
-        m.setattr(TopLevelReader, "_function", TopLevelReader._function_lines)
-
-
-def _roots_memo(m: pytest.MonkeyPatch, fast: bool) -> None:
-    from llnoalias.transform import roots
-
-    m.setattr(roots, "_Memo", _RootsHits if fast else _Forgetful)
-    _RootsHits.made = []
-
-
-class _RootsHits(Hits):
-    """``roots._Memo`` that keeps each memo made (``made``), to count their hits."""
-
-    made: list[Hits] = []
-
-    def __init__(self) -> None:
-        super().__init__()
-        _RootsHits.made.append(self)
-
-
-def _roots_hits(m: pytest.MonkeyPatch) -> Callable[[], int]:
-    return lambda: sum(h.hits for h in _RootsHits.made)
-
-
 def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.ir.header_reader import HeaderReader
@@ -429,19 +392,14 @@ def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
 
 
-def _fresh_domains(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import metadata
-
-        m.setattr(metadata, "FRESH_DOMAINS", False)
-
-
 def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
     from llnoalias.transform import pipeline
 
-    # fast: every plan's domains forgotten as soon as can be (a batch of one instruction)
-    m.setattr(pipeline, "FORGET_FROM", 0 if fast else 1 << 30)
+    switch_shortcut(m, "forget-lists", fast)
+    # (sizes, not switches) fast: every plan's domains forgotten as soon as can be (any plan,
+    # a batch of one instruction)
     if fast:
+        m.setattr(pipeline, "FORGET_FROM", 0)
         m.setattr(pipeline, "BATCH", 1)
 
 
@@ -450,39 +408,13 @@ def _header_line(m: pytest.MonkeyPatch, fast: bool) -> None:
         switch_twin(m, "body_reader", None, only=("llnoalias.ir.header_reader",))
 
 
-def _workgroup_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.analysis.ranges import workgroup
-
-        m.setattr(workgroup, "SHAPES_MEMO", False)
-
-
-def _aa_first(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import dma_addresses
-
-        m.setattr(dma_addresses, "AA_FIRST", "")
-
-
-def _one_line_reader() -> Callable[..., int]:
-    from llnoalias.ir.toplevel_reader import TopLevelReader
-
-    return TopLevelReader.__dict__["_function"]  # type: ignore[no-any-return]
-
-
-#: ``TopLevelReader._function`` as the package defines it (before any switch)
-_ONE_LINE_READER = _one_line_reader()
-
-
 def _one_line_headers(m: pytest.MonkeyPatch) -> Callable[[], int]:
-    """The define lines ``TopLevelReader._function`` read as one line (not handed to
-    ``_function_lines``); none where the switch made ``_function_lines`` the reader."""
+    """The define lines ``TopLevelReader._function`` read as one line (less those handed to
+    ``_function_lines``: with the shortcut off, every one is)."""
     from llnoalias.ir.toplevel_reader import TopLevelReader
 
     n = [0]
-    one_line = _ONE_LINE_READER
-    if TopLevelReader.__dict__["_function"] is not one_line:
-        return lambda: 0
+    one_line = TopLevelReader._function
     lines = TopLevelReader._function_lines
 
     def function(self: TopLevelReader, *args: Any) -> int:
@@ -616,10 +548,12 @@ FAST_PATHS: list[FastPath] = [
              "Editor.encoded returning None", "Editor.chunks, encoded", _encoded,
              spy=calls(_cls("ir.editor", "Editor"), "encoded", _not_none), unavailable=_unbuilt("body_reader")),
     FastPath("workers", "transform.workers (-j: groups of functions in worker processes)",
-             "-j 1", "one process", _workers(defer=False), applies=several_functions,
+             "-j 1 (here: the sizes past the module's, one group)", "one process", _workers(defer=False),
+             applies=several_functions,
              spy=_forked, forks=True),
     FastPath("deferred-bodies", "ir.parser.parse_module_deferred (each body read by the worker "
-             "that analyses it)", "bodies read before the fork", "parse_module: every body read at once",
+             "that analyses it)", "shortcuts.ON['deferred-bodies'] = False: bodies read before the fork",
+             "parse_module: every body read at once",
              _workers(defer=True), applies=several_functions,
              spy=_landed_deferred, forks=True),
     FastPath("no-report", "annotate(report=False): the reasons' walk back through the slice skipped",
@@ -631,30 +565,33 @@ FAST_PATHS: list[FastPath] = [
              "LLNOALIAS_NO_FAST_CLI=1", "the click command line (cli.main)", _fast_cli, observe=_cli,
              spy=calls(_mod("cli.entry"), "parse_fast", _not_none)),
     FastPath("header-memo", "ir.header_reader: each distinct parameter, prefix and tail text read once",
-             "memos that keep nothing", "every header's texts read", _header_memo, observe=model,
-             spy=memo_hits("ir.header_reader", HEADER_MEMOS)),
+             "shortcuts row header-memo: its memos keeping nothing", "every header's texts read",
+             _table("header-memo"), observe=model,
+             spy=memo_hits("header-memo")),
     FastPath("scope-writer", "transform.pipeline._write_scopes (!noalias of distinct buffers without "
              "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
              "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
              observe=lambda text, path: output_only(text, path, report=False),
              spy=calls(_mod("transform.pipeline"), "_noalias_ids", sign=-1)),
     FastPath("access-memo", "analysis.memory.accesses.find_accesses (the access of an instruction "
-             "whose parsed operands were met before, copied)", "a memo that keeps nothing",
-             "_memory_access / _intrinsic_access for every instruction", _access_memo,
-             spy=memo_hits("analysis.memory.accesses", ("_SEEN",)),
+             "whose parsed operands were met before, copied)", "shortcuts row access-memo: a memo that "
+             "keeps nothing", "_memory_access / _intrinsic_access for every instruction", _table("access-memo"),
+             spy=memo_hits("access-memo"),
              fixtures=("stages/ranges_loop.ll", "stages/regions.ll", "args/trivial_kernels.ll")),
     FastPath("phi-labels-memo", "analysis.ranges.loops.LoopRanges._phi_labels (each distinct phi text "
-             "tokenized once)", "a memo that keeps nothing", "every phi's text tokenized", _phi_labels_memo,
-             spy=memo_hits("analysis.ranges.loops", ("_LABELS_SEEN",)),
+             "tokenized once)", "shortcuts row phi-labels-memo: a memo that keeps nothing",
+             "every phi's text tokenized", _table("phi-labels-memo"),
+             spy=memo_hits("phi-labels-memo"),
              fixtures=("stages/ranges_loop.ll",)),
     FastPath("define-line", "ir.parser._ModuleParser.run (a line that starts with 'define' to "
-             "_function) and TopLevelReader._function (a one-line header)", "both through "
-             "_top_level and _function_lines", "_top_level and the header's lines joined",
-             _define_line, observe=model,
+             "_function) and TopLevelReader._function (a one-line header)", "shortcuts.ON['define-line'] "
+             "= False: both through _top_level and _function_lines", "_top_level and the header's lines joined",
+             _table("define-line"), observe=model,
              spy=_one_line_headers),
     FastPath("roots-memo", "transform.roots.find_roots (each distinct argument type and attribute "
-             "set read once)", "a memo that keeps nothing", "every argument read", _roots_memo,
-             spy=_roots_hits),
+             "set read once)", "shortcuts.ON['roots-memo'] = False: memos that keep nothing",
+             "every argument read", _table("roots-memo"),
+             spy=calls(_mod("transform.roots"), "_why_not", sign=-1)),
     FastPath("line-shapes", "ir.toplevel_reader.TopLevelReader._add_shaped (a define line whose text but "
              "for its name was read before in the module: its header and body read from what that line "
              "gave, the body by BodyReader._body_plain)", "HeaderReader._remember_line keeping nothing",
@@ -662,12 +599,12 @@ FAST_PATHS: list[FastPath] = [
              spy=calls(_cls("ir.toplevel_reader", "TopLevelReader"), "_add_shaped"),
              fixtures=("stages/ranges_loop.ll", "stages/regions.ll", "errors/undefined_first_in_file_order.ll")),
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "
-             "module: its lines at once)", "metadata.FRESH_DOMAINS = False", "one scope at a time, "
-             "each line appended alone", _fresh_domains,
+             "module: its lines at once)", "shortcuts.ON['fresh-domains'] = False", "one scope at a time, "
+             "each line appended alone", _table("fresh-domains"),
              spy=calls(_cls("transform.metadata", "MetadataWriter"), "fresh_domain", lambda got: got != -1)),
     FastPath("forget-lists", "transform.pipeline._write_scopes and MetadataWriter.forget (a fresh "
-             "domain's lists memo dropped once its accesses are written)", "pipeline.FORGET_FROM past "
-             "the plan's domains", "every list kept to the end", _forget_lists,
+             "domain's lists memo dropped once its accesses are written)", "shortcuts.ON['forget-lists'] "
+             "= False", "every list kept to the end", _forget_lists,
              spy=_forgotten),
     FastPath("header-line", "ir.header_reader.HeaderReader._header_line (a header whose texts but for its "
              "names the pattern read before: split by the compiled header_line, each part looked up)",
@@ -678,13 +615,13 @@ FAST_PATHS: list[FastPath] = [
              # process read a header of its shape, so its row passed or failed by test order)
              fixtures=REPRESENTATIVE),
     FastPath("workgroup-shapes", "analysis.ranges.workgroup.work_group (AMDGPU bounds read once per "
-             "distinct own attribute text and attribute groups: _SHAPES)", "workgroup.SHAPES_MEMO = False",
-             "_amdgpu for every function", _workgroup_shapes,
+             "distinct own attribute text and attribute groups: _SHAPES)",
+             "shortcuts.ON['workgroup-shapes'] = False", "_amdgpu for every function", _table("workgroup-shapes"),
              spy=calls(_mod("analysis.ranges.workgroup"), "_amdgpu", sign=-1),
              fixtures=REPRESENTATIVE[:3]),
     FastPath("aa-first", "transform.dma_addresses._read (a span with no '!' has no alias metadata: "
-             "the words are looked for from the first '!' on)", "dma_addresses.AA_FIRST = ''",
-             "every word of AA_WORDS looked for over the whole span", _aa_first,
+             "the words are looked for from the first '!' on)", "shortcuts.ON['aa-first'] = False",
+             "every word of AA_WORDS looked for over the whole span", _table("aa-first"),
              spy=_aa_words_read,
              fixtures=("dma/asm_wait_kept.ll", "args/opaque_buffer_resource.ll")),
 ]

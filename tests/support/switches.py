@@ -1,10 +1,15 @@
-"""The compiled twins as the tests reach them: the one way (``llnoalias/compiled.py``).
+"""The switches of the shortcuts as the tests reach them, each one way: the compiled twins
+(``llnoalias/compiled.py``) and the table of ``llnoalias/shortcuts.py``.
 
 Each twin is bound once per module that uses it, as ``Twin.bound_as`` in each of
 ``Twin.holders``; ``twin(key)`` is the compiled module (or None where it is not built or
 ``LLNOALIAS_PURE`` blocks it), ``switch_twin`` sets that binding in the holders (None: the
 pure-Python reference runs there, as ``LLNOALIAS_PURE=KEY`` leaves it, without a fresh
 interpreter). A test never patches a twin's binding by its name.
+
+``switch_shortcut`` switches a row of ``shortcuts.SHORTCUTS``: a switch's state in
+``shortcuts.ON``, or a memo row's memos, each replaced by a ``shortcuts.NoMemo`` where it
+is off (left as they are where it is on). A test never patches the code a row names.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from llnoalias import compiled
+from llnoalias import compiled, shortcuts
 
 _BY_KEY = {t.key: t for t in compiled.TWINS}
 
@@ -53,4 +58,32 @@ def switch_twin(m: pytest.MonkeyPatch, key: str, value: Any = None, only: tuple[
         m.setattr(solver.FunctionRanges, "int_range", solver.PY_INT_RANGE)
 
 
-__all__ = ["bound", "switch_twin", "twin"]
+_ROWS = {s.name: s for s in shortcuts.SHORTCUTS}
+
+
+def shortcut(name: str) -> shortcuts.Shortcut:
+    """The row ``name`` of ``shortcuts.SHORTCUTS``."""
+    return _ROWS[name]
+
+
+def memo_places(name: str) -> list[tuple[ModuleType, str]]:
+    """Where the memos of row ``name`` live: (module, global name) each."""
+    out = []
+    for dotted in _ROWS[name].memos:
+        module, _, attr = dotted.rpartition(".")
+        out.append((importlib.import_module(module), attr))
+    return out
+
+
+def switch_shortcut(m: pytest.MonkeyPatch, name: str, on: bool) -> None:
+    """The shortcut ``name`` taken (``on``) or not: the one way a test switches one."""
+    row = _ROWS[name]
+    if row.memos:
+        if not on:
+            for module, attr in memo_places(name):
+                m.setattr(module, attr, shortcuts.NoMemo())
+        return
+    m.setitem(shortcuts.ON, name, on)
+
+
+__all__ = ["bound", "memo_places", "shortcut", "switch_shortcut", "switch_twin", "twin"]

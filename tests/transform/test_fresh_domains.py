@@ -1,5 +1,5 @@
 """``MetadataWriter.domain_scopes`` writes a domain new to the module in one step
-(``FRESH_DOMAINS``): the lines, ids and the writer's tables must be what making one
+(the ``fresh-domains`` shortcut): the lines, ids and the writer's tables must be what making one
 scope at a time gives, also beside domains found again in the input and after other
 nodes took ids."""
 
@@ -10,8 +10,8 @@ import pytest
 from llnoalias.ir.editor import Editor
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
-from llnoalias.transform import metadata
 from llnoalias.transform.metadata import MetadataWriter
+from tests.support.switches import switch_shortcut
 
 AGAIN = ('define void @f() {\n  ret void\n}\n!7 = distinct !{!7, !"llnoalias.args.f"}\n'
          '!8 = distinct !{!8, !7, !"a"}\n')
@@ -28,7 +28,7 @@ CALLS: list[tuple[str, list[str]]] = [
 
 
 def _run(text: str, fresh: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[object, ...]:
-    monkeypatch.setattr(metadata, "FRESH_DOMAINS", fresh)
+    switch_shortcut(monkeypatch, "fresh-domains", fresh)
     mod = parse_module(SourceFile("t.ll", text))
     ed = Editor(mod.source)
     w = MetadataWriter(mod, ed)

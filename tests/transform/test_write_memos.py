@@ -1,7 +1,7 @@
 """The scope writer keeps little per domain: a fresh domain's scopes are read back from
 the lines written when asked for (``MetadataWriter.scopes``), a fresh domain's lists are
 dropped once ``_write_scopes`` has written all its accesses (``MetadataWriter.forget``,
-``pipeline.FORGET_FROM``), and the appended lines reach the output without being joined
+the ``forget-lists`` shortcut from ``pipeline.FORGET_FROM`` domains on), and the appended lines reach the output without being joined
 first (``Editor.encoded``). None of it changes a byte of the output."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from llnoalias.ir.source import SourceFile
 from llnoalias.transform import pipeline
 from llnoalias.transform.metadata import MetadataWriter
 from tests.support.files import all_fixtures
-from tests.support.switches import twin
+from tests.support.switches import switch_shortcut, twin
 
 HEAD = 'target triple = "amdgcn-amd-amdhsa"\n\n@smem = addrspace(3) global [64 x i32] undef, align 4\n\n'
 
@@ -40,7 +40,9 @@ MANY = HEAD + "\n".join(_kernel(n, 2 + n % 4) for n in range(40))
 
 def _out(text: str, forget: bool, monkeypatch: pytest.MonkeyPatch, **options: object) -> tuple[str, object]:
     with monkeypatch.context() as m:
-        m.setattr(pipeline, "FORGET_FROM", 0 if forget else 1 << 30)
+        switch_shortcut(m, "forget-lists", forget)
+        # (sizes: every plan forgets, a batch of one instruction)
+        m.setattr(pipeline, "FORGET_FROM", 0)
         m.setattr(pipeline, "BATCH", 1 if forget else 4096)
         res = llnoalias.annotate(text, **options)  # type: ignore[arg-type]
         return res.text, res.report.as_dict()
@@ -162,13 +164,11 @@ def test_a_domain_holding_anothers_key(at: int, monkeypatch: pytest.MonkeyPatch)
 def test_fresh_domain_writes_the_long_ways_lines(names: list[str], newline: str,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A new domain's lines written as one block read line by line as ``scope`` writes them."""
-    from llnoalias.transform import metadata
-
     text = f"define void @f() {{{newline}  ret void{newline}}}{newline}"
     fast, fed = _writer(text)
     got = fast.domain_scopes("llnoalias.args.k", names)
     with monkeypatch.context() as m:
-        m.setattr(metadata, "FRESH_DOMAINS", False)
+        switch_shortcut(m, "fresh-domains", False)
         slow, sed = _writer(text)
         want = slow.domain_scopes("llnoalias.args.k", names)
     assert got == want == list(range(fast.domains["llnoalias.args.k"] + 1, fast.next_id))

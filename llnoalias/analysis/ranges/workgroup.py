@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from ... import shortcuts
 from ...ir.lazyre import lazy
 from ...ir.lexer import canon_name, tokenize
 from ...ir.model import Function, Module
@@ -114,7 +115,7 @@ def work_group(mod: Module, fn: Function, family: str, memo: WorkGroups | None =
         # what the bounds are read from is the define's own attribute text and its groups
         # (the groups' texts and the metadata are the module's): functions spelled alike
         # there share one, found once in ``memo.by_shape``
-        if memo is None or not SHAPES_MEMO:
+        if memo is None or not shortcuts.ON["workgroup-shapes"]:
             wg = _amdgpu(mod, fn, tmax)
         else:
             shapes = memo.by_shape
@@ -133,8 +134,6 @@ def work_group(mod: Module, fn: Function, family: str, memo: WorkGroups | None =
 #: AMDGPU bounds by what they are read from: (the target's maximum, the define's own
 #: attribute text, its attribute groups), ``WorkGroups.by_shape``
 Shapes = dict[tuple[tuple[int, int, int], str, tuple[str, ...]], WorkGroup]
-#: False: ``work_group`` keeps nothing in ``by_shape`` (each function's bounds read from its texts)
-SHAPES_MEMO = True
 
 
 # ------------------------------------------------------------------ AMDGPU
