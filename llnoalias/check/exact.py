@@ -18,7 +18,6 @@ iteration (``fresh``: no back edge crossed since the DMA).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..analysis.memory.accesses import find_accesses
@@ -42,7 +41,7 @@ from .tiles import Descriptors
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..analysis.ranges.concrete import Evaluator
-    from ..ir.model import TypedValue
+    from ..ir.model import Ops, TypedValue
     from ..ir.types import Type
 
 #: a thread's standing in a block: None (does not run it), or the conditions not known
@@ -54,10 +53,15 @@ Variant = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]
 UNIFORM = "~"
 #: between a condition of a thread's own and the thread whose value it is (``%c@17``)
 AT = "@"
-_NAME = r"(%[-a-zA-Z$._0-9]+|%\"[^\"]*\")"
-_TRUNC_I1 = re.compile(r"trunc i\d+ " + _NAME + r" to i1\b")
-_LSHR = re.compile(r"lshr (?:exact )?i\d+ " + _NAME + r", " + _NAME)
-_BALLOT = re.compile(r"@llvm\.amdgcn\.ballot\.i(\d+)\(i1 " + _NAME + r"\)")
+#: the callee of a ballot, before its width (``@llvm.amdgcn.ballot.i64``)
+_BALLOT = "@llvm.amdgcn.ballot.i"
+
+
+def _int(ty: Type | None, bits: int | None = None) -> bool:
+    """Is ``ty`` an integer type (of ``bits`` bits, where given)?"""
+    return ty is not None and ty.kind == "int" and (bits is None or ty.bits == bits)
+
+
 #: calls whose value every thread of a work-group shares
 _UNIFORM_CALLS = ("workgroup.id", "readfirstlane", "s.getpc", "dispatch.ptr", "kernarg.segment.ptr",
                   "implicitarg.ptr", "llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax", "llvm.abs")
@@ -242,18 +246,11 @@ class FunctionExact:
         lane; a clear one says nothing (the lane may not have run the ballot). None otherwise."""
         th = self.threads
         assert th is not None
-        fn, text = self.fn, self.mod.text
-
-        def code(name: str, opcode: str) -> str | None:
-            inst = fn.by_name.get(name)
-            return None if inst is None or inst.opcode != opcode else text[inst.opstart:inst.end]
-
-        m = _TRUNC_I1.match(code(cond, "trunc") or "")
-        shifted = _LSHR.match(code(m.group(1), "lshr") or "") if m else None
-        ballot = _BALLOT.search(code(shifted.group(1), "call") or "") if shifted else None
-        if shifted is None or ballot is None or int(ballot.group(1)) != th.wave:
+        got = self._ballot_of(cond)
+        if got is None or got[0] != th.wave:
             return None
-        idx = ev.value(None, LocalRef(shifted.group(2)))
+        _, pred, index = got
+        idx = ev.value(None, LocalRef(index))
         if isinstance(idx, Unknown) or not isinstance(idx, (int, tuple)):
             return None
         whose: list[int] = []
@@ -262,7 +259,39 @@ class FunctionExact:
             if not 0 <= i < th.wave:
                 return None
             whose.append(t - t % th.wave + i)
-        return ballot.group(2), whose
+        return pred, whose
+
+    def _ballot_of(self, cond: str) -> tuple[int, str, str] | None:
+        """The parts of ``cond = trunc iN (lshr iN (ballot.iW P), I) to i1``, read from the
+        instructions' parsed operands: the ballot's width ``W``, the name of ``P`` and of
+        ``I`` (each a named value of the function). None for any other ``cond``."""
+        mod, fn = self.mod, self.fn
+
+        def ops_of(name: str, opcode: str) -> Ops | None:
+            inst = fn.by_name.get(name)
+            return None if inst is None or inst.opcode != opcode else opparse.parse(mod, inst)
+
+        trunc = ops_of(cond, "trunc")
+        if (trunc is None or trunc.kind != "cast" or len(trunc.operands) != 1 or not _int(trunc.result_type, 1)
+                or not _int(trunc.operands[0][0])):
+            return None
+        shifted = trunc.operands[0][1]
+        lshr = ops_of(shifted.name, "lshr") if isinstance(shifted, LocalRef) else None
+        if (lshr is None or lshr.kind != "binop" or not set(lshr.flags[1:]) <= {"exact"}
+                or len(lshr.operands) != 2 or not _int(lshr.operands[0][0])):
+            return None
+        (_, ballot), (_, index) = lshr.operands
+        call = ops_of(ballot.name, "call") if isinstance(ballot, LocalRef) else None
+        if call is None or call.kind != "call" or not isinstance(index, LocalRef):
+            return None
+        callee = call.callee.name if isinstance(call.callee, GlobalRef) else ""
+        width = callee[len(_BALLOT):]
+        if not (callee.startswith(_BALLOT) and width.isascii() and width.isdigit()) or len(call.operands) != 1:
+            return None
+        pty, pred = call.operands[0]
+        if not _int(pty, 1) or not isinstance(pred, LocalRef):
+            return None
+        return int(width), pred.name, index.name
 
     def _uniform(self, cond: str) -> bool:
         """Whether every thread of the work-group has the same ``cond``: it reads no thread id,
