@@ -62,7 +62,7 @@ def _int(ty: Type | None, bits: int | None = None) -> bool:
     return ty is not None and ty.kind == "int" and (bits is None or ty.bits == bits)
 
 
-#: calls whose value every thread of a work-group shares
+#: words of the callees whose value every thread of a work-group shares (given shared operands)
 _UNIFORM_CALLS = ("workgroup.id", "readfirstlane", "s.getpc", "dispatch.ptr", "kernarg.segment.ptr",
                   "implicitarg.ptr", "llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax", "llvm.abs")
 
@@ -306,8 +306,10 @@ class FunctionExact:
                 if inst.opcode in ("load", "atomicrmw", "cmpxchg"):
                     got = False
                 elif inst.opcode == "call":
-                    text = self.mod.text[inst.opstart:inst.end]
-                    if not any(k in text for k in _UNIFORM_CALLS):
+                    # (the callee's name, as the model read it: not a word anywhere in the call)
+                    callee = opparse.parse(self.mod, inst).callee
+                    name = callee.name if isinstance(callee, GlobalRef) else ""
+                    if not any(k in name for k in _UNIFORM_CALLS):
                         got = False
                 if not got:
                     break
