@@ -117,40 +117,44 @@ def _read(mod: Module, lds: list[Decision], is_dma: list[bool]) -> list[bool]:
     return need
 
 
-def summarise(analyses: FunctionAnalyses, fn: Function, decisions: list[Decision]) -> None:
-    """Give every LDS decision of ``fn`` its address summary (``Decision.dma``), while the
-    function's operands are alive; ``unsummarised`` where no rule reads it (``_read``). Its
-    ranges are ``analyses``' (the ranges stage measures the same function with them)."""
+def summarise(analyses: FunctionAnalyses, fn: Function, decisions: list[Decision]) -> list[Decision]:
+    """Every LDS decision of ``fn`` (of ``decisions``) with its address summary
+    (``Decision.dma``), made while the function's operands are alive; ``unsummarised``
+    where no rule reads it (``_read``). A new list where ``fn`` has an LDS-DMA (the other
+    decisions shared), else ``decisions``, which are left as they were. Its ranges are
+    ``analyses``' (the ranges stage measures the same function with them)."""
     mod = analyses.mod
-    lds = [d for d in decisions if d.domain == LDS_DOMAIN]
-    if not lds:
-        return
+    at = [i for i, d in enumerate(decisions) if d.domain == LDS_DOMAIN]
+    if not at:
+        return decisions
+    lds = [decisions[i] for i in at]
     is_dma = [d.access.intrinsic is not None and dma_operands(d.access.intrinsic) is not None for d in lds]
     if not any(is_dma):
-        return
+        return decisions
+    out = list(decisions)
     need = _read(mod, lds, is_dma)
     if not any(need):
-        for d, m in zip(lds, is_dma, strict=True):
-            d.dma = _UNSUMMARISED[m]
-        return
-    fa = next((d.fa for d in lds if d.fa is not None), None)
+        for i, d, m in zip(at, lds, is_dma, strict=True):
+            out[i] = d.summarised(_UNSUMMARISED[m])
+        return out
     dl = analyses.layout
-    ranges = analyses.ranges(fn, fa) if fa is not None else None
+    ranges = analyses.ranges(fn)
     w = Walker(mod, fn, dl, ranges)
     flow = WaitFlow(mod, fn)
-    for d, needed in zip(lds, need, strict=True):
+    for i, d, needed in zip(at, lds, need, strict=True):
         acc = d.access
         if not needed:
-            d.dma = unsummarised(dma_operands(acc.intrinsic) is not None)
+            out[i] = d.summarised(unsummarised(dma_operands(acc.intrinsic) is not None))
             continue
         dma, ptr, size = access_address(mod, acc, dl)
         pos = flow.where(acc.inst, dma)
         place = flow.place(acc.inst, dma)
         if ptr is None:
-            d.dma = (dma, None, ("", "unknown", ""), None, *pos, *place, None)
+            out[i] = d.summarised((dma, None, ("", "unknown", ""), None, *pos, *place, None))
             continue
         aa = w.aa_base(ptr[1])
-        d.dma = (dma, w.sem(ptr[0], ptr[1]), aa, size, *pos, *place, w.int_sem(aa))
+        out[i] = d.summarised((dma, w.sem(ptr[0], ptr[1]), aa, size, *pos, *place, w.int_sem(aa)))
+    return out
 
 
 def in_flight(acc: Summary, dma: Summary) -> bool:

@@ -142,7 +142,7 @@ PRODUCER_WINDOW = reasons.PRODUCER_WINDOW.text
 LOWERED = reasons.LOWERED_LDS_DMA.text
 
 
-def lowered(mod: Module, p: Plan, out: Guarded, claims: Rewrites) -> None:
+def lowered(mod: Module, claims: Rewrites, out: Guarded) -> None:
     """Rule (c), before ``guard``: a DMA whose LDS destination is a static (sized) variable
     addressed directly (through ``getelementptr``, casts and constant expressions, which
     LLVM's module-LDS lowering follows; not through ``inttoptr``, which it does not).
@@ -168,7 +168,7 @@ def lowered(mod: Module, p: Plan, out: Guarded, claims: Rewrites) -> None:
     if not static:
         return
     dl = layout_of(mod)
-    for ds in _by_function(p.decisions, lds_summaries=False):
+    for ds in _by_function(claims.decisions, lds_summaries=False):
         # every DMA of the function, not only the lowered ones: one that llnoalias scoped (an
         # argument-domain scope alone is enough) takes a slot of its own, which changes which
         # of the lowered DMAs the reads are checked against (measured with llc-19)
@@ -278,12 +278,14 @@ def _shares(d: Decision, mine: list[Root], m: Decision, theirs: list[Root]) -> b
     return a is None or b is None or (a[0] < b[1] and b[0] < a[1])
 
 
-def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
-    """Rules (a) and (b) over the plan, before ``finish``. Returns the DMAs of functions
-    whose input is already in the unsafe state (to ``rescue`` after ``finish``).
-    ``dynamic``: the module's dynamic LDS variables (``dynamic_lds``), which share bytes."""
+def guard(claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> list[Decision]:
+    """Rules (a) and (b) over the plan (``claims``: as ``lowered`` left it), before
+    ``finish``. Returns the DMAs of functions whose input is already in the unsafe state (to
+    ``rescue`` after ``finish``). ``dynamic``: the module's dynamic LDS variables
+    (``dynamic_lds``), which share bytes."""
     unsafe_in: list[Decision] = []
-    for ds in _by_function(p.decisions):
+    now = claims.now
+    for ds in _by_function(claims.decisions):
         dmas = [d for d in ds if d.dma is not None and d.dma[0]]
         if not dmas:
             continue
@@ -336,6 +338,7 @@ def guard(p: Plan, claims: Rewrites, dynamic: frozenset[str] = frozenset()) -> l
         for d in dmas:
             groups.setdefault(tuple([id(k) for k in d.keys]), (d.keys, []))[1].append(d)
         for d in ds:
+            d = now(d)  # (as the rule of shared bytes above left it)
             if not d.keys or d.dma is None or d.dma[0]:
                 continue
             for keys, members in groups.values():
@@ -364,15 +367,15 @@ def _why(d: Decision) -> str:
     return d.reason
 
 
-def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded, claims: Rewrites) -> None:
-    """After ``finish``: a DMA of an input already in the unsafe state gets its root's
-    scope when it was traced (also in a domain of one scope); else a warning, one per
-    function (at its first such DMA)."""
+def rescue(claims: Rewrites, unsafe_in: list[Decision], out: Guarded) -> None:
+    """After ``finish``: a DMA of an input already in the unsafe state (``unsafe_in``: its
+    decisions in the plan of ``claims``) gets its root's scope when it was traced (also in a
+    domain of one scope); else a warning, one per function (at its first such DMA)."""
     left: dict[int, list[Decision]] = {}
     for d in unsafe_in:
         if d.keys:
             continue
-        if _scope_traced(p, d, claims):
+        if _scope_traced(claims, d):
             continue
         left.setdefault(id(d.access.inst.function), []).append(d)
     for ds in left.values():
@@ -383,15 +386,13 @@ def rescue(p: Plan, unsafe_in: list[Decision], out: Guarded, claims: Rewrites) -
               f"llnoalias cannot scope it ({_why(d)}){more}")
 
 
-def _scope_traced(p: Plan, d: Decision, claims: Rewrites) -> bool:
+def _scope_traced(claims: Rewrites, d: Decision) -> bool:
     """Give a DMA traced to one root, left untagged only because its domain has one scope,
     its root's scope (a domain of one scope makes no other claim); False when it is not
     such a DMA."""
     if not (d.roots and len(d.roots) == 1 and reasons.SINGLE_SCOPE.matches(d.reason)):
         return False
-    keys = p.domain_keys.setdefault(d.domain, [])
-    if d.roots[0] not in keys:
-        keys.append(d.roots[0])
+    claims.add_key(d.domain, d.roots[0])
     claims.scope(d, list(d.roots))
     return True
 
@@ -401,7 +402,7 @@ def _scope_traced(p: Plan, d: Decision, claims: Rewrites) -> bool:
 DMA_DOMAIN = "llnoalias.dma."
 
 
-def scope_dmas(mod: Module, p: Plan, kernels: set[str], claims: Rewrites) -> None:
+def scope_dmas(mod: Module, claims: Rewrites, kernels: set[str]) -> None:
     """After ``residual``: in the functions ``kernels`` (those with a ``noalias`` pointer
     argument in the input or from ``--args noalias``), every LDS-DMA that would end without
     ``!alias.scope`` gets one. LLVM 24's kernel-argument lowering gives an LDS access whose
@@ -416,9 +417,7 @@ def scope_dmas(mod: Module, p: Plan, kernels: set[str], claims: Rewrites) -> Non
     if not kernels:
         return
     text = mod.text
-    out: list[Decision] = []
-    changed = False
-    ds = p.decisions
+    ds = claims.decisions
     n = 0
     counts: dict[str, int] = {}
     while n < len(ds):
@@ -428,26 +427,23 @@ def scope_dmas(mod: Module, p: Plan, kernels: set[str], claims: Rewrites) -> Non
         while m < len(ds) and ds[m].access.inst is inst:
             m += 1
         run = ds[n:m]
-        out.extend(run)
         n = m
         if (inst.function.name not in kernels or dma_operands(d.access.intrinsic) is None
                 or any(x.keys for x in run) or SCOPE_MD.search(text, inst.start, inst.end)):
             continue
         lds = next((x for x in run if x.domain == LDS_DOMAIN), None)
-        if lds is not None and _scope_traced(p, lds, claims):
+        if lds is not None and _scope_traced(claims, lds):
             continue
         fn = inst.function.name.lstrip("@").strip('"')
         k = counts[fn] = counts.get(fn, 0) + 1
         domain = f"{DMA_DOMAIN}{fn}.{k}"
         root = Root(domain, f"dma.line{inst.line}", "dma")
-        p.domain_keys[domain] = [root]
-        out.append(Decision(d.access, None, domain, (root,), [root]))
-        changed = True
-    if changed:
-        p.decisions = out
+        claims.new_domain(domain, [root])
+        # after the access's own decisions (those of one instruction stay adjacent)
+        claims.insert(m - 1, Decision(d.access, domain, (root,), [root]))
 
 
-def residual(p: Plan, out: Guarded, claims: Rewrites) -> None:
+def residual(claims: Rewrites, out: Guarded) -> None:
     """After ``rescue``: warn where the input's own metadata keeps an access in the unsafe
     shape that llnoalias cannot undo (it adds metadata, never removes it). An LDS access
     that carries the producer's ``!alias.scope``/``!noalias``/``!tbaa`` is checked by
@@ -468,7 +464,7 @@ def residual(p: Plan, out: Guarded, claims: Rewrites) -> None:
     DMA in flight at an access whose producer's `!noalias` names its scope (found by llnoalias
     check on Triton's gfx950 attention: its reads after the first lost their wait)."""
     risky_fns: dict[int, str] = {}
-    for ds in _by_function(p.decisions):
+    for ds in _by_function(claims.decisions):
         if dma_addresses.walked_none(ds):  # no access with the input's alias metadata
             continue
         dmas = [d for d in ds if d.dma is not None and d.dma[0] and (d.keys or SCOPE_MD.search(_code(d)))]
@@ -501,10 +497,10 @@ def residual(p: Plan, out: Guarded, claims: Rewrites) -> None:
                   "vmcnt wait between them; llnoalias check IN says whether it does, and where it finds the "
                   f"race, --repair (annotate or compile) drops that metadata or scopes the DMA{more}")
     if risky_fns:
-        for d in p.decisions:
+        for i, d in enumerate(claims.decisions):
             if (d.keys and id(d.access.inst.function) in risky_fns and dma_operands(d.access.intrinsic) is not None
                     and SCOPE_MD.search(_code(d))):
-                claims.withdraw(d, PRODUCER_WINDOW, risky_fns[id(d.access.inst.function)])
+                claims.withdraw(d, PRODUCER_WINDOW, risky_fns[id(d.access.inst.function)], at=i)
 
 
 def _warn(out: Guarded, d: Decision, message: str) -> None:
@@ -547,7 +543,7 @@ def static_lds(mod: Module, p: Plan, out: Guarded) -> None:
             continue
         hidden = [a for a in dmas if (base := _dma_base(mod, w, a)) is not None and base[1] != "global"]
         if hidden:
-            first = Decision(hidden[0], None, LDS_DOMAIN)
+            first = Decision(hidden[0], LDS_DOMAIN)
             more = f" (and {len(hidden) - 1} more in {fn.name})" if len(hidden) > 1 else ""
             _warn(out, first, "LDS-DMA through an integer address beside accesses of static LDS variables: "
                   "LLVM's module-LDS lowering scopes those accesses and not this DMA, and LLVM 21 and later "

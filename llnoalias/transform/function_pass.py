@@ -72,10 +72,8 @@ class ProvenanceStage(Stage):
 
     def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> Facts:
         run = fp.state
-        made = plan_function(run.mod, run.ma, run.roots, fn, run.plan, brief=not run.detail)
-        facts = Facts(fn.name, made)
-        summarise(run.analyses, fn, made)
-        return facts
+        made = plan_function(run.mod, run.ma, run.roots, fn, brief=not run.detail)
+        return Facts(fn.name, summarise(run.analyses, fn, made))
 
 
 class RangesStage(Stage):
@@ -92,8 +90,7 @@ class RangesStage(Stage):
         splitter = fp.splitter
         if splitter is None:
             return ByteRanges(fn.name, made, measured=False)
-        splitter.measure(made)  # type: ignore[arg-type]  # a list: the plan's own decisions
-        return ByteRanges(fn.name, made, measured=True)
+        return ByteRanges(fn.name, splitter.measure(made), measured=True)  # type: ignore[arg-type]  # a list
 
 
 class ArgumentsStage(Stage):
@@ -108,7 +105,7 @@ class ArgumentsStage(Stage):
     def run(self, fp: FunctionPass, fn: Function, previous: FunctionResult | None) -> ArgumentEdits:
         assert previous is not None, "the arguments stage runs after the provenance stage"
         run = fp.state
-        made: list[Decision] = previous.decisions  # type: ignore[assignment]  # the plan's own list
+        made: list[Decision] = previous.decisions  # type: ignore[assignment]  # the ranges stage's list
         lowered = run.options.args == "noalias" and has_lowered_dma(run.mod, made)
         return ArgumentEdits(fn.name, made, arguments_of(run.mod, run.ma, run.roots, run.options, fn, lowered))
 
@@ -117,8 +114,11 @@ class Run:
     """The inputs of one run's stages (the module, its analyses, the roots, the options, and
     ``keep``: the stages whose results ``--print-after`` or ``--stop-after`` asked for) and
     what they conclude into: the plan, the editor and metadata writer, the argument records
-    and the LDS-DMA warnings. What a stage concludes is its result (``pipeline.run_stages``
-    hands each module stage the results before it); none is kept here.
+    and the LDS-DMA warnings. ``plan`` is the plan as the last stage handed it on (the
+    per-function stages append each function's decisions; a module stage that rewrites
+    decisions replaces it with a new plan and leaves the one it was handed as it was). What a
+    stage concludes is its result (``pipeline.run_stages`` hands each module stage the
+    results before it); none is kept here.
 
     ``detail``: reasons are explained (for a report). ``jobs``: how many processes may run
     the per-function stages. ``bodies``: the reader of a deferred parse."""
@@ -200,10 +200,11 @@ class FunctionPass:
         made: list[Decision] = result.decisions if result is not None else []  # type: ignore[assignment]
         edits = result.edits if isinstance(result, ArgumentEdits) else None
         for d in made:
-            # what is left of a decision once its function is done: no analysis, no operands
-            d.fa = None
+            # what is left of an access once its function is done: no operands
             d.access.release()
         run.analyses.release(fn)
+        # the function's decisions as its last stage left them join the plan
+        run.plan.decisions.extend(made)
         return made, edits
 
     # ----------------------------------------------------------- workers
@@ -276,8 +277,7 @@ class FunctionPass:
                     if n != last:  # the decisions of one access are adjacent (plan_function)
                         acc = Access(inst, kind, RELEASED, RELEASED, intrinsic)
                         last = n
-                    made.append(Decision(acc, None, domain, rs, rs if tagged else (), reason, blocker, note, brange,
-                                         dma))
+                    made.append(Decision(acc, domain, rs, rs if tagged else (), reason, blocker, note, brange, dma))
                 rebuilt.append((made, edits))
         except (KeyError, IndexError, TypeError, ValueError):
             return False

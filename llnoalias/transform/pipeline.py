@@ -55,7 +55,16 @@ from .function_pass import (
 from .metadata import MetadataWriter, md_escape
 from .regions import merge_regions, range_note
 from .roots import find_roots, missed_roots
-from .scopes import Decision, Plan, Region, Rewrites, finish, noalias_keys, outside_lds
+from .scopes import (
+    Decision,
+    Plan,
+    Region,
+    Rewrites,
+    finish,
+    noalias_keys,
+    outside_lds,
+    same_decisions,
+)
 from .stages import (
     ABOUT,
     Changes,
@@ -294,7 +303,7 @@ class RegionsStage(Stage):
 
     def run(self, run: Run, got: Results) -> RegionsResult:
         if run.options.regions:
-            merge_regions(run.plan)
+            run.plan = merge_regions(run.plan)
         # the snapshot of every decision's keys only where it is kept (``run_stages``)
         return RegionsResult(run.plan.decisions if self.name in run.keep else (), run.options.regions)
 
@@ -310,13 +319,12 @@ class DmaSafetyStage(Stage):
     runs, concludes = ABOUT["dma-safety"]
 
     def run(self, run: Run, got: Results) -> Withdrawn:
-        mod, p = run.mod, run.plan
-        ds = p.decisions
-        claims = Rewrites()
-        lowered(mod, p, run.guarded, claims)
-        unsafe_in = guard(p, claims, dynamic_lds(mod))
-        outside_lds(mod, p)
-        return Withdrawn(claims.written(ds), unsafe_in)
+        mod = run.mod
+        claims = Rewrites(run.plan)
+        lowered(mod, claims, run.guarded)
+        unsafe_in = guard(claims, dynamic_lds(mod))
+        run.plan = outside_lds(mod, claims.plan())
+        return Withdrawn(claims.written(), unsafe_in)
 
 
 class ScopesStage(Stage):
@@ -327,7 +335,7 @@ class ScopesStage(Stage):
     runs, concludes = ABOUT["scopes"]
 
     def run(self, run: Run, got: Results) -> ScopesResult:
-        finish(run.plan)
+        run.plan = finish(run.plan)
         if self.name not in run.keep:
             return ScopesResult((), {})  # not kept (``run_stages``): no snapshot of the plan
         return ScopesResult(run.plan.decisions, run.plan.domain_keys)
@@ -343,23 +351,22 @@ class DmaScopesStage(Stage):
     runs, concludes = ABOUT["dma-scopes"]
 
     def run(self, run: Run, got: Results) -> Changes:
-        mod, p, guarded = run.mod, run.plan, run.guarded
+        mod, guarded = run.mod, run.guarded
         before = got["dma-safety"]
         assert isinstance(before, Withdrawn)
-        # the plan's decisions before ``scope_dmas`` adds the DMAs' own domains
-        ds = p.decisions
-        claims = Rewrites()
-        rescue(p, list(before.unsafe_in), guarded, claims)
-        residual(p, guarded, claims)
+        claims = Rewrites(run.plan)
+        # the unsafe DMAs as the stages since left them
+        rescue(claims, same_decisions(run.plan, before.unsafe_in), guarded)
+        residual(claims, guarded)
         # (the module's text searched once: a module without LDS-DMA has nothing for either)
         dma = LDS_DMA_TEXT.search(mod.text) is not None
-        scope_dmas(mod, p, _noalias_kernels(mod, run.args) - guarded.lowered if dma else set(), claims)
+        scope_dmas(mod, claims, _noalias_kernels(mod, run.args) - guarded.lowered if dma else set())
+        p = run.plan = claims.plan()
         if dma:
             static_lds(mod, p, guarded)
-        changed = claims.written(ds)
-        if p.decisions is not ds and self.name in run.keep:
-            old = set(map(id, ds))
-            changed += [(d, d.keys, d.reason, d.blocker) for d in p.decisions if id(d) not in old]
+        changed = claims.written()
+        if self.name in run.keep:
+            changed += [(d, d.keys, d.reason, d.blocker) for d in claims.added()]
         return Changes(changed)
 
 
@@ -385,7 +392,7 @@ class WriteStage(Stage):
     runs, concludes = ABOUT["write"]
 
     def run(self, run: Run, got: Results) -> Written:
-        _write_scopes(run.plan, run.writer)
+        run.plan = _write_scopes(run.plan, run.writer)
         run.writer.flush()
         return Written(run.editor)
 
@@ -405,7 +412,10 @@ def _noalias_kernels(mod: Module, args: ArgumentsResult) -> set[str]:
     return got
 
 
-def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
+def _write_scopes(p: Plan, writer: MetadataWriter) -> Plan:
+    """Write each tagged access's lists (and, before them, each domain's scopes): the plan
+    as written, ``p`` itself unless an access's own metadata could not take its lists
+    (withdrawn in a new plan; ``p`` is left as it was)."""
     # Domains and scopes first, in a stable order, so the new lines read top-down.
     ids: dict[int, int] = {}
     #: domain -> its keys, where they are distinct buffers (no region: two keys overlap
@@ -503,15 +513,16 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> None:
             done.clear()
         attachments.append((inst, own, na))
     failed.update(id(i) for i in writer.attach_all_scopes(attachments))
-    if failed:
-        for d in p.decisions:
-            inst = d.inst
-            if not d.keys:
-                continue
-            if id(inst) in failed:
-                d.keys = []
-                d.reason = reasons.METADATA_NOT_PLAIN.text
-                d.blocker = f"line {inst.line}: the access's own metadata"
+    if not failed:
+        return p
+    claims = Rewrites(p)
+    for at, d in enumerate(p.decisions):
+        inst = d.inst
+        if not d.keys:
+            continue
+        if id(inst) in failed:
+            claims.withdraw(d, reasons.METADATA_NOT_PLAIN.text, f"line {inst.line}: the access's own metadata", at=at)
+    return claims.plan()
 
 
 def _lists(d: Decision, p: Plan, ids: dict[int, int], plain: dict[str, list],

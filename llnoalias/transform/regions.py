@@ -45,8 +45,9 @@ class RegionSplitter:
         self.dl = analyses.layout
 
     def function_ranges(self, d: Decision) -> FunctionRanges:
-        assert d.fa is not None, "a decision is measured before its function is released"
-        return self.analyses.ranges(d.access.inst.function, d.fa)
+        """The ranges of ``d``'s function (the analysis cache's: measured before the
+        function is released, over the provenance its decisions were made with)."""
+        return self.analyses.ranges(d.access.inst.function)
 
     def byte_range(self, d: Decision, root: Root, fr: FunctionRanges | None = None) -> tuple[int, int] | str:
         """The bytes of ``root`` that ``d``'s access can touch, or why that is not known
@@ -82,8 +83,11 @@ class RegionSplitter:
             return reasons.NO_POINTER.text
         return lo, hi
 
-    def measure(self, decisions: list[Decision]) -> None:
-        """Give every tagged single-root LDS decision its byte range, or the reason it has none."""
+    def measure(self, decisions: list[Decision]) -> list[Decision]:
+        """Every tagged single-root LDS decision of ``decisions`` with its byte range, or the
+        reason it has none: a new list where some decision was measured (the others shared),
+        else ``decisions``, which are left as they were."""
+        out: list[Decision] | None = None
         old = sys.getrecursionlimit()
         if old < 20000:
             sys.setrecursionlimit(20000)
@@ -93,7 +97,7 @@ class RegionSplitter:
             # the note made for each reason met (by the reason object, kept beside it): the
             # accesses of one address chain fail with one object (the solver's caches)
             notes: dict[int, tuple[str, str]] = {}
-            for d in decisions:
+            for i, d in enumerate(decisions):
                 keys = d.keys
                 if d.domain != LDS_DOMAIN or not keys:
                     continue
@@ -101,8 +105,10 @@ class RegionSplitter:
                 # keys that are the decision's roots are roots (the usual case: no walk)
                 if keys is not roots and not all(isinstance(k, Root) for k in keys):
                     continue
+                if out is None:
+                    out = list(decisions)
                 if len(roots) != 1:
-                    d.range_note = reasons.SEVERAL_ROOTS.text
+                    out[i] = d.measured(reasons.SEVERAL_ROOTS.text, d.byte_range)
                     continue
                 # the decisions of one function come together: its ranges are found once
                 at = d.access.inst.function
@@ -112,32 +118,34 @@ class RegionSplitter:
                 got = self.byte_range(d, roots[0], fr)
                 if isinstance(got, str):
                     if not self.keep_notes:
-                        d.range_note = reasons.NO_RANGE.text
+                        out[i] = d.measured(reasons.NO_RANGE.text, d.byte_range)
                         continue
                     seen = notes.get(id(got))
                     if seen is None or seen[0] is not got:
                         seen = notes[id(got)] = (got, reasons.NO_RANGE_BECAUSE.format(why=got))
-                    d.range_note = seen[1]
+                    out[i] = d.measured(seen[1], d.byte_range)
                 else:
-                    d.byte_range = got
+                    out[i] = d.measured(d.range_note, got)
         finally:
             sys.setrecursionlimit(old)
+        return decisions if out is None else out
 
 
-def merge_regions(plan: Plan, claims: Rewrites | None = None) -> None:
+def merge_regions(plan: Plan) -> Plan:
     """Form each root's regions from the measured ranges of all its accesses (``cover``);
     a root with one region keeps its own scope. Each access of a root with regions claims
-    its region(s) instead of the root (through ``claims``)."""
-    if claims is None:
-        claims = Rewrites(record=False)
-    per_root: dict[int, tuple[Root, list[Decision]]] = {}
-    for d in plan.decisions:
+    its region(s) instead of the root: the new plan (``plan`` itself when no root has
+    regions; it is left as it was)."""
+    claims = Rewrites(plan)
+    #: each root's measured decisions, with their positions in the plan
+    per_root: dict[int, tuple[Root, list[tuple[int, Decision]]]] = {}
+    for i, d in enumerate(plan.decisions):
         if d.byte_range is None or not d.keys:
             continue
         root = d.roots[0]
-        per_root.setdefault(id(root), (root, []))[1].append(d)
+        per_root.setdefault(id(root), (root, []))[1].append((i, d))
     for root, ranged in per_root.values():
-        cv = coarsen(cover_distinct([d.byte_range for d in ranged if d.byte_range is not None]))
+        cv = coarsen(cover_distinct([d.byte_range for _, d in ranged if d.byte_range is not None]))
         if cv.regions < 2:
             continue
         # one key object per scope: the writer finds a key's id by the object
@@ -145,11 +153,12 @@ def merge_regions(plan: Plan, claims: Rewrites | None = None) -> None:
         # one list per distinct set of scopes, shared by its accesses (keys are rebound,
         # never changed in place)
         lists: dict[tuple[int, ...], list[ScopeKey]] = {}
-        for d, own in zip(ranged, cv.own, strict=True):
+        for (at, d), own in zip(ranged, cv.own, strict=True):
             got = lists.get(own)
             if got is None:
                 got = lists[own] = [keys[i] for i in own]
-            claims.rebind(d, got)
+            claims.rebind(d, got, at=at)
+    return claims.plan()
 
 
 def range_note(d: Decision) -> str:

@@ -8,11 +8,12 @@ pipeline::
 
 Each stage is a :class:`Stage`: a ``name``, what it concludes about (``unit``: each
 ``function``, or the ``module``), and ``run``, a function of the run's inputs and the
-results before it that returns the stage's own result. A result is immutable: later stages rebind keys and rewrite reasons on the plan's decisions,
-never on a result, which holds as columns the claims (keys, reason, blocker) that a later
-stage may rewrite, and reads from the decisions the facts that none does (access, domain,
-roots, byte range). The LDS-DMA rules write the claims they change through one object,
-``scopes.Rewrites``, and their stage's result is what it recorded. A result prints
+results before it that returns the stage's own result. A result is immutable, and so is
+the plan a stage was handed: a decision is immutable (``scopes.Decision``), and a stage
+that rewrites one hands on a new plan with a new decision in its place (``scopes.Rewrites``,
+the one builder of a rewritten plan), so a result holds its own stage's decisions, as they
+were when it was made. The LDS-DMA stages' results are what their ``Rewrites`` wrote. A
+result prints
 itself: ``text()`` is what ``llnoalias --print-after STAGE`` writes on stderr, and what
 ``--stop-after STAGE`` (or ``pipeline.run_until`` from Python) writes after running the stages
 up to that one alone.

@@ -268,20 +268,31 @@ def test_the_pipeline_runs_stages_without_hooks() -> None:
     assert not bad, "\n".join(bad)
 
 
-#: where a decision's claim (``keys``, ``reason``, ``blocker``) may be assigned: where the
-#: provenance stage makes it, in the one object later stages rewrite it through, and in the
-#: scope writer's fallback for an access whose own metadata cannot take the lists
-CLAIM_WRITERS = {
-    ("transform/scopes.py", "__init__"), ("transform/scopes.py", "decide"),
-    ("transform/scopes.py", "plan_function"), ("transform/scopes.py", "withdraw"),
-    ("transform/scopes.py", "scope"), ("transform/scopes.py", "rebind"),
-    ("transform/pipeline.py", "_write_scopes"),
-}
+#: the fields of a decision (``scopes.Decision``, immutable): a stage that concludes something
+#: new about an access makes a new decision in a new plan (``Decision.replace``,
+#: ``scopes.Rewrites``), never assigns one of these
+DECISION_FIELDS = ("keys", "reason", "blocker", "roots", "range_note", "byte_range", "dma")
 
 
-def test_later_stages_rewrite_claims_through_one_object() -> None:
-    """After the provenance stage, a stage changes a claim only through ``scopes.Rewrites``
-    (so what it changed is its result, not a diff of the plan)."""
+def _assigned(targets: list[ast.expr]) -> list[ast.expr]:
+    """What an assignment binds: its targets, those inside a tuple or list target (not a
+    subscript's object or index: ``x.roots[i] = ...`` assigns no ``roots``)."""
+    out: list[ast.expr] = []
+    for t in targets:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            out.extend(_assigned(list(t.elts)))
+        elif isinstance(t, ast.Starred):
+            out.extend(_assigned([t.value]))
+        else:
+            out.append(t)
+    return out
+
+
+def test_stages_assign_no_field_of_a_decision() -> None:
+    """No code of ``transform/`` assigns a field of a decision (only ``Decision.__new__``
+    fills its own, on ``self``): a later stage's rewrite is a new decision, through
+    ``scopes.Rewrites`` for the claims, so a stage's input plan stays as it was and what a
+    stage changed is its result, not a diff of the plan."""
     bad = []
     for p in modules():
         rel = p.relative_to(PKG).as_posix()
@@ -292,11 +303,10 @@ def test_later_stages_rewrite_claims_through_one_object() -> None:
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(fn):
-                targets = node.targets if isinstance(node, ast.Assign) else []
-                for t in targets:
-                    for sub in ast.walk(t):
-                        if (isinstance(sub, ast.Attribute) and sub.attr in ("keys", "reason", "blocker")
-                                and isinstance(sub.value, ast.Name) and sub.value.id != "self"
-                                and (rel, fn.name) not in CLAIM_WRITERS):
-                            bad.append(f"{rel}:{node.lineno} ({fn.name}) assigns .{sub.attr}")
+                targets = (node.targets if isinstance(node, ast.Assign)
+                           else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+                for sub in _assigned(targets):
+                    if (isinstance(sub, ast.Attribute) and sub.attr in DECISION_FIELDS
+                            and isinstance(sub.value, ast.Name) and sub.value.id != "self"):
+                        bad.append(f"{rel}:{node.lineno} ({fn.name}) assigns .{sub.attr}")
     assert not bad, "\n".join(bad)

@@ -52,9 +52,9 @@ def _plan(seed: int) -> Plan:
         if keys and rnd.random() < 0.5:
             shared.append((dom, keys))
         if len(keys) == 1 and isinstance(keys[0], Root) and rnd.random() < 0.5:
-            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, dom, keys, keys))
+            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), dom, keys, keys))
         else:
-            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, dom, keys, keys))
+            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), dom, keys, keys))
     return p
 
 
@@ -67,17 +67,19 @@ def test_finish_collects_as_reading_every_list() -> None:
         p = _plan(seed)
         before = [(d, list(d.keys)) for d in p.decisions]
         want = _reference(p.decisions)
-        finish(p)
-        assert list(p.domain_keys) == list(want), seed
+        new = finish(p)
+        assert list(new.domain_keys) == list(want), seed
         for domain, keys in want.items():
-            got = p.domain_keys[domain]
+            got = new.domain_keys[domain]
             assert len(got) == len(keys) and all(a == b for a, b in zip(got, keys, strict=True)), (seed, domain)
-        # the claims of a domain of fewer than two keys withdrawn, the others kept
-        for d, keys in before:
+        # the claims of a domain of fewer than two keys withdrawn in the new plan, the
+        # others kept; the plan finish was handed is left as it was
+        for (d, keys), nd in zip(before, new.decisions, strict=True):
+            assert list(d.keys) == keys, seed
             if keys and d.domain not in want:
-                assert not d.keys and d.reason and d.blocker == f"domain {d.domain}", seed
+                assert not nd.keys and nd.reason and nd.blocker == f"domain {d.domain}", seed
             else:
-                assert list(d.keys) == keys, seed
+                assert nd is d, seed
 
 
 def test_many_small_domains_alternating_with_one() -> None:
@@ -91,8 +93,8 @@ def test_many_small_domains_alternating_with_one() -> None:
         a, b = Root(dom, "a", "arg", (), 0), Root(dom, "b", "arg", (), 1)
         for key, d in ((lds[k % 3], "llnoalias.lds"), (a, dom), (lds[(k + 1) % 3], "llnoalias.lds"), (b, dom)):
             keys = [key]
-            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), None, d, keys, keys))
+            p.decisions.append(Decision(Access(inst, "load", RELEASED, RELEASED), d, keys, keys))
     want = _reference(p.decisions)
-    finish(p)
+    p = finish(p)
     assert list(p.domain_keys) == list(want) and p.domain_keys == want
     assert p.domain_keys["llnoalias.lds"] == [lds[0], lds[1], lds[2]]

@@ -47,9 +47,9 @@ def test_apart_finds_a_split_instruction() -> None:
     seen: list[Plan] = []
     real = pipeline._write_scopes
 
-    def spy(p: Plan, writer: pipeline.MetadataWriter) -> None:
+    def spy(p: Plan, writer: pipeline.MetadataWriter) -> Plan:
         seen.append(p)
-        real(p, writer)
+        return real(p, writer)
 
     mp = pytest.MonkeyPatch()
     mp.setattr(pipeline, "_write_scopes", spy)
@@ -69,9 +69,9 @@ def test_decisions_of_one_instruction_are_adjacent(path: Path, monkeypatch: pyte
     real = pipeline._write_scopes
     bad: list[str] = []
 
-    def checked(p: Plan, writer: pipeline.MetadataWriter) -> None:
+    def checked(p: Plan, writer: pipeline.MetadataWriter) -> Plan:
         bad.extend(apart(p))
-        real(p, writer)
+        return real(p, writer)
 
     monkeypatch.setattr(pipeline, "_write_scopes", checked)
     ran = 0

@@ -37,9 +37,9 @@ def test_regions_and_the_root_scope_overlap() -> None:
     from llnoalias.transform.scopes import Decision
 
     acc = Access(Instruction("%x", "load", 0, 1, None), "load", RELEASED, RELEASED)  # type: ignore[arg-type]
-    d = Decision(acc, None, "llnoalias.lds", [r], [r])
+    d = Decision(acc, "llnoalias.lds", [r], [r])
     assert noalias_keys(d.keys, [a, b, r, other]) == [other]
-    d2 = Decision(acc, None, "llnoalias.lds", [r], [a])
+    d2 = Decision(acc, "llnoalias.lds", [r], [a])
     assert noalias_keys(d2.keys, [a, b, r, other]) == [b, other]
 
 

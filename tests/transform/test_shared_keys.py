@@ -34,7 +34,7 @@ def _root(name: str, domain: str = LDS_DOMAIN) -> Root:
 
 
 def _decision(domain: str, keys: list[ScopeKey]) -> Decision:
-    return Decision(NO_ACCESS, None, domain, [], keys)
+    return Decision(NO_ACCESS, domain, [], keys)
 
 
 def test_finish_collects_each_domain_once_per_list_and_in_first_use_order() -> None:
@@ -53,7 +53,7 @@ def test_finish_collects_each_domain_once_per_list_and_in_first_use_order() -> N
         _decision(other, [y]),
         _decision(LDS_DOMAIN, []),  # untagged: adds nothing
     ]
-    finish(p)
+    p = finish(p)
     assert p.domain_keys[LDS_DOMAIN] == [b, a, c]
     assert p.domain_keys[other] == [b, a, x, y]
 
@@ -64,7 +64,7 @@ def test_finish_keeps_equal_regions_of_distinct_lists_once() -> None:
     # value-equal regions in two lists (two functions' decisions): one scope
     p.decisions = [_decision(LDS_DOMAIN, [Region(r, 0, 4)]), _decision(LDS_DOMAIN, [Region(r, 0, 4)]),
                    _decision(LDS_DOMAIN, [Region(r, 4, 8)])]
-    finish(p)
+    p = finish(p)
     assert p.domain_keys[LDS_DOMAIN] == [Region(r, 0, 4), Region(r, 4, 8)]
 
 
@@ -73,7 +73,7 @@ def test_finish_withdraws_a_domain_whose_shared_list_is_its_only_scope() -> None
     shared: list[ScopeKey] = [a]
     p = Plan()
     p.decisions = [_decision(LDS_DOMAIN, shared) for _ in range(3)]
-    finish(p)
+    p = finish(p)
     assert LDS_DOMAIN not in p.domain_keys
     for d in p.decisions:
         assert not d.keys
@@ -110,7 +110,7 @@ def test_plan_function_shares_one_list_per_set_of_roots() -> None:
     mod = parse_module(SourceFile("k.ll", KERNEL))
     roots = find_roots(mod, AnnotateOptions(lds="all"))
     ma = ModuleAnalysis(mod, roots)
-    made = plan_function(mod, ma, roots, mod.functions[0], Plan(), brief=True)
+    made = plan_function(mod, ma, roots, mod.functions[0], brief=True)
     by_roots: dict[tuple[str, ...], list[Decision]] = {}
     untagged = 0
     for d in made:
