@@ -251,6 +251,15 @@ def tiles_of(fx: FunctionExact, site: Site, ctx: tuple[int, ...], variant: Varia
              ) -> list[tuple[str, int, Tile] | None] | Unknown:
     """Per wave: the space, LDS address and tile of a tensor operation's descriptor in that wave's
     first lane that runs it (None: the wave does not run it, or its predicate is off)."""
+    memo = fx.descriptors.tiles
+    key = (site.line, ctx, variant)
+    if key not in memo:
+        memo[key] = _tiles_of(fx, site, ctx, variant)
+    return memo[key]  # type: ignore[return-value]
+
+
+def _tiles_of(fx: FunctionExact, site: Site, ctx: tuple[int, ...], variant: Variant
+              ) -> list[tuple[str, int, Tile] | None] | Unknown:
     th = fx.threads
     if th is None:
         return Unknown(fx.why_not, fx.fn.line)

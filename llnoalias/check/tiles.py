@@ -158,6 +158,11 @@ class Descriptors:
     def __init__(self, mod: Module, fn: Function) -> None:
         self.mod = mod
         self.fn = fn
+        #: each vector instruction read: its opcode and typed operands (read once: every
+        #: context and wave of every pair follows the same chains)
+        self._read: dict[str, tuple[str, list[TypedValue] | None]] = {}
+        #: ``pairs.tiles_of``'s answers, by site, context and variant
+        self.tiles: dict[tuple[object, ...], object] = {}
 
     def element(self, ev: Evaluator, tv: TypedValue, k: int, depth: int = 0) -> Val:
         """Element ``k`` of the vector ``tv`` in every thread."""
@@ -177,6 +182,10 @@ class Descriptors:
         if sub + width > eb:
             return Unknown("a descriptor word that spans two elements of a wider vector")
         got = _vector_const(v, k)
+        if got is None and isinstance(v, AggregateConst) and v.kind == "vector" and k < len(v.elems):
+            # an element that is a constant expression: FlyDSL writes the LDS address as
+            # ``ptrtoint (ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @lds, i32 N) to i32)``
+            got = ev.value(*v.elems[k])
         if got is not None:
             return _slice(got, sub, width, eb)
         if not isinstance(v, LocalRef) or depth > _DEPTH:
@@ -184,11 +193,15 @@ class Descriptors:
         inst = self.fn.by_name.get(v.name)
         if inst is None:
             return Unknown("a descriptor this check does not read")
-        text = self.mod.text[inst.opstart:inst.end].split(", !", 1)[0]
-        op, _, rest = text.strip().partition(" ")
+        read = self._read.get(v.name)
+        if read is None:
+            text = self.mod.text[inst.opstart:inst.end].split(", !", 1)[0]
+            op, _, rest = text.strip().partition(" ")
+            read = self._read[v.name] = (op, _parts(rest) if op in ("insertelement", "shufflevector", "select")
+                                         else None)
+        op, parts = read
         if op in ("bitcast", "phi"):
             return self._through(ev, inst, op, lo, width, depth)
-        parts = _parts(rest) if op in ("insertelement", "shufflevector", "select") else None
         if parts is None:
             return Unknown(f"a descriptor made by `{op}`, which this check does not read", inst.line)
         if op == "insertelement":
