@@ -28,7 +28,8 @@ AMDGPU: gfx950 is the only GPU LLVM 22 selects the CDNA4 MFMAs for (``mfma.scale
 ``32x32x32.i8``), the transposing LDS reads ``ds.read.tr{4,6,8,16}``, ``permlane32.swap`` (FlyDSL's row
 reductions; ``permlane16.swap`` gfx1250 has too) and the 12- and 16-byte LDS-DMA loads
 (``global.load.lds`` / ``buffer.load.lds`` with size 12 or 16): a module that calls one is
-for gfx950, and that is inferred. Intrinsics that several GPUs have (the older
+for gfx950, and that is inferred; the tensor data mover (``tensor.load.to.lds``,
+``tensor.store.from.lds``, ``s.wait.tensorcnt``) is gfx1250's. Intrinsics that several GPUs have (the older
 MFMAs: every CDNA GPU; WMMA: RDNA 3 and 4) infer nothing; :func:`hints` names them for the
 error that asks for ``--mcpu``.
 
@@ -92,8 +93,12 @@ AMDGPU_NEEDS: tuple[Need, ...] = (
     Need(f"a 12- or 16-byte LDS-DMA load, {' and '.join(_WIDE_CPUS)} only", _WIDE_CPUS, _LDS_DMA_WIDE),
     # permlane16.swap is gfx950's and gfx1250's; permlane32.swap only gfx950's (LLVM 22).
     Need("a 32-lane row swap, gfx950 only", ("gfx950",), re.compile(r"@(llvm\.amdgcn\.permlane32\.swap)\b")),
+    # the tensor data mover and its counter (IntrinsicsAMDGPU.td: gfx1250's; FlyDSL's gfx1250
+    # GEMMs name no target-cpu)
+    Need("the tensor data mover, gfx1250 only", ("gfx1250",), re.compile(
+        r"@(llvm\.amdgcn\.(?:tensor\.load\.to\.lds|tensor\.store\.from\.lds|s\.wait\.tensorcnt)[\w.]*)")),
 )
-AMDGPU_CANDIDATES: tuple[str, ...] = ("gfx950",)
+AMDGPU_CANDIDATES: tuple[str, ...] = ("gfx950", "gfx1250")
 
 #: Intrinsics that narrow an AMDGPU module's GPU down to a family but not to one GPU (or,
 #: unmeasured for inference, to one): what each says, and the GPU the error's example
