@@ -45,11 +45,11 @@ class Iterations:
                 preds[s].append(b)
         matched: set[int] = set()
         for u, h in back:
-            bu = self._ir_block(fn, u, line_block, last=True)
+            bus = self._ir_blocks_before(fn, u, preds, line_block)
             bh = self._ir_block(fn, h, line_block, last=False)
             found = -2
-            if bu is not None and bh is not None:
-                inner = [i for i, lp in enumerate(loops) if bu in lp.body and bh in lp.body]
+            if bus and bh is not None:
+                inner = [i for i, lp in enumerate(loops) if bh in lp.body and bus <= lp.body]
                 if inner:
                     li = min(inner, key=lambda i: len(loops[i].body))
                     found = li if any(un.loop == li for un in units) else -1
@@ -66,6 +66,30 @@ class Iterations:
                 self._entry.setdefault(h, []).append((found, frozenset(body)))
         self._start = tuple(0 if pos in matched else BEYOND for pos in range(n))
         self._never = {pos for pos in range(n) if pos not in matched}
+
+    @classmethod
+    def _ir_blocks_before(cls, fn: AsmFunction, u: int, preds: list[list[int]],
+                          line_block: dict[int, int]) -> set[int]:
+        """The IR block that ends the assembly block ``u``; where ``u`` names none (a
+        structurizer's flow block: the loop's latch and its exit test meet there), the IR blocks
+        ending the nearest blocks before it that name one."""
+        got = cls._ir_block(fn, u, line_block, last=True)
+        if got is not None:
+            return {got}
+        out: set[int] = set()
+        seen = {u}
+        todo = list(preds[u])
+        while todo:
+            b = todo.pop()
+            if b in seen:
+                continue
+            seen.add(b)
+            got = cls._ir_block(fn, b, line_block, last=True)
+            if got is None:
+                todo.extend(preds[b])
+            else:
+                out.add(got)
+        return out
 
     @staticmethod
     def _ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
