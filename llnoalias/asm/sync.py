@@ -118,10 +118,12 @@ def _step(node: Node, fn: AsmFunction, i: int, ctx: Ctx, qs: list[str], tracked:
 
 
 def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
-                edge: Callable[[int, int, Ctx], tuple[Ctx, bool]]) -> SyncResult:
+                edge: Callable[[int, int, Ctx], tuple[Ctx, bool]],
+                skip: frozenset[tuple[int, int]] = frozenset()) -> SyncResult:
     """The fixpoint over (block, context) from the entry in context ``start``; ``tracked``: the
     LDS accesses to judge and to remember for the DMAs that follow them; ``edge(b, t, ctx)``: the
-    context after the edge from block ``b`` to ``t`` and whether it is a loop's back edge."""
+    context after the edge from block ``b`` to ``t`` and whether it is a loop's back edge;
+    ``skip``: edges not taken (those the replayed waves never take, ``check.waves``)."""
     qs = queues(fn, generation)
     res = SyncResult()
     if not fn.blocks:
@@ -138,6 +140,8 @@ def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
         for i in range(blk.first, blk.last + 1):
             _step(node, fn, i, ctx, qs, tracked)
         for t in blk.succs:
+            if (b, t) in skip:
+                continue
             nctx, back = edge(b, t, ctx)
             nk = (t, nctx)
             out = node.crossed() if back else node

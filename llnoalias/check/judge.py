@@ -16,6 +16,8 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from ..analysis.ranges.evolution import BEYOND, HORIZON
+from ..asm.flow import thread_flag_blocks
 from ..asm.queue import Replay, replay
 from ..asm.reader import AsmFunction, AsmInst, read_amdgpu, target_generation
 from ..asm.sync import RETIRED, replay_sync
@@ -25,6 +27,7 @@ from .footprints import EVERYWHERE, Footprint, IRAccess, union
 from .iterations import Iterations
 from .locate import BLOCK_DIRECTORY
 from .pairs import compare, join_feasible
+from .waves import pending_by_wave
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
 _ELEM = {"b32": 4, "b64": 8}
@@ -249,6 +252,7 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     """Races, unproven pairs and waits of one function of the assembly (``fx``: the exact
     footprints of its IR function; None: every pair that ranges do not tell apart is unproven)."""
     v = FunctionVerdict(fn.name)
+    fn = thread_flag_blocks(fn)
     insts = fn.insts
     rp = replay(fn, generation)
     fps: dict[int, Footprint] = {}
@@ -269,7 +273,8 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
     judged = {i for i in fps if insts[i].kind != "dma"}
     it = Iterations(fn, fx)
     sync = replay_sync(fn, generation, judged, it.start, it.edge)
-    for a, entries in sync.at_access.items():
+    at_access = pending_by_wave(fn, generation, judged, it, fx, sync)
+    for a, entries in at_access.items():
         for ca, pending in entries:
             for (d, cd, crossed), count in pending.items():
                 pairs.judge(d, cd, a, ca, same_wave=count < RETIRED, fresh=not crossed, kind="read")
@@ -278,7 +283,7 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
             for a, ca, _ in reads:
                 pairs.judge(d, cd, a, ca, same_wave=False, fresh=False, kind="overwrite")
     contexts: dict[int, list[tuple[int, ...]]] = {}
-    for a, entries in sync.at_access.items():
+    for a, entries in at_access.items():
         contexts[a] = [ca for ca, _ in entries]
     for d, a in _moved_above(fn, accesses, fps):
         for ca in contexts.get(a, [it.start]):
@@ -421,6 +426,13 @@ class _Pairs:
                 # the witness assumed argument values under which the path does not run
                 verdict = Verdict("unproven", why="a race only where the integer arguments take values "
                                   "under which the path that brings the pair together does not run")
+            elif not fresh and kind != "overwrite" and (BEYOND in ca or BEYOND in cd):
+                # the replay joins every trip count past the states it follows: the DMA's entry
+                # holds the fewest issues after it of any of them, while the witness's values fix
+                # one trip count (an exit it may not take there)
+                verdict = Verdict("unproven", why=f"a race only if the loop runs past the {HORIZON} "
+                                  "states the check follows a number of times that the values the "
+                                  "witness assumes may not give")
         if verdict.kind == "race":
             at = _place(ai)
             line = w.get("access_line")

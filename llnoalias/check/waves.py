@@ -1,0 +1,181 @@
+"""Which branches of the assembly each wave takes, where its wave id decides them (design 4b).
+
+A wave-specialized kernel (FlyDSL's gfx1250 GEMMs: ``if wave == 0: copy A``, ``if wave == 1:
+copy B``, every iteration) has branches that every lane of a wave takes the same way, and that
+way is the same in every iteration: the condition reads the wave's id (``readfirstlane`` of
+``tid / 32``), no loop state and no kernel argument. The joint replay (``asm.sync``) walks every
+path as if one wave could take it, so it counts a path on which wave 1 skips its own copy in some
+iteration: its queue then holds fewer newer copies, a ``tensor_wait(N)`` retires less, and a
+later read is reported as racing a copy that wave 1 retired long before.
+
+Here each wave's branch directions are found once: for every IR block that ends in a conditional
+``br``, its condition evaluated in every thread with every loop past its known states and no
+kernel argument assumed (so only what is fixed for the whole run is known); where all lanes of a
+wave agree, the other way out of the block is one that wave never takes. An assembly edge is
+matched to that IR edge only where the assembly block ends in a two-way branch whose two
+successors begin with the IR block's two successors; elsewhere nothing is pruned. Waves with the
+same pruned edges form one group, and the caller replays each group on its own control flow.
+"""
+
+from __future__ import annotations
+
+from ..analysis.ranges.concrete import Unknown, at
+from ..analysis.ranges.evolution import BEYOND
+from ..asm.reader import DMA, AsmFunction
+from ..asm.sync import Key, SyncResult, replay_sync
+from ..ir.cfg import control_flow
+from ..ir.lexer import tokenize
+from ..ir.model import LocalRef
+from .exact import FunctionExact
+from .iterations import Ctx, Iterations
+
+Edge = tuple[int, int]
+
+
+def _first_ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
+    blk = fn.blocks[b]
+    idx = range(blk.last, blk.first - 1, -1) if last else range(blk.first, blk.last + 1)
+    for i in idx:
+        ln = fn.insts[i].ir_line
+        if ln and ln in line_block:
+            return line_block[ln]
+    return None
+
+
+def _entered(fn: AsmFunction, s: int, above: set[int], targets: tuple[int, int],
+             line_block: dict[int, int]) -> int | None:
+    """Which of ``targets`` (the IR successors of a block) the assembly block ``s`` begins: the
+    first of them its instructions name, past instructions of the block and of the blocks that
+    dominate it (``above``: the code generator sinks a compare, or an address computed early,
+    into a successor) and through blocks of one successor that hold nothing else; None where
+    another IR block comes first."""
+    for _ in range(4):
+        blk = fn.blocks[s]
+        for i in range(blk.first, blk.last + 1):
+            ln = fn.insts[i].ir_line
+            ib = line_block.get(ln) if ln else None
+            if ib is None or ib in above:
+                continue
+            return ib if ib in targets else None
+        if len(blk.succs) != 1:
+            return None
+        s = blk.succs[0]
+    return None
+
+
+def _branch_directions(fx: FunctionExact) -> dict[int, list[int | None]]:
+    """Per IR block ending in a conditional ``br`` whose condition some wave takes one way in
+    every lane: per wave, 1 (true), 0 (false) or None (not known, or lanes differ)."""
+    th = fx.threads
+    assert th is not None
+    fn, text = fx.fn, fx.mod.text
+    ev = fx.evol.evaluator(tuple(BEYOND for _ in fx.evol.units))
+    last: dict[int, int] = {}
+    for i, b in enumerate(fn.instr_blocks):
+        last[b] = i
+    out: dict[int, list[int | None]] = {}
+    for b, ss in enumerate(fn.successors):
+        t = last.get(b)
+        if t is None or len(ss) != 2 or ss[0] == ss[1]:
+            continue
+        inst = fn.instrs[t]
+        if inst.opcode != "br":
+            continue
+        toks = [tk for tk in tokenize(text[inst.opstart:inst.end]) if tk.kind == "local"]
+        if len(toks) != 3:
+            continue
+        v = ev.value(None, LocalRef(toks[0].text))
+        if isinstance(v, Unknown) or not isinstance(v, (int, tuple)) or isinstance(v, int):
+            continue  # not known, or the same in every thread (no wave is told apart)
+        dirs: list[int | None] = []
+        for w in range(th.waves):
+            lanes = {at(v, x) & 1 for x in range(w * th.wave, min((w + 1) * th.wave, th.count))}
+            dirs.append(lanes.pop() if len(lanes) == 1 else None)
+        if any(d is not None for d in dirs):
+            out[b] = dirs
+    return out
+
+
+def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozenset[Edge], tuple[int, ...]]]:
+    """The waves in groups with the assembly edges none of them takes; empty where no edge is
+    pruned for any wave (the joint replay is then every wave's)."""
+    if fx is None or fx.threads is None or fx.threads.waves < 2:
+        return []
+    dirs = _branch_directions(fx)
+    if not dirs:
+        return []
+    line_block = {inst.line: inst.block for inst in fx.fn.instrs}
+    succ = fx.fn.successors
+    _, idom = control_flow(succ)
+    waves = fx.threads.waves
+    pruned: list[set[Edge]] = [set() for _ in range(waves)]
+    for b, blk in enumerate(fn.blocks):
+        if len(blk.succs) != 2 or blk.succs[0] == blk.succs[1]:
+            continue
+        b1 = _first_ir_block(fn, b, line_block, last=True)
+        if b1 is None or b1 not in dirs:
+            continue
+        t, f = succ[b1]
+        above = {b1}
+        up = idom[b1]
+        while up >= 0 and up not in above:
+            above.add(up)
+            up = idom[up]
+        firsts = [_entered(fn, s, above, (t, f), line_block) for s in blk.succs]
+        if set(firsts) != {t, f}:
+            continue
+        for w, d in enumerate(dirs[b1]):
+            if d is None:
+                continue
+            never = f if d else t
+            pruned[w].add((b, blk.succs[firsts.index(never)]))
+    if not any(pruned):
+        return []
+    groups: dict[frozenset[Edge], list[int]] = {}
+    for w, es in enumerate(pruned):
+        groups.setdefault(frozenset(es), []).append(w)
+    return [(es, tuple(ws)) for es, ws in groups.items()]
+
+
+def _is_barrier(mnemonic: str) -> bool:
+    return mnemonic in ("s_barrier", "s_barrier_wait") or mnemonic.startswith("s_barrier_signal")
+
+
+def pending_by_wave(fn: AsmFunction, generation: int, tracked: set[int], it: Iterations,
+                    fx: FunctionExact | None, sync: SyncResult) -> dict[int, list[tuple[Ctx, dict[Key, int]]]]:
+    """At each LDS access, per context, the DMAs not yet synchronized: ``sync.at_access`` (the
+    joint replay) where no wave's branches are known; otherwise each group of ``wave_groups``
+    replayed on the edges it takes, and its DMAs (those its replay reaches) taken from its own
+    replay where that replay reaches the access in that context, from the joint one where it
+    does not (another wave is there meanwhile: the joint replay bounds what it sees). A barrier
+    that some group's replay does not reach would not line the waves up: the joint replay then."""
+    groups = wave_groups(fn, fx)
+    if not groups:
+        return sync.at_access
+    barriers = {fn.block_of(i.index) for i in fn.insts if _is_barrier(i.mnemonic)}
+    barriers &= {b for b, _ in sync.contexts}
+    runs: list[tuple[dict[int, dict[Ctx, dict[Key, int]]], set[int]]] = []
+    for edges, _waves in groups:
+        res = sync if not edges else replay_sync(fn, generation, tracked, it.start, it.edge, skip=edges)
+        reached = {b for b, _ in res.contexts}
+        if barriers - reached:
+            return sync.at_access
+        issued = {i.index for i in fn.insts if i.kind == DMA and fn.block_of(i.index) in reached}
+        runs.append(({a: dict(es) for a, es in res.at_access.items()}, issued))
+    out: dict[int, list[tuple[Ctx, dict[Key, int]]]] = {}
+    for a, entries in sync.at_access.items():
+        merged: list[tuple[Ctx, dict[Key, int]]] = []
+        for ca, joint in entries:
+            got: dict[Key, int] = {}
+            for at_access, issued in runs:
+                own = at_access.get(a, {}).get(ca)
+                src = own if own is not None else {k: v for k, v in joint.items() if k[0] in issued}
+                for k, v in src.items():
+                    old = got.get(k)
+                    got[k] = v if old is None else min(old, v)
+            merged.append((ca, got))
+        out[a] = merged
+    return out
+
+
+__all__ = ["Edge", "pending_by_wave", "wave_groups"]

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Regenerate FlyDSL's gfx1250 modules of the corpus: fixtures/corpus/flydsl/*gfx1250*.ll.gz.
+
+FlyDSL's gfx1250 GEMMs (``kernels/gemm/gemm_a8w8_gfx1250.py``, ``gemm_a8w4_mxscale_gfx1250.py``,
+``kernels/moe/moe_a8w4_mxscale_gfx1250.py`` of https://github.com/ROCm/FlyDSL) copy their tiles
+with the tensor data mover, one wave per tile (``if wave == W_A: copy A``), and wait with
+``tensor_wait(N)`` (``s.wait.tensorcnt``) before a barrier. They need FlyDSL 0.5.0 (PyPI; 0.4.2
+lacks the gfx1250 ops); the repository's kernels import ``check_smem_capacity`` from
+``flydsl.utils.smem_allocator``, which 0.5.0 moved to ``flydsl.runtime.device``: the child binds
+it back under the old name (the kernel sources are not touched). As ``gen_flydsl_corpus.py``
+does, each module compiles in a fresh child with ``COMPILE_ONLY=1``, ``ARCH`` and
+``FLYDSL_GPU_ARCH=gfx1250``, and the LLVM IR FlyDSL hands to code generation
+(``jit_function._extract_llvm_ir``) is written unchanged, gzip-compressed; the final ``ld.lld``
+step fails here and is caught. The modules name no ``target-cpu``: ``check`` infers gfx1250
+from the tensor data mover.
+
+    python3 -m venv /work/venvs/fly5
+    /work/venvs/fly5/bin/pip install flydsl==0.5.0 torch==2.13.0 numpy
+    /work/venvs/fly5/bin/python scripts/gen_flydsl_gfx1250_corpus.py --flydsl-src DIR
+
+Shapes (the FlyDSL tests' own cases): ``gemm_a8w8_ptpc_gfx1250_k512`` M=N=256, K=512, tiles
+256x256x128, 2x2 waves, 4 buffers; ``gemm_a8w4_mxscale_gfx1250_k512`` M=128, N=256, K=512,
+tiles 128x256x128, 2 buffers; ``..._k1024_nb3`` M=N=K=1024, 3 buffers;
+``moe_a8w4_mxscale_gfx1250_k1024`` 4 experts, N=512, K=1024, tiles 64x256x256, 1x4 waves, 3
+buffers. Not run by the suite (FlyDSL and torch are not installed in CI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+JOBS = {
+    "gemm_a8w8_ptpc_gfx1250_k512": "a8w8",
+    "gemm_a8w4_mxscale_gfx1250_k512": "mx",
+    "gemm_a8w4_mxscale_gfx1250_k1024_nb3": "mx3",
+    "moe_a8w4_mxscale_gfx1250_k1024": "moe",
+}
+
+
+def _child(which: str, src: str, out: str) -> int:
+    sys.path.insert(0, src)
+    import flydsl.compiler as flyc
+    import flydsl.compiler.jit_function as jf
+    import flydsl.expr as fx
+    import flydsl.runtime.device as dv
+    import flydsl.utils.smem_allocator as sa
+    import torch
+
+    if not hasattr(sa, "check_smem_capacity"):
+        sa.check_smem_capacity = dv.check_smem_capacity
+    captured: list[str] = []
+    orig = jf._extract_llvm_ir
+
+    def _keep(module):  # type: ignore[no-untyped-def]
+        text = orig(module)
+        if text is not None:
+            captured.append(text)
+        return text
+
+    jf._extract_llvm_ir = _keep
+
+    def ptr(elem=fx.Uint8):  # type: ignore[no-untyped-def]
+        return flyc.from_c_void_p(elem, 0, assumed_align=16)
+
+    if which == "a8w8":
+        from kernels.gemm.gemm_a8w8_gfx1250 import launch_gemm_a8w8 as launch
+        m = n = 256
+        k = 512
+        args: tuple[object, ...] = (ptr(), ptr(), ptr(), ptr(), ptr(), m, None, n, k, 0, k, n,
+                                    256, 256, 128, 2, 2, 0, 4, 1, 1, False)
+    elif which in ("mx", "mx3"):
+        from kernels.gemm.gemm_a8w4_mxscale_gfx1250 import launch_gemm_a8w4_mxscale as launch
+        m, n, k, nb = (128, 256, 512, 2) if which == "mx" else (1024, 1024, 1024, 3)
+        args = (torch.zeros(m, n, dtype=torch.bfloat16), ptr(fx.Int8), ptr(fx.Int8),
+                torch.zeros((m + 31) // 32, k, dtype=torch.uint8), torch.zeros((n + 31) // 32, k, dtype=torch.uint8),
+                m, None, n, k, k, n, 128, 256, 128, 2, 2, 0, nb, 1, 1)
+    else:
+        from kernels.moe.moe_a8w4_mxscale_gfx1250 import launch_moe_gemm_a8w4 as launch
+        e, cm, n, k = 4, 256, 512, 1024
+        args = (torch.zeros(cm, n, dtype=torch.bfloat16), ptr(), ptr(),
+                torch.zeros(cm // 2, k // 32 * 2, dtype=torch.int32), torch.zeros(e * n // 32, k // 32, dtype=torch.int32),
+                cm, None, n, k, 64, 256, 256, 1, 4, 0, 3, 0, ptr(), e, 0, 0, ptr(), 7.0, 1, 1)
+    try:
+        flyc.compile(launch, *args)
+    except Exception as exc:  # the final ld.lld step is expected to fail here
+        if "lld" not in str(exc):
+            raise
+    if not captured:
+        print(f"gen_flydsl_gfx1250_corpus: {which}: no LLVM IR captured", file=sys.stderr)
+        return 1
+    Path(out).write_text(captured[-1], encoding="utf-8")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--flydsl-src", required=True, help="a FlyDSL checkout (the folder holding kernels/)")
+    ap.add_argument("--out", default=str(ROOT / "fixtures" / "corpus" / "flydsl"))
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        return _child(a.child[0], a.flydsl_src, a.child[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        for stem, which in JOBS.items():
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("FLYDSL_", "COMPILE_"))}
+            env.update(COMPILE_ONLY="1", ARCH="gfx1250", FLYDSL_GPU_ARCH="gfx1250", FLYDSL_DUMP_IR="1",
+                       FLYDSL_DUMP_DIR=str(Path(tmp) / stem), FLYDSL_RUNTIME_ENABLE_CACHE="0")
+            text = Path(tmp) / f"{stem}.ll"
+            rc = subprocess.run([sys.executable, __file__, "--flydsl-src", a.flydsl_src, "--child", which, str(text)],
+                                env=env, stdout=subprocess.DEVNULL).returncode
+            if rc:
+                return rc
+            target = Path(a.out) / f"{stem}.ll.gz"
+            with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
+                                                         compresslevel=9) as gz:
+                gz.write(text.read_bytes())
+            print(target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
