@@ -20,6 +20,18 @@ from .exact import FunctionExact
 Ctx = tuple[int, ...]
 
 
+def ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
+    """The IR block of the first (``last``: the last) instruction of assembly block ``b`` that
+    names an IR line (``line_block``: IR line -> IR block); None where none does."""
+    blk = fn.blocks[b]
+    idx = range(blk.last, blk.first - 1, -1) if last else range(blk.first, blk.last + 1)
+    for i in idx:
+        ln = fn.insts[i].ir_line
+        if ln and ln in line_block:
+            return line_block[ln]
+    return None
+
+
 class Iterations:
     """The context after each edge of one assembly function (``edge``) and the entry's (``start``)."""
 
@@ -46,7 +58,7 @@ class Iterations:
         matched: set[int] = set()
         for u, h in back:
             bus = self._ir_blocks_before(fn, u, preds, line_block)
-            bh = self._ir_block(fn, h, line_block, last=False)
+            bh = ir_block(fn, h, line_block, last=False)
             found = -2
             if bus and bh is not None:
                 inner = [i for i, lp in enumerate(loops) if bh in lp.body and bus <= lp.body]
@@ -67,13 +79,13 @@ class Iterations:
         self._start = tuple(0 if pos in matched else BEYOND for pos in range(n))
         self._never = {pos for pos in range(n) if pos not in matched}
 
-    @classmethod
-    def _ir_blocks_before(cls, fn: AsmFunction, u: int, preds: list[list[int]],
+    @staticmethod
+    def _ir_blocks_before(fn: AsmFunction, u: int, preds: list[list[int]],
                           line_block: dict[int, int]) -> set[int]:
         """The IR block that ends the assembly block ``u``; where ``u`` names none (a
         structurizer's flow block: the loop's latch and its exit test meet there), the IR blocks
         ending the nearest blocks before it that name one."""
-        got = cls._ir_block(fn, u, line_block, last=True)
+        got = ir_block(fn, u, line_block, last=True)
         if got is not None:
             return {got}
         out: set[int] = set()
@@ -84,22 +96,12 @@ class Iterations:
             if b in seen:
                 continue
             seen.add(b)
-            got = cls._ir_block(fn, b, line_block, last=True)
+            got = ir_block(fn, b, line_block, last=True)
             if got is None:
                 todo.extend(preds[b])
             else:
                 out.add(got)
         return out
-
-    @staticmethod
-    def _ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
-        blk = fn.blocks[b]
-        idx = range(blk.last, blk.first - 1, -1) if last else range(blk.first, blk.last + 1)
-        for i in idx:
-            ln = fn.insts[i].ir_line
-            if ln and ln in line_block:
-                return line_block[ln]
-        return None
 
     @property
     def start(self) -> Ctx:

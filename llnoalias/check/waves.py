@@ -27,19 +27,9 @@ from ..ir.cfg import control_flow
 from ..ir.lexer import tokenize
 from ..ir.model import LocalRef
 from .exact import FunctionExact
-from .iterations import Ctx, Iterations
+from .iterations import Ctx, Iterations, ir_block
 
 Edge = tuple[int, int]
-
-
-def _first_ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
-    blk = fn.blocks[b]
-    idx = range(blk.last, blk.first - 1, -1) if last else range(blk.first, blk.last + 1)
-    for i in idx:
-        ln = fn.insts[i].ir_line
-        if ln and ln in line_block:
-            return line_block[ln]
-    return None
 
 
 def _entered(fn: AsmFunction, s: int, above: set[int], targets: tuple[int, int],
@@ -112,7 +102,7 @@ def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozens
     for b, blk in enumerate(fn.blocks):
         if len(blk.succs) != 2 or blk.succs[0] == blk.succs[1]:
             continue
-        b1 = _first_ir_block(fn, b, line_block, last=True)
+        b1 = ir_block(fn, b, line_block, last=True)
         if b1 is None or b1 not in dirs:
             continue
         t, f = succ[b1]
