@@ -109,11 +109,32 @@ DERIVED: dict[str, tuple[str, str]] = {
 GZIPPED = {stem for stem in [*JOBS, *DERIVED] if stem.startswith("fp8_gemm")}
 
 
+def write_gzip(target: Path, data: bytes) -> None:
+    """``data`` gzip-compressed at ``target``, with no name or time in the header (reproducible)."""
+    with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
+        gz.write(data)
+
+
+def capture_llvm_ir(jf) -> list[str]:  # type: ignore[no-untyped-def]
+    """Wrap FlyDSL's ``jit_function._extract_llvm_ir`` (module ``jf``): the list that the text of
+    every module it translates is appended to, unchanged."""
+    captured: list[str] = []
+    orig = jf._extract_llvm_ir
+
+    def _keep(module):  # type: ignore[no-untyped-def]
+        text = orig(module)
+        if text is not None:
+            captured.append(text)
+        return text
+
+    jf._extract_llvm_ir = _keep
+    return captured
+
+
 def _write(out: Path, stem: str, data: bytes) -> Path:
     if stem in GZIPPED:
         target = out / f"{stem}.ll.gz"
-        with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz:
-            gz.write(data)
+        write_gzip(target, data)
     else:
         target = out / f"{stem}.ll"
         target.write_bytes(data)
@@ -140,16 +161,7 @@ def _child(stem: str, src: str, out: str) -> int:
     if flydsl.__version__ != FLYDSL_VERSION:
         print(f"gen_flydsl_corpus: warning: FlyDSL {flydsl.__version__}, the corpus was made with {FLYDSL_VERSION}", file=sys.stderr)
     builder, kw = JOBS[stem]
-    captured: list[str] = []
-    orig = jf._extract_llvm_ir
-
-    def _keep(module):  # type: ignore[no-untyped-def]
-        text = orig(module)
-        if text is not None:
-            captured.append(text)
-        return text
-
-    jf._extract_llvm_ir = _keep
+    captured = capture_llvm_ir(jf)
 
     if builder in ("fp8_gemm_4wave", "fp8_gemm_8wave"):
         if not kw["static"]:

@@ -28,12 +28,13 @@ buffers. Not run by the suite (FlyDSL and torch are not installed in CI).
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from gen_flydsl_corpus import capture_llvm_ir, write_gzip  # the same capture and gzip writing
 
 ROOT = Path(__file__).resolve().parent.parent
 JOBS = {
@@ -55,16 +56,7 @@ def _child(which: str, src: str, out: str) -> int:
 
     if not hasattr(sa, "check_smem_capacity"):
         sa.check_smem_capacity = dv.check_smem_capacity
-    captured: list[str] = []
-    orig = jf._extract_llvm_ir
-
-    def _keep(module):  # type: ignore[no-untyped-def]
-        text = orig(module)
-        if text is not None:
-            captured.append(text)
-        return text
-
-    jf._extract_llvm_ir = _keep
+    captured = capture_llvm_ir(jf)
 
     def ptr(elem=fx.Uint8):  # type: ignore[no-untyped-def]
         return flyc.from_c_void_p(elem, 0, assumed_align=16)
@@ -118,9 +110,7 @@ def main() -> int:
             if rc:
                 return rc
             target = Path(a.out) / f"{stem}.ll.gz"
-            with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                                                         compresslevel=9) as gz:
-                gz.write(text.read_bytes())
+            write_gzip(target, text.read_bytes())
             print(target)
     return 0
 
