@@ -35,7 +35,7 @@ from ..analysis.ranges.interval import int_const
 from ..analysis.ranges.workgroup import work_group
 from ..ir import operands as opparse
 from ..ir.facts import reaches_lds
-from ..ir.model import Function, GlobalRef, LocalRef, Module, Value
+from ..ir.model import Function, GlobalRef, Instruction, LocalRef, Module, Value
 from .tiles import Descriptors
 
 TYPE_CHECKING = False
@@ -303,7 +303,9 @@ class FunctionExact:
                 inst = self.fn.by_name.get(name)
                 if inst is None:
                     continue
-                if inst.opcode in ("load", "atomicrmw", "cmpxchg"):
+                if inst.opcode == "load":
+                    got = self._shared_load(inst)
+                elif inst.opcode in ("atomicrmw", "cmpxchg"):
                     got = False
                 elif inst.opcode == "call":
                     # (the callee's name, as the model read it: not a word anywhere in the call)
@@ -315,6 +317,23 @@ class FunctionExact:
                     break
             self._uniforms[cond] = got
         return got
+
+    def _shared_load(self, inst: Instruction) -> bool:
+        """Whether every thread that runs ``inst``, a load whose address is itself judged by
+        ``_uniform``, reads one value: a plain (not atomic, not volatile) load of global or
+        constant memory in the entry block. The entry block runs once per thread, every thread
+        in the same interval between barriers; a write that gave two of them different values
+        would race with one of the reads, which the memory model leaves undefined (so only a
+        program that races on global memory, which this check does not judge, could tell).
+        LDS is never taken so: a race there is what this check looks for (MoE kernels test the
+        expert bounds, loaded from global memory at the start, around the whole body)."""
+        if inst.block != 0:
+            return False
+        ops = opparse.parse(self.mod, inst)
+        if ops.kind != "load" or ops.volatile or ops.ordering is not None or len(ops.operands) != 1:
+            return False
+        pty = ops.operands[0][0]
+        return pty is not None and pty.kind == "ptr" and pty.addrspace in (1, 4)
 
     def bytes(self, line: int, ctx: tuple[int, ...], variant: Variant = ((), ())) -> Bytes | Unknown:
         """What the site at ``line`` touches in context ``ctx`` (see ``Bytes``)."""

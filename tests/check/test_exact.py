@@ -138,3 +138,51 @@ def test_the_ideal_count_of_each_wait() -> None:
     assert text != path.read_text()
     raised = check_text(text, "raised.ll")
     assert raised.races and raised.races[0].witness["between_waves"]
+
+
+_SHARED_LOADS = """
+target triple = "amdgcn-amd-amdhsa"
+@lds = internal addrspace(3) global [64 x i32] undef, align 4
+
+define amdgpu_kernel void @k(ptr addrspace(1) %bounds, ptr addrspace(4) %table, i32 %n) #0 {
+entry:
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %p = getelementptr i32, ptr addrspace(1) %bounds, i32 %wg
+  %e = load i32, ptr addrspace(1) %p, align 4
+  %valid = icmp slt i32 %e, %n
+  %c = load i32, ptr addrspace(4) %table, align 4
+  %ctab = icmp eq i32 %c, 0
+  %v = load volatile i32, ptr addrspace(1) %bounds, align 4
+  %cvol = icmp eq i32 %v, 0
+  %q = getelementptr i32, ptr addrspace(1) %bounds, i32 %tid
+  %own = load i32, ptr addrspace(1) %q, align 4
+  %cown = icmp eq i32 %own, 0
+  %l = load i32, ptr addrspace(3) @lds, align 4
+  %clds = icmp eq i32 %l, 0
+  br i1 %valid, label %body, label %done
+body:
+  %late = load i32, ptr addrspace(1) %bounds, align 4
+  %clate = icmp eq i32 %late, 0
+  br label %done
+done:
+  ret void
+}
+declare i32 @llvm.amdgcn.workgroup.id.x()
+declare i32 @llvm.amdgcn.workitem.id.x()
+attributes #0 = { "amdgpu-flat-work-group-size"="1,256" }
+"""
+
+
+def test_a_global_load_of_one_address_in_the_entry_block_is_one_value_for_the_group() -> None:
+    """MoE's expert bounds, loaded at the start from global memory, guard the whole body: every
+    thread reads one value (a write between the reads would race on global memory). A volatile
+    load, a load of a thread's own address, a load of LDS (whose races are the question) and a
+    load past the entry block are not taken as one value."""
+    from llnoalias.check.exact import FunctionExact
+
+    mod = parse_module(SourceFile("k.ll", _SHARED_LOADS))
+    fx = FunctionExact(mod, mod.functions[0], 64)
+    assert fx._uniform("%valid") and fx._uniform("%ctab")
+    for cond in ("%cvol", "%cown", "%clds", "%clate"):
+        assert not fx._uniform(cond), cond
