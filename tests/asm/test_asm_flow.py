@@ -75,3 +75,55 @@ def test_threading_removes_the_iteration_that_runs_nothing() -> None:
 
     assert crossed_count(fn) == [0]  # raw: still in the queue after a "trip" that issued nothing
     assert crossed_count(thread_flag_blocks(fn)) == [RETIRED]
+
+
+def _prologue(test: list[str], hoisted: tuple[str, ...] = ()):  # noqa: ANN202
+    """FlyDSL's prologue copy of one wave under Triton's LLVM (gfx1250): the wave's test sets a
+    flag on either way (``s_mov_b32 s21, -1`` where it copies, ``0`` where it does not) and a
+    flow block tests it through ``scc``."""
+    return one(
+        "s_cmp_lg_u32 s5, 1",
+        "s_cbranch_scc1 .LBB0_14",
+        "s_mov_b32 s21, 0",                    # not the copying wave
+        "s_branch .LBB0_15",
+        ".LBB0_14:",
+        "s_mov_b32 s21, -1",                   # the copying wave
+        ".LBB0_15:",                           # %Flow
+        *hoisted,
+        *test,
+        ".LBB0_16:",
+        DMA,
+        ".LBB0_17:",
+        "s_wait_tensorcnt 0x0",
+        "s_endpgm",
+        target="gfx1250")
+
+
+SCC_TEST = ["s_and_b32 s5, s21, exec_lo", "s_cselect_b32 s5, 1, 0", "s_delay_alu instid0(SALU_CYCLE_1)",
+            "s_cmp_lg_u32 s5, 1", "s_cbranch_scc1 .LBB0_17"]
+
+
+def _way(fn, flag: str) -> set[str]:  # noqa: ANN001
+    blk = next(b for b in fn.blocks if any(fn.insts[i].text == f"s_mov_b32 s21, {flag}"
+                                           for i in range(b.first, b.last + 1)))
+    return {fn.blocks[s].label for s in blk.succs}
+
+
+def test_a_flag_tested_through_scc_sends_each_way_to_its_successor() -> None:
+    """``s_and`` with exec, ``s_cselect 1, 0`` and a compare with 1: set (-1) falls into the copy,
+    clear (0) branches past it; vector arithmetic and constants the code generator hoisted into
+    the flow block do not stop the threading."""
+    for hoisted in ((), ("v_and_b32_e32 v1, 31, v0", "s_mov_b32 s36, 1", "s_set_vgpr_msb 0x400")):
+        got = thread_flag_blocks(_prologue(SCC_TEST, hoisted))
+        assert _way(got, "-1") == {".LBB0_16"} and _way(got, "0") == {".LBB0_17"}, hoisted
+    # the same test with the compare the other way round (eq 0: taken where the flag is clear)
+    eq0 = ["s_and_b32 s21, s21, exec_lo", "s_cselect_b32 s21, 1, 0", "s_cmp_eq_u32 s21, 0",
+           "s_cbranch_scc1 .LBB0_17"]
+    got = thread_flag_blocks(_prologue(eq0))
+    assert _way(got, "-1") == {".LBB0_16"} and _way(got, "0") == {".LBB0_17"}
+
+
+def test_a_flow_block_that_writes_its_flag_or_touches_vcc_is_not_threaded() -> None:
+    for hoisted in (("s_mov_b32 s21, 1",), ("s_mov_b32 s5, 0",), ("v_cmp_eq_u32_e32 vcc_lo, 0, v0",)):
+        got = thread_flag_blocks(_prologue(SCC_TEST, hoisted))
+        assert _way(got, "-1") == {".LBB0_15"} and _way(got, "0") == {".LBB0_15"}, hoisted
