@@ -25,20 +25,59 @@ from ..asm.reader import DMA, AsmFunction
 from ..asm.sync import Key, SyncResult, replay_sync
 from ..ir.cfg import control_flow
 from ..ir.lexer import tokenize
-from ..ir.model import LocalRef
+from ..ir.model import Function, LocalRef
 from .exact import FunctionExact
 from .iterations import Ctx, Iterations, ir_block
 
 Edge = tuple[int, int]
 
 
+def _forwarding(fn: Function) -> dict[int, int]:
+    """The IR blocks that hold nothing but phis and an unconditional ``br`` (no assembly line
+    names them), each with the block it goes on to."""
+    count: dict[int, int] = {}
+    opcodes: dict[int, set[str]] = {}
+    for inst in fn.instrs:
+        count[inst.block] = count.get(inst.block, 0) + 1
+        opcodes.setdefault(inst.block, set()).add(inst.opcode)
+    out: dict[int, int] = {}
+    for b, ss in enumerate(fn.successors):
+        if len(ss) == 1 and opcodes.get(b, set()) <= {"phi", "br"}:
+            out[b] = ss[0]
+    return out
+
+
+def _aliases(targets: tuple[int, int], fwd: dict[int, int]) -> dict[int, int]:
+    """Each target, and each block a target reaches through forwarding blocks alone, with the
+    target it stands for (a block both reach stands for neither)."""
+    out: dict[int, int] = {}
+    both: set[int] = set()
+    for x in targets:
+        y, seen = x, 0
+        while True:
+            if y in out and out[y] != x:
+                both.add(y)
+            out.setdefault(y, x)
+            if y not in fwd or seen >= 4:
+                break
+            y, seen = fwd[y], seen + 1
+    for x in targets:
+        out[x] = x
+    for y in both - set(targets):
+        del out[y]
+    return out
+
+
 def _entered(fn: AsmFunction, s: int, above: set[int], targets: tuple[int, int],
-             line_block: dict[int, int]) -> int | None:
+             line_block: dict[int, int], fwd: dict[int, int]) -> int | None:
     """Which of ``targets`` (the IR successors of a block) the assembly block ``s`` begins: the
     first of them its instructions name, past instructions of the block and of the blocks that
     dominate it (``above``: the code generator sinks a compare, or an address computed early,
-    into a successor) and through blocks of one successor that hold nothing else; None where
-    another IR block comes first."""
+    into a successor) and through blocks of one successor that hold nothing else; a block that
+    a target reaches through IR blocks holding only a ``br`` (``fwd``: the join before a loop,
+    which no assembly line names) stands for that target. None where another IR block comes
+    first."""
+    alias = _aliases(targets, fwd)
     for _ in range(4):
         blk = fn.blocks[s]
         for i in range(blk.first, blk.last + 1):
@@ -46,7 +85,7 @@ def _entered(fn: AsmFunction, s: int, above: set[int], targets: tuple[int, int],
             ib = line_block.get(ln) if ln else None
             if ib is None or ib in above:
                 continue
-            return ib if ib in targets else None
+            return alias.get(ib)
         if len(blk.succs) != 1:
             return None
         s = blk.succs[0]
@@ -95,6 +134,7 @@ def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozens
     if not dirs:
         return []
     line_block = {inst.line: inst.block for inst in fx.fn.instrs}
+    fwd = _forwarding(fx.fn)
     succ = fx.fn.successors
     _, idom = control_flow(succ)
     waves = fx.threads.waves
@@ -111,7 +151,7 @@ def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozens
         while up >= 0 and up not in above:
             above.add(up)
             up = idom[up]
-        firsts = [_entered(fn, s, above, (t, f), line_block) for s in blk.succs]
+        firsts = [_entered(fn, s, above, (t, f), line_block, fwd) for s in blk.succs]
         if set(firsts) != {t, f}:
             continue
         for w, d in enumerate(dirs[b1]):
@@ -128,7 +168,10 @@ def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozens
 
 
 def _is_barrier(mnemonic: str) -> bool:
-    return mnemonic in ("s_barrier", "s_barrier_wait") or mnemonic.startswith("s_barrier_signal")
+    """Where the waves meet: ``s_barrier``, or a split barrier's ``s_barrier_wait``. Not its
+    signal: a cluster barrier is signalled by one wave of the work-group
+    (``if wave_id == 0: s_barrier_signal -3``) and waited for by all."""
+    return mnemonic in ("s_barrier", "s_barrier_wait")
 
 
 def pending_by_wave(fn: AsmFunction, generation: int, tracked: set[int], it: Iterations,
