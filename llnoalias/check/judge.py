@@ -24,9 +24,9 @@ from ..asm.sync import RETIRED, replay_sync
 from .exact import APART as APART_V
 from .exact import Bytes, FunctionExact, Verdict
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
-from .iterations import Iterations
+from .iterations import Ctx, Iterations
 from .locate import BLOCK_DIRECTORY
-from .pairs import compare, join_feasible
+from .pairs import OFF_PATH, compare, join_feasible
 from .waves import pending_by_wave
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
@@ -269,9 +269,9 @@ def judge_function(fn: AsmFunction, generation: int, accesses: dict[int, IRAcces
                 v.lds += 1
             if not inst.ir_line or inst.ir_line not in accesses:
                 v.unmapped += 1
-    pairs = _Pairs(fn, accesses, fps, fx, rp)
     judged = {i for i in fps if insts[i].kind != "dma"}
     it = Iterations(fn, fx)
+    pairs = _Pairs(fn, accesses, fps, fx, rp, it)
     sync = replay_sync(fn, generation, judged, it.start, it.edge)
     at_access = pending_by_wave(fn, generation, judged, it, fx, sync)
     for a, entries in at_access.items():
@@ -312,34 +312,37 @@ def _pair_keys(v: FunctionVerdict) -> set[tuple[object, ...]]:
     return out
 
 
-def path_feasible(fx: FunctionExact, ir_blocks: list[set[int]], ctx: tuple[int, ...],
+def path_feasible(fx: FunctionExact, ir_blocks: list[tuple[set[int], Ctx]],
                   args: tuple[tuple[str, int], ...]) -> bool:
     """Whether a path of the assembly may run with the integer arguments at ``args`` (a witness
     that assumes a trip count). ``ir_blocks``: the IR blocks each of its assembly blocks holds
-    instructions of, in order. No block of the path may stand only for IR blocks that a condition
-    every thread shares keeps out under them; and between two consecutive blocks that name IR
-    blocks (the code generator's own blocks between them name none: a structurizer's flow block),
-    some IR path must run through blocks that are kept in and that hold no wait (a path through a
-    wait may retire the DMA: the race is not claimed on it)."""
+    instructions of, in order, with the loop context the path is in there (a path from a copy in
+    one iteration to a read after the loop's exit is judged in the copy's iteration up to the
+    back edge, and in the exit's after it). No block of the path may stand only for IR blocks that
+    a condition every thread shares keeps out under them; and between two consecutive blocks that
+    name IR blocks (the code generator's own blocks between them name none: a structurizer's flow
+    block), some IR path must run through blocks that are kept in, in either's context, and that
+    hold no wait (a path through a wait may retire the DMA: the race is not claimed on it)."""
     labels = fx.fn.blocks
-    ok: dict[int, bool] = {}
+    ok: dict[tuple[int, Ctx], bool] = {}
 
-    def feasible(b: int) -> bool:
-        if b not in ok:
-            ok[b] = b >= len(labels) or join_feasible(fx, labels[b], ctx, args)
-        return ok[b]
+    def feasible(b: int, ctx: Ctx) -> bool:
+        key = (b, ctx)
+        if key not in ok:
+            ok[key] = b >= len(labels) or join_feasible(fx, labels[b], ctx, args)
+        return ok[key]
 
-    named = [bs for bs in ir_blocks if bs]
-    for blocks in named:
-        if not any(feasible(b) for b in blocks):
+    named = [(bs, ctx) for bs, ctx in ir_blocks if bs]
+    for blocks, ctx in named:
+        if not any(feasible(b, ctx) for b in blocks):
             return False
     succ = fx.fn.successors
     waits = _wait_blocks(fx)
-    for here, there in zip(named, named[1:], strict=False):
+    for (here, c0), (there, c1) in zip(named, named[1:], strict=False):
         if here & there:
             continue
         seen = set(here)
-        stack = [b for b in here if feasible(b)]
+        stack = [b for b in here if feasible(b, c0)]
         found = False
         while stack and not found:
             b = stack.pop()
@@ -347,7 +350,7 @@ def path_feasible(fx: FunctionExact, ir_blocks: list[set[int]], ctx: tuple[int, 
                 if n in there:
                     found = True
                     break
-                if n in seen or not feasible(n) or n in waits:
+                if n in seen or not (feasible(n, c0) or feasible(n, c1)) or n in waits:
                     continue
                 seen.add(n)
                 stack.append(n)
@@ -383,8 +386,9 @@ class _Pairs:
     context and path has one (a false path never hides a true one), else the first unproven."""
 
     def __init__(self, fn: AsmFunction, accesses: dict[int, IRAccess], fps: dict[int, Footprint],
-                 fx: FunctionExact | None, rp: Replay) -> None:
+                 fx: FunctionExact | None, rp: Replay, it: Iterations) -> None:
         self.fn = fn
+        self.it = it
         self.accesses = accesses
         self.fps = fps
         self.fx = fx
@@ -394,6 +398,8 @@ class _Pairs:
         self._done: set[tuple[object, ...]] = set()
         self._line_block: dict[int, int] | None = None
         self._fences: dict[int, int] | None = None
+        #: the path of the pair being judged (``_compare``)
+        self._path: tuple[str, ...] = ()
 
     def judge(self, d: int, cd: tuple[int, ...], a: int, ca: tuple[int, ...], *, same_wave: bool, fresh: bool,
               kind: str, others: bool = True) -> None:
@@ -414,18 +420,18 @@ class _Pairs:
         dfp, afp = self.fps.get(d), self.fps.get(a)
         if dfp is None or afp is None or not dfp.meets(afp):
             return
+        path = tuple(self.rp.path(d, a)) if kind != "overwrite" else ()
+        self._path = path
         verdict = self._exact(d, cd, a, ca, same_wave=same_wave, others=others, fresh=fresh)
         if verdict.kind == "apart":
             return
         if verdict.kind == "race":
             w = dict(verdict.witness or {})
             w["kind"] = kind
-            path = tuple(self.rp.path(d, a)) if kind != "overwrite" else ()
             assumes = w.get("assumes")
-            if isinstance(assumes, dict) and path and not self._path_feasible(path, ca, assumes):
+            if isinstance(assumes, dict) and path and not self._path_feasible(path, cd, ca, assumes):
                 # the witness assumed argument values under which the path does not run
-                verdict = Verdict("unproven", why="a race only where the integer arguments take values "
-                                  "under which the path that brings the pair together does not run")
+                verdict = Verdict("unproven", why=OFF_PATH)
             elif not fresh and kind != "overwrite" and (BEYOND in ca or BEYOND in cd):
                 # the replay joins every trip count past the states it follows: the DMA's entry
                 # holds the fewest issues after it of any of them, while the witness's values fix
@@ -448,6 +454,20 @@ class _Pairs:
             self.unproven[key] = Unproven(self.fn.name, _place(di), _place(ai), dfp, afp, verdict.why, verdict.line,
                                           kind, in_queue=same_wave or (old is not None and old.in_queue))
 
+    def _compare(self, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...], *,
+                 same_wave: bool, others: bool, fresh: bool) -> Verdict:
+        """``pairs.compare`` of the pair being judged, a witness's assumed arguments taken only
+        where the path that brings the pair together runs with them (``_path_feasible``)."""
+        fx = self.fx
+        assert fx is not None
+        path = self._path
+
+        def feasible(args: tuple[tuple[str, int], ...]) -> bool:
+            return self._path_feasible(path, cd, ca, dict(args))
+
+        return compare(fx, dma_line, cd, acc_line, ca, same_wave=same_wave, other_waves=others, fresh=fresh,
+                       feasible=feasible if path else None, path=path)
+
     def _exact(self, d: int, cd: tuple[int, ...], a: int, ca: tuple[int, ...], *, same_wave: bool, others: bool,
                fresh: bool) -> Verdict:
         fx = self.fx
@@ -464,7 +484,7 @@ class _Pairs:
         if not ai.ir_line or ai.ir_line not in fx.sites:
             return Verdict("unproven", why="an LDS instruction of the assembly whose IR access is not known "
                            "(merged, or without a line)", line=ai.ir_line)
-        got = compare(fx, di.ir_line, cd, ai.ir_line, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+        got = self._compare(di.ir_line, cd, ai.ir_line, ca, same_wave=same_wave, others=others, fresh=fresh)
         if got.kind == "apart" and acc is not None and _widening(ai, acc):
             return Verdict("unproven", why=f"the instruction `{ai.mnemonic}` covers more than its IR access "
                            "(merged with a neighbour); the rest is judged by ranges", line=ai.ir_line)
@@ -496,22 +516,37 @@ class _Pairs:
                 break
         return lo, hi
 
-    def _path_feasible(self, path: tuple[str, ...], ca: tuple[int, ...], assumes: dict[str, int]) -> bool:
+    def _path_feasible(self, path: tuple[str, ...], cd: Ctx, ca: Ctx, assumes: dict[str, int]) -> bool:
+        """``path_feasible`` of the replay's path from the DMA (in context ``cd``) to the access (in
+        ``ca``): the contexts along it are followed edge by edge from ``cd``; where they do not
+        end in ``ca`` (the path is not the one of this pair of contexts) every block is judged in
+        ``ca``."""
         fx = self.fx
         if fx is None:
             return True
         if self._line_block is None:
             self._line_block = {inst.line: inst.block for inst in fx.fn.instrs}
-        by_label = {b.label: b for b in self.fn.blocks}
-        ir_blocks: list[set[int]] = []
-        for label in path:
-            blk = by_label.get(label)
-            if blk is None:
+        by_label = {b.label: i for i, b in enumerate(self.fn.blocks)}
+        idx = [by_label.get(label) for label in path]
+        ctxs: list[Ctx] = []
+        ctx = cd
+        prev: int | None = None
+        for b in idx:
+            if prev is not None and b is not None:
+                ctx, _ = self.it.edge(prev, b, ctx)
+            ctxs.append(ctx)
+            prev = b
+        if not ctxs or ctxs[-1] != ca:
+            ctxs = [ca] * len(idx)
+        ir_blocks: list[tuple[set[int], Ctx]] = []
+        for b, ctx in zip(idx, ctxs, strict=True):
+            if b is None:
                 continue
+            blk = self.fn.blocks[b]
             got = {self._line_block[i.ir_line] for i in self.fn.insts[blk.first:blk.last + 1]
                    if i.ir_line and i.ir_line in self._line_block}
-            ir_blocks.append(got)
-        return path_feasible(fx, ir_blocks, ca, tuple(sorted(assumes.items())))
+            ir_blocks.append((got, ctx))
+        return path_feasible(fx, ir_blocks, tuple(sorted(assumes.items())))
 
     def _merged(self, ai: AsmInst, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *, same_wave: bool,
                 others: bool, fresh: bool) -> Verdict:
@@ -527,7 +562,7 @@ class _Pairs:
         if not cands or any(c not in fx.sites for c in cands):
             return Verdict("unproven", why="an LDS instruction of the assembly with no IR line, standing for "
                            "accesses whose addresses are not all read")
-        verdict = {c: compare(fx, dma_line, cd, c, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+        verdict = {c: self._compare(dma_line, cd, c, ca, same_wave=same_wave, others=others, fresh=fresh)
                    for c in cands}
         pairs = self._merged_pairs(ai, cands, ca)
         if pairs:
@@ -566,7 +601,7 @@ class _Pairs:
         of those loads: a race where each of them races, apart where each is apart."""
         fx = self.fx
         assert fx is not None
-        got = {s: compare(fx, dma_line, cd, s, ca, same_wave=same_wave, other_waves=others, fresh=fresh)
+        got = {s: self._compare(dma_line, cd, s, ca, same_wave=same_wave, others=others, fresh=fresh)
                for s in acc.sources}
         return _whichever(got, "folded", "an LDS instruction of the assembly at the line of an instruction loads "
                           f"were folded into: some of those loads (lines {', '.join(map(str, acc.sources[:6]))}) "

@@ -7,7 +7,7 @@ unproven, with what blocks the proof."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .. import reasons
 from ..analysis.ranges.concrete import ARG_SPACE, PtrInt, Threads, Unknown, Val, at, lift
@@ -19,7 +19,10 @@ from .tiles import Tile, decode, word
 #: the lanes a witness names at most per pair before giving up on finding a definite one
 _SCAN = 1 << 16
 #: the values a witness may assume every integer kernel argument has, tried in turn
-ASSUMED = (4096, 65536, 256, 192, 160, 128, 64, 1, 0)
+ASSUMED = (4096, 65536, 1024, 512, 256, 192, 160, 128, 64, 1, 0)
+#: why a pair that races only under assumed arguments that the path to it does not run with is unproven
+OFF_PATH = ("a race only where the integer arguments take values under which the path that brings the pair "
+            "together does not run")
 #: join phis whose incoming values are tried one by one, at most
 _JOINS = 3
 
@@ -48,21 +51,25 @@ def _lane_bytes(site: Site, base: int, lane: int) -> tuple[tuple[int, int], tupl
 
 
 def compare(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
-            *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
+            *, same_wave: bool, other_waves: bool, fresh: bool,
+            feasible: Callable[[tuple[tuple[str, int], ...]], bool] | None = None, path: object = None) -> Verdict:
     """The verdict of one pair (see the module's docstring). Where it is unproven for a phi of a
     join, each of its incoming values is tried: apart for all is apart, a race for all is a race.
-    Where a witness needs the integer kernel arguments (a bound on the lanes that run a DMA), it
-    is looked for with each argument at one of ``ASSUMED`` and names that assumption."""
-    key = (dma_line, cd, acc_line, ca, same_wave, other_waves, fresh)
+    Where a witness needs the integer kernel arguments (a bound on the lanes that run a DMA, an
+    address after a loop whose trip count they set), it is looked for with each argument at one
+    of ``ASSUMED`` in turn, the first that ``feasible`` takes (the path that brings the pair
+    together runs with it; ``path`` names that path in the memo), and names that assumption."""
+    key = (dma_line, cd, acc_line, ca, same_wave, other_waves, fresh, path)
     memo = fx.verdicts.get(key)
     if memo is None:
         memo = fx.verdicts[key] = _compare_all(fx, dma_line, cd, acc_line, ca, same_wave=same_wave,
-                                               other_waves=other_waves, fresh=fresh)
+                                               other_waves=other_waves, fresh=fresh, feasible=feasible)
     return memo
 
 
 def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line: int, ca: tuple[int, ...],
-                 *, same_wave: bool, other_waves: bool, fresh: bool) -> Verdict:
+                 *, same_wave: bool, other_waves: bool, fresh: bool,
+                 feasible: Callable[[tuple[tuple[str, int], ...]], bool] | None) -> Verdict:
     kw = {"same_wave": same_wave, "other_waves": other_waves, "fresh": fresh}
     got = _compare(fx, dma_line, cd, acc_line, ca, ((), ()), **kw)
     if got.kind != "unproven":
@@ -71,6 +78,7 @@ def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line
         got = _alternatives(fx, dma_line, cd, acc_line, ca, (), got, **kw)
         if got.kind != "unproven":
             return got
+    off_path = False
     for value in ASSUMED:
         args = fx.assumed_args(value)
         if not args:
@@ -79,9 +87,14 @@ def _compare_all(fx: FunctionExact, dma_line: int, cd: tuple[int, ...], acc_line
         if trial.kind == "unproven" and trial.join:
             trial = _alternatives(fx, dma_line, cd, acc_line, ca, args, trial, **kw)
         if trial.kind == "race" and trial.witness is not None:
+            if feasible is not None and not feasible(args):
+                off_path = True
+                continue
             w = dict(trial.witness)
             w["assumes"] = {name: v for name, v in args}
             return Verdict("race", w)
+    if off_path:
+        return Verdict("unproven", why=OFF_PATH)
     return got
 
 
