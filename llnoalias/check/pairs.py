@@ -345,11 +345,14 @@ def compare_tile(fx: FunctionExact, dsite: Site, cd: tuple[int, ...], acc_line: 
         if isinstance(x, Unknown):
             return Verdict("unproven", why=x.why, line=x.line, join=x.join)
     assert isinstance(a, Bytes) and isinstance(tiles, list) and th is not None
+    live = _live_waves(a, tiles)
+    if not live:
+        return APART
     dstand = fx.standing(dsite.block, cd, variant)
     assert not isinstance(dstand, Unknown)
     maybe: Verdict | None = None
     for t, st, lo, hi, wt, w in _meetings(th, a, same_wave, other_waves):
-        got = tiles[w] if w < len(tiles) else None
+        got = tiles[w] if w in live else None
         if got is None:
             continue
         space, base, tile = got
@@ -379,6 +382,24 @@ def compare_tile(fx: FunctionExact, dsite: Site, cd: tuple[int, ...], acc_line: 
             conds = _names(open_st.union(*(_open(s) for s in lanes)))
             maybe = Verdict("unproven", why=f"whether the wave runs it depends on {conds}", line=acc_line)
     return maybe or APART
+
+
+def _live_waves(a: Bytes, tiles: list[tuple[str, int, Tile] | None]) -> set[int]:
+    """The waves whose tile may meet a byte of the access in some running thread: in another
+    space (judged by ``_spaces``), or overlapping the hull of the threads' bytes; the others
+    cannot race it (most pairs: another stage's slot)."""
+    ran = [i for i, st in enumerate(a.standing) if st is not None]
+    if not ran:
+        return set()
+    lo, hi = min(a.lo[i] for i in ran), max(a.hi[i] for i in ran)
+    out: set[int] = set()
+    for w, got in enumerate(tiles):
+        if got is None:
+            continue
+        space, base, tile = got
+        if space != a.space or (lo < base + tile.span and base < hi):
+            out.add(w)
+    return out
 
 
 def _spaces(x: str, y: str) -> Verdict:
