@@ -118,11 +118,12 @@ def _step(node: Node, fn: AsmFunction, i: int, ctx: Ctx, qs: list[str], tracked:
 
 
 def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
-                edge: Callable[[int, int, Ctx], tuple[Ctx, bool]],
+                edge: Callable[[int, int, Ctx], tuple[Ctx, bool] | None],
                 skip: frozenset[tuple[int, int]] = frozenset()) -> SyncResult:
     """The fixpoint over (block, context) from the entry in context ``start``; ``tracked``: the
     LDS accesses to judge and to remember for the DMAs that follow them; ``edge(b, t, ctx)``: the
-    context after the edge from block ``b`` to ``t`` and whether it is a loop's back edge;
+    context after the edge from block ``b`` to ``t`` and whether it is a loop's back edge (None:
+    the edge is not taken in that context);
     ``skip``: edges not taken (those the replayed waves never take, ``check.waves``)."""
     qs = queues(fn, generation)
     res = SyncResult()
@@ -142,7 +143,10 @@ def replay_sync(fn: AsmFunction, generation: int, tracked: set[int], start: Ctx,
         for t in blk.succs:
             if (b, t) in skip:
                 continue
-            nctx, back = edge(b, t, ctx)
+            got = edge(b, t, ctx)
+            if got is None:
+                continue  # no thread takes it in this context
+            nctx, back = got
             nk = (t, nctx)
             out = node.crossed() if back else node
             cur = entry.get(nk)

@@ -5,7 +5,9 @@ header phis LDS addresses depend on (``evolution``), the index of its state. The
 IR's loops (the code generator neither unrolls nor fuses them): a back edge of the assembly (a
 retreating edge of a depth-first walk) belongs to the innermost IR loop that holds the IR blocks
 of the instructions at both its ends (their ``.loc`` lines); crossing it moves that loop to its
-next state, and entering its header from outside the loop starts it at state 0. A tracked IR loop
+next state, and entering its header from outside the loop starts it at state 0. A two-way branch
+matched to an IR branch (``check.branches``) whose condition is one known value in a context (a
+loop's exit test against a constant trip count) is taken only that way there. A tracked IR loop
 that no back edge of the assembly matches, or a back edge that matches no IR loop, leaves the
 states not known (``BEYOND``): no witness and no proof rests on them.
 """
@@ -15,21 +17,11 @@ from __future__ import annotations
 from ..analysis.ranges.evolution import BEYOND
 from ..asm.reader import AsmFunction
 from ..ir.cfg import control_flow
+from ..ir.model import LocalRef
+from .branches import ir_block, ir_branches
 from .exact import FunctionExact
 
 Ctx = tuple[int, ...]
-
-
-def ir_block(fn: AsmFunction, b: int, line_block: dict[int, int], *, last: bool) -> int | None:
-    """The IR block of the first (``last``: the last) instruction of assembly block ``b`` that
-    names an IR line (``line_block``: IR line -> IR block); None where none does."""
-    blk = fn.blocks[b]
-    idx = range(blk.last, blk.first - 1, -1) if last else range(blk.first, blk.last + 1)
-    for i in idx:
-        ln = fn.insts[i].ir_line
-        if ln and ln in line_block:
-            return line_block[ln]
-    return None
 
 
 class Iterations:
@@ -46,6 +38,9 @@ class Iterations:
         self._advance: dict[tuple[int, int], int] = {}
         #: asm header -> (IR loop, the asm loop's body) for entries
         self._entry: dict[int, list[tuple[int, frozenset[int]]]] = {}
+        #: two-way branches matched to IR branches, and their conditions' values per context
+        self._branches = ir_branches(fn, fx) if fx is not None and n else {}
+        self._decided: dict[tuple[int, Ctx], int | None] = {}
         if fx is None or not n:
             self._start: Ctx = tuple(0 for _ in range(n))
             return
@@ -107,10 +102,32 @@ class Iterations:
     def start(self) -> Ctx:
         return self._start
 
-    def edge(self, b: int, t: int, ctx: Ctx) -> tuple[Ctx, bool]:
+    def _way(self, b: int, ctx: Ctx) -> int | None:
+        """Which way (1: the IR ``br``'s true successor) every thread takes out of assembly block
+        ``b`` in context ``ctx``, where its condition is one known value there (a loop's exit test
+        against a constant trip count); None where it is not."""
+        key = (b, ctx)
+        if key not in self._decided:
+            got: int | None = None
+            fx = self.fx
+            if fx is not None and b in self._branches and BEYOND not in ctx:
+                v = fx.evol.evaluator(ctx).value(None, LocalRef(self._branches[b][1]))
+                if isinstance(v, int):
+                    got = v & 1
+            self._decided[key] = got
+        return self._decided[key]
+
+    def edge(self, b: int, t: int, ctx: Ctx) -> tuple[Ctx, bool] | None:
+        """The context after the edge ``b -> t`` from context ``ctx`` and whether it is a back
+        edge; None where no thread takes it in ``ctx`` (its branch's condition is known there and
+        selects the other way)."""
         is_back = (b, t) in self.back
         if not ctx or self.fx is None:
             return ctx, is_back
+        if b in self._branches:
+            way = self._way(b, ctx)
+            if way is not None and self._branches[b][2][t] != way:
+                return None
         if is_back:
             li = self._advance.get((b, t), -2)
             if li == -2:

@@ -533,10 +533,13 @@ class _Pairs:
         prev: int | None = None
         for b in idx:
             if prev is not None and b is not None:
-                ctx, _ = self.it.edge(prev, b, ctx)
+                moved = self.it.edge(prev, b, ctx)
+                if moved is None:
+                    break  # not a way of these contexts: judged in the access's below
+                ctx = moved[0]
             ctxs.append(ctx)
             prev = b
-        if not ctxs or ctxs[-1] != ca:
+        if len(ctxs) != len(idx) or ctxs[-1] != ca:
             ctxs = [ca] * len(idx)
         ir_blocks: list[tuple[set[int], Ctx]] = []
         for b, ctx in zip(idx, ctxs, strict=True):

@@ -11,9 +11,8 @@ later read is reported as racing a copy that wave 1 retired long before.
 Here each wave's branch directions are found once: for every IR block that ends in a conditional
 ``br``, its condition evaluated in every thread with every loop past its known states and no
 kernel argument assumed (so only what is fixed for the whole run is known); where all lanes of a
-wave agree, the other way out of the block is one that wave never takes. An assembly edge is
-matched to that IR edge only where the assembly block ends in a two-way branch whose two
-successors begin with the IR block's two successors; elsewhere nothing is pruned. Waves with the
+wave agree, the other way out of the block is one that wave never takes. Assembly edges are
+matched to IR edges by ``check.branches``; elsewhere nothing is pruned. Waves with the
 same pruned edges form one group, and the caller replays each group on its own control flow.
 """
 
@@ -23,73 +22,13 @@ from ..analysis.ranges.concrete import Unknown, at
 from ..analysis.ranges.evolution import BEYOND
 from ..asm.reader import DMA, AsmFunction
 from ..asm.sync import Key, SyncResult, replay_sync
-from ..ir.cfg import control_flow
 from ..ir.lexer import tokenize
-from ..ir.model import Function, LocalRef
+from ..ir.model import LocalRef
+from .branches import ir_branches
 from .exact import FunctionExact
-from .iterations import Ctx, Iterations, ir_block
+from .iterations import Ctx, Iterations
 
 Edge = tuple[int, int]
-
-
-def _forwarding(fn: Function) -> dict[int, int]:
-    """The IR blocks that hold nothing but phis and an unconditional ``br`` (no assembly line
-    names them), each with the block it goes on to."""
-    count: dict[int, int] = {}
-    opcodes: dict[int, set[str]] = {}
-    for inst in fn.instrs:
-        count[inst.block] = count.get(inst.block, 0) + 1
-        opcodes.setdefault(inst.block, set()).add(inst.opcode)
-    out: dict[int, int] = {}
-    for b, ss in enumerate(fn.successors):
-        if len(ss) == 1 and opcodes.get(b, set()) <= {"phi", "br"}:
-            out[b] = ss[0]
-    return out
-
-
-def _aliases(targets: tuple[int, int], fwd: dict[int, int]) -> dict[int, int]:
-    """Each target, and each block a target reaches through forwarding blocks alone, with the
-    target it stands for (a block both reach stands for neither)."""
-    out: dict[int, int] = {}
-    both: set[int] = set()
-    for x in targets:
-        y, seen = x, 0
-        while True:
-            if y in out and out[y] != x:
-                both.add(y)
-            out.setdefault(y, x)
-            if y not in fwd or seen >= 4:
-                break
-            y, seen = fwd[y], seen + 1
-    for x in targets:
-        out[x] = x
-    for y in both - set(targets):
-        del out[y]
-    return out
-
-
-def _entered(fn: AsmFunction, s: int, above: set[int], targets: tuple[int, int],
-             line_block: dict[int, int], fwd: dict[int, int]) -> int | None:
-    """Which of ``targets`` (the IR successors of a block) the assembly block ``s`` begins: the
-    first of them its instructions name, past instructions of the block and of the blocks that
-    dominate it (``above``: the code generator sinks a compare, or an address computed early,
-    into a successor) and through blocks of one successor that hold nothing else; a block that
-    a target reaches through IR blocks holding only a ``br`` (``fwd``: the join before a loop,
-    which no assembly line names) stands for that target. None where another IR block comes
-    first."""
-    alias = _aliases(targets, fwd)
-    for _ in range(4):
-        blk = fn.blocks[s]
-        for i in range(blk.first, blk.last + 1):
-            ln = fn.insts[i].ir_line
-            ib = line_block.get(ln) if ln else None
-            if ib is None or ib in above:
-                continue
-            return alias.get(ib)
-        if len(blk.succs) != 1:
-            return None
-        s = blk.succs[0]
-    return None
 
 
 def _branch_directions(fx: FunctionExact) -> dict[int, list[int | None]]:
@@ -133,32 +72,15 @@ def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozens
     dirs = _branch_directions(fx)
     if not dirs:
         return []
-    line_block = {inst.line: inst.block for inst in fx.fn.instrs}
-    fwd = _forwarding(fx.fn)
-    succ = fx.fn.successors
-    _, idom = control_flow(succ)
     waves = fx.threads.waves
     pruned: list[set[Edge]] = [set() for _ in range(waves)]
-    for b, blk in enumerate(fn.blocks):
-        if len(blk.succs) != 2 or blk.succs[0] == blk.succs[1]:
-            continue
-        b1 = ir_block(fn, b, line_block, last=True)
-        if b1 is None or b1 not in dirs:
-            continue
-        t, f = succ[b1]
-        above = {b1}
-        up = idom[b1]
-        while up >= 0 and up not in above:
-            above.add(up)
-            up = idom[up]
-        firsts = [_entered(fn, s, above, (t, f), line_block, fwd) for s in blk.succs]
-        if set(firsts) != {t, f}:
+    for b, (b1, _cond, ways) in ir_branches(fn, fx).items():
+        if b1 not in dirs:
             continue
         for w, d in enumerate(dirs[b1]):
             if d is None:
                 continue
-            never = f if d else t
-            pruned[w].add((b, blk.succs[firsts.index(never)]))
+            pruned[w].update((b, s) for s, way in ways.items() if way != d)
     if not any(pruned):
         return []
     groups: dict[frozenset[Edge], list[int]] = {}
