@@ -11,7 +11,7 @@ import gzip
 import pytest
 
 from llnoalias.backends import triton_backend
-from tests.support.files import ROOT
+from tests.support.files import DATA, ROOT
 from tests.support.run import load_script
 
 pytestmark = [pytest.mark.slow,
@@ -100,3 +100,19 @@ def test_the_epilogues_wait_removed_races_with_the_loops_last_copy() -> None:
     w = looped[0].witness
     assert w["dma_state"][0]["state"] == 0 and w["access_state"][0]["state"] == 1
     assert w["assumes"]["%7"] == 256
+
+
+def test_every_wait_mutant_of_the_moe_kernel_is_judged_as_worked_by_hand() -> None:
+    """All of MoE's tensor waits, each removed and raised by one, and all removed, against
+    ``tests/support/data/flydsl_gfx1250_truth.json``: a mutant that races is found with a
+    witness, one that does not (the wait after the last compute, the one after the store from
+    LDS) is not reported."""
+    pm = load_script("pipeline_mutants")
+    truth = pm.load_truth(DATA / "flydsl_gfx1250_truth.json")
+    text = _text(MOE)
+    verdicts = {}
+    for m in pm.mutants(text):
+        row = pm.check_one(MOE, m, f"{MOE}.ll", "triton")
+        verdicts[m.id] = pm.judge_row(row, truth)
+    assert set(verdicts.values()) <= {"found", "ok"}, verdicts
+    assert len(verdicts) == len([k for k in truth if k[0] == MOE]) == 14
