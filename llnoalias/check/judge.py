@@ -26,7 +26,8 @@ from .exact import Bytes, FunctionExact, Verdict
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
 from .iterations import Ctx, Iterations
 from .locate import BLOCK_DIRECTORY
-from .pairs import OFF_PATH, compare, join_feasible
+from .pairs import OFF_PATH, compare
+from .paths import runs_with
 from .waves import pending_by_wave
 
 #: the bytes one element of a ``ds_read2``/``ds_write2`` offset counts
@@ -312,62 +313,6 @@ def _pair_keys(v: FunctionVerdict) -> set[tuple[object, ...]]:
     return out
 
 
-def path_feasible(fx: FunctionExact, ir_blocks: list[tuple[set[int], Ctx]],
-                  args: tuple[tuple[str, int], ...]) -> bool:
-    """Whether a path of the assembly may run with the integer arguments at ``args`` (a witness
-    that assumes a trip count). ``ir_blocks``: the IR blocks each of its assembly blocks holds
-    instructions of, in order, with the loop context the path is in there (a path from a copy in
-    one iteration to a read after the loop's exit is judged in the copy's iteration up to the
-    back edge, and in the exit's after it). No block of the path may stand only for IR blocks that
-    a condition every thread shares keeps out under them; and between two consecutive blocks that
-    name IR blocks (the code generator's own blocks between them name none: a structurizer's flow
-    block), some IR path must run through blocks that are kept in, in either's context, and that
-    hold no wait (a path through a wait may retire the DMA: the race is not claimed on it)."""
-    labels = fx.fn.blocks
-    ok: dict[tuple[int, Ctx], bool] = {}
-
-    def feasible(b: int, ctx: Ctx) -> bool:
-        key = (b, ctx)
-        if key not in ok:
-            ok[key] = b >= len(labels) or join_feasible(fx, labels[b], ctx, args)
-        return ok[key]
-
-    named = [(bs, ctx) for bs, ctx in ir_blocks if bs]
-    for blocks, ctx in named:
-        if not any(feasible(b, ctx) for b in blocks):
-            return False
-    succ = fx.fn.successors
-    waits = _wait_blocks(fx)
-    for (here, c0), (there, c1) in zip(named, named[1:], strict=False):
-        if here & there:
-            continue
-        seen = set(here)
-        stack = [b for b in here if feasible(b, c0)]
-        found = False
-        while stack and not found:
-            b = stack.pop()
-            for n in succ[b] if b < len(succ) else ():
-                if n in there:
-                    found = True
-                    break
-                if n in seen or not (feasible(n, c0) or feasible(n, c1)) or n in waits:
-                    continue
-                seen.add(n)
-                stack.append(n)
-        if not found:
-            return False
-    return True
-
-
-def _wait_blocks(fx: FunctionExact) -> set[int]:
-    """The IR blocks holding a wait on an asynchronous counter or ``s.waitcnt``."""
-    return {inst.block for inst in fx.fn.instrs if inst.opcode == "call" and
-            _WAIT_CALL.search(fx.mod.text[inst.opstart:inst.end])}
-
-
-_WAIT_CALL = re.compile(r"@llvm\.amdgcn\.(?:s\.wait\.|s\.waitcnt\b|wait\.asyncmark)")
-
-
 def _whichever(verdicts: dict[int, Verdict], key: str, why: str, line: int = 0) -> Verdict:
     """An instruction that is one of several IR accesses, whichever it is (``verdicts``, in their
     order): a race where each races (the first's witness, naming it and, under ``key``, them all),
@@ -517,39 +462,12 @@ class _Pairs:
         return lo, hi
 
     def _path_feasible(self, path: tuple[str, ...], cd: Ctx, ca: Ctx, assumes: dict[str, int]) -> bool:
-        """``path_feasible`` of the replay's path from the DMA (in context ``cd``) to the access (in
-        ``ca``): the contexts along it are followed edge by edge from ``cd``; where they do not
-        end in ``ca`` (the path is not the one of this pair of contexts) every block is judged in
-        ``ca``."""
-        fx = self.fx
-        if fx is None:
+        """``paths.runs_with`` of the replay's path from the DMA (in ``cd``) to the access (in ``ca``)."""
+        if self.fx is None:
             return True
         if self._line_block is None:
-            self._line_block = {inst.line: inst.block for inst in fx.fn.instrs}
-        by_label = {b.label: i for i, b in enumerate(self.fn.blocks)}
-        idx = [by_label.get(label) for label in path]
-        ctxs: list[Ctx] = []
-        ctx = cd
-        prev: int | None = None
-        for b in idx:
-            if prev is not None and b is not None:
-                moved = self.it.edge(prev, b, ctx)
-                if moved is None:
-                    break  # not a way of these contexts: judged in the access's below
-                ctx = moved[0]
-            ctxs.append(ctx)
-            prev = b
-        if len(ctxs) != len(idx) or ctxs[-1] != ca:
-            ctxs = [ca] * len(idx)
-        ir_blocks: list[tuple[set[int], Ctx]] = []
-        for b, ctx in zip(idx, ctxs, strict=True):
-            if b is None:
-                continue
-            blk = self.fn.blocks[b]
-            got = {self._line_block[i.ir_line] for i in self.fn.insts[blk.first:blk.last + 1]
-                   if i.ir_line and i.ir_line in self._line_block}
-            ir_blocks.append((got, ctx))
-        return path_feasible(fx, ir_blocks, tuple(sorted(assumes.items())))
+            self._line_block = {inst.line: inst.block for inst in self.fx.fn.instrs}
+        return runs_with(self.fn, self.fx, self.it, self._line_block, path, cd, ca, assumes)
 
     def _merged(self, ai: AsmInst, dma_line: int, cd: tuple[int, ...], ca: tuple[int, ...], *, same_wave: bool,
                 others: bool, fresh: bool) -> Verdict:
