@@ -131,6 +131,23 @@ def capture_llvm_ir(jf) -> list[str]:  # type: ignore[no-untyped-def]
     return captured
 
 
+def compile_and_write(flyc, launch, args: tuple[object, ...], captured: list[str], out: str,  # type: ignore[no-untyped-def]
+                      what: str) -> int:
+    """``flyc.compile(launch, *args)`` (the final ``ld.lld`` step is expected to fail here), then the
+    last module ``capture_llvm_ir`` kept written to ``out``: 0, or 1 (said on stderr, ``what``
+    naming the job) where none was captured."""
+    try:
+        flyc.compile(launch, *args)
+    except Exception as exc:  # the final ld.lld step is expected to fail here
+        if "lld" not in str(exc):
+            raise
+    if not captured:
+        print(f"{what}: no LLVM module captured", file=sys.stderr)
+        return 1
+    Path(out).write_text(captured[-1], encoding="utf-8")
+    return 0
+
+
 def _write(out: Path, stem: str, data: bytes) -> Path:
     if stem in GZIPPED:
         target = out / f"{stem}.ll.gz"
@@ -205,16 +222,7 @@ def _child(stem: str, src: str, out: str) -> int:
     else:
         raise SystemExit(f"unknown builder {builder}")
 
-    try:
-        flyc.compile(launch, *args)
-    except Exception as exc:  # the final ld.lld step is expected to fail here
-        if "lld" not in str(exc):
-            raise
-    if not captured:
-        print(f"gen_flydsl_corpus: {stem}: no LLVM module captured", file=sys.stderr)
-        return 1
-    Path(out).write_text(captured[-1], encoding="utf-8")
-    return 0
+    return compile_and_write(flyc, launch, args, captured, out, f"gen_flydsl_corpus: {stem}")
 
 
 # --- cut fixtures: small, real excerpts of the modules above ------------------------------

@@ -35,7 +35,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gen_flydsl_corpus import capture_llvm_ir, write_gzip  # the same capture and gzip writing
+from gen_flydsl_corpus import (  # the same capture, compile, gzip
+    capture_llvm_ir,
+    compile_and_write,
+    write_gzip,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 #: stem -> (kernel, its parameters): the FlyDSL tests' own cases
@@ -99,16 +103,7 @@ def _child(spec: str, src: str, out: str) -> int:
         args = (torch.zeros(cm, n, dtype=torch.bfloat16), ptr(), ptr(),
                 torch.zeros(cm // 2, k // 32 * 2, dtype=torch.int32), torch.zeros(e * n // 32, k // 32, dtype=torch.int32),
                 cm, None, n, k, *tile, *warps, 0, nb, 0, ptr(), e, 0, 0, ptr(), 7.0, *cluster)
-    try:
-        flyc.compile(launch, *args)
-    except Exception as exc:  # the final ld.lld step is expected to fail here
-        if "lld" not in str(exc):
-            raise
-    if not captured:
-        print(f"gen_flydsl_gfx1250_corpus: {which}: no LLVM IR captured", file=sys.stderr)
-        return 1
-    Path(out).write_text(captured[-1], encoding="utf-8")
-    return 0
+    return compile_and_write(flyc, launch, args, captured, out, f"gen_flydsl_gfx1250_corpus: {which}")
 
 
 def main() -> int:
