@@ -101,7 +101,11 @@ def _condition(fx: FunctionExact, last: Instruction | None) -> str | None:
     return toks[0].text if len(toks) == 3 else None
 
 
-def ir_branches(fn: AsmFunction, fx: FunctionExact) -> dict[int, tuple[int, str, dict[int, int]]]:
+#: per assembly block: (IR block, its ``br``'s condition, each assembly successor -> 1 true / 0 false)
+Branches = dict[int, tuple[int, str, dict[int, int]]]
+
+
+def ir_branches(fn: AsmFunction, fx: FunctionExact) -> Branches:
     """Per assembly block matched to an IR conditional branch (see the module's docstring): the
     IR block, its condition, and each assembly successor with 1 (it begins the ``br``'s true
     successor) or 0 (the false one)."""
@@ -110,7 +114,7 @@ def ir_branches(fn: AsmFunction, fx: FunctionExact) -> dict[int, tuple[int, str,
     fwd = _forwarding(fx.fn)
     succ = fx.fn.successors
     _, idom = control_flow(succ)
-    out: dict[int, tuple[int, str, dict[int, int]]] = {}
+    out: Branches = {}
     for b, blk in enumerate(fn.blocks):
         if len(blk.succs) != 2 or blk.succs[0] == blk.succs[1]:
             continue
@@ -133,4 +137,4 @@ def ir_branches(fn: AsmFunction, fx: FunctionExact) -> dict[int, tuple[int, str,
     return out
 
 
-__all__ = ["ir_block", "ir_branches"]
+__all__ = ["Branches", "ir_block", "ir_branches"]

@@ -18,7 +18,7 @@ from ..analysis.ranges.evolution import BEYOND
 from ..asm.reader import AsmFunction
 from ..ir.cfg import control_flow
 from ..ir.model import LocalRef
-from .branches import ir_block, ir_branches
+from .branches import Branches, ir_block, ir_branches
 from .exact import FunctionExact
 
 Ctx = tuple[int, ...]
@@ -38,8 +38,9 @@ class Iterations:
         self._advance: dict[tuple[int, int], int] = {}
         #: asm header -> (IR loop, the asm loop's body) for entries
         self._entry: dict[int, list[tuple[int, frozenset[int]]]] = {}
-        #: two-way branches matched to IR branches, and their conditions' values per context
-        self._branches = ir_branches(fn, fx) if fx is not None and n else {}
+        self._fn = fn
+        self._branches: Branches | None = None
+        #: the matched branches' conditions' values per context
         self._decided: dict[tuple[int, Ctx], int | None] = {}
         if fx is None or not n:
             self._start: Ctx = tuple(0 for _ in range(n))
@@ -99,6 +100,14 @@ class Iterations:
         return out
 
     @property
+    def branches(self) -> Branches:
+        """The function's two-way branches matched to IR branches (``check.branches``), found on
+        first use: the loop states' exits here, the waves' ways in ``check.waves``."""
+        if self._branches is None:
+            self._branches = ir_branches(self._fn, self.fx) if self.fx is not None else {}
+        return self._branches
+
+    @property
     def start(self) -> Ctx:
         return self._start
 
@@ -110,8 +119,8 @@ class Iterations:
         if key not in self._decided:
             got: int | None = None
             fx = self.fx
-            if fx is not None and b in self._branches and BEYOND not in ctx:
-                v = fx.evol.evaluator(ctx).value(None, LocalRef(self._branches[b][1]))
+            if fx is not None and b in self.branches and BEYOND not in ctx:
+                v = fx.evol.evaluator(ctx).value(None, LocalRef(self.branches[b][1]))
                 if isinstance(v, int):
                     got = v & 1
             self._decided[key] = got
@@ -124,9 +133,9 @@ class Iterations:
         is_back = (b, t) in self.back
         if not ctx or self.fx is None:
             return ctx, is_back
-        if b in self._branches:
+        if b in self.branches:
             way = self._way(b, ctx)
-            if way is not None and self._branches[b][2][t] != way:
+            if way is not None and self.branches[b][2][t] != way:
                 return None
         if is_back:
             li = self._advance.get((b, t), -2)

@@ -22,37 +22,26 @@ from ..analysis.ranges.concrete import Unknown, at
 from ..analysis.ranges.evolution import BEYOND
 from ..asm.reader import DMA, AsmFunction
 from ..asm.sync import Key, SyncResult, replay_sync
-from ..ir.lexer import tokenize
 from ..ir.model import LocalRef
-from .branches import ir_branches
+from .branches import Branches
 from .exact import FunctionExact
 from .iterations import Ctx, Iterations
 
 Edge = tuple[int, int]
 
 
-def _branch_directions(fx: FunctionExact) -> dict[int, list[int | None]]:
-    """Per IR block ending in a conditional ``br`` whose condition some wave takes one way in
-    every lane: per wave, 1 (true), 0 (false) or None (not known, or lanes differ)."""
+def _branch_directions(fx: FunctionExact, branches: Branches) -> dict[int, list[int | None]]:
+    """Per IR block of ``branches`` (those matched to the assembly) whose condition some wave
+    takes one way in every lane: per wave, 1 (true), 0 (false) or None (not known, or lanes
+    differ)."""
     th = fx.threads
     assert th is not None
-    fn, text = fx.fn, fx.mod.text
     ev = fx.evol.evaluator(tuple(BEYOND for _ in fx.evol.units))
-    last: dict[int, int] = {}
-    for i, b in enumerate(fn.instr_blocks):
-        last[b] = i
     out: dict[int, list[int | None]] = {}
-    for b, ss in enumerate(fn.successors):
-        t = last.get(b)
-        if t is None or len(ss) != 2 or ss[0] == ss[1]:
+    for b, cond, _ in branches.values():
+        if b in out:
             continue
-        inst = fn.instrs[t]
-        if inst.opcode != "br":
-            continue
-        toks = [tk for tk in tokenize(text[inst.opstart:inst.end]) if tk.kind == "local"]
-        if len(toks) != 3:
-            continue
-        v = ev.value(None, LocalRef(toks[0].text))
+        v = ev.value(None, LocalRef(cond))
         if isinstance(v, Unknown) or not isinstance(v, (int, tuple)) or isinstance(v, int):
             continue  # not known, or the same in every thread (no wave is told apart)
         dirs: list[int | None] = []
@@ -64,17 +53,18 @@ def _branch_directions(fx: FunctionExact) -> dict[int, list[int | None]]:
     return out
 
 
-def wave_groups(fn: AsmFunction, fx: FunctionExact | None) -> list[tuple[frozenset[Edge], tuple[int, ...]]]:
-    """The waves in groups with the assembly edges none of them takes; empty where no edge is
-    pruned for any wave (the joint replay is then every wave's)."""
+def wave_groups(fx: FunctionExact | None, branches: Branches) -> list[tuple[frozenset[Edge], tuple[int, ...]]]:
+    """The waves in groups with the assembly edges none of them takes (of ``branches``, the
+    function's branches matched to IR ones); empty where no edge is pruned for any wave (the
+    joint replay is then every wave's)."""
     if fx is None or fx.threads is None or fx.threads.waves < 2:
         return []
-    dirs = _branch_directions(fx)
+    dirs = _branch_directions(fx, branches)
     if not dirs:
         return []
     waves = fx.threads.waves
     pruned: list[set[Edge]] = [set() for _ in range(waves)]
-    for b, (b1, _cond, ways) in ir_branches(fn, fx).items():
+    for b, (b1, _cond, ways) in branches.items():
         if b1 not in dirs:
             continue
         for w, d in enumerate(dirs[b1]):
@@ -104,7 +94,7 @@ def pending_by_wave(fn: AsmFunction, generation: int, tracked: set[int], it: Ite
     replay where that replay reaches the access in that context, from the joint one where it
     does not (another wave is there meanwhile: the joint replay bounds what it sees). A barrier
     that some group's replay does not reach would not line the waves up: the joint replay then."""
-    groups = wave_groups(fn, fx)
+    groups = wave_groups(fx, it.branches)
     if not groups:
         return sync.at_access
     barriers = {fn.block_of(i.index) for i in fn.insts if _is_barrier(i.mnemonic)}
