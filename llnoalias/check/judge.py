@@ -26,7 +26,7 @@ from .exact import Bytes, FunctionExact, Verdict
 from .footprints import EVERYWHERE, Footprint, IRAccess, union
 from .iterations import Ctx, Iterations
 from .locate import BLOCK_DIRECTORY
-from .pairs import OFF_PATH, compare
+from .pairs import compare
 from .paths import runs_with
 from .waves import pending_by_wave
 
@@ -373,11 +373,8 @@ class _Pairs:
         if verdict.kind == "race":
             w = dict(verdict.witness or {})
             w["kind"] = kind
-            assumes = w.get("assumes")
-            if isinstance(assumes, dict) and path and not self._path_feasible(path, cd, ca, assumes):
-                # the witness assumed argument values under which the path does not run
-                verdict = Verdict("unproven", why=OFF_PATH)
-            elif not fresh and kind != "overwrite" and (BEYOND in ca or BEYOND in cd):
+            # (a witness's assumed arguments run the path: ``_compare`` took only such values)
+            if not fresh and kind != "overwrite" and (BEYOND in ca or BEYOND in cd):
                 # the replay joins every trip count past the states it follows: the DMA's entry
                 # holds the fewest issues after it of any of them, while the witness's values fix
                 # one trip count (an exit it may not take there)
