@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .. import compiled
+from .. import compiled, shortcuts
 from .lazyre import lazy
 from .lexer import BARE_NAME, bracket_balance, canon_name, split_comment
 from .lines import LineReader, Lines, entry_number, error_at
@@ -106,7 +106,9 @@ class BodyReader(LineReader):
         scanner from its start (a name defined twice, an unclosed debug record, no '}'
         line), which then finds (and reports) the same as it would have. A function whose
         define line was read before but for its name (``fn.arg_shape``) tries
-        ``_body_plain`` first."""
+        ``_body_plain`` first. None for every body where the shortcut ``body-fast`` is off."""
+        if not shortcuts.ON["body-fast"]:
+            return None
         shape = fn.arg_shape
         text = self.src.text
         lines = self.lines

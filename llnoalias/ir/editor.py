@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from operator import itemgetter
 
-from .. import compiled
+from .. import compiled, shortcuts
 from .source import SourceFile
 
 #: the compiled reader (``_body_reader.c``), or None: the Python code here
@@ -94,8 +94,9 @@ class Editor:
         module's output is a hundred thousand pieces, which ``chunks`` yields one by one),
         where the reader's extension is built and the text, the edits and the appended
         lines are all ASCII (then UTF-8 is ASCII, and ``surrogateescape`` never applies);
-        else None: use ``chunks``. The same bytes as ``chunks`` encoded."""
-        if _cscan is None or not self.changed:
+        else None (and where the shortcut ``encoded`` is off): use ``chunks``. The same
+        bytes as ``chunks`` encoded."""
+        if _cscan is None or not self.changed or not shortcuts.ON["encoded"]:
             return None
         # The appended lines go in as edits at the text's end, after every other edit there
         # (``LAST``): each piece copied once, into the output, not first joined into one

@@ -4,7 +4,7 @@ The common header is read by one pattern; any other by the tokenizer."""
 
 from __future__ import annotations
 
-from .. import compiled
+from .. import compiled, shortcuts
 from .lazyre import lazy
 from .lexer import BARE_NAME, NAME_CHAR, NAME_START, canon_name, tokenize
 from .lines import LineReader, entry_number, error_at
@@ -72,7 +72,10 @@ class HeaderReader(LineReader):
         that at ``lp``, its code ``code_len`` long: what is before the '{') that
         ``_header_fast`` read as ``fn``: the function, whose shape is made
         only when a second line of it comes (``_line_shape``; most lines of a module whose
-        kernels differ in their parameters' names have none)."""
+        kernels differ in their parameters' names have none). Nothing is kept where the
+        shortcut ``line-shapes`` is off."""
+        if not shortcuts.ON["line-shapes"]:
+            return
         shapes = self.line_shapes
         if len(shapes) >= _SEEN_LIMIT:
             shapes.clear()
@@ -202,7 +205,10 @@ class HeaderReader(LineReader):
         A header whose text but for its name was read before (``_SHAPES_SEEN``) is not
         matched again: its name is checked, and the rest is what that reading found. With
         the compiled reader, a header whose parts were all read before (but its names) is
-        read by ``_header_line``."""
+        read by ``_header_line``. None for every header where the shortcut ``header-fast`` is
+        off."""
+        if not shortcuts.ON["header-fast"]:
+            return None
         if _cscan is not None:
             fn = self._header_line(code, start, lineno, off)
             if fn is not None:

@@ -117,6 +117,12 @@ def _val(text: str) -> Value:
     return PlainConst(text)
 
 
+def read_none(mod: Module, inst: Instruction) -> Ops | None:
+    """``read_fast``'s long way (``shortcuts`` row ``operands-fast`` off, which binds it in
+    ``operands`` instead): no shape read here, every instruction by the tokenizing parser."""
+    return None
+
+
 def read_fast(mod: Module, inst: Instruction) -> Ops | None:
     text = mod.text
     start = inst.start

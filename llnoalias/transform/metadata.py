@@ -307,6 +307,11 @@ class MetadataWriter:
             return True
         return self.attach(inst, {"alias.scope": list(scopes), "noalias": list(noalias)})
 
+    def attach_one_by_one(self, attachments: list[Attachment]) -> list[Instruction]:
+        """``attach_all_scopes`` the long way (the shortcut ``scope-writer`` off):
+        ``attach_scopes`` for each access."""
+        return [inst for inst, scopes, noalias in attachments if not self.attach_scopes(inst, scopes, noalias)]
+
     def attach_all_scopes(self, attachments: list[Attachment]) -> list[Instruction]:
         """``attach_scopes`` for each ``(inst, scopes, noalias)``, in order, in one loop
         (a large module has one per access); returns the instructions it could not give

@@ -424,6 +424,10 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> Plan:
     domain_scopes = writer.domain_scopes
     #: each key's name escaped (``md_escape``), a memo: kernels share argument names
     escaped: dict[str, str] = {}
+    #: the shortcut ``scope-writer``: a domain of distinct buffers gets its !noalias lists
+    #: without ``_noalias_ids`` (``plain``), and the accesses are written in one loop
+    plain_lists = shortcuts.ON["scope-writer"]
+    attach = writer.attach_all_scopes if plain_lists else writer.attach_one_by_one
     for domain, keys in p.domain_keys.items():
         names = []
         for key in keys:
@@ -444,7 +448,7 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> Plan:
         ids.update(zip(map(id, keys), sids, strict=True))
         # every key new to ``ids``: distinct, and in no domain before this one
         fresh = len(ids) - before == len(keys)
-        region = False
+        region = not plain_lists  # (the shortcut off: every domain as if it had a region)
         for key in keys:
             if isinstance(key, Region):
                 region = True
@@ -505,14 +509,14 @@ def _write_scopes(p: Plan, writer: MetadataWriter) -> Plan:
         cur = inst
         if len(attachments) >= BATCH:
             # the instructions so far are complete: written in the same order, a batch at a time
-            failed.update(id(i) for i in writer.attach_all_scopes(attachments))
+            failed.update(id(i) for i in attach(attachments))
             attachments = []
             writer.forget_all(done)
             for dom in done:
                 plain.pop(dom, None)
             done.clear()
         attachments.append((inst, own, na))
-    failed.update(id(i) for i in writer.attach_all_scopes(attachments))
+    failed.update(id(i) for i in attach(attachments))
     if not failed:
         return p
     claims = Rewrites(p)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir.header_reader import HeaderReader
 from llnoalias.ir.model import Function, Module
 from llnoalias.ir.parser import parse_module, parse_module_deferred
 from llnoalias.ir.source import SourceFile
-from tests.support.switches import switch_twin
+from tests.support.switches import switch_shortcut, switch_twin
 
 _BODIES = [
     "  %x = load i32, ptr addrspace(1) %a, align 4\n  store i32 %x, ptr addrspace(1) %b, align 4\n  ret void\n",
@@ -46,7 +45,7 @@ def _model(mod: Module) -> list[object]:
 
 
 def _unshaped(m: pytest.MonkeyPatch) -> None:
-    m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
+    switch_shortcut(m, "line-shapes", False)
 
 
 def _outcome(text: str, deferred: bool = False) -> object:

@@ -13,11 +13,10 @@ from llnoalias.diagnostics import LLNoaliasError
 from llnoalias.fileio import decode
 from llnoalias.ir import header_reader
 from llnoalias.transform import pipeline
-from llnoalias.transform.metadata import MetadataWriter
-from tests.support.fast_paths import attach_one_by_one as _attach_one_by_one
 from tests.support.files import all_fixtures, fixture_id
 from tests.support.headers import header_shape as _header_shape
 from tests.support.headers import parse_headers as _parse_headers
+from tests.support.switches import switch_shortcut
 
 PATHS = all_fixtures()
 
@@ -184,9 +183,7 @@ def test_many_kernels_past_the_memo_bounds(monkeypatch: pytest.MonkeyPatch) -> N
         assert names(lm.group(1)) == [(domain, "a")] and names(lm.group(2)) == [(domain, "b")]
         assert names(sm.group(1)) == [(domain, "b")] and names(sm.group(2)) == [(domain, "a")]
     with monkeypatch.context() as m:
-        m.setattr(pipeline, "Region", object)
-        m.setattr(pipeline, "_report", lambda mod, p, roots, ma: pipeline.Report(mod.source.path))
-        m.setattr(MetadataWriter, "attach_all_scopes", _attach_one_by_one)
+        switch_shortcut(m, "scope-writer", False)
         assert llnoalias.annotate(text).text == out
 
 

@@ -14,6 +14,7 @@ from llnoalias.ir.model import Module
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
 from tests.support.headers import parse_headers as _parse_headers
+from tests.support.switches import switch_shortcut
 
 
 def _shape(mod: Module) -> list[object]:
@@ -24,7 +25,7 @@ def _shape(mod: Module) -> list[object]:
 def _parse(text: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Module | str:
     with monkeypatch.context() as m:
         if not fast:
-            m.setattr(parser._ModuleParser, "_body_fast", lambda self, fn, i, def_off: None)
+            switch_shortcut(m, "body-fast", False)
         try:
             return parse_module(SourceFile("in.ll", text))
         except LLNoaliasError as e:

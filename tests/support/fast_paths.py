@@ -271,39 +271,11 @@ def _table(name: str) -> Callable[[pytest.MonkeyPatch, bool], None]:
     return switch
 
 
-def _header_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir.header_reader import HeaderReader
-
-        m.setattr(HeaderReader, "_header_fast", lambda self, code, start, lineno, off: None)
-
-
-def _body_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir import parser
-
-        m.setattr(parser._ModuleParser, "_body_fast", lambda self, fn, i, def_off: None)
-
-
-def _operands_fast(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir import operands
-
-        m.setattr(operands, "read_fast", lambda mod, inst: None)
-
-
 def _solver_shortcuts(m: pytest.MonkeyPatch, fast: bool) -> None:
     if not fast:
         from llnoalias.analysis.provenance.solver import FunctionAnalysis
 
         m.setattr(FunctionAnalysis, "solve", reference_solve)
-
-
-def _encoded(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir.editor import Editor
-
-        m.setattr(Editor, "encoded", lambda self: None)
 
 
 def _workers(defer: bool) -> Callable[[pytest.MonkeyPatch, bool], None]:
@@ -369,27 +341,6 @@ def _fast_cli(m: pytest.MonkeyPatch, fast: bool) -> None:
         m.delenv("LLNOALIAS_NO_FAST_CLI", raising=False)
     else:
         m.setenv("LLNOALIAS_NO_FAST_CLI", "1")
-
-
-def attach_one_by_one(self: Any, attachments: list[tuple[Any, tuple[int, ...], tuple[int, ...]]]) -> list[Any]:
-    """``attach_all_scopes`` the long way: ``attach_scopes`` for each access."""
-    return [inst for inst, scopes, noalias in attachments if not self.attach_scopes(inst, scopes, noalias)]
-
-
-def _scope_writer(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.transform import pipeline
-        from llnoalias.transform.metadata import MetadataWriter
-
-        m.setattr(pipeline, "Region", object)  # every key reads as a region: no domain takes the shortcut
-        m.setattr(MetadataWriter, "attach_all_scopes", attach_one_by_one)
-
-
-def _line_shapes(m: pytest.MonkeyPatch, fast: bool) -> None:
-    if not fast:
-        from llnoalias.ir.header_reader import HeaderReader
-
-        m.setattr(HeaderReader, "_remember_line", lambda self, raw, at, lp, code_len, fn: None)
 
 
 def _forget_lists(m: pytest.MonkeyPatch, fast: bool) -> None:
@@ -527,17 +478,17 @@ TWIN_ROWS = [
 FAST_PATHS: list[FastPath] = [
     *TWIN_ROWS,
     FastPath("header-fast", "ir.header_reader.HeaderReader._header_fast",
-             "HeaderReader._header_fast returning None",
-             "the tokenizing header reader (HeaderReader._header)", _header_fast, observe=model,
+             "shortcuts.ON['header-fast'] = False",
+             "the tokenizing header reader (HeaderReader._header_tokens)", _table("header-fast"), observe=model,
              spy=calls(_cls("ir.header_reader", "HeaderReader"), "_header_fast", _not_none),
              fixtures=(*REPRESENTATIVE, "errors/redefined_label.ll")),
     FastPath("body-fast", "ir.body_reader.BodyReader._body_fast (one findall over a body)",
-             "_body_fast returning None", "the line-by-line body scanner", _body_fast, observe=model,
+             "shortcuts.ON['body-fast'] = False", "the line-by-line body scanner", _table("body-fast"), observe=model,
              spy=calls(_cls("ir.parser", "_ModuleParser"), "_body_fast", _not_none),
              fixtures=(*REPRESENTATIVE, "errors/undefined_first_on_a_later_line.ll")),
     FastPath("operands-fast", "ir.operands_fast.read_fast (one regex per plain shape)",
-             "operands.read_fast returning None", "the tokenizing operand parser (operands._parse)",
-             _operands_fast,
+             "shortcuts row operands-fast: operands.read_fast bound to read_none",
+             "the tokenizing operand parser (operands._parse)", _table("operands-fast"),
              spy=calls(_mod("ir.operands"), "read_fast", _not_none)),
     FastPath("solver-shortcuts", "analysis.provenance.solver.FunctionAnalysis.solve (no worklist "
              "without a loop)", "FunctionAnalysis.solve replaced by tests/support/provenance.py",
@@ -545,7 +496,7 @@ FAST_PATHS: list[FastPath] = [
              spy=_one_pass,
              fixtures=REPRESENTATIVE[1:4]),
     FastPath("encoded", "ir.editor.Editor.encoded (the output spliced in one compiled pass)",
-             "Editor.encoded returning None", "Editor.chunks, encoded", _encoded,
+             "shortcuts.ON['encoded'] = False", "Editor.chunks, encoded", _table("encoded"),
              spy=calls(_cls("ir.editor", "Editor"), "encoded", _not_none), unavailable=_unbuilt("body_reader")),
     FastPath("workers", "transform.workers (-j: groups of functions in worker processes)",
              "-j 1 (here: the sizes past the module's, one group)", "one process", _workers(defer=False),
@@ -569,8 +520,8 @@ FAST_PATHS: list[FastPath] = [
              _table("header-memo"), observe=model,
              spy=memo_hits("header-memo")),
     FastPath("scope-writer", "transform.pipeline._write_scopes (!noalias of distinct buffers without "
-             "may_overlap) and MetadataWriter.attach_all_scopes", "every key a region; attach_scopes one "
-             "access at a time", "noalias_keys and attach_scopes per access", _scope_writer,
+             "may_overlap) and MetadataWriter.attach_all_scopes", "shortcuts.ON['scope-writer'] = False",
+             "noalias_keys and attach_scopes per access (MetadataWriter.attach_one_by_one)", _table("scope-writer"),
              observe=lambda text, path: output_only(text, path, report=False),
              spy=calls(_mod("transform.pipeline"), "_noalias_ids", sign=-1)),
     FastPath("access-memo", "analysis.memory.accesses.find_accesses (the access of an instruction "
@@ -594,8 +545,8 @@ FAST_PATHS: list[FastPath] = [
              spy=calls(_mod("transform.roots"), "_why_not", sign=-1)),
     FastPath("line-shapes", "ir.toplevel_reader.TopLevelReader._add_shaped (a define line whose text but "
              "for its name was read before in the module: its header and body read from what that line "
-             "gave, the body by BodyReader._body_plain)", "HeaderReader._remember_line keeping nothing",
-             "every define line through _header_fast and _body_fast", _line_shapes, observe=model,
+             "gave, the body by BodyReader._body_plain)", "shortcuts.ON['line-shapes'] = False",
+             "every define line through _header_fast and _body_fast", _table("line-shapes"), observe=model,
              spy=calls(_cls("ir.toplevel_reader", "TopLevelReader"), "_add_shaped"),
              fixtures=("stages/ranges_loop.ll", "stages/regions.ll", "errors/undefined_first_in_file_order.ll")),
     FastPath("fresh-domains", "transform.metadata.MetadataWriter.domain_scopes (a domain new to the "

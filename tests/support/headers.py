@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from llnoalias.diagnostics import LLNoaliasError
-from llnoalias.ir import parser
 from llnoalias.ir.parser import parse_module
 from llnoalias.ir.source import SourceFile
+from tests.support.switches import switch_shortcut
 
 
 def header_shape(fn: object) -> tuple[object, ...]:
@@ -22,7 +22,7 @@ def header_shape(fn: object) -> tuple[object, ...]:
 def parse_headers(text: str, fast: bool, monkeypatch: pytest.MonkeyPatch) -> list[object] | str:
     with monkeypatch.context() as m:
         if not fast:
-            m.setattr(parser._ModuleParser, "_header_fast", lambda self, code, start, lineno, off: None)
+            switch_shortcut(m, "header-fast", False)
         try:
             mod = parse_module(SourceFile("in.ll", text))
         except LLNoaliasError as e:

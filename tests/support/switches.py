@@ -8,8 +8,9 @@ pure-Python reference runs there, as ``LLNOALIAS_PURE=KEY`` leaves it, without a
 interpreter). A test never patches a twin's binding by its name.
 
 ``switch_shortcut`` switches a row of ``shortcuts.SHORTCUTS``: a switch's state in
-``shortcuts.ON``, or a memo row's memos, each replaced by a ``shortcuts.NoMemo`` where it
-is off (left as they are where it is on). A test never patches the code a row names.
+``shortcuts.ON``, a memo row's memos, each replaced by a ``shortcuts.NoMemo`` where it is
+off, or a binding row's globals, each bound to the row's long way where it is off (left as
+they are where it is on). A test never patches the code a row names.
 """
 
 from __future__ import annotations
@@ -66,12 +67,23 @@ def shortcut(name: str) -> shortcuts.Shortcut:
     return _ROWS[name]
 
 
+def _place(dotted: str) -> tuple[ModuleType, str]:
+    module, _, attr = dotted.rpartition(".")
+    return importlib.import_module(module), attr
+
+
 def memo_places(name: str) -> list[tuple[ModuleType, str]]:
     """Where the memos of row ``name`` live: (module, global name) each."""
+    return [_place(dotted) for dotted in _ROWS[name].memos]
+
+
+def bind_places(name: str) -> list[tuple[tuple[ModuleType, str], Any]]:
+    """The globals row ``name`` binds, (module, global name) each, with the long way it
+    binds there when it is off."""
     out = []
-    for dotted in _ROWS[name].memos:
-        module, _, attr = dotted.rpartition(".")
-        out.append((importlib.import_module(module), attr))
+    for dotted, long_way in _ROWS[name].binds:
+        module, attr = _place(long_way)
+        out.append((_place(dotted), getattr(module, attr)))
     return out
 
 
@@ -83,7 +95,12 @@ def switch_shortcut(m: pytest.MonkeyPatch, name: str, on: bool) -> None:
             for module, attr in memo_places(name):
                 m.setattr(module, attr, shortcuts.NoMemo())
         return
+    if row.binds:
+        if not on:
+            for (module, attr), long_way in bind_places(name):
+                m.setattr(module, attr, long_way)
+        return
     m.setitem(shortcuts.ON, name, on)
 
 
-__all__ = ["bound", "memo_places", "shortcut", "switch_shortcut", "switch_twin", "twin"]
+__all__ = ["bind_places", "bound", "memo_places", "shortcut", "switch_shortcut", "switch_twin", "twin"]
