@@ -318,8 +318,7 @@ class MetadataWriter:
         their scopes (``attach`` returned False)."""
         find = self.mod.text.find
         pieces = self._scope_pieces
-        # ``Editor.insert``'s edit, made here (one per access)
-        add_edit = self.editor.edits.append
+        insert = self.editor.insert  # (one per access)
         failed: list[Instruction] = []
         owner = self._owner
         # the lists memo of the scopes ``lo..hi`` (``_owner``), of the last list looked up
@@ -366,7 +365,7 @@ class MetadataWriter:
                         piece = f"{piece}{kind}{lid}"
                     pieces[(scopes, noalias)] = piece
                 if piece:
-                    add_edit((end, end, 0, piece))
+                    insert(end, piece)
             else:
                 # the long way (its lists made by ``list_node``): the ids and lines so far first
                 self.next_id = nid
