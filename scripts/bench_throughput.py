@@ -23,7 +23,9 @@ through two ``noalias`` arguments (6 lines a kernel): what a fixed cost per func
 costs. The bar: 20,000 of them within 3x opt-19's time and 2x its peak memory. With
 ``--varied`` as well, no two kernels are spelled alike (types, names, two to four
 arguments, one or two loads vary): what memos of spellings seen before gain on the
-identical ones, they do not gain there.
+identical ones, they do not gain there. With ``--rich`` instead, N distinct kernels of the
+shape a translation unit's instantiations have (``rich_kernel``: a tiled loop through LDS
+between barriers, about 40 lines each, its types, inputs, tile, trip count and guard varying).
 
 Prints the wall time of each (best of --repeat runs, with its CPU time and its peak
 resident memory, the largest ``ru_maxrss`` that ``wait4`` reports for the process and the
@@ -147,6 +149,86 @@ def varied_kernel(k: int) -> str:
         body.append(f"  store {ty} %v{i % loads}, ptr addrspace(1) %{n}, align {align}")
     return (f"\ndefine amdgpu_kernel void @{VARIED_NAMES[k % len(VARIED_NAMES)]}_kernel_{k}({params}) {{\n"
             + "\n".join(body) + "\n  ret void\n}\n")
+
+
+#: the scalar element types of ``--varied --rich`` kernels: (type, alignment, add, zero)
+RICH_TYPES = (("i32", 4, "add", "0"), ("float", 4, "fadd", "0.0"), ("i64", 8, "add", "0"),
+              ("double", 8, "fadd", "0.0"), ("i16", 2, "add", "0"), ("half", 2, "fadd", "0xH0000"))
+
+
+def rich_kernel(k: int) -> tuple[str, str]:
+    """Kernel ``k`` of ``--varied --rich`` and its LDS global: a kernel of the kind a
+    translation unit's instantiations make (a tiled loop that stages a global tile in LDS
+    between barriers, sums it, and stores the sum), whose shape varies with ``k``: the element
+    type, the number of inputs (one to three, each ``noalias`` or not), the tile's size and
+    stride, whether the loop's trip count is an argument or a constant, whether the read of
+    LDS is a neighbour's, whether the store is guarded by a branch, and the names."""
+    ty, align, add, zero = RICH_TYPES[k % len(RICH_TYPES)]
+    ins = 1 + k % 3
+    tile = 64 << (k % 3)
+    stride = (k % 5) + 1
+    lds = f"@tile{k}"
+    names = [f"in{i}_{k % 1013}" for i in range(ins)]
+    params = [f"ptr addrspace(1) {'noalias ' if (k >> i) % 2 == 0 else ''}%{n}" for i, n in enumerate(names)]
+    params.append(f"ptr addrspace(1) noalias %out{k % 997}")
+    constant_trip = k % 4 == 0
+    if not constant_trip:
+        params.append("i32 %n")
+    trip = str(4 + k % 13) if constant_trip else "%n"
+    body = ["entry:",
+            "  %tid = call i32 @llvm.amdgcn.workitem.id.x()",
+            f"  %lane = and i32 %tid, {tile - 1}",
+            "  br label %loop", "",
+            "loop:",
+            "  %i = phi i32 [ 0, %entry ], [ %i.next, %latch ]",
+            f"  %acc = phi {ty} [ {zero}, %entry ], [ %acc.next, %latch ]",
+            f"  %row = mul i32 %i, {tile * stride}",
+            "  %col = add i32 %row, %lane"]
+    loaded = []
+    for j, n in enumerate(names):
+        body += [f"  %p{j} = getelementptr inbounds {ty}, ptr addrspace(1) %{n}, i32 %col",
+                 f"  %v{j} = load {ty}, ptr addrspace(1) %p{j}, align {align}"]
+        loaded.append(f"%v{j}")
+    value = loaded[0]
+    for j, v in enumerate(loaded[1:]):
+        body.append(f"  %s{j} = {add} {ty} {value}, {v}")
+        value = f"%s{j}"
+    read = "%lane"
+    if k % 2:
+        body += ["  %nb = add i32 %lane, 1", f"  %nbw = and i32 %nb, {tile - 1}"]
+        read = "%nbw"
+    body += [f"  %lw = getelementptr inbounds [{tile} x {ty}], ptr addrspace(3) {lds}, i32 0, i32 %lane",
+             f"  store {ty} {value}, ptr addrspace(3) %lw, align {align}",
+             "  call void @llvm.amdgcn.s.barrier()",
+             f"  %lr = getelementptr inbounds [{tile} x {ty}], ptr addrspace(3) {lds}, i32 0, i32 {read}",
+             f"  %t = load {ty}, ptr addrspace(3) %lr, align {align}",
+             "  call void @llvm.amdgcn.s.barrier()",
+             "  br label %latch", "",
+             "latch:",
+             f"  %acc.next = {add} {ty} %acc, %t",
+             "  %i.next = add nuw nsw i32 %i, 1",
+             f"  %more = icmp slt i32 %i.next, {trip}",
+             "  br i1 %more, label %loop, label %exit", "",
+             "exit:",
+             f"  %po = getelementptr inbounds {ty}, ptr addrspace(1) %out{k % 997}, i32 %tid"]
+    if k % 3 == 1:
+        body += [f"  %inside = icmp ult i32 %tid, {tile}", "  br i1 %inside, label %write, label %done", "",
+                 "write:", f"  store {ty} %acc.next, ptr addrspace(1) %po, align {align}", "  br label %done", "",
+                 "done:", "  ret void"]
+    else:
+        body += [f"  store {ty} %acc.next, ptr addrspace(1) %po, align {align}", "  ret void"]
+    kernel = (f"\ndefine amdgpu_kernel void @{VARIED_NAMES[k % len(VARIED_NAMES)]}_tile_{k}({', '.join(params)}) "
+              "#0 {\n" + "\n".join(body) + "\n}\n")
+    return kernel, f"{lds} = internal addrspace(3) global [{tile} x {ty}] undef, align 16\n"
+
+
+def build_rich(kernels: int) -> str:
+    """``kernels`` kernels of ``rich_kernel``, after their LDS globals."""
+    made = [rich_kernel(k) for k in range(kernels)]
+    return ('target triple = "amdgcn-amd-amdhsa"\n\n' + "".join(g for _, g in made)
+            + "\ndeclare i32 @llvm.amdgcn.workitem.id.x()\ndeclare void @llvm.amdgcn.s.barrier()\n"
+            + "".join(kernel for kernel, _ in made)
+            + '\nattributes #0 = { "amdgpu-flat-work-group-size"="1,256" }\n')
 
 
 def build_small(kernels: int, varied: bool = False) -> str:
@@ -608,6 +690,9 @@ def main() -> None:
     ap.add_argument("--varied", action="store_true",
                     help="with --small: distinct small kernels (types, names, arguments, loads vary), "
                          "not N copies of one")
+    ap.add_argument("--rich", action="store_true",
+                    help="with --small: N distinct tiled kernels instead (rich_kernel: a loop, LDS between "
+                         "barriers, one to three inputs, a guarded store; about 40 lines each)")
     ap.add_argument("--suite", action="store_true",
                     help="time the generated module and the SUITE corpus modules, one markdown table")
     ap.add_argument("--against", default=None, metavar="CHECKOUT",
@@ -623,9 +708,11 @@ def main() -> None:
         return
     if args.source and args.small:
         ap.error("--from and --small exclude each other")
-    if args.varied and not args.small:
-        ap.error("--varied needs --small N")
-    if args.small:
+    if (args.varied or args.rich) and not args.small:
+        ap.error("--varied and --rich need --small N")
+    if args.rich:
+        text = build_rich(args.small)
+    elif args.small:
         text = build_small(args.small, args.varied)
     elif args.source:
         replica = replicate(args.source, args.lines)

@@ -160,3 +160,27 @@ def test_varied_small_kernels_differ_and_are_all_tagged(tmp_path: Path) -> None:
     assert result.count("!alias.scope !") == accesses
     if OPT is not None:
         subprocess.run([OPT, "-passes=verify", "-disable-output", str(src)], check=True)
+
+
+def test_rich_kernels_differ_verify_and_are_tagged(tmp_path: Path) -> None:
+    # --rich: kernels of a translation unit's shape (a loop through LDS between barriers), no
+    # two alike but for their names, which LLVM reads and llnoalias annotates (the arguments'
+    # accesses tagged in their kernels' domains)
+    text = bench.build_rich(24)
+    kernels = re.findall(r"^define .*?^}$", text, re.M | re.S)
+    assert len(kernels) == 24
+    bodies = [re.sub(r"@\w+|%(?:in|out)\d+(?:_\d+)?", "N", k) for k in kernels]
+    assert len(set(bodies)) == 24
+    assert all("@llvm.amdgcn.s.barrier()" in k and "phi " in k for k in kernels)
+    src = tmp_path / "r.ll"
+    src.write_text(text)
+    out = tmp_path / "o.ll"
+    assert run_cli([str(src), "-o", str(out), "--no-verify"]).exit_code == 0
+    result = out.read_text()
+    domains = set(re.findall(r'!"llnoalias\.args\.(\w+)"', result))
+    # (a domain of fewer than two scopes makes no claim: a kernel needs two noalias arguments)
+    claimed = {m.group(1) for k in kernels if (m := re.match(r"define [^@]*@(\w+)\((.*)\)", k))
+               and m.group(2).count("noalias") >= 2}
+    assert domains == claimed and len(claimed) > 12
+    if OPT is not None:
+        subprocess.run([OPT, "-passes=verify", "-disable-output", str(src)], check=True)
