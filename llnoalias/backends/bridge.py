@@ -168,8 +168,8 @@ _FP_TYPE_RE = lazy(r'(?<![\w.$%@!"-])(half|bfloat|float|double|x86_fp80|fp128|pp
 
 def _candidate_lines(text: str, finder: LazyPattern) -> tuple[list[str], list[int]]:
     """``text``'s lines (``_lines``) and, in order, the indices of those a match of
-    ``finder`` starts on. ``finder`` is a pattern that begins with a literal or a character
-    set (which the regex engine scans for quickly, unlike a look-behind) and matches a piece
+    ``finder`` starts on. ``finder`` is a pattern that begins with a literal (which the
+    regex engine scans for quickly, unlike a character set or a look-behind) and matches a piece
     of every token a rewrite looks for: a token is never split by a line break, so every
     line with a token is among these."""
     m = finder.search(text)
@@ -290,9 +290,11 @@ def special_literal(ty: str, m: re.Match[str]) -> str | None:
 
 #: A decimal constant as LLVM's lexer reads one: ``[-+]?[0-9]+[.][0-9]*([eE][-+]?[0-9]+)?``.
 _FLOAT_DECIMAL_RE = lazy(r"(?<=[\s,(\[<])([-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)(?=[\s,)\]>]|$)")
-#: A cheap first look for one (a digit, a point, no name character after it).
-_DECIMAL_GATE_RE = lazy(r"[0-9]\.(?![A-Za-z_$.])")
-_FLOAT_DECIMAL_FINDER = lazy(r"[0-9]\.")
+#: A cheap first look for one (a digit, a point, no name character after it). Each begins with
+#: the point, a literal the regex engine scans for quickly, and looks back for the digit: one
+#: that begins with ``[0-9]`` is tried at every character (ten times as long on a large module).
+_DECIMAL_GATE_RE = lazy(r"\.(?<=[0-9]\.)(?![A-Za-z_$.])")
+_FLOAT_DECIMAL_FINDER = lazy(r"\.(?<=[0-9]\.)")
 #: Significand bits (with the hidden one) and largest exponent of the types LLVM 22 reads a
 #: decimal into only when it is exact; the smallest normal exponent is ``1 - emax``.
 _FP_FORMAT = {"half": (11, 15), "bfloat": (8, 127), "float": (24, 127)}
@@ -358,16 +360,33 @@ def _float_decimal(text: str) -> tuple[str, int]:
     # is not, so that a module without any costs one scan of the text.
     if _DECIMAL_GATE_RE.search(text) is None:
         return text, 0
-    # each distinct literal once (a module repeats a few constants many times), from the
-    # lines that may hold one: the literals a line's own search finds are the ones
-    # _fp_literals would convert, so when all of them are exact it would change nothing
-    lines, todo = _candidate_lines(text, _FLOAT_DECIMAL_FINDER)
-    literals: set[str] = set()
-    for i in todo:
-        literals.update(_FLOAT_DECIMAL_RE.findall(lines[i]))
-    if all(all(_llvm22_reads_exactly(literal, ty) for ty in _FP_FORMAT) for literal in literals):
+    # each distinct literal once (a module repeats a few constants many times): when all are
+    # exact, _fp_literals would change nothing
+    if all(all(_llvm22_reads_exactly(literal, ty) for ty in _FP_FORMAT) for literal in _decimal_literals(text)):
         return text, 0
     return _fp_literals(text, _FLOAT_DECIMAL_RE, decimal_literal, _FLOAT_DECIMAL_FINDER)
+
+
+def _decimal_literals(text: str) -> set[str]:
+    """The ``_FLOAT_DECIMAL_RE`` tokens of ``text``, each once, found from its points
+    (``_FLOAT_DECIMAL_FINDER``) without splitting the text into lines: each token the search of
+    a line (``_fp_literals``) finds, and perhaps more (one at a line's start, which the text's
+    line break before it lets the look-behind see): a gate that is never looser."""
+    literals: set[str] = set()
+    match = _FLOAT_DECIMAL_RE.match
+    for m in _FLOAT_DECIMAL_FINDER.finditer(text):
+        s = m.start()  # the point: the digits before it, and a sign before them, begin the token
+        while s > 0 and text[s - 1] in _DIGITS:
+            s -= 1
+        for start in ((s - 1, s) if s > 0 and text[s - 1] in "+-" else (s,)):
+            got = match(text, start)
+            if got is not None:
+                literals.add(got.group(1))
+                break
+    return literals
+
+
+_DIGITS = frozenset("0123456789")
 
 
 def decimal_literal(ty: str, m: re.Match[str]) -> str | None:

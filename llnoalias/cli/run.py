@@ -204,7 +204,8 @@ def run_annotate(input_path: str, options: AnnotateOptions, verify: bool = True,
         fail_on_promoted(name)
         if pending is not None:
             # the input's verdict whether or not anything changed: input LLVM rejects is an error
-            verdict = pending.finish(_strip_bom(result.text)) if result.changed else pending.finish_input()
+            verdict = (pending.finish(_strip_bom(result.text), written=result.written()) if result.changed
+                       else pending.finish_input())
             check_verdict(verdict, name, _strip_bom(text) if pending.bridge_active else None, pending.bridged_input,
                           output=result.changed)
     finally:

@@ -77,6 +77,11 @@ class Editor:
         for part in self.appended:
             yield from part.split(nl)
 
+    def written(self) -> str:
+        """All the text the edits and the appended lines put in, one piece a line (what the
+        output holds that the input did not)."""
+        return "\n".join([*(new for _, _, _, new in self.edits), *self._packed, *self.appended])
+
     @property
     def changed(self) -> bool:
         return bool(self.edits or self.appended or self._packed)

@@ -122,6 +122,13 @@ class AnnotateResult:
             return self._editor.changed
         return self._editor is None or self.text != self._editor.src.text
 
+    def written(self) -> str | None:
+        """All the text the run put into the module (``Editor.written``; ``text`` is the
+        editor's rendering), or None where it is not known (a text given whole)."""
+        if self._editor is None:
+            return None
+        return self._editor.written()
+
     def encoded(self) -> bytes | None:
         """The rewritten text as UTF-8 bytes made in one compiled pass, where that can be
         done (an ASCII module, see ``Editor.encoded``), else None: use ``chunks``."""

@@ -105,3 +105,40 @@ def test_the_childs_result_writer_is_json(result: dict[str, object]) -> None:
     from llnoalias.backends._llvmlite_child import _dumps
 
     assert json.loads(_dumps(result)) == result  # type: ignore[arg-type]
+
+
+_INEXACT = "\ndefine float @inexact() {\n  ret float 0.1\n}\n"  # LLVM 22: "floating point constant invalid"
+
+
+def _bridged(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the bridge is asked about, from here on (their first 40 characters)."""
+    from llnoalias.backends import bridge
+
+    asked: list[str] = []
+    real = bridge.bridge
+
+    def spy(text: str, *, active: bool | None = None) -> tuple[str, list[str]]:
+        asked.append(text[:40])
+        return real(text, active=active)
+
+    monkeypatch.setattr(bridge, "bridge", spy)
+    return asked
+
+
+@pytest.mark.parametrize(("source", "added", "asked_about"), [
+    # nothing to rewrite in the input or in what was written: the output is handed over as it is
+    (GEMM, "\n!99 = !{}\n", ["input", "written"]),
+    # what was written needs a rewrite: the output is bridged (and so it verifies)
+    (GEMM, _INEXACT, ["input", "written", "output"]),
+    # the input needed one: so does the output, whatever was written
+    (GEMM + _INEXACT, "\n!99 = !{}\n", ["input", "output"]),
+], ids=["plain", "written-needs-it", "input-needs-it"])
+def test_the_output_is_searched_again_only_where_it_can_need_the_bridge(
+        source: str, added: str, asked_about: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = _bridged(monkeypatch)
+    pending = PendingCheck.start()
+    pending.send_input(source)
+    res = pending.finish(source + added, written=added)
+    assert res.input_verified and res.output_ok, res.message
+    texts = {"input": source[:40], "written": added[:40], "output": (source + added)[:40]}
+    assert asked == [texts[k] for k in asked_about]
