@@ -122,7 +122,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
                  "_PARAMS_SEEN", "_PRE_SEEN", "_TAIL_SEEN", "_SHAPES_SEEN", "_PIECES_SEEN"))),
 )
 
-#: the switches' states, by name (the rows without ``memos``): what the code reads
+#: the switches' states, by name (the rows without ``memos`` or ``binds``): what the code reads
 ON: dict[str, bool] = {s.name: s.default for s in SHORTCUTS if not s.memos and not s.binds}
 
 

@@ -378,11 +378,11 @@ def _decimal_literals(text: str) -> set[str]:
         s = m.start()  # the point: the digits before it, and a sign before them, begin the token
         while s > 0 and text[s - 1] in _DIGITS:
             s -= 1
-        for start in ((s - 1, s) if s > 0 and text[s - 1] in "+-" else (s,)):
-            got = match(text, start)
-            if got is not None:
-                literals.add(got.group(1))
-                break
+        if s > 0 and text[s - 1] in "+-":
+            s -= 1  # (a token can begin only there: after a sign, the look-behind fails)
+        got = match(text, s)
+        if got is not None:
+            literals.add(got.group(1))
     return literals
 
 
